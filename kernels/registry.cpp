@@ -1,0 +1,75 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gemmbench {
+
+namespace {
+[[noreturn]] void registration_failure(const std::string& name, const char* what) {
+  std::fprintf(stderr, "gemmbench: kernel registration of '%s' is invalid: %s\n", name.c_str(),
+               what);
+  std::abort();
+}
+
+template <class T, class U>
+bool contains(const std::vector<T>& v, const U& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+}  // namespace
+
+KernelRegistry& KernelRegistry::instance() {
+  static KernelRegistry registry;
+  return registry;
+}
+
+bool KernelRegistry::add(KernelInfo info) {
+  if (info.name.empty()) registration_failure(info.name, "empty name");
+  for (char ch : info.name)
+    if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+          ch == '_'))
+      registration_failure(info.name, "names use lower-case letters, digits and '_' only");
+  if (info.name == "cublas" || info.name == "all")
+    registration_failure(info.name, "name is reserved");
+  if (find(info.name)) registration_failure(info.name, "duplicate name");
+  if (info.dtypes.empty() || info.accums.empty() || info.layouts.empty())
+    registration_failure(info.name, "dtypes, accums and layouts must be non-empty");
+  if (!info.launch) registration_failure(info.name, "no launcher");
+  if (info.rung <= 0 || info.family.empty()) registration_failure(info.name, "needs family and rung");
+  kernels_.push_back(std::move(info));
+  return true;
+}
+
+std::vector<const KernelInfo*> KernelRegistry::all() const {
+  std::vector<const KernelInfo*> out;
+  for (const auto& k : kernels_) out.push_back(&k);
+  std::sort(out.begin(), out.end(), [](const KernelInfo* a, const KernelInfo* b) {
+    if (a->family != b->family) return a->family > b->family;  // "sgemm" before "hgemm"
+    if (a->rung != b->rung) return a->rung < b->rung;
+    return a->name < b->name;
+  });
+  return out;
+}
+
+const KernelInfo* KernelRegistry::find(const std::string& name) const {
+  for (const auto& k : kernels_)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps) {
+  if (!contains(k.dtypes, p.dtype))
+    return std::string("dtype ") + to_string(p.dtype) + " not implemented by this kernel";
+  if (!contains(k.accums, p.accum))
+    return std::string("accumulate type ") + to_string(p.accum) + " not implemented by this kernel";
+  if (!contains(k.layouts, p.layout))
+    return std::string("layout ") + to_string(p.layout) + " not implemented by this kernel";
+  if (caps.sm < k.min_sm)
+    return "needs sm_" + std::to_string(k.min_sm) + ", device is sm_" + std::to_string(caps.sm);
+  if (k.supports) return k.supports(p, caps);
+  return {};
+}
+
+}  // namespace gemmbench

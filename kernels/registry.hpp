@@ -1,0 +1,81 @@
+// The kernel registry: every kernel file registers itself here with GEMMBENCH_REGISTER_KERNEL,
+// so adding a kernel touches that one file (no central list, switch or count).
+//
+// Contract for a launcher: it receives device pointers the runner allocated and initialised,
+// in the problem's layout (see src/core/types.hpp for the BLAS column-major convention) with
+// packed leading dimensions (problem.lda()/ldb()/ldc()). It enqueues its work on `stream` and
+// returns; it does not synchronise and does not allocate on the timed path. The runner checks
+// cudaGetLastError() after every launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace gemmbench {
+
+// What the runner knows about the device when it asks a kernel whether it can run a case.
+struct DeviceCaps {
+  int sm = 0;                 // 10 * major + minor, e.g. 90 for H100
+  int num_sms = 0;
+  size_t smem_per_block_optin = 0;  // bytes, after cudaFuncSetAttribute
+  size_t l2_bytes = 0;
+};
+
+struct GemmArgs {
+  GemmProblem problem;
+  const void* a = nullptr;  // op(A) source, dtype elements, lda = problem.lda()
+  const void* b = nullptr;  // op(B) source, dtype elements, ldb = problem.ldb()
+  void* c = nullptr;        // (M,N) column-major, dtype elements, ldc = M
+  float alpha = 1.f, beta = 0.f;
+};
+
+// Returns an empty string when the kernel can run the problem, else a human reason
+// ("K must be a multiple of 8: rows are copied in 16-byte pieces"). The runner has already
+// checked dtype, accumulate type, layout and min_sm against the fields below.
+using SupportsFn = std::function<std::string(const GemmProblem&, const DeviceCaps&)>;
+using LaunchFn = std::function<void(const GemmArgs&, cudaStream_t)>;
+
+struct KernelInfo {
+  std::string name;             // what the user types: short, stable ("sgemm_naive")
+  std::string family;           // ladder it belongs to ("sgemm", "hgemm")
+  int rung = 0;                 // position on that ladder, 1 = bottom
+  std::string summary;          // one line for `gemmbench list`
+  std::vector<DType> dtypes;    // input/output types; the first is native
+  std::vector<Accum> accums;    // accumulate types; the first is native
+  std::vector<Layout> layouts;  // supported layouts; the first is native
+  int min_sm = 0;               // 10 * major + minor
+  SupportsFn supports;          // optional: per-problem constraints
+  LaunchFn launch;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& instance();
+  // Called from static initialisers; a malformed or duplicate entry aborts with a message,
+  // since no caller exists yet that could handle an exception.
+  bool add(KernelInfo info);
+  // Sorted by family, then rung, then name.
+  std::vector<const KernelInfo*> all() const;
+  const KernelInfo* find(const std::string& name) const;
+
+ private:
+  std::vector<KernelInfo> kernels_;
+};
+
+// The reason a kernel cannot run `p` on `caps`, from the declared fields and supports();
+// empty when it can.
+std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps);
+
+}  // namespace gemmbench
+
+#define GEMMBENCH_CONCAT_INNER(a, b) a##b
+#define GEMMBENCH_CONCAT(a, b) GEMMBENCH_CONCAT_INNER(a, b)
+// GEMMBENCH_REGISTER_KERNEL(KernelInfo{...}); at namespace scope in the kernel's own file.
+#define GEMMBENCH_REGISTER_KERNEL(...)                                                   \
+  static const bool GEMMBENCH_CONCAT(gemmbench_registered_, __LINE__) [[maybe_unused]] = \
+      ::gemmbench::KernelRegistry::instance().add(__VA_ARGS__)

@@ -1,0 +1,231 @@
+#include "cli/cli.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+#include "core/errors.hpp"
+#include "plan/ranges.hpp"
+#include "version.hpp"
+
+#ifndef GEMMBENCH_SOURCE_DIR
+#define GEMMBENCH_SOURCE_DIR ""
+#endif
+
+namespace gemmbench {
+
+namespace {
+
+const char* kFooter = R"(
+Layouts (BLAS column-major; C = alpha*op(A)*op(B) + beta*C, C is (M,N) with M contiguous):
+  first letter op(A), second op(B). TN: A stored (M,K) with K contiguous, B stored (N,K) with
+  K contiguous (both operands K-major, seed 000's TN). NN: A (M,K) M-contiguous, B (K,N)
+  K-contiguous. Without --layout each kernel runs in its own native layout (see `gemmbench list`).
+
+Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (geometric).
+  --m/--n/--k form a cross product; a missing one defaults to 4096.
+
+Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
+  each kernel is sampled interleaved with the matching cuBLAS call; the figure quoted is the
+  median. TFLOP/s = 2*M*N*K / median.
+
+Examples:
+  gemmbench                                         run configs/default.json
+  gemmbench --kernel hgemm_tn --m 5120 --n 4096 --k 4096
+  gemmbench --kernel 'sgemm_*' --m 1024:4096:x2 --n 1024:4096:x2 --k 4096 --csv out.csv
+  gemmbench --config configs/square_sweep.json --json sweep.json
+  gemmbench list
+
+Exit codes: 0 all rows ok or skipped, 1 a row FAILED verification, 2 bad input, 3 no usable GPU,
+  4 a CUDA error ended the run (finished rows are in the reports).)";
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    std::string item = s.substr(pos, comma - pos);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+template <class T, class ParseFn>
+std::vector<T> parse_enum_list(const std::string& text, const char* flag, ParseFn parse,
+                               const char* accepted) {
+  std::vector<T> out;
+  const auto items = split_list(text);
+  if (items.empty()) throw UsageError(std::string(flag) + ": empty value (accepted: " + accepted + ")");
+  for (const auto& item : items) {
+    const auto v = parse(item);
+    if (!v) throw UsageError(std::string(flag) + ": '" + item + "' is not one of " + accepted);
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  return out;
+}
+
+}  // namespace
+
+CliOutcome parse_command_line(const std::vector<std::string>& args,
+                              const std::function<void(CLI::App&)>& extend) {
+  CliOutcome out;
+  out.argv = args;
+  CliOptions& o = out.options;
+  CLI::App app{"gemmbench: honest GEMM kernel benchmarks against cuBLAS, with verification",
+               "gemmbench"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("gemmbench ") + kVersion + " (" + kGitCommit + ")");
+
+  app.add_option("--kernel,--kernels", o.kernels,
+                 "Kernels: names, globs ('sgemm_*'), 'all' or 'cublas', comma-separated. "
+                 "cuBLAS rows come with every kernel as its baseline. Default: all");
+  app.add_option("--m", o.m, "Rows of C and op(A): N, list or range (default 4096)");
+  app.add_option("--n", o.n, "Columns of C and op(B) (default 4096)");
+  app.add_option("--k", o.k, "Inner dimension (default 4096)");
+  app.add_option("--layout", o.layouts, "nn, nt, tn, tt (comma list). Default: each kernel's native");
+  app.add_option("--dtype", o.dtypes, "f32, f16, bf16 (comma list). Default: each kernel's native");
+  app.add_option("--accum", o.accums, "Accumulate type f32 or f16 (f16 inputs only). Default: native");
+  app.add_option("--alpha", o.alpha, "alpha (default 1)");
+  app.add_option("--beta", o.beta, "beta (default 0; C then starts from seeded values)");
+  app.add_option("--config", o.config, "JSON sweep config (schema in README.md)");
+  app.add_option("--csv", o.csv, "Write one CSV row per case, as each finishes");
+  app.add_option("--json", o.json, "Write a JSON report (metadata + rows), rewritten after each row");
+  app.add_option("--seed", o.seed, "Seed of the uniform [-1,1] input data (default 20261122)");
+  app.add_option("--device", o.device, "CUDA device index (default 0)");
+  app.add_option("--warmup", o.measure.warmup, "Untimed launches per provider before sampling (default 3)");
+  app.add_option("--min-samples", o.measure.min_samples, "Minimum samples per row (default 10)");
+  app.add_option("--min-time", o.measure.min_time_s, "Minimum GPU seconds sampled per row (default 0.5)");
+  app.add_option("--max-time", o.measure.max_time_s, "Wall seconds after which sampling stops (default 10)");
+  std::string cache;
+  app.add_option("--cache", cache, "cold (flush L2 before every sample; default) or hot");
+  bool no_verify = false;
+  app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
+  app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
+
+  CLI::App* list = app.add_subcommand("list", "List the registered kernels");
+  list->add_flag("--json", o.list_json, "As JSON");
+  if (extend) extend(app);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out.kind = CliOutcome::Kind::exit;
+    out.text = app.help();
+    return out;
+  } catch (const CLI::CallForAllHelp&) {
+    out.kind = CliOutcome::Kind::exit;
+    out.text = app.help("", CLI::AppFormatMode::All);
+    return out;
+  } catch (const CLI::CallForVersion& e) {
+    out.kind = CliOutcome::Kind::exit;
+    out.text = std::string(e.what()) + "\n";
+    return out;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string(e.what()) + " (see gemmbench --help)");
+  }
+  if (!cache.empty()) {
+    o.measure.cache = parse_cache_mode(cache);
+    if (!o.measure.cache) throw UsageError("--cache: '" + cache + "' is not one of cold, hot");
+  }
+  if (no_verify) o.measure.verify = false;
+  if (o.device < 0) throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
+  if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");
+  if (o.beta && !std::isfinite(*o.beta)) throw UsageError("--beta must be finite");
+  if (list->parsed()) {
+    out.kind = CliOutcome::Kind::list;
+  } else {
+    for (CLI::App* sub : app.get_subcommands())
+      if (sub != list) out.kind = CliOutcome::Kind::extension;
+  }
+  return out;
+}
+
+RunRequest resolve_request(const CliOptions& o) {
+  RunRequest req;
+  const bool work_flags = !o.kernels.empty() || !o.m.empty() || !o.n.empty() || !o.k.empty() ||
+                          !o.layouts.empty() || !o.dtypes.empty() || !o.accums.empty() ||
+                          o.alpha || o.beta;
+  if (!o.config.empty() && work_flags)
+    throw UsageError("--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
+                     "--accum, --alpha or --beta: put those in the config's runs");
+  if (!o.config.empty() || !work_flags) {
+    const std::string path = o.config.empty() ? find_default_config("") : o.config;
+    SweepConfig cfg = load_config_file(path);
+    req.runs = std::move(cfg.runs);
+    req.seed = o.seed.value_or(cfg.seed.value_or(kDefaultSeed));
+    req.config_file = path;
+    return req;
+  }
+  RunSpec run;
+  run.name = "cli";
+  run.kernels = split_list(o.kernels.empty() ? std::string("all") : o.kernels);
+  if (run.kernels.empty()) throw UsageError("--kernel: empty value");
+  run.shapes = cross_shapes(parse_dim_list(o.m.empty() ? "4096" : o.m, "--m"),
+                            parse_dim_list(o.n.empty() ? "4096" : o.n, "--n"),
+                            parse_dim_list(o.k.empty() ? "4096" : o.k, "--k"));
+  if (!o.layouts.empty())
+    run.layouts = parse_enum_list<Layout>(o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
+  if (!o.dtypes.empty())
+    run.dtypes = parse_enum_list<DType>(o.dtypes, "--dtype", parse_dtype, "f32, f16, bf16");
+  if (!o.accums.empty())
+    run.accums = parse_enum_list<Accum>(o.accums, "--accum", parse_accum, "f32, f16");
+  run.alpha = o.alpha.value_or(1.0);
+  run.beta = o.beta.value_or(0.0);
+  req.runs.push_back(std::move(run));
+  req.seed = o.seed.value_or(kDefaultSeed);
+  return req;
+}
+
+std::string find_default_config(const std::string& argv0) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates = {fs::path("configs") / "default.json"};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "configs" / "default.json");
+  if (!argv0.empty()) candidates.push_back(fs::path(argv0).parent_path().parent_path() / "configs" / "default.json");
+  if (*GEMMBENCH_SOURCE_DIR) candidates.push_back(fs::path(GEMMBENCH_SOURCE_DIR) / "configs" / "default.json");
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c.string();
+  throw UsageError("no arguments given and configs/default.json not found (looked in ./configs, "
+                   "next to the executable and in the source tree); pass --config FILE or --kernel/--m/--n/--k");
+}
+
+std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
+  auto join = [](const auto& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + std::string(to_string(x));
+    return s;
+  };
+  if (as_json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const KernelInfo* k : reg.all()) {
+      nlohmann::json j{{"name", k->name}, {"family", k->family}, {"rung", k->rung},
+                       {"summary", k->summary}, {"min_sm", k->min_sm}};
+      for (const auto& d : k->dtypes) j["dtypes"].push_back(to_string(d));
+      for (const auto& a : k->accums) j["accums"].push_back(to_string(a));
+      for (const auto& l : k->layouts) j["layouts"].push_back(to_string(l));
+      arr.push_back(j);
+    }
+    return arr.dump(2) + "\n";
+  }
+  std::string out = fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "kernel",
+                                "family", "rung", "dtype", "accum", "layouts", "min SM", "summary");
+  for (const KernelInfo* k : reg.all())
+    out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", k->name, k->family,
+                       k->rung, join(k->dtypes), join(k->accums), join(k->layouts),
+                       "sm_" + std::to_string(k->min_sm), k->summary);
+  out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublas", "cublas", "-",
+                     "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
+                     "the baseline: cublasGemmEx with the matching compute type");
+  out += "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
+         "command line or config does not name one.\n";
+  return out;
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,64 @@
+// The command line: CLI11 definitions and their translation into RunSpecs. Nothing here touches
+// the GPU, so every mistake in the arguments reads the same on a machine without one.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/spec.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+
+struct CliOptions {
+  std::string kernels;  // comma list of names/globs/"all"/"cublas"
+  std::string m, n, k;  // dimension lists (see plan/ranges.hpp)
+  std::string layouts, dtypes, accums;
+  std::optional<double> alpha, beta;
+  std::string config, csv, json;
+  std::optional<uint64_t> seed;
+  int device = 0;
+  MeasureOverrides measure;
+  bool quiet = false;
+  bool list_json = false;  // `gemmbench list --json`
+};
+
+struct CliOutcome {
+  enum class Kind { run, list, extension, exit };
+  Kind kind = Kind::run;
+  CliOptions options;
+  int exit_code = 0;       // for Kind::exit (help, version)
+  std::string text;        // for Kind::exit: what to print on stdout
+  std::vector<std::string> argv;  // the command line, for the report
+};
+
+// Parses argv. Throws UsageError on bad syntax (unknown flag, non-numeric value). `extend` may add
+// subcommands (main adds `inspect`); when one of those is selected, kind is Kind::extension.
+CliOutcome parse_command_line(const std::vector<std::string>& args,
+                              const std::function<void(CLI::App&)>& extend = {});
+
+struct RunRequest {
+  std::vector<RunSpec> runs;
+  uint64_t seed = 0;
+  std::string config_file;  // empty when built from flags
+};
+
+inline constexpr uint64_t kDefaultSeed = 20261122;
+
+// Turns flags (or the config they name, or configs/default.json when no flag selects any work)
+// into run specs. Throws UsageError.
+RunRequest resolve_request(const CliOptions& opts);
+
+// Where `gemmbench` with no arguments looks for configs/default.json: ./configs, then the
+// configs folder next to the executable's parent, then the source tree it was built from.
+std::string find_default_config(const std::string& argv0);
+
+// `gemmbench list` output.
+std::string format_kernel_list(const KernelRegistry& reg, bool as_json);
+
+}  // namespace gemmbench

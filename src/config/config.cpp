@@ -1,0 +1,273 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "plan/ranges.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+using nlohmann::json;
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw UsageError(source_ + ": " + path + ": " + msg);
+  }
+
+  static const char* type_name(const json& j) {
+    switch (j.type()) {
+      case json::value_t::null: return "null";
+      case json::value_t::boolean: return "a boolean";
+      case json::value_t::string: return "a string";
+      case json::value_t::array: return "an array";
+      case json::value_t::object: return "an object";
+      case json::value_t::number_integer:
+      case json::value_t::number_unsigned: return "an integer";
+      case json::value_t::number_float: return "a number";
+      default: return "something else";
+    }
+  }
+
+  void expect(const json& j, bool ok, const std::string& path, const std::string& expected) const {
+    if (!ok) fail(path, std::string("expected ") + expected + ", got " + type_name(j));
+  }
+
+  void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+      std::string list, best;
+      size_t best_d = 1000;
+      for (const auto& a : allowed) {
+        list += (list.empty() ? "" : ", ") + a;
+        const size_t d = distance(it.key(), a);
+        if (d < best_d) best_d = d, best = a;
+      }
+      std::string hint = best_d <= 3 ? "; did you mean '" + best + "'?" : "";
+      fail(join(path, it.key()), "unknown key (expected one of: " + list + ")" + hint);
+    }
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  static size_t distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  }
+
+  // A string or a non-empty array of strings.
+  std::vector<std::string> strings(const json& j, const std::string& path) const {
+    if (j.is_string()) return {j.get<std::string>()};
+    expect(j, j.is_array() && !j.empty(), path, "a string or a non-empty array of strings");
+    std::vector<std::string> out;
+    for (size_t i = 0; i < j.size(); ++i) {
+      const std::string p = path + "[" + std::to_string(i) + "]";
+      expect(j[i], j[i].is_string(), p, "a string");
+      out.push_back(j[i].get<std::string>());
+    }
+    return out;
+  }
+
+  template <class T, class ParseFn>
+  std::vector<T> enums(const json& j, const std::string& path, ParseFn parse, const char* accepted) const {
+    std::vector<T> out;
+    for (const auto& s : strings(j, path)) {
+      const auto v = parse(s);
+      if (!v) fail(path, "'" + s + "' is not one of " + accepted);
+      if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+    }
+    return out;
+  }
+
+  double number(const json& j, const std::string& path) const {
+    expect(j, j.is_number(), path, "a number");
+    return j.get<double>();
+  }
+
+  int64_t integer(const json& j, const std::string& path) const {
+    expect(j, j.is_number_integer() || j.is_number_unsigned(), path, "an integer");
+    if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is too large");
+    return j.get<int64_t>();
+  }
+
+  // A dimension: an integer, an array of integers, or a range string ("256:8192:256").
+  std::vector<int64_t> dims(const json& j, const std::string& path) const {
+    if (j.is_string()) return parse_dim_list(j.get<std::string>(), source_ + ": " + path);
+    if (j.is_array()) {
+      expect(j, !j.empty(), path, "a non-empty array");
+      std::vector<int64_t> out;
+      for (size_t i = 0; i < j.size(); ++i) out.push_back(dim(j[i], path + "[" + std::to_string(i) + "]"));
+      return out;
+    }
+    expect(j, j.is_number_integer() || j.is_number_unsigned(), path,
+           "an integer, an array of integers or a range string like \"256:4096:256\"");
+    return {dim(j, path)};
+  }
+
+  int64_t dim(const json& j, const std::string& path) const {
+    const int64_t v = integer(j, path);
+    if (v <= 0) fail(path, "must be positive (got " + std::to_string(v) + ")");
+    if (v > kMaxDim) fail(path, "is too large (each dimension must be at most 2147483647)");
+    return v;
+  }
+
+  std::vector<Shape> shapes(const json& j, const std::string& path) const {
+    expect(j, j.is_array() && !j.empty(), path, "a non-empty array of shapes");
+    std::vector<Shape> out;
+    for (size_t i = 0; i < j.size(); ++i) {
+      const std::string p = path + "[" + std::to_string(i) + "]";
+      const json& s = j[i];
+      std::vector<Shape> add;
+      if (s.is_array()) {
+        if (s.size() != 3) fail(p, "an explicit shape is [m, n, k] (got " + std::to_string(s.size()) + " values)");
+        add.push_back({dim(s[0], p + "[0]"), dim(s[1], p + "[1]"), dim(s[2], p + "[2]")});
+      } else if (s.is_object()) {
+        if (s.contains("mnk")) {
+          check_keys(s, p, {"mnk"});
+          for (int64_t v : dims(s["mnk"], p + ".mnk")) add.push_back({v, v, v});
+        } else {
+          check_keys(s, p, {"m", "n", "k", "mnk"});
+          for (const char* key : {"m", "n", "k"})
+            if (!s.contains(key)) fail(p, std::string("missing key '") + key + "' (or give 'mnk' for square shapes)");
+          const auto m = dims(s["m"], p + ".m"), n = dims(s["n"], p + ".n"), k = dims(s["k"], p + ".k");
+          if (double(m.size()) * double(n.size()) * double(k.size()) > double(kMaxShapes))
+            fail(p, "the m x n x k cross product has more than " + std::to_string(kMaxShapes) + " shapes");
+          add = cross_shapes(m, n, k);
+        }
+      } else {
+        expect(s, false, p, "[m, n, k] or an object {\"m\": ..., \"n\": ..., \"k\": ...} or {\"mnk\": ...}");
+      }
+      out.insert(out.end(), add.begin(), add.end());
+      if (out.size() > kMaxShapes) fail(path, "expands to more than " + std::to_string(kMaxShapes) + " shapes");
+    }
+    return out;
+  }
+
+  MeasureOverrides measure(const json& j, const std::string& path) const {
+    expect(j, j.is_object(), path, "an object");
+    check_keys(j, path, {"warmup", "min_samples", "min_time", "max_time", "cache", "verify"});
+    MeasureOverrides m;
+    auto bounded_int = [&](const char* key) -> std::optional<int> {
+      if (!j.contains(key)) return std::nullopt;
+      const int64_t v = integer(j[key], join(path, key));
+      if (v < 0 || v > 1000000) fail(join(path, key), "must be in [0, 1000000] (got " + std::to_string(v) + ")");
+      return int(v);
+    };
+    m.warmup = bounded_int("warmup");
+    m.min_samples = bounded_int("min_samples");
+    if (j.contains("min_time")) m.min_time_s = number(j["min_time"], join(path, "min_time"));
+    if (j.contains("max_time")) m.max_time_s = number(j["max_time"], join(path, "max_time"));
+    if (j.contains("cache")) {
+      const json& c = j["cache"];
+      expect(c, c.is_string(), join(path, "cache"), "a string");
+      m.cache = parse_cache_mode(c.get<std::string>());
+      if (!m.cache) fail(join(path, "cache"), "'" + c.get<std::string>() + "' is not one of cold, hot");
+    }
+    if (j.contains("verify")) {
+      expect(j["verify"], j["verify"].is_boolean(), join(path, "verify"), "a boolean");
+      m.verify = j["verify"].get<bool>();
+    }
+    return m;
+  }
+
+  RunSpec run(const json& j, const std::string& path, size_t index) const {
+    expect(j, j.is_object(), path, "an object");
+    check_keys(j, path, {"name", "kernels", "shapes", "layouts", "dtypes", "accums", "alpha", "beta", "measure"});
+    RunSpec r;
+    r.name = "run" + std::to_string(index);
+    if (j.contains("name")) {
+      expect(j["name"], j["name"].is_string(), join(path, "name"), "a string");
+      r.name = j["name"].get<std::string>();
+    }
+    if (!j.contains("kernels")) fail(path, "missing key 'kernels' (a name, a glob such as \"sgemm_*\", or \"all\")");
+    r.kernels = strings(j["kernels"], join(path, "kernels"));
+    if (!j.contains("shapes")) fail(path, "missing key 'shapes'");
+    r.shapes = shapes(j["shapes"], join(path, "shapes"));
+    if (j.contains("layouts")) r.layouts = enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");
+    if (j.contains("dtypes")) r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, "f32, f16, bf16");
+    if (j.contains("accums")) r.accums = enums<Accum>(j["accums"], join(path, "accums"), parse_accum, "f32, f16");
+    if (j.contains("alpha")) r.alpha = number(j["alpha"], join(path, "alpha"));
+    if (j.contains("beta")) r.beta = number(j["beta"], join(path, "beta"));
+    if (!std::isfinite(r.alpha) || !std::isfinite(r.beta)) fail(path, "alpha and beta must be finite");
+    if (j.contains("measure")) r.measure = measure(j["measure"], join(path, "measure"));
+    return r;
+  }
+
+  SweepConfig config(const json& j) const {
+    expect(j, j.is_object(), "(top level)", "an object with a 'runs' array");
+    check_keys(j, "", {"description", "seed", "runs"});
+    SweepConfig c;
+    if (j.contains("description")) {
+      expect(j["description"], j["description"].is_string(), "description", "a string");
+      c.description = j["description"].get<std::string>();
+    }
+    if (j.contains("seed")) {
+      const int64_t s = integer(j["seed"], "seed");
+      if (s < 0) fail("seed", "must be non-negative");
+      c.seed = uint64_t(s);
+    }
+    if (!j.contains("runs")) fail("(top level)", "missing key 'runs' (an array of runs)");
+    const json& runs = j["runs"];
+    expect(runs, runs.is_array() && !runs.empty(), "runs", "a non-empty array of runs");
+    std::set<std::string> names;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      c.runs.push_back(run(runs[i], "runs[" + std::to_string(i) + "]", i));
+      if (!names.insert(c.runs.back().name).second)
+        fail("runs[" + std::to_string(i) + "].name", "duplicate run name '" + c.runs.back().name + "'");
+    }
+    return c;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+SweepConfig parse_config_text(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ..."
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw UsageError(source + ": malformed JSON: " + what);
+  }
+  return Parser(source).config(j);
+}
+
+SweepConfig load_config_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("cannot read config file '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read config file '" + path + "' (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UsageError("cannot read config file '" + path + "'");
+  return parse_config_text(ss.str(), path);
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,173 @@
+// gemmbench entry point: CLI -> plan -> runner -> reporters (STYLE.md's one-way data flow).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "cli/cli.hpp"
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "inspect/inspect.hpp"
+#include "plan/plan.hpp"
+#include "report/reporter.hpp"
+#include "runner/runner.hpp"
+#include "version.hpp"
+
+namespace gemmbench {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$*?[]{}();&|<>`!#~") == std::string::npos;
+    std::string q = plain ? a : "'" + a + "'";
+    if (!plain)
+      for (size_t p = 1; (p = q.find('\'', p)) != std::string::npos && p + 1 < q.size(); p += 4)
+        q.replace(p, 1, "'\\''");
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+std::string gib(size_t bytes) { return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30)); }
+
+// Progress on stderr, only when it is a terminal: nothing of it reaches files or pipes.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled), t0_(std::chrono::steady_clock::now()) {}
+  void update(const Progress& p) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    std::string eta = "--";
+    if (p.row > 1) eta = fmt::format("{:.0f}s", elapsed / double(p.row - 1) * double(p.total - p.row + 1));
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s  elapsed %.0fs  ETA %s", p.row, p.total,
+                 p.kernel.c_str(), p.group->problem.shape_string().c_str(),
+                 to_string(p.group->problem.layout), elapsed, eta.c_str());
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (enabled_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+int run_benchmarks(const CliOutcome& cli) {
+  const CliOptions& o = cli.options;
+  // Everything the user typed is checked before the GPU is touched.
+  const RunRequest req = resolve_request(o);
+  const Plan plan = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
+  if (!o.csv.empty()) check_output_path(o.csv, "--csv");
+  if (!o.json.empty()) check_output_path(o.json, "--json");
+
+  Runner runner(o.device, req.seed);
+  const size_t free = runner.free_bytes();
+  const size_t margin = size_t(256) << 20;  // cuBLAS and the CUDA context grow a little as they run
+  for (const ProblemGroup& g : plan.groups) {
+    const size_t need = Runner::bytes_needed(g);
+    if (need + margin > free)
+      throw UsageError(fmt::format("{} {} {}/{}: needs {} of device memory (operands{}), {} free on {}",
+                                   g.problem.shape_string(), to_string(g.problem.layout),
+                                   to_string(g.problem.dtype), to_string(g.problem.accum), gib(need),
+                                   g.measure.verify ? " and fp64 reference" : "", gib(free),
+                                   runner.device().name));
+  }
+
+  RunMetadata meta;
+  meta.tool_version = kVersion;
+  meta.git_commit = kGitCommit;
+  meta.command_line = shell_join(cli.argv);
+  meta.config_file = req.config_file;
+  meta.date_utc = utc_now();
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  meta.host = host;
+  meta.seed = req.seed;
+  meta.data_distribution =
+      "uniform [-1, 1), counter-based hash (splitmix64) of (seed, tensor, index), generated on the "
+      "device and rounded to the input type";
+  meta.timing_method =
+      "CUDA events around each launch on one stream; warm-up launches first; L2 flushed by a "
+      "2x-L2 memset before each sample (cache=cold) and C restored before each sample when "
+      "beta != 0, both outside the events; kernel and cuBLAS sampled interleaved; median quoted";
+  meta.flops_convention = "2*M*N*K per GEMM";
+  meta.verification =
+      "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
+      "seeded when beta != 0) before the verified run; pass when every element is finite and "
+      "||C-R||_F/||R||_F <= 2*u_out + u_acc*sqrt(K)";
+  meta.device = runner.device();
+
+  MultiReporter reporters;
+  if (!o.quiet) reporters.attach(make_console_reporter(std::cout));
+  if (!o.csv.empty()) reporters.attach(make_csv_reporter(o.csv));
+  if (!o.json.empty()) reporters.attach(make_json_reporter(o.json));
+  reporters.begin(meta);
+  ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
+  const RunSummary summary = runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
+  progress.clear();
+  reporters.end(summary);
+  if (summary.aborted) {
+    std::fprintf(stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
+                 summary.abort_reason.c_str(), summary.rows_written - summary.errors,
+                 summary.rows_planned);
+    return kExitCudaError;
+  }
+  return summary.failed > 0 ? kExitFailedVerification : kExitOk;
+}
+
+int main_impl(int argc, char** argv) {
+  std::function<int()> inspect_main;
+  const CliOutcome cli = parse_command_line(
+      std::vector<std::string>(argv, argv + argc),
+      [&](CLI::App& app) { inspect_main = inspect::add_subcommand(app); });
+  switch (cli.kind) {
+    case CliOutcome::Kind::exit:
+      std::cout << cli.text;
+      return cli.exit_code;
+    case CliOutcome::Kind::list:
+      std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json);
+      return kExitOk;
+    case CliOutcome::Kind::extension:
+      return inspect_main();
+    case CliOutcome::Kind::run:
+      break;
+  }
+  return run_benchmarks(cli);
+}
+
+}  // namespace
+}  // namespace gemmbench
+
+int main(int argc, char** argv) {
+  using namespace gemmbench;
+  try {
+    return main_impl(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gemmbench: %s\n", e.what());
+    return kExitUsage;
+  } catch (const NoDeviceError& e) {
+    std::fprintf(stderr, "gemmbench: %s\n", e.what());
+    return kExitNoDevice;
+  } catch (const CudaError& e) {
+    std::fprintf(stderr, "gemmbench: CUDA error: %s\n", e.what());
+    return kExitCudaError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmbench: internal error: %s\n", e.what());
+    return kExitCudaError;
+  }
+}

@@ -1,0 +1,160 @@
+#include "plan/plan.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "plan/ranges.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+bool is_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+void check_size(const GemmProblem& p, const std::string& where) {
+  const auto check = [&](const char* name, int64_t r, int64_t c) {
+    if (r * c > kMaxDim)  // r, c <= 2^31-1, so the product fits int64
+      throw UsageError(where + "matrix " + name + " of " + p.shape_string() + " has " +
+                       std::to_string(r * c) +
+                       " elements; gemmbench indexes with 32-bit integers, at most 2147483647");
+  };
+  check("A", p.m, p.k);
+  check("B", p.k, p.n);
+  check("C", p.m, p.n);
+}
+
+}  // namespace
+
+size_t Plan::row_count() const {
+  size_t n = 0;
+  for (const auto& g : groups) n += 1 + g.kernels.size();
+  return n;
+}
+
+std::vector<std::string> closest_kernel_names(const std::string& name, const KernelRegistry& reg,
+                                              size_t count) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const KernelInfo* k : reg.all()) scored.emplace_back(edit_distance(name, k->name), k->name);
+  scored.emplace_back(edit_distance(name, "cublas"), "cublas");
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+std::vector<const KernelInfo*> match_kernels(const std::string& pattern, const KernelRegistry& reg) {
+  if (pattern == "cublas") return {};
+  if (pattern == "all") return reg.all();
+  std::vector<const KernelInfo*> out;
+  if (is_glob(pattern)) {
+    for (const KernelInfo* k : reg.all())
+      if (fnmatch(pattern.c_str(), k->name.c_str(), 0) == 0) out.push_back(k);
+    if (out.empty())
+      throw UsageError("kernel pattern '" + pattern +
+                       "' matches no kernel (see `gemmbench list` for the names)");
+    return out;
+  }
+  if (const KernelInfo* k = reg.find(pattern)) return {k};
+  std::string hint;
+  for (const auto& n : closest_kernel_names(pattern, reg)) hint += (hint.empty() ? "" : ", ") + n;
+  throw UsageError("unknown kernel '" + pattern + "'; closest: " + hint +
+                   " (`gemmbench list` shows all)");
+}
+
+Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& defaults,
+                const MeasureOverrides& cli_overrides, const KernelRegistry& reg) {
+  Plan plan;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunSpec& run = runs[r];
+    const std::string where = runs.size() > 1 ? "run '" + run.name + "': " : "";
+    MeasureSettings measure = defaults;
+    run.measure.apply_to(measure);
+    cli_overrides.apply_to(measure);
+    validate(measure, where);
+    if (run.shapes.empty()) throw UsageError(where + "no shapes given");
+    if (run.kernels.empty()) throw UsageError(where + "no kernels given");
+
+    std::vector<const KernelInfo*> kernels;
+    for (const std::string& pattern : run.kernels)
+      for (const KernelInfo* k : match_kernels(pattern, reg))
+        if (!contains(kernels, k)) kernels.push_back(k);
+
+    // What a kernel runs: the requested dtypes/layouts/accums, or its native ones.
+    struct Variant {
+      const KernelInfo* kernel;
+      GemmProblem problem;
+    };
+    const size_t first_group = plan.groups.size();
+    // alpha and beta are the run's, so (m, n, k, layout, dtype, accum) identifies a problem.
+    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int>, size_t> group_of;
+    auto add = [&](const KernelInfo* k, const GemmProblem& p) {
+      const auto key = std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum));
+      if (auto it = group_of.find(key); it != group_of.end()) {
+        auto& g = plan.groups[it->second];
+        if (k && !contains(g.kernels, k)) g.kernels.push_back(k);
+        return;
+      }
+      if (plan.row_count() >= kMaxPlanRows)
+        throw UsageError("the sweep expands to more than " + std::to_string(kMaxPlanRows) +
+                         " rows; narrow the ranges");
+      check_size(p, where);
+      group_of.emplace(key, plan.groups.size());
+      ProblemGroup group{run.name, p, measure, {}};
+      if (k) group.kernels.push_back(k);
+      plan.groups.push_back(std::move(group));
+    };
+    auto expand = [&](const KernelInfo* k, const Shape& s) {
+      const std::vector<DType> dtypes =
+          !run.dtypes.empty() ? run.dtypes : std::vector<DType>{k ? k->dtypes[0] : DType::f32};
+      const std::vector<Layout> layouts =
+          !run.layouts.empty() ? run.layouts : std::vector<Layout>{k ? k->layouts[0] : Layout::nn};
+      for (DType d : dtypes) {
+        std::vector<Accum> accums = run.accums;
+        if (accums.empty()) {
+          const Accum native = k ? k->accums[0] : default_accum(d);
+          accums = {accum_valid_for(d, native) ? native : default_accum(d)};
+        }
+        for (Accum a : accums) {
+          if (!accum_valid_for(d, a)) continue;  // e.g. f16 accumulation of f32 inputs
+          for (Layout l : layouts)
+            add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta});
+        }
+      }
+    };
+    for (const Shape& s : run.shapes) {
+      if (kernels.empty()) expand(nullptr, s);
+      for (const KernelInfo* k : kernels) expand(k, s);
+    }
+    if (plan.groups.size() == first_group)
+      throw UsageError(where + "no valid (dtype, accumulate) combination: f16 accumulation exists "
+                               "only for f16 inputs");
+    if (plan.row_count() > kMaxPlanRows)
+      throw UsageError("the sweep expands to more than " + std::to_string(kMaxPlanRows) +
+                       " rows; narrow the ranges");
+  }
+  return plan;
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,43 @@
+// Expansion of RunSpecs into the list of cases the runner executes.
+//
+// Cases sharing one problem (shape, layout, dtype, accumulate type, alpha, beta) within a run form
+// a group: the runner allocates and initialises its inputs and fp64 reference once, measures the
+// cuBLAS row first, then each kernel interleaved with cuBLAS.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plan/spec.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+
+struct ProblemGroup {
+  std::string run_name;
+  GemmProblem problem;
+  MeasureSettings measure;
+  std::vector<const KernelInfo*> kernels;  // may be empty: a cuBLAS-only group
+};
+
+struct Plan {
+  std::vector<ProblemGroup> groups;
+  // One cuBLAS row per group plus one row per kernel.
+  size_t row_count() const;
+};
+
+inline constexpr size_t kMaxPlanRows = 100000;
+
+// Kernels a pattern names: an exact name, a glob ('sgemm_*', '*_tn'), or "all". "cublas" matches
+// no kernel (cuBLAS rows come with every group). Throws UsageError for a name that matches
+// nothing, listing the closest registered names.
+std::vector<const KernelInfo*> match_kernels(const std::string& pattern, const KernelRegistry& reg);
+
+// The up-to-`count` registered names closest to `name` (edit distance).
+std::vector<std::string> closest_kernel_names(const std::string& name, const KernelRegistry& reg,
+                                              size_t count = 3);
+
+Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& defaults,
+                const MeasureOverrides& cli_overrides, const KernelRegistry& reg);
+
+}  // namespace gemmbench

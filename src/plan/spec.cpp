@@ -1,0 +1,54 @@
+#include "plan/spec.hpp"
+
+#include <cmath>
+
+#include "core/errors.hpp"
+
+namespace gemmbench {
+
+const char* to_string(CacheMode c) { return c == CacheMode::cold ? "cold" : "hot"; }
+
+std::optional<CacheMode> parse_cache_mode(std::string_view s) {
+  if (s == "cold") return CacheMode::cold;
+  if (s == "hot") return CacheMode::hot;
+  return std::nullopt;
+}
+
+void MeasureOverrides::apply_to(MeasureSettings& s) const {
+  if (warmup) s.warmup = *warmup;
+  if (min_samples) s.min_samples = *min_samples;
+  if (min_time_s) s.min_time_s = *min_time_s;
+  if (max_time_s) s.max_time_s = *max_time_s;
+  if (cache) s.cache = *cache;
+  if (verify) s.verify = *verify;
+}
+
+void validate(const MeasureSettings& s, const std::string& where) {
+  auto fail = [&](const std::string& m) { throw UsageError(where + m); };
+  if (s.warmup < 0 || s.warmup > 100000) fail("warmup must be in [0, 100000] (got " + std::to_string(s.warmup) + ")");
+  if (s.min_samples < 1 || s.min_samples > 1000000)
+    fail("min-samples must be in [1, 1000000] (got " + std::to_string(s.min_samples) + ")");
+  if (!std::isfinite(s.min_time_s) || s.min_time_s < 0 || s.min_time_s > 3600)
+    fail("min-time must be in [0, 3600] seconds (got " + std::to_string(s.min_time_s) + ")");
+  if (!std::isfinite(s.max_time_s) || s.max_time_s <= 0 || s.max_time_s > 86400)
+    fail("max-time must be in (0, 86400] seconds (got " + std::to_string(s.max_time_s) + ")");
+  if (s.max_time_s < s.min_time_s)
+    fail("max-time (" + std::to_string(s.max_time_s) + " s) is below min-time (" +
+         std::to_string(s.min_time_s) + " s)");
+}
+
+std::vector<Shape> cross_shapes(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
+                                const std::vector<int64_t>& k) {
+  const double count = double(m.size()) * double(n.size()) * double(k.size());
+  if (count > double(kMaxShapes))
+    throw UsageError("the shape cross product has " + std::to_string(int64_t(count)) +
+                     " entries; at most " + std::to_string(kMaxShapes) + " are allowed");
+  std::vector<Shape> out;
+  out.reserve(m.size() * n.size() * k.size());
+  for (int64_t mm : m)
+    for (int64_t nn : n)
+      for (int64_t kk : k) out.push_back({mm, nn, kk});
+  return out;
+}
+
+}  // namespace gemmbench

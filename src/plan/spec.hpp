@@ -1,0 +1,61 @@
+// What the user asked for, before expansion into cases: one RunSpec per run of a JSON config
+// (or one built from the command line), plus measurement settings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace gemmbench {
+
+enum class CacheMode { cold, hot };
+const char* to_string(CacheMode c);
+std::optional<CacheMode> parse_cache_mode(std::string_view s);
+
+struct MeasureSettings {
+  int warmup = 3;            // untimed launches of each provider before sampling
+  int min_samples = 10;      // sample at least this many times...
+  double min_time_s = 0.5;   // ...and until this much GPU time is accumulated,
+  double max_time_s = 10.0;  // but stop once this much wall time was spent on the case
+  CacheMode cache = CacheMode::cold;
+  bool verify = true;
+};
+
+struct MeasureOverrides {
+  std::optional<int> warmup, min_samples;
+  std::optional<double> min_time_s, max_time_s;
+  std::optional<CacheMode> cache;
+  std::optional<bool> verify;
+  void apply_to(MeasureSettings& s) const;
+};
+
+// Throws UsageError when a setting is out of range; `where` prefixes the message.
+void validate(const MeasureSettings& s, const std::string& where);
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+struct RunSpec {
+  std::string name;
+  std::vector<std::string> kernels;  // names, globs ('sgemm_*'), "all", "cublas"
+  std::vector<Shape> shapes;
+  std::vector<Layout> layouts;  // empty: each kernel's native layout
+  std::vector<DType> dtypes;    // empty: each kernel's native dtype
+  std::vector<Accum> accums;    // empty: each kernel's native accumulate type
+  double alpha = 1.0, beta = 0.0;
+  MeasureOverrides measure;
+};
+
+inline constexpr size_t kMaxShapes = 100000;
+
+// Every (m, n, k) of the cross product of three dimension lists.
+// Throws UsageError when it would exceed kMaxShapes.
+std::vector<Shape> cross_shapes(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
+                                const std::vector<int64_t>& k);
+
+}  // namespace gemmbench

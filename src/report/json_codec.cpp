@@ -1,0 +1,177 @@
+#include "report/json_codec.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+template <class T>
+std::optional<T> get_opt(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+Status parse_status(const std::string& s) {
+  for (Status st : {Status::ok, Status::failed, Status::skipped, Status::error})
+    if (s == to_string(st)) return st;
+  throw json::other_error::create(501, "unknown status '" + s + "'", nullptr);
+}
+
+}  // namespace
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::failed: return "FAILED";
+    case Status::skipped: return "skipped";
+    case Status::error: return "error";
+  }
+  return "?";
+}
+
+json to_json(const CaseResult& r) {
+  json j;
+  j["index"] = r.index;
+  j["run"] = r.run_name;
+  j["kernel"] = r.kernel;
+  j["provider"] = r.provider;
+  j["family"] = r.family;
+  j["m"] = r.problem.m;
+  j["n"] = r.problem.n;
+  j["k"] = r.problem.k;
+  j["layout"] = to_string(r.problem.layout);
+  j["dtype"] = to_string(r.problem.dtype);
+  j["accum"] = to_string(r.problem.accum);
+  j["alpha"] = r.problem.alpha;
+  j["beta"] = r.problem.beta;
+  j["status"] = to_string(r.status);
+  j["reason"] = r.reason;
+  if (r.time) {
+    j["time_ms"] = {{"median", r.time->median_ms}, {"min", r.time->min_ms},
+                    {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
+                    {"mean", r.time->mean_ms},     {"stdev", r.time->stdev_ms}};
+    j["samples"] = r.time->samples;
+  } else {
+    j["time_ms"] = nullptr;
+    j["samples"] = 0;
+  }
+  j["tflops"] = opt(r.tflops);
+  j["cublas_median_ms"] = opt(r.cublas_median_ms);
+  j["ratio_to_cublas"] = opt(r.ratio_to_cublas);
+  j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
+                {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
+                {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
+  j["clock"] = {{"sm_mhz", opt(r.clock.sm_clock_mhz)},
+                {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
+                {"power_w", opt(r.clock.power_w)},
+                {"temperature_c", opt(r.clock.temperature_c)},
+                {"throttled", r.clock.throttled},
+                {"throttle_reasons", r.clock.throttle_reasons}};
+  j["measure"] = {{"cache", to_string(r.measure.cache)}, {"warmup", r.measure.warmup},
+                  {"min_samples", r.measure.min_samples}, {"min_time_s", r.measure.min_time_s},
+                  {"max_time_s", r.measure.max_time_s}, {"verify", r.measure.verify}};
+  return j;
+}
+
+CaseResult case_result_from_json(const json& j) {
+  CaseResult r;
+  r.index = j.at("index").get<size_t>();
+  r.run_name = j.at("run").get<std::string>();
+  r.kernel = j.at("kernel").get<std::string>();
+  r.provider = j.at("provider").get<std::string>();
+  r.family = j.at("family").get<std::string>();
+  r.problem.m = j.at("m").get<int64_t>();
+  r.problem.n = j.at("n").get<int64_t>();
+  r.problem.k = j.at("k").get<int64_t>();
+  const auto need = [](auto v, const char* what) {
+    if (!v) throw json::other_error::create(501, std::string("bad ") + what, nullptr);
+    return *v;
+  };
+  r.problem.layout = need(parse_layout(j.at("layout").get<std::string>()), "layout");
+  r.problem.dtype = need(parse_dtype(j.at("dtype").get<std::string>()), "dtype");
+  r.problem.accum = need(parse_accum(j.at("accum").get<std::string>()), "accum");
+  r.problem.alpha = j.at("alpha").get<double>();
+  r.problem.beta = j.at("beta").get<double>();
+  r.status = parse_status(j.at("status").get<std::string>());
+  r.reason = j.at("reason").get<std::string>();
+  if (!j.at("time_ms").is_null()) {
+    const json& t = j.at("time_ms");
+    r.time = TimingStats{t.at("median").get<double>(), t.at("min").get<double>(),
+                         t.at("p10").get<double>(),    t.at("p90").get<double>(),
+                         t.at("mean").get<double>(),   t.at("stdev").get<double>(),
+                         j.at("samples").get<int>()};
+  }
+  r.tflops = get_opt<double>(j, "tflops");
+  r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
+  r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");
+  const json& e = j.at("error");
+  r.error = ErrorStats{e.at("verified").get<bool>(), e.at("max_abs").get<double>(),
+                       e.at("max_rel").get<double>(), e.at("normwise").get<double>(),
+                       e.at("nonfinite").get<int64_t>(), e.at("tolerance").get<double>()};
+  const json& c = j.at("clock");
+  r.clock.sm_clock_mhz = get_opt<unsigned>(c, "sm_mhz");
+  r.clock.sm_clock_max_mhz = get_opt<unsigned>(c, "sm_max_mhz");
+  r.clock.power_w = get_opt<double>(c, "power_w");
+  r.clock.temperature_c = get_opt<unsigned>(c, "temperature_c");
+  r.clock.throttled = c.at("throttled").get<bool>();
+  r.clock.throttle_reasons = c.at("throttle_reasons").get<std::string>();
+  const json& m = j.at("measure");
+  r.measure.cache = need(parse_cache_mode(m.at("cache").get<std::string>()), "cache");
+  r.measure.warmup = m.at("warmup").get<int>();
+  r.measure.min_samples = m.at("min_samples").get<int>();
+  r.measure.min_time_s = m.at("min_time_s").get<double>();
+  r.measure.max_time_s = m.at("max_time_s").get<double>();
+  r.measure.verify = m.at("verify").get<bool>();
+  return r;
+}
+
+json to_json(const RunMetadata& m) {
+  const DeviceMetadata& d = m.device;
+  return json{
+      {"schema_version", kReportSchemaVersion},
+      {"tool", "gemmbench"},
+      {"tool_version", m.tool_version},
+      {"git_commit", m.git_commit},
+      {"command_line", m.command_line},
+      {"config_file", m.config_file},
+      {"date_utc", m.date_utc},
+      {"host", m.host},
+      {"seed", m.seed},
+      {"data_distribution", m.data_distribution},
+      {"timing_method", m.timing_method},
+      {"flops_convention", m.flops_convention},
+      {"verification", m.verification},
+      {"device",
+       {{"index", d.index},
+        {"name", d.name},
+        {"sm", d.sm},
+        {"num_sms", d.num_sms},
+        {"memory_bytes", d.memory_bytes},
+        {"l2_bytes", d.l2_bytes},
+        {"sm_clock_max_mhz", d.sm_clock_max_mhz},
+        {"memory_clock_mhz", d.memory_clock_mhz},
+        {"memory_bus_bits", d.memory_bus_bits},
+        {"pci_bus_id", d.pci_bus_id},
+        {"driver_version", d.driver_version},
+        {"cuda_driver_api", d.cuda_driver_api},
+        {"cuda_runtime", d.cuda_runtime},
+        {"cublas_version", d.cublas_version},
+        {"nvml_available", d.nvml_available}}},
+  };
+}
+
+json to_json(const RunSummary& s) {
+  return json{{"rows_planned", s.rows_planned}, {"rows_written", s.rows_written},
+              {"ok", s.ok},                     {"failed", s.failed},
+              {"skipped", s.skipped},           {"errors", s.errors},
+              {"aborted", s.aborted},           {"abort_reason", s.abort_reason},
+              {"complete", !s.aborted && s.rows_written == s.rows_planned}};
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,88 @@
+// Plain records handed from the runner to the reporters: no CUDA, no formatting.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "plan/spec.hpp"
+#include "stats/stats.hpp"
+#include "verify/tolerance.hpp"
+
+namespace gemmbench {
+
+enum class Status { ok, failed, skipped, error };
+const char* to_string(Status s);
+
+// NVML readings around a row's samples; absent where NVML is missing.
+struct ClockStats {
+  std::optional<unsigned> sm_clock_mhz;      // lowest SM clock seen while sampling
+  std::optional<unsigned> sm_clock_max_mhz;  // the device's maximum SM clock
+  std::optional<double> power_w;             // highest board power seen
+  std::optional<unsigned> temperature_c;     // highest GPU temperature seen
+  std::string throttle_reasons;              // NVML clock-event reasons seen, '|'-separated
+  bool throttled = false;                    // SM clock fell below 80% of its maximum
+};
+
+struct CaseResult {
+  size_t index = 0;  // 1-based row number in the plan
+  std::string run_name;
+  std::string kernel;    // registry name, or "cublas"
+  std::string provider;  // "gemmbench" or "cublas"
+  std::string family;    // "sgemm", "hgemm", "cublas"
+  GemmProblem problem;
+  Status status = Status::skipped;
+  std::string reason;  // why skipped / failed / errored
+  std::optional<TimingStats> time;
+  std::optional<double> tflops;             // 2*M*N*K / median
+  std::optional<double> cublas_median_ms;   // cuBLAS median from the interleaved samples
+  std::optional<double> ratio_to_cublas;    // cublas_median_ms / median_ms (> 1: faster)
+  ErrorStats error;
+  ClockStats clock;
+  MeasureSettings measure;
+};
+
+struct DeviceMetadata {
+  int index = 0;
+  std::string name;
+  int sm = 0;  // 10 * major + minor
+  int num_sms = 0;
+  int64_t memory_bytes = 0;
+  int64_t l2_bytes = 0;
+  int sm_clock_max_mhz = 0;
+  int memory_clock_mhz = 0;
+  int memory_bus_bits = 0;
+  std::string pci_bus_id;
+  std::string driver_version;  // NVML's string ("580.159.04"), or the CUDA driver API version
+  std::string cuda_driver_api;  // "13.0"
+  std::string cuda_runtime;     // "13.0"
+  std::string cublas_version;   // "13.0.0"
+  bool nvml_available = false;
+};
+
+struct RunMetadata {
+  std::string tool_version;
+  std::string git_commit;
+  std::string command_line;
+  std::string config_file;  // empty when run from flags
+  std::string date_utc;     // ISO 8601
+  std::string host;
+  uint64_t seed = 0;
+  std::string data_distribution;
+  std::string timing_method;
+  std::string flops_convention;
+  std::string verification;
+  DeviceMetadata device;
+};
+
+struct RunSummary {
+  size_t rows_planned = 0;
+  size_t rows_written = 0;
+  size_t ok = 0, failed = 0, skipped = 0, errors = 0;
+  bool aborted = false;  // a sticky CUDA error ended the run early
+  std::string abort_reason;
+};
+
+}  // namespace gemmbench

@@ -1,0 +1,32 @@
+// The cuBLAS baseline: cublasGemmEx with the compute type matching the problem
+// (f32: CUBLAS_COMPUTE_32F with TF32 off; f16 with f16 accumulate: CUBLAS_COMPUTE_16F;
+// f16/bf16 with f32 accumulate: CUBLAS_COMPUTE_32F).
+#pragma once
+
+#include <cublas_v2.h>
+
+#include <string>
+
+#include "core/types.hpp"
+#include "runner/device_buffer.hpp"
+
+namespace gemmbench {
+
+class CublasGemm {
+ public:
+  CublasGemm();
+  ~CublasGemm();
+  CublasGemm(const CublasGemm&) = delete;
+  CublasGemm& operator=(const CublasGemm&) = delete;
+
+  // Enqueues C = alpha*op(A)*op(B) + beta*C on `stream`.
+  void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream);
+  static std::string version();
+  static const char* compute_type_name(const GemmProblem& p);
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+  DeviceBuffer workspace_;
+};
+
+}  // namespace gemmbench

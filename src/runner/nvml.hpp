@@ -1,0 +1,36 @@
+// NVML, loaded at run time (dlopen), for SM clock, power and temperature around each row. Where
+// the library or the device is missing every reading is absent and rows say "n/a".
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "report/result.hpp"
+
+namespace gemmbench {
+
+class Nvml {
+ public:
+  explicit Nvml(const std::string& pci_bus_id);
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool available() const { return device_ != nullptr; }
+  std::optional<std::string> driver_version() const;
+  std::optional<unsigned> max_sm_clock_mhz() const;
+
+  // Accumulates readings into `c`: min SM clock, max power and temperature, OR of the clock-event
+  // reasons (idle excluded). Cheap enough to call after every sample.
+  void sample(ClockStats& c) const;
+  // Sets c.throttled from the readings gathered.
+  static void finish(ClockStats& c);
+
+ private:
+  void* lib_ = nullptr;
+  void* device_ = nullptr;
+  struct Fns;
+  Fns* fns_ = nullptr;
+};
+
+}  // namespace gemmbench

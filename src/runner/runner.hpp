@@ -1,0 +1,54 @@
+// The runner: allocates and initialises each problem's operands on the device, computes its fp64
+// reference, verifies and times the cuBLAS baseline and every kernel, and hands each finished
+// row to a Reporter. It never formats text.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "plan/plan.hpp"
+#include "registry.hpp"
+#include "report/reporter.hpp"
+#include "report/result.hpp"
+
+namespace gemmbench {
+
+struct Progress {
+  size_t row;    // 1-based row about to run
+  size_t total;  // rows in the plan
+  const ProblemGroup* group;
+  std::string kernel;
+};
+using ProgressFn = std::function<void(const Progress&)>;
+
+class Runner {
+ public:
+  // Selects the device and creates the stream, cuBLAS handle and L2 flush buffer. Throws
+  // NoDeviceError when there is no usable device or driver, UsageError for a bad index.
+  Runner(int device, uint64_t seed);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  const DeviceMetadata& device() const { return meta_; }
+  const DeviceCaps& caps() const { return caps_; }
+
+  // Device memory a group allocates (operands, C copy, fp64 reference).
+  static size_t bytes_needed(const ProblemGroup& g);
+  size_t free_bytes() const;
+
+  // Runs every row of the plan, in order. Returns the summary; rows already reported stay valid
+  // when a sticky CUDA error ends the run (summary.aborted).
+  RunSummary run(const Plan& plan, Reporter& out, const ProgressFn& progress);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  DeviceMetadata meta_;
+  DeviceCaps caps_;
+};
+
+}  // namespace gemmbench

@@ -1,0 +1,265 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cub/block/block_reduce.cuh>
+#include <limits>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "verify/device_verify.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+__device__ __forceinline__ double to_double(double x) { return x; }
+__device__ __forceinline__ double to_double(float x) { return x; }
+__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
+__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+__host__ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+__global__ void fill_uniform_kernel(T* p, int64_t count, uint64_t key) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const uint64_t h = splitmix64(key + uint64_t(i));
+    const float u = float(h >> 40) * (1.0f / 16777216.0f);  // 24 random bits -> [0, 1)
+    p[i] = from_float<T>(2.0f * u - 1.0f);
+  }
+}
+
+template <class Bits>
+__global__ void fill_bits_kernel(Bits* p, int64_t count, Bits value) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    p[i] = value;
+}
+
+int grid_for(int64_t count) { return int(std::clamp<int64_t>((count + 255) / 256, 1, 8192)); }
+
+// fp64 reference: 64x64 output tile per block, 256 threads computing 4x4 elements each, 16-deep
+// k slices staged in shared memory. Deliberately simple: it is the oracle, not a contestant.
+constexpr int kRefTile = 64;
+constexpr int kRefBK = 16;
+
+template <class T>
+__global__ void __launch_bounds__(256)
+    reference_kernel(int M, int N, int K, int m_tile_offset, const T* A, int64_t a_sm, int64_t a_sk,
+                     const T* B, int64_t b_sk, int64_t b_sn, const T* C0, double alpha,
+                     double beta, double* R) {
+  __shared__ double As[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(A), m fastest
+  __shared__ double Bs[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(B), n fastest
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int m0 = (blockIdx.y + m_tile_offset) * kRefTile, n0 = blockIdx.x * kRefTile;
+  double acc[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += kRefBK) {
+    for (int i = threadIdx.x; i < kRefBK * kRefTile; i += blockDim.x) {
+      const int kk = i / kRefTile, j = i % kRefTile;
+      const int k = k0 + kk, m = m0 + j, n = n0 + j;
+      As[kk][j] = (m < M && k < K) ? to_double(A[m * a_sm + k * a_sk]) : 0.0;
+      Bs[kk][j] = (n < N && k < K) ? to_double(B[k * b_sk + n * b_sn]) : 0.0;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kRefBK; ++kk) {
+      double a[4], b[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = As[kk][tx + 16 * i];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b[j] = Bs[kk][ty + 16 * j];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int m = m0 + tx + 16 * i, n = n0 + ty + 16 * j;
+      if (m >= M || n >= N) continue;
+      const int64_t idx = m + int64_t(n) * M;
+      R[idx] = alpha * acc[i][j] + (beta != 0.0 ? beta * to_double(C0[idx]) : 0.0);
+    }
+}
+
+struct Partial {
+  double max_abs, max_rel, sum_sq_diff, sum_sq_ref;
+  long long nonfinite;
+};
+
+struct MaxOp {
+  __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+constexpr int kReduceBlocks = 1024;
+
+template <class T>
+__global__ void __launch_bounds__(256)
+    compare_kernel(const T* C, const double* R, int64_t count, double floor, Partial* out) {
+  using Reduce = cub::BlockReduce<double, 256>;
+  using ReduceLL = cub::BlockReduce<long long, 256>;
+  __shared__ typename Reduce::TempStorage tmp;
+  __shared__ typename ReduceLL::TempStorage tmp_ll;
+  double max_abs = 0, max_rel = 0, ssd = 0, ssr = 0;
+  long long nonfinite = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const double c = to_double(C[i]), r = R[i];
+    ssr += r * r;
+    if (!isfinite(c)) {
+      ++nonfinite;
+      continue;
+    }
+    const double d = fabs(c - r);
+    max_abs = fmax(max_abs, d);
+    max_rel = fmax(max_rel, d / fmax(fabs(r), floor));
+    ssd += d * d;
+  }
+  Partial p;
+  p.max_abs = Reduce(tmp).Reduce(max_abs, MaxOp{});
+  __syncthreads();
+  p.max_rel = Reduce(tmp).Reduce(max_rel, MaxOp{});
+  __syncthreads();
+  p.sum_sq_diff = Reduce(tmp).Sum(ssd);
+  __syncthreads();
+  p.sum_sq_ref = Reduce(tmp).Sum(ssr);
+  p.nonfinite = ReduceLL(tmp_ll).Sum(nonfinite);
+  if (threadIdx.x == 0) out[blockIdx.x] = p;
+}
+
+template <class T>
+void dispatch_fill(void* p, int64_t count, uint64_t key, cudaStream_t s) {
+  fill_uniform_kernel<<<grid_for(count), 256, 0, s>>>(static_cast<T*>(p), count, key);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+template <class T>
+void dispatch_reference(const GemmProblem& p, const void* a, const void* b, const void* c0,
+                        double* ref, cudaStream_t s) {
+  // Element (m, k) of op(A) and (k, n) of op(B) in the layout's storage (src/core/types.hpp).
+  const int64_t lda = p.lda(), ldb = p.ldb();
+  const int64_t a_sm = a_is_k_major(p.layout) ? lda : 1, a_sk = a_is_k_major(p.layout) ? 1 : lda;
+  const int64_t b_sk = b_is_k_major(p.layout) ? 1 : ldb, b_sn = b_is_k_major(p.layout) ? ldb : 1;
+  const int tiles_m = int((p.m + kRefTile - 1) / kRefTile);
+  const int tiles_n = int((p.n + kRefTile - 1) / kRefTile);
+  for (int off = 0; off < tiles_m; off += 65535) {  // gridDim.y is limited to 65535
+    const dim3 grid(tiles_n, std::min(65535, tiles_m - off));
+    reference_kernel<T><<<grid, 256, 0, s>>>(
+        int(p.m), int(p.n), int(p.k), off, static_cast<const T*>(a), a_sm, a_sk,
+        static_cast<const T*>(b), b_sk, b_sn, static_cast<const T*>(c0), p.alpha, p.beta, ref);
+    CUDA_CHECK_LAST_LAUNCH();
+  }
+}
+
+template <class T>
+void dispatch_compare(const void* c, const double* ref, int64_t count, double floor, Partial* out,
+                      int blocks, cudaStream_t s) {
+  compare_kernel<T><<<blocks, 256, 0, s>>>(static_cast<const T*>(c), ref, count, floor, out);
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+template <class Fn>
+void by_dtype(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::f32: fn(float{}); break;
+    case DType::f16: fn(__half{}); break;
+    case DType::bf16: fn(__nv_bfloat16{}); break;
+  }
+}
+
+std::vector<Partial> reduce_on_device(DeviceBuffer& partials, DType t, const void* c,
+                                      const double* ref, int64_t count, double floor,
+                                      cudaStream_t s) {
+  const int blocks = int(std::clamp<int64_t>((count + 255) / 256, 1, kReduceBlocks));
+  by_dtype(t, [&](auto tag) {
+    dispatch_compare<decltype(tag)>(c, ref, count, floor, partials.as<Partial>(), blocks, s);
+  });
+  std::vector<Partial> host(blocks);
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), partials.get(), blocks * sizeof(Partial),
+                             cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  return host;
+}
+
+}  // namespace
+
+void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id,
+                  cudaStream_t stream) {
+  const uint64_t key = splitmix64(seed ^ splitmix64(tensor_id + 1));
+  by_dtype(t, [&](auto tag) { dispatch_fill<decltype(tag)>(p, count, key, stream); });
+}
+
+void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream) {
+  if (t == DType::f32) {
+    fill_bits_kernel<uint32_t><<<grid_for(count), 256, 0, stream>>>(static_cast<uint32_t*>(p),
+                                                                    count, 0x7fc00000u);
+  } else {
+    const uint16_t nan = t == DType::f16 ? 0x7e00 : 0x7fc0;
+    fill_bits_kernel<uint16_t><<<grid_for(count), 256, 0, stream>>>(static_cast<uint16_t*>(p),
+                                                                    count, nan);
+  }
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0,
+                    double* ref, cudaStream_t stream) {
+  by_dtype(p.dtype, [&](auto tag) { dispatch_reference<decltype(tag)>(p, a, b, c0, ref, stream); });
+}
+
+ErrorMeter::ErrorMeter() : partials_(kReduceBlocks * sizeof(Partial)) {}
+
+double ErrorMeter::reference_rms(const double* ref, int64_t count, cudaStream_t stream) {
+  // Comparing ref with itself (as doubles) yields sum(ref^2) and nothing else.
+  const int blocks = int(std::clamp<int64_t>((count + 255) / 256, 1, kReduceBlocks));
+  compare_kernel<double><<<blocks, 256, 0, stream>>>(ref, ref, count, 1.0, partials_.as<Partial>());
+  CUDA_CHECK_LAST_LAUNCH();
+  std::vector<Partial> host(blocks);
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), partials_.get(), blocks * sizeof(Partial),
+                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  double ss = 0;
+  for (const auto& p : host) ss += p.sum_sq_ref;
+  return std::sqrt(ss / double(count));
+}
+
+ErrorStats ErrorMeter::measure(DType t, const void* c, const double* ref, int64_t count,
+                               double ref_rms, cudaStream_t stream) {
+  const double floor = std::max(kRelErrorFloor * ref_rms, 1e-300);
+  const auto parts = reduce_on_device(partials_, t, c, ref, count, floor, stream);
+  ErrorStats e;
+  e.computed = true;
+  double ssd = 0, ssr = 0;
+  for (const auto& p : parts) {
+    e.max_abs = std::max(e.max_abs, p.max_abs);
+    e.max_rel = std::max(e.max_rel, p.max_rel);
+    ssd += p.sum_sq_diff;
+    ssr += p.sum_sq_ref;
+    e.nonfinite += p.nonfinite;
+  }
+  // With an all-zero reference (alpha = beta = 0) the error is absolute.
+  e.normwise = ssr > 0 ? std::sqrt(ssd) / std::sqrt(ssr) : std::sqrt(ssd);
+  if (e.nonfinite > 0) e.normwise = std::numeric_limits<double>::quiet_NaN();
+  return e;
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,50 @@
+// The pass threshold of verification, as a function of input type, accumulate type and K.
+//
+// A kernel passes a case when every output element is finite and its normwise relative error
+// ||C - R||_F / ||R||_F against the fp64 reference R of the same (upcast) inputs is at most
+//
+//     tol = 2 * u_out  +  u_acc * sqrt(K)
+//
+// u_out is the unit roundoff of the stored output type (the result is rounded once on store:
+// relative error up to u_out per element); u_acc that of the accumulate type. Summing K products
+// of random sign one after another leaves a normwise relative error of about
+// u_acc * sqrt(K/2) / sqrt(3) ~ 0.4 * u_acc * sqrt(K) (round-to-nearest errors are uniform, a
+// random walk over the partial sums; Higham, "Accuracy and Stability of Numerical Algorithms",
+// ch. 3, the probabilistic bound). Blocked and tensor-core accumulation round fewer times and do
+// better. The bound therefore admits even a serial summation with 2.5x margin, yet rejects a kernel
+// that drops one k-tile of 64 out of K = 4096: that is off by about sqrt(64/4096) = 0.125, while
+// tol(f16, f16-accumulate, 4096) = 0.032 and tol(f32, f32, 4096) = 3.9e-6.
+// Unit roundoffs: f32 2^-24, f16 2^-11, bf16 2^-8.
+//
+// Inputs (the f16/bf16 values themselves) are exact in the reference, so input rounding does
+// not count against a kernel. cuBLAS at the same precision is held to the same bound; the GPU
+// test suite checks that it passes, so the bound is known to be attainable.
+#pragma once
+
+#include <cstdint>
+
+#include "core/types.hpp"
+
+namespace gemmbench {
+
+double unit_roundoff(DType d);
+double unit_roundoff(Accum a);
+double verification_tolerance(DType dtype, Accum accum, int64_t k);
+
+// Relative errors are taken against max(|r|, floor) with floor = kRelErrorFloor * rms(R), so that
+// elements whose reference is near zero do not dominate max_rel.
+inline constexpr double kRelErrorFloor = 0.1;
+
+struct ErrorStats {
+  bool computed = false;     // false when verification was skipped (--no-verify)
+  double max_abs = 0;        // max |C - R|
+  double max_rel = 0;        // max |C - R| / max(|R|, floor)
+  double normwise = 0;       // ||C - R||_F / ||R||_F (0 when R == 0 and C == R)
+  int64_t nonfinite = 0;     // NaN or Inf elements in C (unwritten elements stay NaN)
+  double tolerance = 0;      // the bound `normwise` is held to
+};
+
+// True when the case passes: every element finite and normwise <= tolerance. NaN fails.
+bool verification_passed(const ErrorStats& e);
+
+}  // namespace gemmbench

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/types.hpp"
+#include "registry.hpp"
+
+using namespace gemmbench;
+
+TEST(Registry, FoundationKernelsAreRegistered) {
+  const auto& reg = KernelRegistry::instance();
+  for (const char* name : {"sgemm_naive", "sgemm_coalesced"}) ASSERT_NE(reg.find(name), nullptr) << name;
+  EXPECT_EQ(reg.find("no_such_kernel"), nullptr);
+}
+
+TEST(Registry, EveryEntryIsWellFormed) {
+  const auto all = KernelRegistry::instance().all();
+  ASSERT_FALSE(all.empty());
+  std::set<std::string> names;
+  for (const KernelInfo* k : all) {
+    SCOPED_TRACE(k->name);
+    EXPECT_TRUE(names.insert(k->name).second) << "duplicate name";
+    EXPECT_TRUE(k->family == "sgemm" || k->family == "hgemm") << k->family;
+    EXPECT_EQ(k->name.rfind(k->family + "_", 0), 0u) << "names start with their family";
+    EXPECT_GE(k->rung, 1);
+    EXPECT_GE(k->min_sm, 50);
+    EXPECT_FALSE(k->summary.empty());
+    EXPECT_TRUE(static_cast<bool>(k->launch));
+    // The native (first) accumulate type is valid for the native dtype, and every declared
+    // accumulate type is valid for at least one declared dtype.
+    EXPECT_TRUE(accum_valid_for(k->dtypes[0], k->accums[0]));
+    for (Accum a : k->accums)
+      EXPECT_TRUE(std::any_of(k->dtypes.begin(), k->dtypes.end(), [&](DType d) { return accum_valid_for(d, a); }));
+    if (k->family == "sgemm") EXPECT_EQ(k->dtypes, std::vector<DType>{DType::f32});
+    if (k->family == "hgemm") EXPECT_NE(std::find(k->dtypes.begin(), k->dtypes.end(), DType::f16), k->dtypes.end());
+  }
+}
+
+TEST(Registry, SortedByFamilyThenRung) {
+  const auto all = KernelRegistry::instance().all();
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i - 1]->family == all[i]->family) EXPECT_LE(all[i - 1]->rung, all[i]->rung);
+}
+
+TEST(Registry, EachFamilyLadderStartsAtRungOne) {
+  std::map<std::string, int> lowest;
+  for (const KernelInfo* k : KernelRegistry::instance().all())
+    lowest[k->family] = lowest.count(k->family) ? std::min(lowest[k->family], k->rung) : k->rung;
+  for (const auto& [family, rung] : lowest) EXPECT_EQ(rung, 1) << family;
+}
+
+TEST(Registry, WhyUnsupportedChecksDeclaredFieldsAndSm) {
+  const KernelInfo* k = KernelRegistry::instance().find("sgemm_naive");
+  ASSERT_NE(k, nullptr);
+  DeviceCaps h100;
+  h100.sm = 90;
+  GemmProblem p{37, 53, 71, Layout::nn, DType::f32, Accum::f32, 1.0, 0.0};
+  EXPECT_EQ(why_unsupported(*k, p, h100), "");
+  p.dtype = DType::f16;
+  EXPECT_NE(why_unsupported(*k, p, h100).find("dtype f16"), std::string::npos);
+  p.dtype = DType::f32;
+  DeviceCaps old;
+  old.sm = 35;
+  EXPECT_NE(why_unsupported(*k, p, old).find("needs sm_50"), std::string::npos);
+}
+
+TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.num_sms = 132;
+  h100.smem_per_block_optin = 227 * 1024;
+  for (const KernelInfo* k : KernelRegistry::instance().all())
+    for (Layout l : k->layouts)
+      for (auto [m, n, kk] : {std::tuple{1, 1, 1}, std::tuple{37, 53, 71}, std::tuple{4096, 4096, 4096}}) {
+        GemmProblem p{m, n, kk, l, k->dtypes[0], k->accums[0], 1.0, 0.0};
+        EXPECT_NO_THROW(why_unsupported(*k, p, h100)) << k->name;
+      }
+}
+
+TEST(Registry, MalformedRegistrationsAreRejected) {
+  EXPECT_DEATH(
+      {
+        KernelRegistry reg;
+        reg.add(KernelInfo{"Bad-Name", "sgemm", 1, "x", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {},
+                           [](const GemmArgs&, cudaStream_t) {}});
+      },
+      "lower-case");
+  EXPECT_DEATH(
+      {
+        KernelRegistry reg;
+        reg.add(KernelInfo{"cublas", "sgemm", 1, "x", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {},
+                           [](const GemmArgs&, cudaStream_t) {}});
+      },
+      "reserved");
+}
