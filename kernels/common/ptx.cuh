@@ -1,0 +1,108 @@
+// The PTX instructions gemmbench's kernels use, wrapped once (STYLE.md). Each wrapper states the
+// operand layout beside it; kernels call these and never write inline asm of their own.
+#pragma once
+
+#include <cstdint>
+#include <cuda_fp16.h>
+
+namespace gemmbench::ptx {
+
+// Shared-memory address of a generic pointer, as the 32-bit value PTX .shared operands expect.
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- cp.async (sm_80+): global -> shared without passing through registers -----------------
+// cp.async.cg.shared.global [dst], [src], 16, src_bytes: copies src_bytes (0..16) and zero-fills
+// the rest of the 16 bytes, so an out-of-bounds row is copied as zeros with src_bytes = 0 (src
+// must still be a valid address; pass the tensor's base pointer).
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes = 16) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem_dst)),
+               "l"(gmem_src), "r"(src_bytes));
+}
+// 4-byte variant (.ca: .cg only takes 16), for operands whose rows are not 16-byte aligned.
+__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src, int src_bytes = 4) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(smem_dst)),
+               "l"(gmem_src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Wait until at most N committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// ---- ldmatrix (sm_75+): shared -> registers, 8x8 b16 matrices ------------------------------
+// Threads 8i..8i+7 give the addresses of the 8 rows (16 bytes each) of matrix i. Without .trans,
+// thread t receives, for each matrix, the pair (row t/4, cols 2*(t%4), 2*(t%4)+1) packed in one
+// 32-bit register; with .trans it receives (rows 2*(t%4), 2*(t%4)+1 of col t/4), i.e. the same
+// fragment of the transposed matrix.
+__device__ __forceinline__ void ldmatrix_x1(uint32_t& r0, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+               : "=r"(r0) : "r"(smem_u32(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x2(uint32_t& r0, uint32_t& r1, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r0), "=r"(r1) : "r"(smem_u32(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
+                                            const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(smem_u32(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x1_trans(uint32_t& r0, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+               : "=r"(r0) : "r"(smem_u32(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t& r0, uint32_t& r1, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r0), "=r"(r1) : "r"(smem_u32(smem_row)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t& r0, uint32_t& r1, uint32_t& r2,
+                                                  uint32_t& r3, const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(smem_u32(smem_row)));
+}
+
+// ---- mma.sync m16n8k16 (sm_80+) ------------------------------------------------------------
+// A fragment (16x16, row-major): a0..a3, each two halves; groupID g = lane/4, t = lane%4:
+//   a0 = A[g][2t..2t+1], a1 = A[g+8][2t..2t+1], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..].
+// B fragment (16x8, "col"): b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g].
+// C/D fragment (16x8): c0,c1 = C[g][2t..2t+1], c2,c3 = C[g+8][2t..2t+1]
+//   (f32 accumulate: four floats; f16 accumulate: two registers of two halves each).
+__device__ __forceinline__ void mma_m16n8k16_f32(float (&d)[4], const uint32_t (&a)[4],
+                                                 const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_m16n8k16_f16(uint32_t (&d)[2], const uint32_t (&a)[4],
+                                                 const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
+      "{%0,%1};\n"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// ---- Variants on 32-bit shared addresses ------------------------------------------------------
+// Same instructions as above; the kernel keeps shared addresses as uint32_t (a stage base plus
+// per-lane offsets computed once), so no generic->shared conversion sits in the mainloop.
+__device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src),
+               "r"(src_bytes));
+}
+// Operand layout as ldmatrix_x4 / ldmatrix_x4_trans above: lanes 8i..8i+7 address the 8 rows of
+// matrix i, register ri receives matrix i.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_row));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_row));
+}
+
+}  // namespace gemmbench::ptx

@@ -1,0 +1,338 @@
+// The Hopper (sm_90a) PTX gemmbench's kernels use, wrapped once (STYLE.md), with the operand
+// layouts beside each wrapper: the wgmma shared-memory matrix descriptor, wgmma.mma_async and its
+// fence/commit/wait, mbarrier, the TMA tensor copy (cp.async.bulk.tensor, with cluster
+// multicast), cluster barriers and setmaxnreg.
+//
+// wgmma and setmaxnreg exist only in the arch-specific sm_90a target, so the device wrappers are
+// compiled only in that pass (GEMMBENCH_SM90A below). A kernel that uses them wraps its body in
+// `#if GEMMBENCH_SM90A` and traps in every other pass (sm_80, plain sm_90, the host pass); its
+// supports() tells the runner which image the driver picked (see kernels/hgemm/sm90.cu).
+// The descriptor encoding is host+device so that a host test can check it.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (a type only: nothing here links against libcuda)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "common/hd.hpp"
+
+// nvcc defines __CUDA_ARCH_FEAT_SM90_ALL only in the -gencode arch=compute_90a pass (checked with
+// nvcc 13.0: absent for compute_90 and compute_80, and in the host pass).
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GEMMBENCH_SM90A 1
+#else
+#define GEMMBENCH_SM90A 0
+#endif
+
+namespace gemmbench::sm90 {
+
+// ---- wgmma shared-memory matrix descriptor (64 bits) -----------------------------------------
+// PTX ISA "Matrix Descriptor Format" (asynchronous warpgroup-level matrix shared memory layout):
+//   bits  0-13  start address >> 4          (shared-window byte address, 16-byte units)
+//   bits 16-29  leading dimension byte offset >> 4
+//   bits 32-45  stride dimension byte offset >> 4
+//   bits 49-51  matrix base offset           (0 when the start sits in the first 128 B of a
+//                                              1024-byte-aligned swizzle pattern)
+//   bits 62-63  swizzle mode: 0 none, 1 = 128B, 2 = 64B, 3 = 32B
+// This helper describes a K-major operand stored as TMA's SWIZZLE_128B writes it: rows of 64
+// 16-bit elements (128 B) back to back, the 16-byte chunk c of row r at chunk c ^ (r % 8), the
+// tile starting on a 1024-byte boundary. The canonical unit is 8 rows x 128 B (1024 B); SBO is
+// the distance between consecutive 8-row groups along M/N (1024 B). LBO is not used by swizzled
+// K-major layouts whose K extent per instruction (16 elements = 32 B) stays inside one 128-byte
+// row; it is set to 1 as CUTLASS does. Advancing K by 16 elements inside the 128-byte row adds
+// 32 B to the start address (+2 in the encoded field): the hardware applies the XOR swizzle to
+// the final address bits, which is why the tile must be 1024-byte aligned.
+inline constexpr uint64_t kWgmmaDescSwizzle128B = uint64_t(1) << 62;
+inline constexpr uint32_t kSw128RowBytes = 128;    // one row of the swizzle atom
+inline constexpr uint32_t kSw128AtomBytes = 1024;  // 8 rows: the unit SBO steps over
+
+GB_HD constexpr uint64_t wgmma_desc_sw128_kmajor(uint32_t smem_addr) {
+  return kWgmmaDescSwizzle128B                     // 128-byte swizzle
+         | (uint64_t(kSw128AtomBytes >> 4) << 32)  // SBO = 1024 B
+         | (uint64_t(1) << 16)                     // LBO: unused here, 1 by convention
+         | uint64_t((smem_addr & 0x3FFFFu) >> 4);  // start address
+}
+// The descriptor of the same tile advanced by `bytes` along K inside the 128-byte row
+// (bytes = 32 * k for the k-th k16 step of 16-bit elements).
+GB_HD constexpr uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return desc + uint64_t(bytes >> 4);
+}
+// A tile at shared offset 0x400: start 0x40, LBO 1, SBO 64 (1024 B), swizzle mode 1 (128B).
+static_assert(wgmma_desc_sw128_kmajor(0x400) == 0x4000004000010040ull, "descriptor layout");
+static_assert(wgmma_desc_advance(wgmma_desc_sw128_kmajor(0x400), 32) == 0x4000004000010042ull,
+              "k16 step inside the 128-byte row: +32 B");
+
+#if GEMMBENCH_SM90A
+
+// ---- Cluster -------------------------------------------------------------------------------
+// Rank of this CTA in its cluster (0 .. cluster size - 1).
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Whole-cluster barrier: every thread of every CTA of the cluster arrives, then waits. Release/
+// acquire order each thread's earlier shared-memory accesses (and mbarrier inits, after
+// fence_barrier_init) before its peers' later ones. `.aligned`: all threads of a warp execute it
+// together.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+
+// ---- Fences --------------------------------------------------------------------------------
+// Makes mbarrier.init visible to the other CTAs of the cluster and to the async proxy (TMA
+// complete_tx); follow it with a CTA or cluster barrier before anyone uses the barriers.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// Orders this thread's generic-proxy shared-memory accesses before later async-proxy ones (TMA,
+// wgmma operand reads) that a barrier makes depend on them.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// ---- mbarrier (64-bit object in shared memory; `bar` is its shared-window address) ----------
+// A phase completes when its pending arrival count reaches 0 AND its transaction count (bytes
+// announced by expect_tx minus bytes delivered by complete_tx) is 0; the barrier then moves to
+// the next phase, whose parity is the opposite bit.
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// One arrival, and `bytes` more expected from complete_tx (TMA) in the current phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+// One arrival on this CTA's barrier (release: this thread's earlier accesses happen before).
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival on the barrier at the same shared offset in CTA `cta` of the cluster (mapa turns the
+// local address into that CTA's shared::cluster address; `cta` may be this CTA's own rank).
+// Default semantics (release at CTA scope), as CUTLASS's ClusterBarrier uses: the arrival only
+// has to follow the completion of this warpgroup's wgmma reads (wgmma_wait_group), not publish
+// generic stores. `.release.cluster` would cost a MEMBAR.ALL.GPU per arrival (seen in SASS),
+// which stalls the warp that must issue the next wgmma.
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+}
+// True once the phase with parity `parity` has completed, i.e. while the barrier's current phase
+// has the other parity. A fresh barrier is in phase 0, so waiting on parity 1 returns at once
+// (the "phase before the first" counts as complete): that is how a producer treats every slot of
+// a new ring as free.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
+  while (!mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// ---- TMA: cp.async.bulk.tensor, 2D tile, global -> shared ----------------------------------
+// Copies the box the tensor map declares (boxDim[0] elements along the contiguous dimension x
+// boxDim[1] rows) whose first element is at coordinates (c0 = along the contiguous dimension,
+// c1 = row), in elements, into shared memory at `dst` laid out as the map's swizzle mode says.
+// Elements outside the tensor are written as zeros and still count as delivered bytes, so the
+// barrier's expected bytes are always the full box. Completion: complete_tx of the box's bytes
+// on the mbarrier `bar`. `dst` must be 128-byte aligned (1024 for SWIZZLE_128B to keep the
+// pattern's phase).
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+// The same box delivered to every CTA whose bit is set in `cta_mask` (bit i = cluster rank i),
+// at the same shared offset `dst` in each, completing on the mbarrier at offset `bar` in each.
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
+                                                      uint32_t bar, uint16_t cta_mask, int c0,
+                                                      int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "h"(cta_mask), "r"(c0), "r"(c1)
+      : "memory");
+}
+// Pulls a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache early.
+__device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// ---- setmaxnreg: move registers between warpgroups ------------------------------------------
+// Every warp of the warpgroup executes it (.sync.aligned), in a warpgroup-uniform branch; it
+// takes effect only in a kernel with a register cap at entry (__launch_bounds__(threads, 1)).
+// REGS is a multiple of 8 in [24, 256].
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(REGS % 8 == 0 && REGS >= 24 && REGS <= 256, "setmaxnreg takes 24..256, step 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(REGS % 8 == 0 && REGS >= 24 && REGS <= 256, "setmaxnreg takes 24..256, step 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// ---- wgmma.mma_async: fence / commit / wait -------------------------------------------------
+// All 128 threads of the warpgroup execute each of these together (.sync.aligned).
+// wgmma_fence: orders earlier register accesses (the epilogue reading the accumulators, their
+// zeroing) before the next wgmma.mma_async that uses those registers.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+// Closes the group of wgmma.mma_async issued since the last commit.
+__device__ __forceinline__ void wgmma_commit_group() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most N committed groups are pending: after wgmma_wait_group<N>(), every group
+// but the newest N has finished reading shared memory and writing its accumulators.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Compiler-only fence on one accumulator register: the empty volatile asm "rewrites" it, so the
+// compiler neither reads it before an earlier wgmma_wait_group nor moves writes across it.
+__device__ __forceinline__ void fence_operand(float& r) {
+  asm volatile("" : "+f"(r)::"memory");
+}
+__device__ __forceinline__ void fence_operand(uint32_t& r) {
+  asm volatile("" : "+r"(r)::"memory");
+}
+
+// ---- wgmma.mma_async m64nNk16, A and B from shared memory (both K-major) -------------------
+// D(64 x N) (+)= A(64 x 16) * B(16 x N), issued by one warpgroup. desc_a describes A, 64 rows of
+// K-major data; desc_b describes B as N rows of K-major data (imm-trans-a = imm-trans-b = 0).
+// scale_d = 0 ignores D's old value (D = A*B: no zeroing needed), 1 accumulates.
+// Accumulator fragment (CUTLASS CLayout_64xN): thread t of the warpgroup, warp w = t / 32,
+// g = (t % 32) / 4, q = t % 4. f32: d[4*j + 2*h + e] = D[16*w + 8*h + g][8*j + 2*q + e]
+// (j < N/8, h, e in {0,1}). f16: register d[2*j + h] packs the same two elements (e = 0 in the
+// low half, e = 1 in the high half).
+#define GB_WGMMA_REGS_32                                                           \
+  "{"                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}"
+#define GB_WGMMA_REGS_64                                                             \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+  "}"
+#define GB_WGMMA_REGS_128                                                                          \
+  "{"                                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "               \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "               \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "               \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "               \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "               \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}"
+#define GB_WGMMA_F8(d, i)                                                                         \
+  "+f"(d[i + 0]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GB_WGMMA_F32(d, i) \
+  GB_WGMMA_F8(d, i), GB_WGMMA_F8(d, i + 8), GB_WGMMA_F8(d, i + 16), GB_WGMMA_F8(d, i + 24)
+#define GB_WGMMA_R8(d, i)                                                                         \
+  "+r"(d[i + 0]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
+      "+r"(d[i + 6]), "+r"(d[i + 7])
+#define GB_WGMMA_R32(d, i) \
+  GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8), GB_WGMMA_R8(d, i + 16), GB_WGMMA_R8(d, i + 24)
+
+// f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 128 or 256.
+template <int N, class T>
+__device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
+                                                 uint64_t desc_b, int scale_d) {
+  static_assert(N == 128 || N == 256, "wrapped shapes: m64n128k16, m64n256k16");
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
+  if constexpr (N == 256 && std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GB_WGMMA_REGS_128
+        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64), GB_WGMMA_F32(d, 96)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else if constexpr (N == 256) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GB_WGMMA_REGS_128
+        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64), GB_WGMMA_F32(d, 96)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else if constexpr (std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " GB_WGMMA_REGS_64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " GB_WGMMA_REGS_64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+}
+
+// f16 accumulate (f16 inputs only); each register packs two halves; N = 128 or 256.
+template <int N>
+__device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t desc_a,
+                                                 uint64_t desc_b, int scale_d) {
+  static_assert(N == 128 || N == 256, "wrapped shapes: m64n128k16, m64n256k16");
+  if constexpr (N == 256) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16 " GB_WGMMA_REGS_64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_R32(d, 0), GB_WGMMA_R32(d, 32)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16 " GB_WGMMA_REGS_32
+        ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : GB_WGMMA_R32(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  }
+}
+
+#undef GB_WGMMA_REGS_32
+#undef GB_WGMMA_REGS_64
+#undef GB_WGMMA_REGS_128
+#undef GB_WGMMA_F8
+#undef GB_WGMMA_F32
+#undef GB_WGMMA_R8
+#undef GB_WGMMA_R32
+
+#endif  // GEMMBENCH_SM90A
+
+}  // namespace gemmbench::sm90

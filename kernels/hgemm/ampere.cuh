@@ -1,0 +1,509 @@
+// The Ampere-class HGEMM kernel template behind hgemm_tn (rung 3) and hgemm_nn / hgemm_nt /
+// hgemm_tt (rung 4). Seed 000 walks through the CuTe tutorial kernel this is written after
+// (sgemm_sm80.cu, TN HGEMM); seed 002 gives ldmatrix .trans, seed 003 the rasterization.
+//
+// What it adds over hgemm_mma (rung 2), and why each piece helps:
+//   - cp.async 16-byte global->shared copies: the loads bypass the register file and run
+//     asynchronously, so the warps issue the next tiles' loads and keep computing.
+//   - a STAGES-deep shared-memory ring (cp.async groups, one per k-tile): STAGES-1 tiles are in
+//     flight while one is consumed, which hides global-memory latency (seed 000, 3.4 / 3.9).
+//   - register double-buffering across the BK/16 k-steps of a tile: the ldmatrix of step kk+1
+//     (or of the next tile's step 0) is issued before the mma of step kk, overlapping s2r with
+//     mma the way seed 000 section 3.9 overlaps g2s, s2r and mma.
+//   - an XOR swizzle instead of padding (Swizzle<3,3,3> for 128-byte rows, Swizzle<2,3,3> for
+//     64-byte rows, see ampere_index.hpp): both the cp.async stores and the ldmatrix loads hit 8
+//     distinct 16-byte bank groups per 8 lanes, i.e. no bank conflicts, with no wasted smem.
+//   - threadblock rasterization (raster.hpp, seed 003): CTAs resident together work on nearby
+//     C tiles and share A and B in L2.
+//   - an epilogue that stages C through shared memory so the stores of the column-major C go
+//     along M in 16-byte pieces, with alpha/beta in float (and C read only when beta != 0).
+//   - MN-major operands (NN/NT/TT) land in shared memory unchanged (M or N contiguous, 64-wide
+//     swizzled blocks) and are read with ldmatrix .trans, which hands each thread the same
+//     fragment mma expects from a K-major tile (seed 002).
+//
+// Tile parameters (AmpereTile): BM x BN x BK CTA tile, WARPS_M x WARPS_N warps (each WM x WN =
+// BM/WARPS_M x BN/WARPS_N, i.e. (WM/16) x (WN/8) mma m16n8k16 tiles), STAGES pipeline stages.
+// Shared memory: STAGES * (BM + BN) * BK * 2 bytes (dynamic, > 48 KB opted in once per kernel).
+//
+// Constraints (runtime, see ampere_supports): every K-contiguous operand needs K % 8 == 0,
+// every M-contiguous A needs M % 8 == 0 and every N-contiguous B needs N % 8 == 0, because
+// rows are moved in 16-byte (8-half) cp.async pieces that must be 16-byte aligned and either
+// wholly inside or wholly outside the matrix. Any M, N, K >= 1 otherwise: edge tiles are
+// zero-filled (cp.async src-size 0) and the C stores are guarded; K need not be a multiple of BK.
+// Measured: pending H100 run.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "common/ptx.cuh"
+#include "common/raster.hpp"
+#include "hgemm/ampere_index.hpp"
+#include "hgemm/fragments.cuh"
+#include "registry.hpp"
+
+namespace gemmbench::hgemm {
+
+// Largest rasterization width handed to raster_log_tile (CUTLASS's
+// GemmIdentityThreadblockSwizzle<8>).
+inline constexpr int kRasterMaxSwizzle = 8;
+
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_>
+struct AmpereTile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_;
+  static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
+  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int WM = BM / WARPS_M;  // warp tile rows
+  static constexpr int WN = BN / WARPS_N;  // warp tile columns
+  static constexpr int MI = WM / 16;       // m16 tiles per warp = A ldmatrix.x4 blocks
+  static constexpr int NI = WN / 8;        // n8 tiles per warp
+  static constexpr int NB = WN / 16;       // B ldmatrix.x4 blocks (two n8 tiles each)
+  static constexpr int KI = BK / 16;       // k16 steps per k-tile
+  static constexpr int PIPE_BYTES = STAGES * (BM + BN) * BK * 2;
+
+  static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "the warps must split the CTA tile evenly");
+  static_assert(WM % 16 == 0,
+                "a warp's rows must be whole m16 mma tiles (and A ldmatrix.x4 blocks)");
+  static_assert(WN % 16 == 0,
+                "a warp's columns must be whole pairs of n8 mma tiles (B ldmatrix.x4)");
+  static_assert(KI >= 2,
+                "BK must be >= 32: the mainloop refills the stage read in the previous k-tile at "
+                "step 0, which is safe only after that tile's last-step barrier, i.e. KI >= 2");
+  static_assert(KI % 2 == 0,
+                "BK/16 must be even: the next k-tile's step 0 is loaded into register buffer "
+                "KI % 2, which step 0 reads as buffer 0");
+  static_assert(STAGES >= 2,
+                "the cp.async ring needs at least 2 stages to overlap copy and compute");
+  static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
+};
+
+// The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to: the best
+// guess for H100 before measuring, the CTA shape of CUTLASS's fastest mma.sync f16 GEMMs.
+// 8 warps of 64x64 (32 mma per k16 step per warp for 8 ldmatrix.x4), 4 stages in 96 KB of
+// shared memory, one CTA per SM (~230 registers per thread with f32 accumulators).
+using AmpereDefault = AmpereTile<128, 256, 32, 2, 4, 4>;
+
+struct AmpereParams {
+  int m, n, k;
+  const __half* a;  // op(A), layout-dependent, lda packed
+  const __half* b;  // op(B), layout-dependent, ldb packed
+  __half* c;        // (M,N) column-major
+  float alpha, beta;
+  int tiles_m, tiles_n, log_tile;
+};
+
+// One operand's global->shared copy state for one thread: CopyMap says which chunks it moves.
+// A K-major operand is stored (rows_total, K) with ld = K; an MN-major one (K, rows_total) with
+// ld = rows_total. Rows outside the matrix and k beyond K are zero-filled (src-size 0, source
+// address = the tensor's base so it is always valid).
+template <int ROWS, int BK, int THREADS, bool K_MAJOR>
+struct OperandCopy {
+  using Map = CopyMap<ROWS, BK, THREADS, K_MAJOR>;
+  const __half* base;   // tensor start: the valid address behind zero-fill copies
+  const __half* src;    // iteration-0 chunk of the next k-tile to copy
+  int64_t line_stride;  // elements between a thread's iterations
+  int64_t tile_stride;  // elements between k-tiles
+  uint32_t smem_off;    // bytes, iteration-0 chunk within a stage
+  int lines_left;       // K-major: rows left from the iteration-0 row; MN-major: k-rows left
+  int k_left;           // K-major: K minus the next tile's chunk k (chunk valid while > 0)
+  bool chunk_ok;        // MN-major: the chunk's 8 elements along M/N lie inside the matrix
+
+  __device__ __forceinline__ OperandCopy(const __half* tensor, int rows_total, int K, int row0,
+                                         int tid) {
+    const RowK c = Map::start(tid);
+    base = tensor;
+    smem_off = 2u * SmemTile<ROWS, BK, K_MAJOR>::offset(c.row, c.k);
+    if constexpr (K_MAJOR) {
+      src = tensor + int64_t(row0 + c.row) * K + c.k;
+      line_stride = int64_t(Map::kStep) * K;
+      tile_stride = BK;
+      lines_left = rows_total - (row0 + c.row);
+      k_left = K - c.k;
+      chunk_ok = true;
+    } else {
+      src = tensor + int64_t(c.k) * rows_total + row0 + c.row;
+      line_stride = int64_t(Map::kStep) * rows_total;
+      tile_stride = int64_t(BK) * rows_total;
+      lines_left = K - c.k;
+      k_left = 0;
+      chunk_ok = row0 + c.row < rows_total;
+    }
+  }
+
+  // Copy the next k-tile into the stage at shared address `stage` and move on to the one after.
+  __device__ __forceinline__ void copy_next(uint32_t stage) {
+#pragma unroll
+    for (int i = 0; i < Map::kIters; ++i) {
+      const bool ok = K_MAJOR ? (i * Map::kStep < lines_left && k_left > 0)
+                              : (chunk_ok && i * Map::kStep < lines_left);
+      const __half* g = ok ? src + i * line_stride : base;
+      ptx::cp_async_16(stage + smem_off + 2u * i * Map::kSmemStep, g, ok ? 16 : 0);
+    }
+    src += tile_stride;
+    if constexpr (K_MAJOR) {
+      k_left -= BK;
+    } else {
+      lines_left -= BK;
+    }
+  }
+};
+
+// Load one k-step's fragments of a warp's operand slab: BLOCKS ldmatrix.x4 (16 rows x 16 k
+// each); .trans for an MN-major tile. `lane_base` are the LdsmOffsets bases as shared addresses
+// of the current stage.
+template <class Off, bool K_MAJOR, int BLOCKS>
+__device__ __forceinline__ void load_fragments(uint32_t (&frag)[BLOCKS][4],
+                                               const uint32_t (&lane_base)[Off::kBases], int kk) {
+#pragma unroll
+  for (int b = 0; b < BLOCKS; ++b) {
+    const uint32_t addr = lane_base[Off::base_index(b, kk)] + 2u * Off::const_offset(b, kk);
+    if constexpr (K_MAJOR) {
+      ptx::ldmatrix_x4(frag[b], addr);
+    } else {
+      ptx::ldmatrix_x4_trans(frag[b], addr);
+    }
+  }
+}
+
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
+struct AmpereKernel {
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  static constexpr int THREADS = Cfg::THREADS, WM = Cfg::WM, WN = Cfg::WN;
+  static constexpr int MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB, KI = Cfg::KI;
+  using TileA = SmemTile<BM, BK, A_K_MAJOR>;
+  using TileB = SmemTile<BN, BK, B_K_MAJOR>;
+  using CopyA = OperandCopy<BM, BK, THREADS, A_K_MAJOR>;
+  using CopyB = OperandCopy<BN, BK, THREADS, B_K_MAJOR>;
+  using OffA = LdsmOffsets<BM, BK, A_K_MAJOR, true, MI>;   // registers = mma a0..a3
+  using OffB = LdsmOffsets<BN, BK, B_K_MAJOR, false, NB>;  // registers = {b0,b1} x 2 n8 tiles
+  static constexpr int STAGE_BYTES_A = TileA::kElems * 2;
+  static constexpr int STAGE_BYTES_B = TileB::kElems * 2;
+
+  // Epilogue staging: the fewest passes (over each warp's n8 tiles) whose (BM, BN/PASSES)
+  // column-major AccT tile fits in the pipeline's shared memory, which it reuses.
+  static constexpr int ACC_BYTES = int(sizeof(AccT));
+  static constexpr int staging_bytes(int passes) {
+    return (BN / passes) * (BM + 16 / ACC_BYTES) * ACC_BYTES;
+  }
+  static constexpr int pick_passes() {
+    for (int p = 1; p <= NI; p *= 2) {
+      if (NI % p == 0 && staging_bytes(p) <= Cfg::PIPE_BYTES) return p;
+    }
+    return 0;
+  }
+  static constexpr int PASSES = pick_passes();
+  static_assert(PASSES > 0, "the epilogue staging tile must fit in the pipeline's shared memory");
+  using Stage = StageMap<BM, WN, PASSES, ACC_BYTES>;
+  static constexpr int SC = BN / PASSES;  // staged columns per pass
+  static constexpr int STORE_ITERS = (BM / 8) * SC / THREADS;
+  static_assert((BM / 8) * SC % THREADS == 0,
+                "the staged tile's 16-byte column pieces must split evenly over the threads");
+  static constexpr int SMEM_BYTES = Cfg::PIPE_BYTES;
+};
+
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
+__global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const AmpereParams p) {
+  using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  constexpr int WM = Cfg::WM, WN = Cfg::WN, MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB;
+  constexpr int KI = Cfg::KI, THREADS = Cfg::THREADS;
+
+  const TileCoord tile = raster_tile(int(blockIdx.x), int(blockIdx.y), p.log_tile);
+  if (!raster_tile_valid(tile, p.tiles_m, p.tiles_n)) return;  // no-op CTA of the last grid column
+  const int m0 = tile.m * BM;
+  const int n0 = tile.n * BN;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  // A stages: (BM,BK) K-major or (BK,BM) M-major; B stages: (BN,BK) K-major or (BK,BN) N-major.
+  const uint32_t sA = ptx::smem_u32(smem);             // (STAGES, A tile) swizzled
+  const uint32_t sB = sA + STAGES * K::STAGE_BYTES_A;  // (STAGES, B tile) swizzled
+
+  const int tid = int(threadIdx.x);
+  const int lane = tid % 32;
+  const int warp = tid / 32;
+  const int wm = warp % Cfg::WARPS_M;
+  const int wn = warp / Cfg::WARPS_M;
+  const int k_tiles = ceil_div(p.k, BK);
+
+  typename K::CopyA copy_a(p.a, p.m, p.k, m0, tid);  // A tile (BM,BK) -> sA stage
+  typename K::CopyB copy_b(p.b, p.n, p.k, n0, tid);  // B tile (BN,BK) -> sB stage
+
+  // Per-lane ldmatrix row addresses in stage 0 (the stage offset is added per k-tile).
+  uint32_t a_lane[K::OffA::kBases];  // (kBases) smem addr, stage 0
+  uint32_t b_lane[K::OffB::kBases];  // (kBases) smem addr, stage 0
+  {
+    const typename K::OffA off_a(wm * WM, lane);
+    const typename K::OffB off_b(wn * WN, lane);
+#pragma unroll
+    for (int i = 0; i < K::OffA::kBases; ++i) a_lane[i] = sA + 2u * off_a.base[i];
+#pragma unroll
+    for (int i = 0; i < K::OffB::kBases; ++i) b_lane[i] = sB + 2u * off_b.base[i];
+  }
+
+  AccFrag<AccT> acc[MI][NI];  // (WM,WN) warp tile, m16n8 fragments
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) acc[mi][ni].clear();
+  }
+  uint32_t a_frag[2][MI][4];  // (2 bufs, WM,16) A fragments
+  uint32_t b_frag[2][NB][4];  // (2 bufs, WN,16) B fragments, 2 n8 tiles per x4
+
+  // ================================ PROLOGUE ================================
+  // Fill stages 0..STAGES-2 with k-tiles 0..STAGES-2. One commit group per stage even when the
+  // tile does not exist, so "tile t landed" is always "at most STAGES-2 groups pending".
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) {
+      copy_a.copy_next(sA + s * K::STAGE_BYTES_A);
+      copy_b.copy_next(sB + s * K::STAGE_BYTES_B);
+    }
+    ptx::cp_async_commit();
+  }
+
+  int read_stage = 0;            // stage holding k-tile kt
+  int write_stage = STAGES - 1;  // stage receiving k-tile kt + STAGES - 1
+  uint32_t read_off_a = 0, read_off_b = 0;
+
+  auto load_step = [&](int buf, int kk) {
+    uint32_t a_base[K::OffA::kBases];
+    uint32_t b_base[K::OffB::kBases];
+#pragma unroll
+    for (int i = 0; i < K::OffA::kBases; ++i) a_base[i] = a_lane[i] + read_off_a;
+#pragma unroll
+    for (int i = 0; i < K::OffB::kBases; ++i) b_base[i] = b_lane[i] + read_off_b;
+    load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
+    load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
+  };
+
+  if (k_tiles > 0) {
+    ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+    __syncthreads();                   // ... and every other thread's
+    load_step(0, 0);
+  }
+
+  // ================================ MAINLOOP ================================
+  for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+    for (int kk = 0; kk < KI; ++kk) {
+      if (kk == KI - 1) {
+        // Step 0 of the next k-tile is loaded below: move the read stage on and wait for that
+        // tile (groups up to kt+1 complete = at most STAGES-2 pending). The barrier also means
+        // every warp has finished reading k-tile kt's stage (its last fragments were loaded at
+        // step KI-2), which step 0 of k-tile kt+1 refills.
+        read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+        read_off_a = read_stage * K::STAGE_BYTES_A;
+        read_off_b = read_stage * K::STAGE_BYTES_B;
+        ptx::cp_async_wait<STAGES - 2>();
+        __syncthreads();
+      }
+      // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
+      // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
+      // no copy is writing (all real tiles have landed) and the values go unused; loading
+      // unconditionally keeps the compiler from copying registers to preserve the old ones.
+      load_step((kk + 1) % 2, (kk + 1) % KI);
+
+      if (kk == 0) {
+        // g2s: k-tile kt+STAGES-1 into the stage k-tile kt-1 used; every warp finished reading
+        // it before the barrier of tile kt-1's last step.
+        if (kt + STAGES - 1 < k_tiles) {
+          copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
+          copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+        }
+        ptx::cp_async_commit();
+        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+      }
+
+      // mma on step kk.
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni) {
+          // Serpentine over n: consecutive mma share the B fragment at the turn.
+          const int nj = (mi % 2 == 0) ? ni : NI - 1 - ni;
+          const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
+                                 b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
+          acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+        }
+      }
+    }
+  }
+
+  // ================================ EPILOGUE ================================
+  // Stage the accumulators through shared memory (reusing the pipeline's), then write C along
+  // M in 16-byte pieces: D = alpha * acc + beta * C in float, C read only when beta != 0.
+  ptx::cp_async_wait<0>();  // only empty groups can be pending, but leave none behind
+  __syncthreads();          // every warp is done with the pipeline stages
+  AccT* s_c = reinterpret_cast<AccT*>(smem);  // (BM,SC) col-major, ld = Stage::kLd
+  const bool c_vec = p.m % 8 == 0;  // 16-byte C pieces are aligned and wholly inside or outside
+#pragma unroll
+  for (int pass = 0; pass < K::PASSES; ++pass) {
+    constexpr int NIP = NI / K::PASSES;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int j = 0; j < NIP; ++j) {
+        const int ni = pass * NIP + j;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const RowCol rc = acc_coord(lane, i);
+          const int row = wm * WM + mi * 16 + rc.row;
+          const int col = K::Stage::staged_col(wn, ni * 8 + rc.col);
+          s_c[col * K::Stage::kLd + row] = acc[mi][ni].element(i);
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < K::STORE_ITERS; ++it) {
+      const int id = it * THREADS + tid;
+      const int mc = id % (BM / 8);
+      const int sc = id / (BM / 8);
+      const int m = m0 + mc * 8;
+      const int n = n0 + K::Stage::cta_col(sc, pass);
+      if (m >= p.m || n >= p.n) continue;
+      const AccT* src = s_c + sc * K::Stage::kLd + mc * 8;  // (8) staged accumulators along M
+      float v[8];                                           // (8) alpha*acc [+ beta*C] along M
+      if constexpr (sizeof(AccT) == 4) {
+        const float4 lo = *reinterpret_cast<const float4*>(src);
+        const float4 hi = *reinterpret_cast<const float4*>(src + 4);
+        v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w;
+        v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+      } else {
+        const uint4 raw = *reinterpret_cast<const uint4*>(src);
+        const __half* h = reinterpret_cast<const __half*>(&raw);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = __half2float(h[e]);
+      }
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] *= p.alpha;
+      __half* dst = p.c + int64_t(n) * p.m + m;  // (8) C(m..m+7, n), M contiguous
+      if (c_vec) {
+        if (p.beta != 0.f) {
+          const uint4 old = *reinterpret_cast<const uint4*>(dst);
+          const __half* h = reinterpret_cast<const __half*>(&old);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) v[e] = fmaf(p.beta, __half2float(h[e]), v[e]);
+        }
+        uint4 out;
+        __half2* o = reinterpret_cast<__half2*>(&out);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[e] = __floats2half2_rn(v[2 * e], v[2 * e + 1]);
+        *reinterpret_cast<uint4*>(dst) = out;
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          if (m + e < p.m) {
+            const float r = p.beta != 0.f ? fmaf(p.beta, __half2float(dst[e]), v[e]) : v[e];
+            dst[e] = __float2half_rn(r);
+          }
+        }
+      }
+    }
+    if (pass + 1 < K::PASSES) __syncthreads();  // the next pass overwrites the staging tile
+  }
+}
+
+// ---- host side ------------------------------------------------------------------------------
+
+// What the problem must satisfy for layout L (the runner checked dtype/accum/layout already).
+template <class Cfg, Layout L>
+std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) {
+    return "M, N and K must each fit in a 32-bit int";
+  }
+  if (a_is_k_major(L) && p.k % 8 != 0) {
+    return "K must be a multiple of 8: A is K-contiguous here and its rows are copied in 16-byte "
+           "(8 x f16) cp.async pieces";
+  }
+  if (!a_is_k_major(L) && p.m % 8 != 0) {
+    return "M must be a multiple of 8: A is M-contiguous here and its columns are copied in "
+           "16-byte (8 x f16) cp.async pieces";
+  }
+  if (b_is_k_major(L) && p.k % 8 != 0) {
+    return "K must be a multiple of 8: B is K-contiguous here and its columns are copied in "
+           "16-byte (8 x f16) cp.async pieces";
+  }
+  if (!b_is_k_major(L) && p.n % 8 != 0) {
+    return "N must be a multiple of 8: B is N-contiguous here and its rows are copied in 16-byte "
+           "(8 x f16) cp.async pieces";
+  }
+  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(Cfg::PIPE_BYTES)) {
+    return "needs " + std::to_string(Cfg::PIPE_BYTES / 1024) +
+           " KB of shared memory per block, the device allows " +
+           std::to_string(caps.smem_per_block_optin / 1024) + " KB";
+  }
+  const int tiles_n = int((p.n + Cfg::BN - 1) / Cfg::BN);
+  if (raster_grid(1, tiles_n, raster_log_tile(tiles_n, kRasterMaxSwizzle)).y > 65535) {
+    return "N is too large for the grid's y dimension (65535 CTA rows)";
+  }
+  return "";
+}
+
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
+void ampere_run(const GemmArgs& args, cudaStream_t stream) {
+  using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+  const auto kernel = hgemm_ampere_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+  // Opt in to > 48 KB of dynamic shared memory once per kernel (no allocation, nothing on the
+  // timed path after the first call). A failure here shows up as the launch's error.
+  static const bool configured = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::SMEM_BYTES);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                         int(cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)configured;
+
+  const GemmProblem& pr = args.problem;
+  AmpereParams p{};
+  p.m = int(pr.m);
+  p.n = int(pr.n);
+  p.k = int(pr.k);
+  if (p.m == 0 || p.n == 0) return;
+  p.a = static_cast<const __half*>(args.a);
+  p.b = static_cast<const __half*>(args.b);
+  p.c = static_cast<__half*>(args.c);
+  p.alpha = args.alpha;
+  p.beta = args.beta;
+  p.tiles_m = ceil_div(p.m, Cfg::BM);
+  p.tiles_n = ceil_div(p.n, Cfg::BN);
+  p.log_tile = raster_log_tile(p.tiles_n, kRasterMaxSwizzle);
+  const RasterGrid g = raster_grid(p.tiles_m, p.tiles_n, p.log_tile);
+  kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
+}
+
+template <class Cfg, Layout L>
+void ampere_launch(const GemmArgs& args, cudaStream_t stream) {
+  constexpr bool a_k = a_is_k_major(L);
+  constexpr bool b_k = b_is_k_major(L);
+  if (args.problem.accum == Accum::f16) {
+    ampere_run<Cfg, a_k, b_k, __half>(args, stream);
+  } else {
+    ampere_run<Cfg, a_k, b_k, float>(args, stream);
+  }
+}
+
+// Registry entry of one tile configuration in one layout; both accumulate types, f16 native
+// (seed 000's mma.sync ... f16.f16.f16.f16).
+template <class Cfg, Layout L>
+KernelInfo ampere_kernel_info(std::string name, int rung, std::string summary) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "hgemm",
+      .rung = rung,
+      .summary = std::move(summary),
+      .dtypes = {DType::f16},
+      .accums = {Accum::f16, Accum::f32},
+      .layouts = {L},
+      .min_sm = 80,
+      .supports = ampere_supports<Cfg, L>,
+      .launch = ampere_launch<Cfg, L>,
+  };
+}
+
+}  // namespace gemmbench::hgemm

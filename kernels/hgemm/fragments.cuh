@@ -1,0 +1,50 @@
+// mma.sync m16n8k16 accumulator fragments for both accumulate types, shared by hgemm_mma
+// (rung 2) and the Ampere kernel (rungs 3-4). The fragment layout is ptx.cuh's: in thread lane
+// (g = lane/4, t = lane%4) element i sits at (row g + 8*(i/2), col 2t + i%2) of the m16n8 tile
+// (ampere_index.hpp's acc_coord).
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common/ptx.cuh"
+
+namespace gemmbench::hgemm {
+
+// Accumulator fragment of one m16n8 tile, per accumulate type.
+template <class AccT>
+struct AccFrag;
+
+template <>
+struct AccFrag<float> {
+  float v[4];  // c0..c3, (g|g+8, 2t|2t+1), f32
+  __device__ __forceinline__ void clear() {
+    for (float& x : v) x = 0.f;
+  }
+  __device__ __forceinline__ void mma(const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_f32(v, a, b);
+  }
+  __device__ __forceinline__ float element(int i) const { return v[i]; }
+};
+
+template <>
+struct AccFrag<__half> {
+  uint32_t v[2];  // {c0,c1}, {c2,c3} as f16x2, low = even col
+  __device__ __forceinline__ void clear() { v[0] = v[1] = 0u; }
+  __device__ __forceinline__ void mma(const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_f16(v, a, b);
+  }
+  __device__ __forceinline__ __half element(int i) const {
+    return __ushort_as_half(static_cast<unsigned short>(v[i / 2] >> (16 * (i % 2))));
+  }
+};
+
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+
+}  // namespace gemmbench::hgemm

@@ -1,0 +1,49 @@
+// hgemm_tn — HGEMM ladder, rung 3: the seed's full Ampere kernel (seed 000), TN layout.
+//
+// Rung 3 adds to hgemm_mma (rung 2) everything seed 000 takes from CuTe's sgemm_sm80 tutorial:
+// 16-byte cp.async global->shared copies that bypass registers, a STAGES-deep cp.async ring with
+// register double-buffering across k-steps (g2s, s2r and mma of different k-tiles/steps overlap),
+// an XOR-swizzled shared layout (Swizzle<3,3,3> for BK = 64, Swizzle<2,3,3> for BK = 32) that makes
+// both the cp.async stores and the ldmatrix loads bank-conflict free without padding,
+// threadblock rasterization for L2 reuse (seed 003), and an epilogue that stages C through shared
+// memory so the column-major C is written along M in 16-byte pieces. The kernel itself is the
+// template in ampere.cuh (shared with rung 4's layouts); this file registers its TN variants.
+// TN is the layout both operands are K-contiguous in, i.e. exactly mma's row.col operands.
+//
+// Variants (CTA tile BM x BN x BK, warps WARPS_M x WARPS_N, STAGES, shared memory):
+//   hgemm_tn_128x128x64_s3  2x2 warps (64x64 each), 3 stages, 96 KB   seed 000's tile
+//   hgemm_tn_128x128x32_s4  2x2 warps (64x64 each), 4 stages, 64 KB
+//   hgemm_tn_128x256x32_s4  2x4 warps (64x64 each), 4 stages, 96 KB   = hgemm_tn (AmpereDefault)
+//   hgemm_tn_256x128x32_s4  4x2 warps (64x64 each), 4 stages, 96 KB
+//   hgemm_tn_128x256x64_s3  2x4 warps (64x64 each), 3 stages, 144 KB  (no sm_86/89: > 99 KB)
+// Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
+// M, N >= 1, any K >= 1 with K % 8 == 0 (tails zero-filled), any alpha, beta.
+// Measured: pending H100 run.
+#include "hgemm/ampere.cuh"
+
+namespace gemmbench::hgemm {
+namespace {
+
+using Tile128x128x64S3 = AmpereTile<128, 128, 64, 2, 2, 3>;
+using Tile128x128x32S4 = AmpereTile<128, 128, 32, 2, 2, 4>;
+using Tile128x256x32S4 = AmpereTile<128, 256, 32, 2, 4, 4>;
+using Tile256x128x32S4 = AmpereTile<256, 128, 32, 4, 2, 4>;
+using Tile128x256x64S3 = AmpereTile<128, 256, 64, 2, 4, 3>;
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tn>(
+    "hgemm_tn", 3,
+    "Ampere TN: cp.async ring + swizzle + ldmatrix + mma.sync, 128x256x32 s4 (seed 000)"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x64S3, Layout::tn>(
+    "hgemm_tn_128x128x64_s3", 3, "Ampere TN, seed 000's tile: 128x128x64, 4 warps, 3 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x32S4, Layout::tn>(
+    "hgemm_tn_128x128x32_s4", 3, "Ampere TN: 128x128x32, 4 warps, 4 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4, Layout::tn>(
+    "hgemm_tn_128x256x32_s4", 3, "Ampere TN: 128x256x32, 8 warps, 4 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x32S4, Layout::tn>(
+    "hgemm_tn_256x128x32_s4", 3, "Ampere TN: 256x128x32, 8 warps, 4 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3, Layout::tn>(
+    "hgemm_tn_128x256x64_s3", 3, "Ampere TN: 128x256x64, 8 warps, 3 stages (144 KB smem)"));
+
+}  // namespace gemmbench::hgemm

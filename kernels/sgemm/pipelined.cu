@@ -1,0 +1,431 @@
+// sgemm_pipelined — SGEMM ladder, rung 8 (top).
+//
+// Adds a software pipeline to sgemm_warptile. Rung 7 runs copy -> barrier -> compute ->
+// barrier: while a tile is loaded no FFMA issues, and while it is consumed no load is in
+// flight, so global-memory latency is paid on every k-tile. Here the shared tiles have STAGES
+// slots, filled by cp.async (global -> shared without a round trip through registers, sm_80+):
+// while the warps compute on tile kt, tiles kt+1 .. kt+STAGES-1 are already in flight, and one
+// barrier per k-tile both publishes the next tile and frees the slot the copy of tile
+// kt+STAGES-1 overwrites. Inside a tile the fragments are double-buffered in registers: the
+// LDS.128s for step k+1 are issued before the FFMAs of step k, so shared-memory latency hides
+// behind 64+ independent FFMAs. Blocks are rasterized (seed 003, common/raster.hpp) so that
+// blocks resident together share rows of op(A) and columns of op(B) in L2.
+//
+// Why this can approach the FFMA ceiling (128 FP32 lanes/SM/clk on H100): per k-step a thread
+// issues TM*TN = 64 FFMAs against 4 LDS.128 (8 x 8 tile: 16 FFMA per shared load), and each
+// LDS.128 of a warp touches at most 128 contiguous bytes (warp tiling, rung 7), i.e. one
+// wavefront; the global copies are 5 cp.async per thread per 512 FFMAs (128x128x8 tile).
+// __launch_bounds__(256, 2) caps the default at 128 registers so two blocks (16 warps) share an
+// SM and one block's barrier is covered by the other's FFMAs.
+//
+// Shared-memory layout (bank-conflict-free): both tiles k-outer, [STAGES][BK][ROWS + 4]. Rows
+// are 16-byte aligned for LDS.128; the pad makes the row stride 4 (mod 32) words, so the
+// transposing copies of a K-contiguous operand (a warp writes 8 k x 4 columns) land in banks
+// 4k + column, all distinct. The copy of an M/N-contiguous operand is one 16-byte cp.async per
+// float4 (VEC) or one 4-byte cp.async per element; a K-contiguous operand always uses 4-byte
+// cp.async, scattered into the k-outer tile (the transposition rung 6 did through registers).
+// Out-of-range elements are copied with src-size 0 (zero-filled), stores are guarded.
+//
+// Index map (default variant, as rung 7): BM x BN x BK = 128 x 128 x 8, STAGES = 3, warp tile
+// WM x WN = 64 x 32 (2 x 4 warps), thread tile TM x TN = 8 x 8 as 2 x 2 sub-tiles of 4 x 4,
+// lanes LM x LN = 8 x 4. Thread t = 32 w + l owns C rows (w % 2)*64 + q*32 + (l % 8)*4 + i and
+// columns (w / 2)*32 + p*16 + (l / 8)*4 + j, q, p < 2, i, j < 4. Copies per k-tile: op(A) in NN
+// is 256 float4s, thread t takes column-chunk t % 32 of row k = t / 32; op(B) in NN is 1024
+// K-contiguous elements, thread t takes k = t % 8 of columns (t / 8) + 32 i, i < 4.
+//
+// Variants (BM x BN x BK, warp tile, thread tile, threads, STAGES, blocks/SM aimed at):
+//   sgemm_pipelined = sgemm_pipelined_128x128: 128x128x8, 64x32, 8x8, 256, 3, 2 (25 KB smem)
+//   sgemm_pipelined_128x128_k16: 128x128x16, 64x32, 8x8, 256, 2, 2 (half the barriers, 34 KB)
+//   sgemm_pipelined_128x128_w64x64: 128x128x8, 64x64, 8x16, 128, 3, 2 (24 FFMA per LDS.128)
+//   sgemm_pipelined_128x256: 128x256x8, 64x64, 8x16, 256, 3, 1 (up to 255 registers, 38 KB)
+//   sgemm_pipelined_256x128: 256x128x8, 64x64, 16x8, 256, 3, 1 (up to 255 registers, 38 KB)
+//   sgemm_pipelined_128x64: 128x64x8, 64x32, 8x8, 128, 4, 3 (more blocks for mid-size shapes)
+// Layouts: all four; the copies are templated on each operand's major mode, the shared tiles and
+// the inner loop are the same. Constraints: sm_80+ (cp.async). Any M, N, K >= 1: VEC (16-byte
+// copies of an M/N-contiguous operand, float4 C stores) needs ldc and the leading dimension of
+// every M/N-contiguous operand to be multiples of 4 and 16-byte aligned pointers; otherwise the
+// launcher picks the same kernel with VEC = false (4-byte copies, scalar stores).
+// Measured: pending H100 run.
+#include <cstdint>
+
+#include "common/ptx.cuh"
+#include "common/raster.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+// Largest rasterization width (seed 003's GemmIdentityThreadblockSwizzle<8>).
+constexpr int kMaxSwizzle = 8;
+
+// The cp.async copies of one operand's (ROWS,BK) k-tiles into k-outer shared tiles
+// xs[k * LD + r], for one thread. X is op(A) (x = m) or op(B) read as (N,K) (x = n); X(x, k)
+// sits at x * ld + k when K_MAJOR, else at x + k * ld.
+//   WIDE (VEC and M/N-contiguous): 16-byte copies of X(r..r+3, k); a warp copies 512 contiguous
+//     bytes of one k. extent % 4 == 0, so a float4 is wholly in or out.
+//   M/N-contiguous, not VEC: 4-byte copies; a warp copies 32 consecutive elements of one k.
+//   K-contiguous: 4-byte copies; a warp copies 8 consecutive k of 4 rows (four 32-byte sectors)
+//     and writes them to banks 4k + row (LD = 4 mod 32): the transposition is conflict-free.
+// Copy i of a thread covers tile element (r0 + dr(i), k0 + dk(i)): (r0, k0) from the thread
+// index, (dr, dk) compile-time. Each row a thread copies from keeps its own source pointer (a
+// K-contiguous row's BK/8 blocks of 8 k are immediate offsets from it), so a k-tile costs one
+// cp.async per copy and one increment per pointer, with no predicate: rows past the extent are
+// clamped to the last row (they only feed rows or columns of C that are never stored, so their
+// values do not matter, but their addresses stay inside the tensor), and only the last k-tile,
+// when K % BK != 0, tests k (issue_partial: src-size 0 zero-fills k >= K, whose products would
+// otherwise reach valid C elements).
+template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
+struct TileCopy {
+  static constexpr bool WIDE = VEC && !K_MAJOR;
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int KB = BK / 8;  // K_MAJOR: blocks of 8 k in a tile row
+  static constexpr int COPIES = ROWS * BK / (WIDE ? 4 : 1) / THREADS;
+  static constexpr int POINTERS = K_MAJOR ? COPIES / KB : COPIES;
+  static_assert(ROWS * BK % ((WIDE ? 4 : 1) * THREADS) == 0,
+                "every thread copies the same number of elements");
+  static_assert(!WIDE || THREADS % (ROWS / 4) == 0,
+                "WIDE copies: a thread keeps its float4 column, so ROWS/4 must divide THREADS");
+  static_assert(WIDE || K_MAJOR || THREADS % ROWS == 0 || ROWS % THREADS == 0,
+                "4-byte M/N-contiguous copies: ROWS and THREADS must divide one another");
+  static_assert(!K_MAJOR || ROWS % (4 * WARPS) == 0,
+                "K-contiguous copies: a warp copies 4 rows at a time, so 4 * warps must divide "
+                "ROWS");
+
+  // Offset of copy i from the thread's first element, along the tile's rows and along k.
+  static constexpr int dr(int i) {
+    if (K_MAJOR) return (i / KB) * WARPS * 4;
+    return WIDE ? 0 : (i * THREADS) % ROWS;
+  }
+  static constexpr int dk(int i) {
+    if (K_MAJOR) return (i % KB) * 8;
+    return WIDE ? i * (THREADS / (ROWS / 4)) : (i * THREADS) / ROWS;
+  }
+  static constexpr int pointer(int i) { return K_MAJOR ? i / KB : i; }
+  // Copy i's source offset from its pointer (elements).
+  static constexpr int src_offset(int i) { return K_MAJOR ? dk(i) : 0; }
+
+  const float* src[POINTERS];  // first element of each copied row in the next k-tile
+  int k0;                      // the thread's first k within a tile
+  int smem;                    // k0 * LD + r0: the thread's first element within a stage
+
+  __device__ __forceinline__ TileCopy(const float* x, int64_t ld, int extent, int x0, int tid) {
+    int r0;
+    if constexpr (K_MAJOR) {
+      r0 = (tid / 32) * 4 + (tid % 32) / 8;
+      k0 = tid % 8;
+    } else if constexpr (WIDE) {
+      r0 = (tid % (ROWS / 4)) * 4;
+      k0 = tid / (ROWS / 4);
+    } else {
+      r0 = tid % ROWS;
+      k0 = tid / ROWS;
+    }
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      if (src_offset(i) != 0) continue;  // not the first copy of its row
+      const int row = min(x0 + r0 + dr(i), extent - (WIDE ? 4 : 1));
+      const int k = k0 + dk(i);
+      src[pointer(i)] = x + (K_MAJOR ? row * ld + k : row + k * ld);
+    }
+    smem = k0 * LD + r0;
+  }
+
+  __device__ __forceinline__ void advance(int64_t ld) {
+#pragma unroll
+    for (int p = 0; p < POINTERS; ++p) src[p] += K_MAJOR ? BK : BK * ld;
+  }
+
+  // Starts the copies of the next k-tile, all of whose k are below K, into the stage xs.
+  __device__ __forceinline__ void issue_full(float* xs, int64_t ld) {
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      float* dst = xs + smem + dk(i) * LD + dr(i);
+      const float* from = src[pointer(i)] + src_offset(i);
+      if constexpr (WIDE)
+        ptx::cp_async_16(dst, from);
+      else
+        ptx::cp_async_4(dst, from);
+    }
+    advance(ld);
+  }
+
+  // Starts the copies of the last k-tile, of which only k < k_left (< BK) exist; the others are
+  // zero-filled (src-size 0, with the tensor's base pointer x as a valid dummy source).
+  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t ld,
+                                                int k_left) {
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      const bool in = k0 + dk(i) < k_left;
+      float* dst = xs + smem + dk(i) * LD + dr(i);
+      const float* from = in ? src[pointer(i)] + src_offset(i) : x;
+      if constexpr (WIDE)
+        ptx::cp_async_16(dst, from, in ? 16 : 0);
+      else
+        ptx::cp_async_4(dst, from, in ? 4 : 0);
+    }
+    advance(ld);
+  }
+};
+
+// Reads one k-row of the thread's fragments: TM/4 float4s of op(A) LM*4 apart and TN/4 float4s
+// of op(B) LN*4 apart (each one LDS.128).
+template <int TM, int TN, int LM, int LN>
+__device__ __forceinline__ void load_fragments(const float* a_row, const float* b_row,
+                                               float (&a)[TM], float (&b)[TN]) {
+#pragma unroll
+  for (int q = 0; q < TM / 4; ++q) {
+    const float4 v = *reinterpret_cast<const float4*>(a_row + q * LM * 4);
+    a[4 * q + 0] = v.x;
+    a[4 * q + 1] = v.y;
+    a[4 * q + 2] = v.z;
+    a[4 * q + 3] = v.w;
+  }
+#pragma unroll
+  for (int p = 0; p < TN / 4; ++p) {
+    const float4 v = *reinterpret_cast<const float4*>(b_row + p * LN * 4);
+    b[4 * p + 0] = v.x;
+    b[4 * p + 1] = v.y;
+    b[4 * p + 2] = v.z;
+    b[4 * p + 3] = v.w;
+  }
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS,
+          bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
+    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                           int64_t lda, const float* __restrict__ B, int64_t ldb, float beta,
+                           float* __restrict__ C, int64_t ldc, int log_tile) {
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 float4 sub-tiles");
+  static_assert(WM % TM == 0 && WN % TN == 0 && (WM / TM) * (WN / TN) == 32,
+                "the warp tile must hold exactly 32 thread tiles: LM x LN = 32 lanes");
+  constexpr int LM = WM / TM;  // lanes along M in a warp
+  constexpr int LN = WN / TN;  // lanes along N in a warp
+  static_assert(LM * 4 <= 32 && LN * 4 <= 32,
+                "one fragment read spans LM (or LN) float4s: at most 128 bytes, one wavefront");
+  static_assert(BK % 8 == 0, "the transposing copy moves blocks of 8 k x 4 columns");
+  static_assert(BM % 32 == 0 && BN % 32 == 0,
+                "row strides ROWS + 4 must be 4 (mod 32) words for conflict-free transposing "
+                "copies, and multiples of 4 for 16-byte aligned LDS.128");
+  static_assert(STAGES >= 2, "a pipeline needs at least two shared-memory stages");
+  constexpr int WARPS_M = BM / WM;
+  constexpr int THREADS = 32 * WARPS_M * (BN / WN);
+  constexpr int LDA = BM + 4;
+  constexpr int LDB = BN + 4;
+  static_assert(STAGES * BK * (LDA + LDB) * 4 <= 48 * 1024,
+                "static shared memory is limited to 48 KB per block");
+
+  alignas(16) __shared__ float as[STAGES][BK][LDA];  // (BM,BK,STAGES) op(A), k-outer, m contiguous
+  alignas(16) __shared__ float bs[STAGES][BK][LDB];  // (BK,BN,STAGES) op(B), k-outer, n contiguous
+
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const TileCoord tile = raster_tile(blockIdx.x, blockIdx.y, log_tile);
+  if (!raster_tile_valid(tile, tiles_m, tiles_n)) return;  // padding block of the raster grid
+  const int m0 = tile.m * BM;
+  const int n0 = tile.n * BN;
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  // First row / column of the thread's first 4x4 sub-tile within the block tile; sub-tile (q, p)
+  // is offset by (q * LM * 4, p * LN * 4).
+  const int tm = (warp % WARPS_M) * WM + (lane % LM) * 4;
+  const int tn = (warp / WARPS_M) * WN + (lane / LM) * 4;
+
+  const int k_tiles = (K + BK - 1) / BK;
+
+  // PROLOGUE: put k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past
+  // the last tile keep the group count, and so cp_async_wait's meaning, uniform).
+  TileCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(A, lda, M, m0, tid);
+  TileCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC> b_copy(B, ldb, N, n0, tid);
+  // Starts the copies of k-tile t (t < k_tiles; tiles are copied in order) into stage s.
+  const auto copy_tile = [&](int t, int s) {
+    const int k_left = K - t * BK;
+    if (k_left >= BK) {
+      a_copy.issue_full(&as[s][0][0], lda);
+      b_copy.issue_full(&bs[s][0][0], ldb);
+    } else {
+      a_copy.issue_partial(&as[s][0][0], A, lda, k_left);
+      b_copy.issue_partial(&bs[s][0][0], B, ldb, k_left);
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) copy_tile(s, s);
+    ptx::cp_async_commit();
+  }
+  ptx::cp_async_wait<STAGES - 2>();  // tile 0 has landed (for this thread's copies) ...
+  __syncthreads();                   // ... and for everyone's
+
+  float acc[TM][TN] = {};  // (TM,TN) registers: C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4)
+  float a_frag[2][TM];     // (2,TM) registers: op(A) fragments, double-buffered over k
+  float b_frag[2][TN];     // (2,TN) registers: op(B) fragments, double-buffered over k
+  load_fragments<TM, TN, LM, LN>(&as[0][0][tm], &bs[0][0][tn], a_frag[0], b_frag[0]);
+
+  int read_stage = 0;            // slot holding tile kt
+  int write_stage = STAGES - 1;  // slot tile kt + STAGES - 1 is copied into (it held tile kt - 1)
+
+  // MAINLOOP
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    // The slot of tile kt-1 is free: every thread passed the barrier below (previous iteration)
+    // after its last fragment read of that tile.
+    if (kt + STAGES - 1 < k_tiles) copy_tile(kt + STAGES - 1, write_stage);
+    ptx::cp_async_commit();
+
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk == BK - 1) {
+        // Fragments of step BK-1 are already in registers; move to tile kt+1. Groups committed
+        // so far: STAGES - 1 + kt + 1; waiting until at most STAGES - 2 are pending completes
+        // the first kt + 2, i.e. tiles 0 .. kt+1. The barrier publishes tile kt+1 and marks
+        // the end of all reads of tile kt.
+        ptx::cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+        write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+      }
+      // Prefetch step kk+1 (step 0 of tile kt+1 at the end of a tile; on the last tile that
+      // reads a slot no copy is pending on, and the values are never used).
+      const int k_next = (kk + 1) % BK;
+      load_fragments<TM, TN, LM, LN>(&as[read_stage][k_next][tm], &bs[read_stage][k_next][tn],
+                                     a_frag[(kk + 1) % 2], b_frag[(kk + 1) % 2]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[kk % 2][i] * b_frag[kk % 2][j];
+    }
+  }
+  ptx::cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
+
+  // EPILOGUE: for each column, the LM lanes along M store LM consecutive float4s (VEC).
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int n = n0 + tn + (j / 4) * LN * 4 + j % 4;
+    if (n >= N) continue;
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q) {
+      const int m = m0 + tm + q * LM * 4;  // first of 4 consecutive rows
+      if constexpr (VEC) {
+        if (m >= M) continue;  // M % 4 == 0: the float4 is wholly in or out
+        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
+        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
+                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
+        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
+          const float4 old = *c;
+          r.x += beta * old.x;
+          r.y += beta * old.y;
+          r.z += beta * old.z;
+          r.w += beta * old.w;
+        }
+        *c = r;
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (m + i >= M) break;
+          float* c = C + (m + i) + n * ldc;
+          const float v = alpha * acc[4 * q + i][j];
+          *c = beta == 0.f ? v : v + beta * *c;
+        }
+      }
+    }
+  }
+}
+
+// 16-byte copies and float4 stores need 16-byte aligned rows: ldc and the leading dimension of
+// every M/N-contiguous operand must be multiples of 4 floats (K-contiguous operands always
+// use 4-byte copies), and the base pointers 16-byte aligned.
+template <bool A_K_MAJOR, bool B_K_MAJOR>
+bool can_vectorize(const GemmArgs& args) {
+  const GemmProblem& p = args.problem;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  return (A_K_MAJOR || p.lda() % 4 == 0) && (B_K_MAJOR || p.ldb() % 4 == 0) &&
+         p.ldc() % 4 == 0 && aligned(args.a) && aligned(args.b) && aligned(args.c);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS>
+struct Config {
+  template <bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+  static void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
+    const GemmProblem& p = args.problem;
+    const int tiles_m = int((p.m + BM - 1) / BM);
+    const int tiles_n = int((p.n + BN - 1) / BN);
+    const int log_tile = raster_log_tile(tiles_n, kMaxSwizzle);
+    const RasterGrid rg = raster_grid(tiles_m, tiles_n, log_tile);
+    const dim3 grid(unsigned(rg.x), unsigned(rg.y));
+    const dim3 block(32 * (BM / WM) * (BN / WN));
+    const auto kernel = sgemm_pipelined_kernel<BM, BN, BK, WM, WN, TM, TN, STAGES, MIN_BLOCKS,
+                                               A_K_MAJOR, B_K_MAJOR, VEC>;
+    kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
+                                       static_cast<const float*>(args.a), p.lda(),
+                                       static_cast<const float*>(args.b), p.ldb(), args.beta,
+                                       static_cast<float*>(args.c), p.ldc(), log_tile);
+  }
+
+  template <bool A_K_MAJOR, bool B_K_MAJOR>
+  static void launch_layout(const GemmArgs& args, cudaStream_t stream) {
+    if (can_vectorize<A_K_MAJOR, B_K_MAJOR>(args))
+      launch_kernel<A_K_MAJOR, B_K_MAJOR, true>(args, stream);
+    else
+      launch_kernel<A_K_MAJOR, B_K_MAJOR, false>(args, stream);
+  }
+
+  static void launch(const GemmArgs& args, cudaStream_t stream) {
+    switch (args.problem.layout) {
+      case Layout::nn: return launch_layout<false, true>(args, stream);
+      case Layout::nt: return launch_layout<false, false>(args, stream);
+      case Layout::tn: return launch_layout<true, true>(args, stream);
+      case Layout::tt: return launch_layout<true, false>(args, stream);
+    }
+  }
+};
+
+KernelInfo variant(std::string name, std::string summary, LaunchFn fn) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "sgemm",
+      .rung = 8,
+      .summary = std::move(summary),
+      .dtypes = {DType::f32},
+      .accums = {Accum::f32},
+      .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
+      .min_sm = 80,
+      .supports = {},
+      .launch = std::move(fn),
+  };
+}
+
+//                     BM   BN  BK  WM  WN  TM  TN STAGES MIN_BLOCKS
+using Default = Config<128, 128, 8, 64, 32, 8, 8, 3, 2>;
+using K16 = Config<128, 128, 16, 64, 32, 8, 8, 2, 2>;
+using W64x64 = Config<128, 128, 8, 64, 64, 8, 16, 3, 2>;
+using Wide = Config<128, 256, 8, 64, 64, 8, 16, 3, 1>;
+using Tall = Config<256, 128, 8, 64, 64, 16, 8, 3, 1>;
+using Small = Config<128, 64, 8, 64, 32, 8, 8, 4, 3>;
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined",
+                                  "rung 7 + 3-stage cp.async pipeline, 128x128x8, 8x8/thread",
+                                  Default::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_128x128",
+                                  "cp.async 3-stage, 128x128x8, warps 64x32, 8x8/thread, 2 blk/SM",
+                                  Default::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_128x128_k16",
+                                  "cp.async 2-stage, 128x128x16, warps 64x32, 8x8/thread",
+                                  K16::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_128x128_w64x64",
+                                  "cp.async 3-stage, 128x128x8, 4 warps of 64x64, 8x16/thread",
+                                  W64x64::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_128x256",
+                                  "cp.async 3-stage, 128x256x8, warps 64x64, 8x16/thread, 1 blk/SM",
+                                  Wide::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_256x128",
+                                  "cp.async 3-stage, 256x128x8, warps 64x64, 16x8/thread, 1 blk/SM",
+                                  Tall::launch));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_pipelined_128x64",
+                                  "cp.async 4-stage, 128x64x8, warps 64x32, 8x8/thread",
+                                  Small::launch));
+
+}  // namespace gemmbench

@@ -1,0 +1,230 @@
+// sgemm_vectorized — SGEMM ladder, rung 6.
+//
+// Adds 128-bit memory accesses to sgemm_blocktile_2d. Global loads of both tiles become float4
+// (LDG.128: a quarter of the load instructions), the thread's fragments are read as float4 from
+// shared memory (LDS.128) and C is stored as float4 (STG.128). Vector loads run along whichever
+// dimension is contiguous in global memory, but the inner loop wants both shared tiles k-outer,
+// with 4 consecutive m (or n) values per 16 bytes. An operand that is M- or N-contiguous in
+// global memory (op(A) in NN) lands as it is: one float4 in, one float4 out. A K-contiguous
+// operand (op(B) in NN) brings 4 consecutive k of one column per float4; the copy transposes it,
+// scattering the 4 values down 4 rows of the tile, so that the inner loop's reads still
+// vectorize. This is the classic ladder's "transposed A tile": its row-major C = A B is our
+// column-major C^T = B^T A^T, so its K-contiguous A is our K-contiguous op(B). The row stride
+// LD = 128 + 4 keeps the scattering stores conflict-free (the 32 threads of a warp write 16
+// columns x 2 row groups: banks 16*group + 4*j + column, all distinct) and every row 16-byte
+// aligned for LDS.128.
+//
+// Tile: BM x BN x BK = 128 x 128 x 8, TM x TN = 8 x 8 per thread, 256 threads (as rung 5).
+// Shared memory: two (8, 128+4) float tiles, 8.4 KB.
+// Layouts: all four. Constraints: none. The 128-bit path needs every leading dimension (lda,
+// ldb, ldc) to be a multiple of 4 floats and 16-byte aligned base pointers: then a float4 along
+// a contiguous dimension is either wholly inside the matrix or wholly outside. Otherwise the
+// launcher picks the same kernel with VEC = false: scalar, predicated loads and stores.
+// Measured: pending H100 run.
+#include <cstdint>
+
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+// Copies the (ROWS,BK) block of an operand X that starts at (x0, k0) into the k-outer shared
+// tile xs[k * LD + r], zero-filling what lies outside (extent, K). X is op(A) (x = m) or op(B)
+// read as (N,K) (x = n); X(x, k) sits at x * ld + k when K_MAJOR, else at x + k * ld.
+// VEC: one float4 per copy along the contiguous dimension. Requires the contiguous extent and
+// ld to be multiples of 4 and x to be 16-byte aligned, so that (x0 + r, k0 + k) in range means
+// the whole float4 is. Otherwise one float per copy.
+template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
+__device__ __forceinline__ void load_tile(const float* __restrict__ x, int64_t ld, int extent,
+                                          int K, int x0, int k0, float* xs, int tid) {
+  if constexpr (!VEC) {
+    static_assert(ROWS * BK % THREADS == 0, "every thread copies the same number of elements");
+#pragma unroll
+    for (int i = 0; i < ROWS * BK / THREADS; ++i) {
+      const int e = tid + i * THREADS;
+      const int r = K_MAJOR ? e / BK : e % ROWS;
+      const int k = K_MAJOR ? e % BK : e / ROWS;
+      const int gx = x0 + r;
+      const int gk = k0 + k;
+      float v = 0.f;
+      if (gx < extent && gk < K) v = x[K_MAJOR ? gx * ld + gk : gx + gk * ld];
+      xs[k * LD + r] = v;
+    }
+  } else {
+    constexpr int CHUNKS = ROWS * BK / 4;  // float4s in the tile
+    static_assert(CHUNKS % THREADS == 0, "every thread copies the same number of float4s");
+#pragma unroll
+    for (int i = 0; i < CHUNKS / THREADS; ++i) {
+      const int c = tid + i * THREADS;
+      if constexpr (K_MAJOR) {
+        // float4 = X(r, k..k+3); a warp reads 16 rows x 32 bytes (whole sectors).
+        const int r = c / (BK / 4);
+        const int k = (c % (BK / 4)) * 4;
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (x0 + r < extent && k0 + k < K)
+          v = *reinterpret_cast<const float4*>(x + (x0 + r) * ld + (k0 + k));
+        // The transposed store: 4 k-values of column r go down 4 rows of the tile.
+        xs[(k + 0) * LD + r] = v.x;
+        xs[(k + 1) * LD + r] = v.y;
+        xs[(k + 2) * LD + r] = v.z;
+        xs[(k + 3) * LD + r] = v.w;
+      } else {
+        // float4 = X(r..r+3, k); a warp reads 512 contiguous bytes of one k.
+        const int r = (c % (ROWS / 4)) * 4;
+        const int k = c / (ROWS / 4);
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (x0 + r < extent && k0 + k < K)
+          v = *reinterpret_cast<const float4*>(x + (x0 + r) + (k0 + k) * ld);
+        *reinterpret_cast<float4*>(xs + k * LD + r) = v;
+      }
+    }
+  }
+}
+
+// One LDS.128 into four fragment registers.
+__device__ __forceinline__ void unpack(float4 v, float* dst) {
+  dst[0] = v.x;
+  dst[1] = v.y;
+  dst[2] = v.z;
+  dst[3] = v.w;
+}
+
+template <int BM, int BN, int BK, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN))
+    sgemm_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                            int64_t lda, const float* __restrict__ B, int64_t ldb, float beta,
+                            float* __restrict__ C, int64_t ldc) {
+  static_assert(BM % TM == 0 && BN % TN == 0, "the block tile is a whole number of thread tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as float4: TM, TN multiples of 4");
+  constexpr int THREADS = (BM / TM) * (BN / TN);
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
+  static_assert(BK == 8 && (BM + 4) % 32 == 4 && (BN + 4) % 32 == 4,
+                "the conflict-free transposing stores assume BK = 8 and row strides of "
+                "4 (mod 32); the strides also keep rows 16-byte aligned for LDS.128");
+  constexpr int LDA = BM + 4;
+  constexpr int LDB = BN + 4;
+
+  alignas(16) __shared__ float as[BK * LDA];  // (BM,BK) op(A) tile, smem [BK][BM+4], m contiguous
+  alignas(16) __shared__ float bs[BK * LDB];  // (BK,BN) op(B) tile, smem [BK][BN+4], n contiguous
+
+  const int tid = threadIdx.x;
+  const int tm = tid % (BM / TM);  // thread row: C rows tm*TM .. tm*TM+TM-1 of the tile
+  const int tn = tid / (BM / TM);  // thread column: C columns tn*TN .. tn*TN+TN-1
+  const int m0 = blockIdx.x * BM;
+  const int n0 = blockIdx.y * BN;
+
+  float acc[TM][TN] = {};  // (TM,TN) registers: C(m0 + tm*TM + i, n0 + tn*TN + j)
+  float a_frag[TM];        // (TM) registers: op(A)(tm*TM + i, k)
+  float b_frag[TN];        // (TN) registers: op(B)(k, tn*TN + j)
+
+  // MAINLOOP
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    load_tile<BM, BK, LDA, THREADS, A_K_MAJOR, VEC>(A, lda, M, K, m0, k0, as, tid);
+    load_tile<BN, BK, LDB, THREADS, B_K_MAJOR, VEC>(B, ldb, N, K, n0, k0, bs, tid);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int q = 0; q < TM / 4; ++q)
+        unpack(reinterpret_cast<const float4*>(&as[k * LDA + tm * TM])[q], &a_frag[4 * q]);
+#pragma unroll
+      for (int q = 0; q < TN / 4; ++q)
+        unpack(reinterpret_cast<const float4*>(&bs[k * LDB + tn * TN])[q], &b_frag[4 * q]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+    }
+    __syncthreads();
+  }
+
+  // EPILOGUE: C is column-major, so a thread's TM rows of one column are contiguous: float4
+  // stores when VEC (ldc % 4 == 0 and M % 4 == 0: a float4 is wholly in or out of C).
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int n = n0 + tn * TN + j;
+    if (n >= N) break;
+    if constexpr (VEC) {
+#pragma unroll
+      for (int q = 0; q < TM / 4; ++q) {
+        const int m = m0 + tm * TM + 4 * q;
+        if (m >= M) break;
+        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
+        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
+                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
+        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
+          const float4 old = *c;
+          r.x += beta * old.x;
+          r.y += beta * old.y;
+          r.z += beta * old.z;
+          r.w += beta * old.w;
+        }
+        *c = r;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int m = m0 + tm * TM + i;
+        if (m >= M) break;
+        float* c = C + m + n * ldc;
+        *c = beta == 0.f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;
+      }
+    }
+  }
+}
+
+template <bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
+  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  const GemmProblem& p = args.problem;
+  const dim3 block((BM / TM) * (BN / TN));
+  const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
+  const auto kernel = sgemm_vectorized_kernel<BM, BN, BK, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
+  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
+                                     static_cast<const float*>(args.a), p.lda(),
+                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
+                                     static_cast<float*>(args.c), p.ldc());
+}
+
+// The 128-bit path needs every leading dimension to be a multiple of 4 floats and 16-byte
+// aligned base pointers (see the header).
+bool can_vectorize(const GemmArgs& args) {
+  const GemmProblem& p = args.problem;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned(args.a) &&
+         aligned(args.b) && aligned(args.c);
+}
+
+template <bool A_K_MAJOR, bool B_K_MAJOR>
+void launch_layout(const GemmArgs& args, cudaStream_t stream) {
+  if (can_vectorize(args))
+    launch_kernel<A_K_MAJOR, B_K_MAJOR, true>(args, stream);
+  else
+    launch_kernel<A_K_MAJOR, B_K_MAJOR, false>(args, stream);
+}
+
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  switch (args.problem.layout) {
+    case Layout::nn: return launch_layout<false, true>(args, stream);
+    case Layout::nt: return launch_layout<false, false>(args, stream);
+    case Layout::tn: return launch_layout<true, true>(args, stream);
+    case Layout::tt: return launch_layout<true, false>(args, stream);
+  }
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "sgemm_vectorized",
+    .family = "sgemm",
+    .rung = 6,
+    .summary = "rung 5 + float4 global loads/stores, K-contiguous operand transposed into smem",
+    .dtypes = {DType::f32},
+    .accums = {Accum::f32},
+    .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
+    .min_sm = 50,
+    .supports = {},
+    .launch = launch,
+});
+
+}  // namespace gemmbench

@@ -1,0 +1,254 @@
+// sgemm_warptile — SGEMM ladder, rung 7.
+//
+// Adds warp tiling to sgemm_vectorized. There, thread t owns a contiguous 8 x 8 block of C, so
+// the 16 threads of a warp that differ along M read op(A) float4s 32 bytes apart: each LDS.128
+// spans 512 bytes (4 shared-memory wavefronts) and each float4 store of C leaves gaps. Here the
+// block tile is cut into warp tiles (WM x WN), and each warp's 32 lanes are laid out LM x LN
+// over its warp tile; a thread's TM x TN results are (TM/4) x (TN/4) sub-tiles of 4 x 4 that sit
+// LM*4 rows and LN*4 columns apart. For one k, the LM lanes along M read LM consecutive float4s
+// of op(A) (128 contiguous bytes for LM = 8: one wavefront, no bank conflict) while the lanes
+// along N read the same words (broadcast), and likewise for op(B). C stores become 128-byte
+// runs per column. The work per thread and the FFMA:LDS ratio stay those of rung 6; the gain is
+// fewer shared-memory wavefronts per FFMA and better-coalesced stores, and the warp becomes
+// the unit the next rung pipelines.
+//
+// Index map for the default variant (BM x BN x BK = 128 x 128 x 8, WM x WN = 64 x 32, TM x TN =
+// 8 x 8, so LM x LN = 8 x 4 lanes and 2 x 4 warps, 256 threads): thread t = 32 w + l has warp
+// (wm, wn) = (w % 2, w / 2) and lane (lm, ln) = (l % 8, l / 8); it owns C rows
+// wm*64 + q*32 + lm*4 + i (q < 2, i < 4) and columns wn*32 + p*16 + ln*4 + j (p < 2, j < 4).
+// E.g. t = 77: w = 2, l = 13 -> (wm, wn) = (0, 1), (lm, ln) = (5, 1) -> rows 20..23, 52..55,
+// columns 36..39, 52..55.
+//
+// Variants: sgemm_warptile (= sgemm_warptile_128x128), sgemm_warptile_128x64 (4 warps of
+// 64 x 32; more blocks for mid-size problems). Shared memory: (8, BM+4) + (8, BN+4) floats,
+// 8.4 KB for 128 x 128.
+// Layouts: all four. Constraints: none. As in rung 6, the 128-bit path needs lda, ldb and ldc to
+// be multiples of 4 floats and 16-byte aligned pointers; otherwise the launcher picks the same
+// kernel with VEC = false (scalar, predicated copies and stores).
+// Measured: pending H100 run.
+#include <cstdint>
+
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+// Copies the (ROWS,BK) block of an operand X that starts at (x0, k0) into the k-outer shared
+// tile xs[k * LD + r], zero-filling what lies outside (extent, K); as in rung 6. X is op(A)
+// (x = m) or op(B) read as (N,K) (x = n); X(x, k) sits at x * ld + k when K_MAJOR, else at
+// x + k * ld. VEC: one float4 per copy along the contiguous dimension (contiguous extent and ld
+// multiples of 4, x 16-byte aligned); a K-contiguous float4 is transposed into 4 tile rows.
+template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
+__device__ __forceinline__ void load_tile(const float* __restrict__ x, int64_t ld, int extent,
+                                          int K, int x0, int k0, float* xs, int tid) {
+  if constexpr (!VEC) {
+    static_assert(ROWS * BK % THREADS == 0, "every thread copies the same number of elements");
+#pragma unroll
+    for (int i = 0; i < ROWS * BK / THREADS; ++i) {
+      const int e = tid + i * THREADS;
+      const int r = K_MAJOR ? e / BK : e % ROWS;
+      const int k = K_MAJOR ? e % BK : e / ROWS;
+      const int gx = x0 + r;
+      const int gk = k0 + k;
+      float v = 0.f;
+      if (gx < extent && gk < K) v = x[K_MAJOR ? gx * ld + gk : gx + gk * ld];
+      xs[k * LD + r] = v;
+    }
+  } else {
+    constexpr int CHUNKS = ROWS * BK / 4;  // float4s in the tile
+    static_assert(CHUNKS % THREADS == 0, "every thread copies the same number of float4s");
+#pragma unroll
+    for (int i = 0; i < CHUNKS / THREADS; ++i) {
+      const int c = tid + i * THREADS;
+      if constexpr (K_MAJOR) {
+        const int r = c / (BK / 4);
+        const int k = (c % (BK / 4)) * 4;
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (x0 + r < extent && k0 + k < K)
+          v = *reinterpret_cast<const float4*>(x + (x0 + r) * ld + (k0 + k));
+        xs[(k + 0) * LD + r] = v.x;
+        xs[(k + 1) * LD + r] = v.y;
+        xs[(k + 2) * LD + r] = v.z;
+        xs[(k + 3) * LD + r] = v.w;
+      } else {
+        const int r = (c % (ROWS / 4)) * 4;
+        const int k = c / (ROWS / 4);
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (x0 + r < extent && k0 + k < K)
+          v = *reinterpret_cast<const float4*>(x + (x0 + r) + (k0 + k) * ld);
+        *reinterpret_cast<float4*>(xs + k * LD + r) = v;
+      }
+    }
+  }
+}
+
+// One LDS.128 into four fragment registers.
+__device__ __forceinline__ void unpack(float4 v, float* dst) {
+  dst[0] = v.x;
+  dst[1] = v.y;
+  dst[2] = v.z;
+  dst[3] = v.w;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR,
+          bool B_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
+    sgemm_warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                          int64_t lda, const float* __restrict__ B, int64_t ldb, float beta,
+                          float* __restrict__ C, int64_t ldc) {
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 float4 sub-tiles");
+  static_assert(WM % TM == 0 && WN % TN == 0 && (WM / TM) * (WN / TN) == 32,
+                "the warp tile must hold exactly 32 thread tiles: LM x LN = 32 lanes");
+  constexpr int LM = WM / TM;  // lanes along M in a warp
+  constexpr int LN = WN / TN;  // lanes along N in a warp
+  static_assert(LM * 4 <= 32 && LN * 4 <= 32,
+                "one fragment read spans LM (or LN) float4s: at most 128 bytes, one wavefront");
+  constexpr int WARPS_M = BM / WM;
+  constexpr int THREADS = 32 * WARPS_M * (BN / WN);
+  static_assert(BK == 8 && (BM + 4) % 32 == 4 && (BN + 4) % 32 == 4,
+                "the conflict-free transposing stores assume BK = 8 and row strides of "
+                "4 (mod 32); the strides also keep rows 16-byte aligned for LDS.128");
+  constexpr int LDA = BM + 4;
+  constexpr int LDB = BN + 4;
+
+  alignas(16) __shared__ float as[BK * LDA];  // (BM,BK) op(A) tile, smem [BK][BM+4], m contiguous
+  alignas(16) __shared__ float bs[BK * LDB];  // (BK,BN) op(B) tile, smem [BK][BN+4], n contiguous
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  // First row / column of the thread's first 4x4 sub-tile, relative to the block tile; sub-tile
+  // (q, p) is offset by (q * LM * 4, p * LN * 4).
+  const int tm = (warp % WARPS_M) * WM + (lane % LM) * 4;
+  const int tn = (warp / WARPS_M) * WN + (lane / LM) * 4;
+  const int m0 = blockIdx.x * BM;
+  const int n0 = blockIdx.y * BN;
+
+  float acc[TM][TN] = {};  // (TM,TN) registers: C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4)
+  float a_frag[TM];        // (TM) registers: op(A) rows of the thread's sub-tiles, one k
+  float b_frag[TN];        // (TN) registers: op(B) columns of the thread's sub-tiles, one k
+
+  // MAINLOOP
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    load_tile<BM, BK, LDA, THREADS, A_K_MAJOR, VEC>(A, lda, M, K, m0, k0, as, tid);
+    load_tile<BN, BK, LDB, THREADS, B_K_MAJOR, VEC>(B, ldb, N, K, n0, k0, bs, tid);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int q = 0; q < TM / 4; ++q)
+        unpack(*reinterpret_cast<const float4*>(&as[k * LDA + tm + q * LM * 4]), &a_frag[4 * q]);
+#pragma unroll
+      for (int p = 0; p < TN / 4; ++p)
+        unpack(*reinterpret_cast<const float4*>(&bs[k * LDB + tn + p * LN * 4]), &b_frag[4 * p]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+    }
+    __syncthreads();
+  }
+
+  // EPILOGUE: for each column, the LM lanes along M store LM consecutive float4s (VEC).
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int n = n0 + tn + (j / 4) * LN * 4 + j % 4;
+    if (n >= N) continue;
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q) {
+      const int m = m0 + tm + q * LM * 4;  // first of 4 consecutive rows
+      if constexpr (VEC) {
+        if (m >= M) continue;  // M % 4 == 0: the float4 is wholly in or out
+        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
+        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
+                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
+        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
+          const float4 old = *c;
+          r.x += beta * old.x;
+          r.y += beta * old.y;
+          r.z += beta * old.z;
+          r.w += beta * old.w;
+        }
+        *c = r;
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (m + i >= M) break;
+          float* c = C + (m + i) + n * ldc;
+          const float v = alpha * acc[4 * q + i][j];
+          *c = beta == 0.f ? v : v + beta * *c;
+        }
+      }
+    }
+  }
+}
+
+bool can_vectorize(const GemmArgs& args) {
+  const GemmProblem& p = args.problem;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned(args.a) &&
+         aligned(args.b) && aligned(args.c);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR,
+          bool VEC>
+void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  const dim3 block(32 * (BM / WM) * (BN / WN));
+  const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
+  const auto kernel =
+      sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
+  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
+                                     static_cast<const float*>(args.a), p.lda(),
+                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
+                                     static_cast<float*>(args.c), p.ldc());
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR>
+void launch_layout(const GemmArgs& args, cudaStream_t stream) {
+  if (can_vectorize(args))
+    launch_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, true>(args, stream);
+  else
+    launch_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, false>(args, stream);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  switch (args.problem.layout) {
+    case Layout::nn: return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, true>(args, stream);
+    case Layout::nt: return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, false>(args, stream);
+    case Layout::tn: return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, true>(args, stream);
+    case Layout::tt: return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, false>(args, stream);
+  }
+}
+
+KernelInfo variant(std::string name, std::string summary, LaunchFn fn) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "sgemm",
+      .rung = 7,
+      .summary = std::move(summary),
+      .dtypes = {DType::f32},
+      .accums = {Accum::f32},
+      .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
+      .min_sm = 50,
+      .supports = {},
+      .launch = std::move(fn),
+  };
+}
+
+}  // namespace
+
+// BM, BN, BK, WM, WN, TM, TN
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile",
+                                  "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8",
+                                  launch<128, 128, 8, 64, 32, 8, 8>));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x128",
+                                  "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
+                                  launch<128, 128, 8, 64, 32, 8, 8>));
+GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x64",
+                                  "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
+                                  launch<128, 64, 8, 64, 32, 8, 8>));
+
+}  // namespace gemmbench
