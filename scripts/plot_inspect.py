@@ -182,9 +182,13 @@ def main(argv=None):
     parser.add_argument("input", help="JSON from gemmbench inspect ... --json ('-' = stdin)")
     parser.add_argument("-o", "--output", help="PNG to write (default: inspect_<kind>.png)")
     args = parser.parse_args(argv)
-    doc = load(args.input)
-    out = args.output or f"inspect_{doc.get('inspect', 'unknown')}.png"
-    render(doc, out)
+    try:
+        doc = load(args.input)
+        out = args.output or f"inspect_{doc.get('inspect', 'unknown')}.png"
+        render(doc, out)
+    except (OSError, ValueError, KeyError) as e:  # json.JSONDecodeError is a ValueError
+        print(f"plot_inspect: {e}", file=sys.stderr)
+        return 2
     print(out)
     return 0
 

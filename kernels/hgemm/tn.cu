@@ -13,7 +13,9 @@
 // Variants (CTA tile BM x BN x BK, warps WARPS_M x WARPS_N, STAGES, shared memory):
 //   hgemm_tn_128x128x64_s3  2x2 warps (64x64 each), 3 stages, 96 KB   seed 000's tile
 //   hgemm_tn_128x128x32_s4  2x2 warps (64x64 each), 4 stages, 64 KB
+//   hgemm_tn_128x256x32_s3  2x4 warps (64x64 each), 3 stages, 72 KB
 //   hgemm_tn_128x256x32_s4  2x4 warps (64x64 each), 4 stages, 96 KB   = hgemm_tn (AmpereDefault)
+//   hgemm_tn_128x256x32_s5  2x4 warps (64x64 each), 5 stages, 120 KB  (no sm_86/89: > 99 KB)
 //   hgemm_tn_256x128x32_s4  4x2 warps (64x64 each), 4 stages, 96 KB
 //   hgemm_tn_128x256x64_s3  2x4 warps (64x64 each), 3 stages, 144 KB  (no sm_86/89: > 99 KB)
 // Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
@@ -26,7 +28,9 @@ namespace {
 
 using Tile128x128x64S3 = AmpereTile<128, 128, 64, 2, 2, 3>;
 using Tile128x128x32S4 = AmpereTile<128, 128, 32, 2, 2, 4>;
+using Tile128x256x32S3 = AmpereTile<128, 256, 32, 2, 4, 3>;
 using Tile128x256x32S4 = AmpereTile<128, 256, 32, 2, 4, 4>;
+using Tile128x256x32S5 = AmpereTile<128, 256, 32, 2, 4, 5>;
 using Tile256x128x32S4 = AmpereTile<256, 128, 32, 4, 2, 4>;
 using Tile128x256x64S3 = AmpereTile<128, 256, 64, 2, 4, 3>;
 
@@ -39,8 +43,12 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x64S3, Layout::tn>(
     "hgemm_tn_128x128x64_s3", 3, "Ampere TN, seed 000's tile: 128x128x64, 4 warps, 3 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x32S4, Layout::tn>(
     "hgemm_tn_128x128x32_s4", 3, "Ampere TN: 128x128x32, 4 warps, 4 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S3, Layout::tn>(
+    "hgemm_tn_128x256x32_s3", 3, "Ampere TN: 128x256x32, 8 warps, 3 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4, Layout::tn>(
     "hgemm_tn_128x256x32_s4", 3, "Ampere TN: 128x256x32, 8 warps, 4 stages"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S5, Layout::tn>(
+    "hgemm_tn_128x256x32_s5", 3, "Ampere TN: 128x256x32, 8 warps, 5 stages (120 KB smem)"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x32S4, Layout::tn>(
     "hgemm_tn_256x128x32_s4", 3, "Ampere TN: 256x128x32, 8 warps, 4 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3, Layout::tn>(

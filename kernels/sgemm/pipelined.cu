@@ -67,44 +67,41 @@ constexpr int kMaxSwizzle = 8;
 //   K-contiguous: 4-byte copies; a warp copies 8 consecutive k of 4 rows (four 32-byte sectors)
 //     and writes them to banks 4k + row (LD = 4 mod 32): the transposition is conflict-free.
 // Copy i of a thread covers tile element (r0 + dr(i), k0 + dk(i)): (r0, k0) from the thread
-// index, (dr, dk) compile-time. Each row a thread copies from keeps its own source pointer (a
-// K-contiguous row's BK/8 blocks of 8 k are immediate offsets from it), so a k-tile costs one
-// cp.async per copy and one increment per pointer, with no predicate: rows past the extent are
-// clamped to the last row (they only feed rows or columns of C that are never stored, so their
-// values do not matter, but their addresses stay inside the tensor), and only the last k-tile,
-// when K % BK != 0, tests k (issue_partial: src-size 0 zero-fills k >= K, whose products would
-// otherwise reach valid C elements).
+// index, (dr, dk) compile-time. Each row a thread copies from keeps a source pointer (K-major:
+// one per row, its BK/8 blocks of 8 k are immediate offsets; M/N-major: the thread stays on one
+// row, its copies are dk(i) * ld apart), so a k-tile costs one cp.async per copy and one
+// increment per pointer, with no predicate: rows past the extent are clamped to the last row
+// (they only feed rows or columns of C that are never stored, so their values do not matter,
+// but their addresses stay inside the tensor), and only the last k-tile, when K % BK != 0,
+// tests k (issue_partial: src-size 0 zero-fills k >= K, whose products would otherwise reach
+// valid C elements).
 template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
 struct TileCopy {
   static constexpr bool WIDE = VEC && !K_MAJOR;
   static constexpr int WARPS = THREADS / 32;
   static constexpr int KB = BK / 8;  // K_MAJOR: blocks of 8 k in a tile row
   static constexpr int COPIES = ROWS * BK / (WIDE ? 4 : 1) / THREADS;
-  static constexpr int POINTERS = K_MAJOR ? COPIES / KB : COPIES;
+  static constexpr int POINTERS = K_MAJOR ? COPIES / KB : 1;
   static_assert(ROWS * BK % ((WIDE ? 4 : 1) * THREADS) == 0,
                 "every thread copies the same number of elements");
   static_assert(!WIDE || THREADS % (ROWS / 4) == 0,
                 "WIDE copies: a thread keeps its float4 column, so ROWS/4 must divide THREADS");
-  static_assert(WIDE || K_MAJOR || THREADS % ROWS == 0 || ROWS % THREADS == 0,
-                "4-byte M/N-contiguous copies: ROWS and THREADS must divide one another");
+  static_assert(WIDE || K_MAJOR || THREADS % ROWS == 0,
+                "4-byte M/N-contiguous copies: a thread keeps its row, so ROWS must divide "
+                "THREADS");
   static_assert(!K_MAJOR || ROWS % (4 * WARPS) == 0,
                 "K-contiguous copies: a warp copies 4 rows at a time, so 4 * warps must divide "
                 "ROWS");
 
   // Offset of copy i from the thread's first element, along the tile's rows and along k.
-  static constexpr int dr(int i) {
-    if (K_MAJOR) return (i / KB) * WARPS * 4;
-    return WIDE ? 0 : (i * THREADS) % ROWS;
-  }
+  static constexpr int dr(int i) { return K_MAJOR ? (i / KB) * WARPS * 4 : 0; }
   static constexpr int dk(int i) {
     if (K_MAJOR) return (i % KB) * 8;
-    return WIDE ? i * (THREADS / (ROWS / 4)) : (i * THREADS) / ROWS;
+    return i * (WIDE ? THREADS / (ROWS / 4) : THREADS / ROWS);
   }
-  static constexpr int pointer(int i) { return K_MAJOR ? i / KB : i; }
-  // Copy i's source offset from its pointer (elements).
-  static constexpr int src_offset(int i) { return K_MAJOR ? dk(i) : 0; }
+  static constexpr int pointer(int i) { return K_MAJOR ? i / KB : 0; }
 
-  const float* src[POINTERS];  // first element of each copied row in the next k-tile
+  const float* src[POINTERS];  // the thread's first element of each row it copies, next k-tile
   int k0;                      // the thread's first k within a tile
   int smem;                    // k0 * LD + r0: the thread's first element within a stage
 
@@ -121,13 +118,17 @@ struct TileCopy {
       k0 = tid / ROWS;
     }
 #pragma unroll
-    for (int i = 0; i < COPIES; ++i) {
-      if (src_offset(i) != 0) continue;  // not the first copy of its row
-      const int row = min(x0 + r0 + dr(i), extent - (WIDE ? 4 : 1));
-      const int k = k0 + dk(i);
-      src[pointer(i)] = x + (K_MAJOR ? row * ld + k : row + k * ld);
+    for (int p = 0; p < POINTERS; ++p) {
+      const int row = min(x0 + r0 + dr(p * KB), extent - (WIDE ? 4 : 1));
+      src[p] = x + (K_MAJOR ? row * ld + k0 : row + k0 * ld);
     }
     smem = k0 * LD + r0;
+  }
+
+  // Copy i's source in the next k-tile: a K-contiguous copy is k-blocks away from its row's
+  // pointer, an M/N-contiguous one dk(i) columns of k.
+  __device__ __forceinline__ const float* source(int i, int64_t ld) const {
+    return src[pointer(i)] + (K_MAJOR ? dk(i) : dk(i) * ld);
   }
 
   __device__ __forceinline__ void advance(int64_t ld) {
@@ -140,7 +141,7 @@ struct TileCopy {
 #pragma unroll
     for (int i = 0; i < COPIES; ++i) {
       float* dst = xs + smem + dk(i) * LD + dr(i);
-      const float* from = src[pointer(i)] + src_offset(i);
+      const float* from = source(i, ld);
       if constexpr (WIDE)
         ptx::cp_async_16(dst, from);
       else
@@ -157,7 +158,7 @@ struct TileCopy {
     for (int i = 0; i < COPIES; ++i) {
       const bool in = k0 + dk(i) < k_left;
       float* dst = xs + smem + dk(i) * LD + dr(i);
-      const float* from = in ? src[pointer(i)] + src_offset(i) : x;
+      const float* from = in ? source(i, ld) : x;
       if constexpr (WIDE)
         ptx::cp_async_16(dst, from, in ? 16 : 0);
       else
@@ -166,6 +167,21 @@ struct TileCopy {
     advance(ld);
   }
 };
+
+// Starts the copies of the next k-tile of both operands into one stage; k_left = K minus the
+// tile's first k (> 0).
+template <int BK, class ACopy, class BCopy>
+__device__ __forceinline__ void copy_k_tile(ACopy& a_copy, BCopy& b_copy, float* as, float* bs,
+                                            const float* A, int64_t lda, const float* B,
+                                            int64_t ldb, int k_left) {
+  if (k_left >= BK) {
+    a_copy.issue_full(as, lda);
+    b_copy.issue_full(bs, ldb);
+  } else {
+    a_copy.issue_partial(as, A, lda, k_left);
+    b_copy.issue_partial(bs, B, ldb, k_left);
+  }
+}
 
 // Reads one k-row of the thread's fragments: TM/4 float4s of op(A) LM*4 apart and TN/4 float4s
 // of op(B) LN*4 apart (each one LDS.128).
@@ -240,20 +256,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   // the last tile keep the group count, and so cp_async_wait's meaning, uniform).
   TileCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(A, lda, M, m0, tid);
   TileCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC> b_copy(B, ldb, N, n0, tid);
-  // Starts the copies of k-tile t (t < k_tiles; tiles are copied in order) into stage s.
-  const auto copy_tile = [&](int t, int s) {
-    const int k_left = K - t * BK;
-    if (k_left >= BK) {
-      a_copy.issue_full(&as[s][0][0], lda);
-      b_copy.issue_full(&bs[s][0][0], ldb);
-    } else {
-      a_copy.issue_partial(&as[s][0][0], A, lda, k_left);
-      b_copy.issue_partial(&bs[s][0][0], B, ldb, k_left);
-    }
-  };
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) copy_tile(s, s);
+    if (s < k_tiles) copy_k_tile<BK>(a_copy, b_copy, &as[s][0][0], &bs[s][0][0], A, lda, B, ldb, K - s * BK);
     ptx::cp_async_commit();
   }
   ptx::cp_async_wait<STAGES - 2>();  // tile 0 has landed (for this thread's copies) ...
@@ -271,7 +276,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   for (int kt = 0; kt < k_tiles; ++kt) {
     // The slot of tile kt-1 is free: every thread passed the barrier below (previous iteration)
     // after its last fragment read of that tile.
-    if (kt + STAGES - 1 < k_tiles) copy_tile(kt + STAGES - 1, write_stage);
+    if (kt + STAGES - 1 < k_tiles)
+      copy_k_tile<BK>(a_copy, b_copy, &as[write_stage][0][0], &bs[write_stage][0][0], A, lda, B,
+                      ldb, K - (kt + STAGES - 1) * BK);
     ptx::cp_async_commit();
 
 #pragma unroll

@@ -174,6 +174,14 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
   CLI::App* inspect = app.add_subcommand(
       "inspect", "Show the mechanisms the kernels rely on: ldmatrix, swizzle, raster");
   inspect->require_subcommand(0, 1);
+  // The parent's footer is about benchmarking; these say how to use what is here.
+  inspect->footer(
+      "Examples:\n"
+      "  gemmbench inspect ldmatrix --trans            seed 002's table, on the GPU\n"
+      "  gemmbench inspect ldmatrix --trans --model    the same from the host-side model\n"
+      "  gemmbench inspect swizzle --bits 3,3,3 --tile 64x64 --dtype f16\n"
+      "  gemmbench inspect raster --problem 5120x4096x4096 --tile 128x128 --log-tile 2\n"
+      "Add --json for machines; scripts/plot_inspect.py draws the JSON as PNG heat maps.");
 
   CLI::App* ldm = inspect->add_subcommand(
       "ldmatrix", "Run one ldmatrix on the GPU and print each thread's registers (seed 002)");
@@ -181,6 +189,10 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
   ldm->add_option("--num", o->num, "Matrices per instruction: 1, 2 or 4 (default 4)");
   ldm->add_flag("--model", o->model, "Print the host-side model of the instruction (no GPU)");
   ldm->add_flag("--json", o->json, "Print JSON instead of a table");
+  ldm->footer(
+      "Shared memory holds 8x8 b16 matrices with values 0..64*num-1 (matrix i, row r, column c\n"
+      "holds 64i+8r+c); thread t gives the address of row t%8 of matrix t/8. Without a GPU the\n"
+      "command exits 3; --model needs none.");
 
   CLI::App* swz = inspect->add_subcommand(
       "swizzle", "Map a shared-memory tile through Swizzle<B,M,S>; banks and conflicts");
@@ -190,6 +202,11 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
   swz->add_option("--access", o->access,
                   "Access pattern to count conflicts for: ldmatrix (default), cp.async, row");
   swz->add_flag("--json", o->json, "Print JSON instead of tables");
+  swz->footer(
+      "Banks: 32 x 4 bytes. Wavefronts per phase = most distinct 4-byte words in one bank.\n"
+      "ldmatrix: one .x4 per 16x16 (or 8x32) block, 4 phases of 8 rows x 16 B; cp.async: 16 B per\n"
+      "thread, 512 B per request in 4 phases of 8 threads; row: one 4-byte word per thread.\n"
+      "Seed 000: --bits 3,3,3 --tile 64x64 --dtype f16 turns 8-way ldmatrix conflicts into none.");
 
   CLI::App* ras = inspect->add_subcommand(
       "raster", "Grid shape and block->tile map of the threadblock rasterization (seed 003)");
@@ -198,6 +215,9 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
   ras->add_option("--tile", o->raster_tile, "CTA tile BMxBN, with --problem");
   ras->add_option("--log-tile", o->log_tile, "log2 of the raster width L, 0..10 (required)");
   ras->add_flag("--json", o->json, "Print JSON instead of tables");
+  ras->footer(
+      "Grid = (tiles_m << L, ceil(tiles_n / 2^L)); block (x,y) computes tile (x >> L,\n"
+      "(y << L) + (x & (2^L-1))); blocks past the last tile column are no-op CTAs.");
 
   return [o, ldm, swz, ras, run = std::move(run_on_device), &out]() -> int {
     if (ldm->parsed()) return run_ldmatrix(*o, run, out);

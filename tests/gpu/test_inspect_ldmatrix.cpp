@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
+#include <ostream>
 #include <string>
 
 #include "inspect/inspect.hpp"
@@ -40,6 +41,10 @@ struct Variant {
   int num;
   bool trans;
 };
+
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << "x" << v.num << (v.trans ? ".trans" : "");
+}
 
 class LdmatrixOnDevice : public ::testing::TestWithParam<Variant> {};
 

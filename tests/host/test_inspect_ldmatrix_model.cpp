@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 
@@ -63,6 +64,10 @@ struct Variant {
   int num;
   bool trans;
 };
+
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << "x" << v.num << (v.trans ? ".trans" : "");
+}
 
 class LdmatrixVariant : public ::testing::TestWithParam<Variant> {};
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# One GPU session in one call (the GPU is lent by the minute): build, GPU tests, sanitizers,
+# benchmarks. Logs and reports go to $OUT (or ./gpu_out), a short table is printed last.
+#
+#   scripts/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
+#
+# Expects the dependencies staged in .deps (../shared/tools/stage-offline-deps.sh .deps) when the
+# host has no distro packages. Never changes clocks or resets the GPU.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/gpu_out}
+logs=$root/gpu_out/logs  # many files: tarred into $out at the end ($OUT returns few files)
+rm -rf "$logs" && mkdir -p "$logs" "$out"
+build=$root/build-gpu
+bin=$build/gemmbench
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build test)
+summary=$logs/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+
+for step in "${steps[@]}"; do
+  t0=$(date +%s)
+  case $step in
+    info)
+      nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
+      nvidia-smi -q >"$logs/nvidia-smi-q.txt" 2>&1
+      nvcc --version >"$logs/nvcc.txt" 2>&1
+      note "info: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader 2>&1)"
+      ;;
+    build)
+      prefix=()
+      [ -d "$root/.deps" ] && prefix=(-DCMAKE_PREFIX_PATH="$root/.deps")
+      cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure.log" 2>&1 \
+        && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
+      note "build: rc=$? ($(( $(date +%s) - t0 )) s)"
+      ;;
+    test)
+      (cd "$build" && timeout 420 ctest --output-on-failure -j 1 >"$logs/ctest.log" 2>&1)
+      note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$logs/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+      grep -E '\*\*\*Failed|Timeout|\(Failed\)' "$logs/ctest.log" | head -40 | tee -a "$summary"
+      ;;
+    gpu-tests)
+      # The GPU suites run as whole binaries (one CUDA context each, not one per test case); the
+      # Hopper rung runs separately under its own timeout so a hang cannot take the rest down.
+      for spec in "test_kernels:-*sm90*:300" "test_kernels:*sm90*:120" "test_runner_gpu:*:120" \
+                  "test_sticky_error_gpu:*:60" "test_inspect_ldmatrix:*:60"; do
+        IFS=: read -r exe filter limit <<<"$spec"
+        log=$logs/$exe$( [ "$filter" = "*" ] || echo "_${filter//[^a-z0-9]/}" ).log
+        timeout "$limit" "$build/tests/$exe" --gtest_filter="$filter" >"$log" 2>&1
+        note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+        grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
+      done
+      ;;
+    test-kernels)
+      timeout 400 "$build/tests/test_kernels" >"$logs/test_kernels.log" 2>&1
+      note "test_kernels: rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$logs/test_kernels.log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+      grep -E '^\[  FAILED  \]' "$logs/test_kernels.log" | head -40 | tee -a "$summary"
+      ;;
+    sanitize)
+      for tool in memcheck racecheck synccheck; do
+        filter=${SANITIZE_FILTER:-*}
+        timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 \
+          "$build/tests/test_kernels" --gtest_filter="$filter" >"$logs/sanitize_$tool.log" 2>&1
+        note "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+      done
+      ;;
+    bench-foundation)
+      "$bin" --kernel sgemm_naive,sgemm_coalesced --m 4096 --n 4096 --k 4096 \
+        --json "$out/foundation_h100_$stamp.json" --csv "$logs/foundation.csv" >"$logs/bench_foundation.txt" 2>&1
+      note "bench-foundation: rc=$?"
+      cat "$logs/bench_foundation.txt" | tee -a "$summary"
+      ;;
+    bench-config:*)
+      cfg=${step#bench-config:}
+      name=$(basename "$cfg" .json)
+      "$bin" --config "$root/$cfg" --json "$out/${name}_$stamp.json" >"$logs/bench_$name.txt" 2>&1
+      note "bench $cfg: rc=$?"
+      cat "$logs/bench_$name.txt" | tee -a "$summary"
+      ;;
+    bench:*)
+      args=${step#bench:}
+      "$bin" $args >"$logs/bench_adhoc.txt" 2>&1
+      note "bench $args: rc=$?"
+      cat "$logs/bench_adhoc.txt" | tee -a "$summary"
+      ;;
+    *)
+      note "unknown step $step"
+      ;;
+  esac
+done
+tar -C "$logs/.." -czf "$out/logs.tar.gz" logs
+echo "==== summary"
+cat "$summary"

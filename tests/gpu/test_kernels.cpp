@@ -1,0 +1,201 @@
+// Every registered kernel, in every layout, dtype and accumulate type it declares, against the
+// fp64 reference over shapes that break tile assumptions; and cuBLAS held to the same bound.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "gpu_test_util.hpp"
+#include "registry.hpp"
+#include "runner/cublas_gemm.hpp"
+#include "runner/device_buffer.hpp"
+#include "verify/device_verify.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+struct Shape3 {
+  int m, n, k;
+};
+
+// 1x1x1, primes, tile +-1 for 32/64/128/256 tiles, tall-skinny and long-K, K multiples of 8 with
+// prime M and N (for kernels that need 16-byte rows), and a grid of more tiles than SMs.
+const std::vector<Shape3> kShapes = {
+    {1, 1, 1},       {2, 3, 5},       {37, 53, 71},    {1, 1, 8},      {5, 3, 8},
+    {127, 131, 136}, {64, 64, 64},    {128, 128, 128}, {129, 257, 63}, {257, 129, 72},
+    {255, 256, 257}, {300, 520, 264}, {1000, 1, 999},  {1, 1000, 64},  {1024, 8, 2048},
+    {513, 257, 136}, {130, 130, 64},  {4096, 2048, 128}};
+
+struct Combo {
+  const KernelInfo* kernel;  // nullptr: cuBLAS
+  Layout layout;
+  DType dtype;
+  Accum accum;
+};
+
+std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
+  const Combo& c = info.param;
+  return (c.kernel ? c.kernel->name : std::string("cublas")) + "_" + to_string(c.layout) + "_" +
+         to_string(c.dtype) + "_" + to_string(c.accum);
+}
+
+std::vector<Combo> kernel_combos() {
+  std::vector<Combo> out;
+  for (const KernelInfo* k : KernelRegistry::instance().all())
+    for (Layout l : k->layouts)
+      for (DType d : k->dtypes)
+        for (Accum a : k->accums)
+          if (accum_valid_for(d, a)) out.push_back({k, l, d, a});
+  return out;
+}
+
+std::vector<Combo> cublas_combos() {
+  std::vector<Combo> out;
+  for (Layout l : kAllLayouts)
+    for (DType d : kAllDTypes)
+      for (Accum a : kAllAccums)
+        if (accum_valid_for(d, a)) out.push_back({nullptr, l, d, a});
+  return out;
+}
+
+DeviceCaps device_caps() {
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return DeviceCaps{p.major * 10 + p.minor, p.multiProcessorCount, size_t(optin), size_t(p.l2CacheSize)};
+}
+
+// Runs one case and returns its error statistics (tolerance filled in).
+template <class Launch>
+ErrorStats run_case(const GemmProblem& p, uint64_t seed, Launch&& launch) {
+  const size_t es = dtype_bytes(p.dtype);
+  DeviceBuffer a(size_t(p.m * p.k) * es), b(size_t(p.k * p.n) * es), c(size_t(p.m * p.n) * es);
+  DeviceBuffer c0(size_t(p.m * p.n) * es), ref(size_t(p.m * p.n) * sizeof(double));
+  fill_uniform(a.get(), p.dtype, p.m * p.k, seed, 0, nullptr);
+  fill_uniform(b.get(), p.dtype, p.k * p.n, seed, 1, nullptr);
+  fill_uniform(c0.get(), p.dtype, p.m * p.n, seed, 2, nullptr);
+  reference_gemm(p, a.get(), b.get(), c0.get(), ref.as<double>(), nullptr);
+  if (p.beta != 0)
+    CUDA_CHECK(cudaMemcpy(c.get(), c0.get(), c.bytes(), cudaMemcpyDeviceToDevice));
+  else
+    fill_nan(c.get(), p.dtype, p.m * p.n, nullptr);
+  launch(GemmArgs{p, a.get(), b.get(), c.get(), float(p.alpha), float(p.beta)});
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ErrorMeter meter;
+  const double rms = meter.reference_rms(ref.as<double>(), p.m * p.n, nullptr);
+  ErrorStats e = meter.measure(p.dtype, c.get(), ref.as<double>(), p.m * p.n, rms, nullptr);
+  e.tolerance = verification_tolerance(p.dtype, p.accum, p.k);
+  return e;
+}
+
+class KernelVsReference : public ::testing::TestWithParam<Combo> {};
+class CublasVsReference : public ::testing::TestWithParam<Combo> {};
+
+void check_all_shapes(const Combo& c) {
+  const DeviceCaps caps = device_caps();
+  CublasGemm cublas;
+  int ran = 0;
+  std::vector<std::string> skipped;
+  for (size_t i = 0; i < kShapes.size(); ++i) {
+    const Shape3 s = kShapes[i];
+    // Every third shape runs with beta != 0 and a non-unit alpha.
+    const bool with_beta = i % 3 == 1;
+    GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, with_beta ? -0.75 : 1.0, with_beta ? 0.5 : 0.0};
+    SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) + " beta=" + std::to_string(p.beta));
+    if (c.kernel) {
+      const std::string why = why_unsupported(*c.kernel, p, caps);
+      if (!why.empty()) {
+        skipped.push_back(p.shape_string() + ": " + why);
+        continue;
+      }
+    }
+    const ErrorStats e = run_case(p, 1000 + i, [&](const GemmArgs& args) {
+      if (c.kernel)
+        c.kernel->launch(args, nullptr);
+      else
+        cublas.run(args.problem, args.a, args.b, args.c, nullptr);
+    });
+    ++ran;
+    EXPECT_EQ(e.nonfinite, 0) << "elements left NaN (unwritten) or overflowed";
+    EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
+                                        << " (max abs " << e.max_abs << ", max rel " << e.max_rel << ")";
+  }
+  for (const auto& s : skipped) std::printf("  skipped %s\n", s.c_str());
+  EXPECT_GE(ran, 4) << "too few shapes ran: the kernel's supports() rejects most odd shapes";
+}
+
+}  // namespace
+
+TEST_P(KernelVsReference, OddShapesAlphaBeta) {
+  GEMMBENCH_REQUIRE_GPU();
+  const Combo& c = GetParam();
+  if (device_caps().sm < c.kernel->min_sm) GTEST_SKIP() << "needs sm_" << c.kernel->min_sm;
+  check_all_shapes(c);
+}
+
+TEST_P(CublasVsReference, OddShapesAlphaBeta) {
+  GEMMBENCH_REQUIRE_GPU();
+  check_all_shapes(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel_combos()), combo_name);
+INSTANTIATE_TEST_SUITE_P(Baseline, CublasVsReference, ::testing::ValuesIn(cublas_combos()), combo_name);
+
+// The oracle itself, against a host fp64 product of the same stored inputs.
+TEST(Reference, MatchesHostFp64InEveryLayout) {
+  GEMMBENCH_REQUIRE_GPU();
+  for (Layout l : kAllLayouts) {
+    const GemmProblem p{37, 29, 45, l, DType::f32, Accum::f32, 0.5, -1.25};
+    SCOPED_TRACE(to_string(l));
+    DeviceBuffer a(p.m * p.k * 4), b(p.k * p.n * 4), c0(p.m * p.n * 4), ref(p.m * p.n * 8);
+    fill_uniform(a.get(), p.dtype, p.m * p.k, 7, 0, nullptr);
+    fill_uniform(b.get(), p.dtype, p.k * p.n, 7, 1, nullptr);
+    fill_uniform(c0.get(), p.dtype, p.m * p.n, 7, 2, nullptr);
+    reference_gemm(p, a.get(), b.get(), c0.get(), ref.as<double>(), nullptr);
+    std::vector<float> ha(p.m * p.k), hb(p.k * p.n), hc(p.m * p.n);
+    std::vector<double> hr(p.m * p.n);
+    CUDA_CHECK(cudaMemcpy(ha.data(), a.get(), a.bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hb.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hc.data(), c0.get(), c0.bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hr.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
+    // Layout definitions written out independently of the device code (src/core/types.hpp).
+    auto A = [&](int m, int k) { return double(a_is_k_major(l) ? ha[m * p.k + k] : ha[m + k * p.m]); };
+    auto B = [&](int k, int n) { return double(b_is_k_major(l) ? hb[k + n * p.k] : hb[n + k * p.n]); };
+    double worst = 0;
+    for (int m = 0; m < p.m; ++m)
+      for (int n = 0; n < p.n; ++n) {
+        double acc = 0;
+        for (int k = 0; k < p.k; ++k) acc += A(m, k) * B(k, n);
+        const double want = p.alpha * acc + p.beta * double(hc[m + n * p.m]);
+        worst = std::max(worst, std::abs(want - hr[m + n * p.m]));
+      }
+    EXPECT_LT(worst, 1e-12);
+  }
+}
+
+TEST(Inputs, AreUniformInMinusOneOneAndNotConstant) {
+  GEMMBENCH_REQUIRE_GPU();
+  const int n = 1 << 16;
+  DeviceBuffer buf(n * 4);
+  fill_uniform(buf.get(), DType::f32, n, 42, 0, nullptr);
+  std::vector<float> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), buf.get(), n * 4, cudaMemcpyDeviceToHost));
+  double sum = 0, lo = 1, hi = -1;
+  for (float x : h) sum += x, lo = std::min<double>(lo, x), hi = std::max<double>(hi, x);
+  EXPECT_GE(lo, -1.0);
+  EXPECT_LT(hi, 1.0);
+  EXPECT_LT(lo, -0.99);
+  EXPECT_GT(hi, 0.99);
+  EXPECT_NEAR(sum / n, 0.0, 0.02);
+  fill_uniform(buf.get(), DType::f32, n, 43, 0, nullptr);
+  std::vector<float> h2(n);
+  CUDA_CHECK(cudaMemcpy(h2.data(), buf.get(), n * 4, cudaMemcpyDeviceToHost));
+  EXPECT_NE(h, h2) << "the seed changes the data";
+}

@@ -1,0 +1,143 @@
+// The runner end to end on a real device: rows, statuses, ratios, and that broken kernels are
+// caught (a kernel that leaves elements unwritten, one that drops part of K).
+#include <gtest/gtest.h>
+
+#include "common/views.cuh"
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "gpu_test_util.hpp"
+#include "plan/plan.hpp"
+#include "runner/runner.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+// Deliberately broken kernels, registered only in this test binary.
+__global__ void leaves_last_column_kernel(int M, int N, int K, StridedView<const float> A,
+                                          StridedView<const float> B, StridedView<float> C) {
+  const int m = blockIdx.x * blockDim.x + threadIdx.x, n = blockIdx.y;
+  if (m >= M || n >= N - 1) return;  // column N-1 is never written
+  float acc = 0;
+  for (int k = 0; k < K; ++k) acc += A(m, k) * B(k, n);
+  C(m, n) = acc;
+}
+__global__ void drops_last_k_kernel(int M, int N, int K, StridedView<const float> A,
+                                    StridedView<const float> B, StridedView<float> C) {
+  const int m = blockIdx.x * blockDim.x + threadIdx.x, n = blockIdx.y;
+  if (m >= M || n >= N) return;
+  float acc = 0;
+  for (int k = 0; k < K - K / 16; ++k) acc += A(m, k) * B(k, n);  // the last 1/16 of K is lost
+  C(m, n) = acc;
+}
+
+template <auto Kernel>
+void launch_broken(const GemmArgs& a, cudaStream_t s) {
+  const GemmProblem& p = a.problem;
+  Kernel<<<dim3((p.m + 127) / 128, p.n), 128, 0, s>>>(int(p.m), int(p.n), int(p.k),
+                                                      view_a(p, static_cast<const float*>(a.a)),
+                                                      view_b(p, static_cast<const float*>(a.b)),
+                                                      view_c(p, static_cast<float*>(a.c)));
+}
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_unwritten", "sgemm", 90, "test: leaves a column", {DType::f32},
+                                     {Accum::f32}, {Layout::nn}, 50, {}, launch_broken<leaves_last_column_kernel>});
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_drops_k", "sgemm", 91, "test: drops 1/16 of K", {DType::f32},
+                                     {Accum::f32}, {Layout::nn}, 50, {}, launch_broken<drops_last_k_kernel>});
+
+class Collect : public Reporter {
+ public:
+  void begin(const RunMetadata&) override {}
+  void add(const CaseResult& r) override { rows.push_back(r); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseResult> rows;
+};
+
+RunSpec quick_run(std::vector<std::string> kernels, Shape s, double beta = 0) {
+  RunSpec r;
+  r.name = "t";
+  r.kernels = std::move(kernels);
+  r.shapes = {s};
+  r.beta = beta;
+  r.measure.warmup = 1;
+  r.measure.min_samples = 3;
+  r.measure.min_time_s = 0.0;
+  r.measure.max_time_s = 2.0;
+  return r;
+}
+
+const CaseResult& row(const std::vector<CaseResult>& rows, const std::string& kernel) {
+  for (const auto& r : rows)
+    if (r.kernel == kernel) return r;
+  throw std::runtime_error("no row for " + kernel);
+}
+
+}  // namespace
+
+TEST(Runner, RowsStatusesAndRatios) {
+  GEMMBENCH_REQUIRE_GPU();
+  const Plan plan = build_plan({quick_run({"sgemm_naive", "sgemm_coalesced", "sgemm_test_unwritten",
+                                           "sgemm_test_drops_k"},
+                                          {96, 80, 512})},
+                               {}, {}, KernelRegistry::instance());
+  Runner runner(0, 1);
+  Collect out;
+  const RunSummary s = runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 5u);
+  EXPECT_EQ(s.rows_written, 5u);
+  EXPECT_FALSE(s.aborted);
+  EXPECT_EQ(out.rows[0].kernel, "cublas") << "the baseline row comes first";
+  for (size_t i = 0; i < out.rows.size(); ++i) EXPECT_EQ(out.rows[i].index, i + 1);
+  for (const char* k : {"cublas", "sgemm_naive", "sgemm_coalesced"}) {
+    const CaseResult& r = row(out.rows, k);
+    EXPECT_EQ(r.status, Status::ok) << k << ": " << r.reason;
+    ASSERT_TRUE(r.time.has_value()) << k;
+    EXPECT_GE(r.time->samples, 3);
+    EXPECT_GT(r.time->median_ms, 0);
+    EXPECT_LE(r.time->min_ms, r.time->median_ms);
+    EXPECT_GT(*r.tflops, 0);
+    EXPECT_TRUE(r.error.computed);
+    EXPECT_LE(r.error.normwise, r.error.tolerance);
+  }
+  EXPECT_TRUE(row(out.rows, "sgemm_naive").ratio_to_cublas.has_value());
+  EXPECT_FALSE(row(out.rows, "cublas").ratio_to_cublas.has_value());
+  const CaseResult& unwritten = row(out.rows, "sgemm_test_unwritten");
+  EXPECT_EQ(unwritten.status, Status::failed);
+  EXPECT_EQ(unwritten.error.nonfinite, 96) << "one column of 96 NaN-poisoned elements";
+  const CaseResult& drops = row(out.rows, "sgemm_test_drops_k");
+  EXPECT_EQ(drops.status, Status::failed);
+  EXPECT_EQ(drops.error.nonfinite, 0);
+  EXPECT_GT(drops.error.normwise, 10 * drops.error.tolerance);
+}
+
+TEST(Runner, BetaNonZeroHotCacheAndSkips) {
+  GEMMBENCH_REQUIRE_GPU();
+  RunSpec r = quick_run({"sgemm_coalesced"}, {33, 17, 9}, 0.5);
+  r.alpha = -2.0;
+  r.measure.cache = CacheMode::hot;
+  RunSpec skip = quick_run({"sgemm_test_unwritten"}, {8, 8, 8});
+  skip.layouts = {Layout::tt};
+  const Plan plan = build_plan({r, skip}, {}, {}, KernelRegistry::instance());
+  Runner runner(0, 3);
+  Collect out;
+  runner.run(plan, out, {});
+  const CaseResult& ok = row(out.rows, "sgemm_coalesced");
+  EXPECT_EQ(ok.status, Status::ok) << ok.reason;
+  EXPECT_EQ(ok.measure.cache, CacheMode::hot);
+  const CaseResult& skipped = row(out.rows, "sgemm_test_unwritten");
+  EXPECT_EQ(skipped.status, Status::skipped);
+  EXPECT_NE(skipped.reason.find("layout tt"), std::string::npos) << skipped.reason;
+}
+
+TEST(Runner, DeviceMetadataIsFilled) {
+  GEMMBENCH_REQUIRE_GPU();
+  Runner runner(0, 1);
+  const DeviceMetadata& d = runner.device();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.num_sms, 0);
+  EXPECT_GT(d.memory_bytes, 0);
+  EXPECT_GT(d.l2_bytes, 0);
+  EXPECT_FALSE(d.cublas_version.empty());
+  EXPECT_GT(runner.free_bytes(), 0u);
+  EXPECT_THROW(Runner(1000, 1), UsageError);
+}
