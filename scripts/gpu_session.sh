@@ -44,10 +44,12 @@ for step in "${steps[@]}"; do
     gpu-tests)
       # The GPU suites run as whole binaries (one CUDA context each, not one per test case); the
       # Hopper rung runs separately under its own timeout so a hang cannot take the rest down.
+      i=0
       for spec in "test_kernels:-*sm90*:300" "test_kernels:*sm90*:120" "test_runner_gpu:*:120" \
                   "test_sticky_error_gpu:*:60" "test_inspect_ldmatrix:*:60"; do
         IFS=: read -r exe filter limit <<<"$spec"
-        log=$logs/$exe$( [ "$filter" = "*" ] || echo "_${filter//[^a-z0-9]/}" ).log
+        i=$((i + 1))
+        log=$logs/gpu_test_${i}_$exe.log
         timeout "$limit" "$build/tests/$exe" --gtest_filter="$filter" >"$log" 2>&1
         note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
         grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
@@ -61,7 +63,7 @@ for step in "${steps[@]}"; do
     sanitize)
       for tool in memcheck racecheck synccheck; do
         filter=${SANITIZE_FILTER:-*}
-        timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 \
+        GEMMBENCH_TEST_SMALL=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 \
           "$build/tests/test_kernels" --gtest_filter="$filter" >"$logs/sanitize_$tool.log" 2>&1
         note "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       done

@@ -50,7 +50,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     sgemm_blocktile_2d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
                               int64_t lda, const float* __restrict__ B, int64_t ldb, float beta,
                               float* __restrict__ C, int64_t ldc) {
-  static_assert(BM % TM == 0 && BN % TN == 0, "the block tile must be a whole number of thread tiles");
+  static_assert(BM % TM == 0 && BN % TN == 0,
+                "the block tile must be a whole number of thread tiles");
   constexpr int THREADS = (BM / TM) * (BN / TN);
   static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
   static_assert(BK == 8 && (BM + 4) % 32 == 4 && (BN + 4) % 32 == 4,
@@ -83,9 +84,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
       for (int i = 0; i < TM; ++i) a_frag[i] = as[k * LDA + tm * TM + i];
 #pragma unroll
       for (int j = 0; j < TN; ++j) b_frag[j] = bs[k * LDB + tn * TN + j];
-      // Outer product: TM*TN FFMAs from TM+TN shared loads.
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < TM; ++i)  // outer product: TM*TN FFMAs from TM+TN shared loads
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
     }
@@ -115,18 +115,21 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
   const auto kernel = sgemm_blocktile_2d_kernel<BM, BN, BK, TM, TN, A_K_MAJOR, B_K_MAJOR>;
-  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
-                                     static_cast<const float*>(args.a), p.lda(),
-                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
-                                     static_cast<float*>(args.c), p.ldc());
+  kernel<<<grid, block, 0, stream>>>(
+      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
+      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
 }
 
 void launch(const GemmArgs& args, cudaStream_t stream) {
   switch (args.problem.layout) {
-    case Layout::nn: return launch_layout<false, true>(args, stream);
-    case Layout::nt: return launch_layout<false, false>(args, stream);
-    case Layout::tn: return launch_layout<true, true>(args, stream);
-    case Layout::tt: return launch_layout<true, false>(args, stream);
+    case Layout::nn:
+      return launch_layout<false, true>(args, stream);
+    case Layout::nt:
+      return launch_layout<false, false>(args, stream);
+    case Layout::tn:
+      return launch_layout<true, true>(args, stream);
+    case Layout::tt:
+      return launch_layout<true, false>(args, stream);
   }
 }
 

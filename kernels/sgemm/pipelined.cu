@@ -152,8 +152,7 @@ struct TileCopy {
 
   // Starts the copies of the last k-tile, of which only k < k_left (< BK) exist; the others are
   // zero-filled (src-size 0, with the tensor's base pointer x as a valid dummy source).
-  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t ld,
-                                                int k_left) {
+  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t ld, int k_left) {
 #pragma unroll
     for (int i = 0; i < COPIES; ++i) {
       const bool in = k0 + dk(i) < k_left;
@@ -168,18 +167,18 @@ struct TileCopy {
   }
 };
 
-// Starts the copies of the next k-tile of both operands into one stage; k_left = K minus the
-// tile's first k (> 0).
+// Starts the copies of k-tile t of both operands into one stage, if the tile exists (t <
+// k_tiles). Tiles are copied in order; the first K / BK are full, a last one may be partial.
 template <int BK, class ACopy, class BCopy>
-__device__ __forceinline__ void copy_k_tile(ACopy& a_copy, BCopy& b_copy, float* as, float* bs,
-                                            const float* A, int64_t lda, const float* B,
-                                            int64_t ldb, int k_left) {
-  if (k_left >= BK) {
+__device__ __forceinline__ void copy_k_tile(int t, int K, int k_tiles, ACopy& a_copy, BCopy& b_copy,
+                                            float* as, float* bs, const float* A, int64_t lda,
+                                            const float* B, int64_t ldb) {
+  if (t < K / BK) {
     a_copy.issue_full(as, lda);
     b_copy.issue_full(bs, ldb);
-  } else {
-    a_copy.issue_partial(as, A, lda, k_left);
-    b_copy.issue_partial(bs, B, ldb, k_left);
+  } else if (t < k_tiles) {
+    a_copy.issue_partial(as, A, lda, K - t * BK);
+    b_copy.issue_partial(bs, B, ldb, K - t * BK);
   }
 }
 
@@ -258,13 +257,14 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   TileCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC> b_copy(B, ldb, N, n0, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) copy_k_tile<BK>(a_copy, b_copy, &as[s][0][0], &bs[s][0][0], A, lda, B, ldb, K - s * BK);
+    copy_k_tile<BK>(s, K, k_tiles, a_copy, b_copy, &as[s][0][0], &bs[s][0][0], A, lda, B, ldb);
     ptx::cp_async_commit();
   }
   ptx::cp_async_wait<STAGES - 2>();  // tile 0 has landed (for this thread's copies) ...
   __syncthreads();                   // ... and for everyone's
 
-  float acc[TM][TN] = {};  // (TM,TN) registers: C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4)
+  // C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4) is acc[i][j].
+  float acc[TM][TN] = {};  // (TM,TN) registers
   float a_frag[2][TM];     // (2,TM) registers: op(A) fragments, double-buffered over k
   float b_frag[2][TN];     // (2,TN) registers: op(B) fragments, double-buffered over k
   load_fragments<TM, TN, LM, LN>(&as[0][0][tm], &bs[0][0][tn], a_frag[0], b_frag[0]);
@@ -276,9 +276,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   for (int kt = 0; kt < k_tiles; ++kt) {
     // The slot of tile kt-1 is free: every thread passed the barrier below (previous iteration)
     // after its last fragment read of that tile.
-    if (kt + STAGES - 1 < k_tiles)
-      copy_k_tile<BK>(a_copy, b_copy, &as[write_stage][0][0], &bs[write_stage][0][0], A, lda, B,
-                      ldb, K - (kt + STAGES - 1) * BK);
+    copy_k_tile<BK>(kt + STAGES - 1, K, k_tiles, a_copy, b_copy, &as[write_stage][0][0],
+                    &bs[write_stage][0][0], A, lda, B, ldb);
     ptx::cp_async_commit();
 
 #pragma unroll
@@ -347,8 +346,8 @@ template <bool A_K_MAJOR, bool B_K_MAJOR>
 bool can_vectorize(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  return (A_K_MAJOR || p.lda() % 4 == 0) && (B_K_MAJOR || p.ldb() % 4 == 0) &&
-         p.ldc() % 4 == 0 && aligned(args.a) && aligned(args.b) && aligned(args.c);
+  return (A_K_MAJOR || p.lda() % 4 == 0) && (B_K_MAJOR || p.ldb() % 4 == 0) && p.ldc() % 4 == 0 &&
+         aligned(args.a) && aligned(args.b) && aligned(args.c);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS>
@@ -380,10 +379,14 @@ struct Config {
 
   static void launch(const GemmArgs& args, cudaStream_t stream) {
     switch (args.problem.layout) {
-      case Layout::nn: return launch_layout<false, true>(args, stream);
-      case Layout::nt: return launch_layout<false, false>(args, stream);
-      case Layout::tn: return launch_layout<true, true>(args, stream);
-      case Layout::tt: return launch_layout<true, false>(args, stream);
+      case Layout::nn:
+        return launch_layout<false, true>(args, stream);
+      case Layout::nt:
+        return launch_layout<false, false>(args, stream);
+      case Layout::tn:
+        return launch_layout<true, true>(args, stream);
+      case Layout::tt:
+        return launch_layout<true, false>(args, stream);
     }
   }
 };

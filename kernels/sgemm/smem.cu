@@ -96,18 +96,21 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
   const dim3 block(BM, BN);
   const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
   const auto kernel = sgemm_smem_kernel<BM, BN, BK, A_K_MAJOR, B_K_MAJOR>;
-  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
-                                     static_cast<const float*>(args.a), p.lda(),
-                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
-                                     static_cast<float*>(args.c), p.ldc());
+  kernel<<<grid, block, 0, stream>>>(
+      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
+      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
 }
 
 void launch(const GemmArgs& args, cudaStream_t stream) {
   switch (args.problem.layout) {
-    case Layout::nn: return launch_layout<false, true>(args, stream);
-    case Layout::nt: return launch_layout<false, false>(args, stream);
-    case Layout::tn: return launch_layout<true, true>(args, stream);
-    case Layout::tt: return launch_layout<true, false>(args, stream);
+    case Layout::nn:
+      return launch_layout<false, true>(args, stream);
+    case Layout::nt:
+      return launch_layout<false, false>(args, stream);
+    case Layout::tn:
+      return launch_layout<true, true>(args, stream);
+    case Layout::tt:
+      return launch_layout<true, false>(args, stream);
   }
 }
 

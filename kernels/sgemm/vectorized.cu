@@ -180,10 +180,9 @@ void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
   const auto kernel = sgemm_vectorized_kernel<BM, BN, BK, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
-  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
-                                     static_cast<const float*>(args.a), p.lda(),
-                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
-                                     static_cast<float*>(args.c), p.ldc());
+  kernel<<<grid, block, 0, stream>>>(
+      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
+      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
 }
 
 // The 128-bit path needs every leading dimension to be a multiple of 4 floats and 16-byte
@@ -205,10 +204,14 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
 
 void launch(const GemmArgs& args, cudaStream_t stream) {
   switch (args.problem.layout) {
-    case Layout::nn: return launch_layout<false, true>(args, stream);
-    case Layout::nt: return launch_layout<false, false>(args, stream);
-    case Layout::tn: return launch_layout<true, true>(args, stream);
-    case Layout::tt: return launch_layout<true, false>(args, stream);
+    case Layout::nn:
+      return launch_layout<false, true>(args, stream);
+    case Layout::nt:
+      return launch_layout<false, false>(args, stream);
+    case Layout::tn:
+      return launch_layout<true, true>(args, stream);
+    case Layout::tt:
+      return launch_layout<true, false>(args, stream);
   }
 }
 

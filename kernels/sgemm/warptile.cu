@@ -90,8 +90,8 @@ __device__ __forceinline__ void unpack(float4 v, float* dst) {
   dst[3] = v.w;
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR,
-          bool B_K_MAJOR, bool VEC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR,
+          bool VEC>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     sgemm_warptile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
                           int64_t lda, const float* __restrict__ B, int64_t ldb, float beta,
@@ -125,7 +125,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int m0 = blockIdx.x * BM;
   const int n0 = blockIdx.y * BN;
 
-  float acc[TM][TN] = {};  // (TM,TN) registers: C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4)
+  // C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4) is acc[i][j].
+  float acc[TM][TN] = {};  // (TM,TN) registers
   float a_frag[TM];        // (TM) registers: op(A) rows of the thread's sub-tiles, one k
   float b_frag[TN];        // (TN) registers: op(B) columns of the thread's sub-tiles, one k
 
@@ -197,12 +198,10 @@ void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   const dim3 block(32 * (BM / WM) * (BN / WN));
   const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
-  const auto kernel =
-      sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
-  kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
-                                     static_cast<const float*>(args.a), p.lda(),
-                                     static_cast<const float*>(args.b), p.ldb(), args.beta,
-                                     static_cast<float*>(args.c), p.ldc());
+  const auto kernel = sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
+  kernel<<<grid, block, 0, stream>>>(
+      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
+      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR>
@@ -216,10 +215,14 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   switch (args.problem.layout) {
-    case Layout::nn: return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, true>(args, stream);
-    case Layout::nt: return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, false>(args, stream);
-    case Layout::tn: return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, true>(args, stream);
-    case Layout::tt: return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, false>(args, stream);
+    case Layout::nn:
+      return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, true>(args, stream);
+    case Layout::nt:
+      return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, false>(args, stream);
+    case Layout::tn:
+      return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, true>(args, stream);
+    case Layout::tt:
+      return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, false>(args, stream);
   }
 }
 
