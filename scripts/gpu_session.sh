@@ -87,6 +87,27 @@ for step in "${steps[@]}"; do
       note "bench $args: rc=$?"
       cat "$logs/bench_adhoc.txt" | tee -a "$summary"
       ;;
+    sass)
+      # Resource usage (registers, shared memory, stack/spills) and the instructions the kernels
+      # were meant to contain, from the binary that ran.
+      cuobjdump -res-usage "$bin" >"$logs/res_usage.txt" 2>&1
+      cuobjdump -sass "$bin" >"$logs/sass.txt" 2>&1
+      for ins in LDGSTS LDSM 'HMMA.16816' HGMMA UTMALDG 'LDS.128' FFMA; do
+        note "sass: $ins $(grep -c "$ins" "$logs/sass.txt")"
+      done
+      ;;
+    ncu:*)
+      # ncu:<kernel name regex>:<gemmbench args>; bank conflicts and pipe use of one launch.
+      rest=${step#ncu:}
+      regex=${rest%%:*}
+      args=${rest#*:}
+      timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
+        --section MemoryWorkloadAnalysis_Tables --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_ldsm.sum,smsp__inst_executed_op_ldgsts.sum \
+        "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_${regex//[^a-zA-Z0-9_]/}.txt" 2>&1
+      note "ncu $regex: rc=$?"
+      grep -E "bank_conflicts|wavefronts|op_ldsm|op_ldgsts|Shared .*Conflicts|Compute \(SM\) Throughput|Duration" "$logs/ncu_${regex//[^a-zA-Z0-9_]/}.txt" | head -20 | tee -a "$summary"
+      ;;
     *)
       note "unknown step $step"
       ;;
