@@ -63,7 +63,7 @@ for step in "${steps[@]}"; do
     sanitize)
       for tool in memcheck racecheck synccheck; do
         filter=${SANITIZE_FILTER:-*}
-        GEMMBENCH_TEST_SMALL=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 \
+        GEMMBENCH_TEST_SMALL=1 timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 99 \
           "$build/tests/test_kernels" --gtest_filter="$filter" >"$logs/sanitize_$tool.log" 2>&1
         note "compute-sanitizer $tool: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       done

@@ -1,0 +1,786 @@
+#!/usr/bin/env python3
+"""Draw gemmbench JSON reports (written by `gemmbench ... --json FILE`) as PNG charts.
+
+    gemmbench --kernel 'sgemm_*' --json ladder.json
+    python3 scripts/plot_report.py ladder ladder.json -o ladder.png
+    gemmbench --config configs/square_sweep.json --json sweep.json
+    python3 scripts/plot_report.py sweep sweep.json -o sweep.png --metric ratio
+
+ladder  One problem shape: a bar of TFLOP/s per kernel, in the report's order (the ladder's
+        rung order), one block of bars per (dtype, accumulate, layout) group, each block opening
+        with its cuBLAS bar and crossed by a dashed line at cuBLAS's TFLOP/s. Every kernel bar
+        carries its "% of cuBLAS" (ratio_to_cublas x 100: cuBLAS median over the kernel median,
+        both from the same interleaved samples, so it can differ a little from the bar heights).
+        FAILED rows (timed, but the output is wrong) are drawn red and hatched and never
+        dropped; skipped and error rows are listed under the chart with their reasons.
+sweep   TFLOP/s (or --metric ratio: % of cuBLAS) against problem size, one line per kernel and
+        a dashed one per cuBLAS group; size is M when M = N = K, else (M*N*K)^(1/3), on a
+        log2 axis. FAILED points are red crosses off the lines.
+
+Several reports may be given: their rows are concatenated in the order given and the first
+report's metadata titles the chart (a warning says so when the devices differ).
+
+The script reads only the reports. The data shaping functions (load_report, merge_reports,
+pick_shape, ladder_data, sweep_data) need only the standard library, so they import and can be
+tested without matplotlib; matplotlib (Agg, no display) is imported when a chart is drawn.
+"""
+
+import argparse
+import copy
+import fnmatch
+import json
+import sys
+
+STATUSES = ("ok", "FAILED", "skipped", "error")
+REQUIRED_ROW_KEYS = ("kernel", "provider", "family", "m", "n", "k", "layout", "dtype", "accum",
+                     "status")
+KNOWN_SCHEMA_VERSION = 1
+FAMILY_COLORS = {"sgemm": "#4c72b0", "hgemm": "#dd8452", "cublas": "#8c8c8c"}
+OTHER_COLORS = ["#55a868", "#8172b3", "#937860", "#da8bc3", "#ccb974", "#64b5cd"]
+FAILED_FACE, FAILED_EDGE = "#f6d0d0", "#c00000"
+THROTTLED_MARK = "\u2020"  # dagger after a kernel name: its clock fell while sampling
+MAX_NOTES = 14        # footnote lines under a chart before "... and N more"
+MAX_NOTE_CHARS = 150  # a reason longer than this is cut (the report has it whole)
+
+
+class ReportError(ValueError):
+    """Bad input: printed as one line, exit code 2."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading and merging reports
+# ----------------------------------------------------------------------------------------------
+
+def load_report(path):
+    """The report at `path` ('-' = standard input), checked to be a gemmbench report."""
+    try:
+        if path == "-":
+            doc = json.load(sys.stdin)
+        else:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file") from None
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not JSON ({e})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError(f"{path}: cannot read: {e}") from None
+    warnings = check_report(doc, path)
+    return doc, warnings
+
+
+def check_report(doc, name="report"):
+    """Raise ReportError unless `doc` looks like a gemmbench report; return warnings."""
+    if isinstance(doc, dict) and "inspect" in doc:
+        raise ReportError(f"{name}: this is `gemmbench inspect` output: draw it with "
+                          "scripts/plot_inspect.py")
+    if (not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict)
+            or doc["metadata"].get("tool") != "gemmbench"
+            or not isinstance(doc.get("results"), list)):
+        raise ReportError(f"{name}: not a gemmbench report (expected a JSON object with "
+                          "'metadata' (tool = gemmbench) and 'results', as `gemmbench --json` "
+                          "writes)")
+    for i, row in enumerate(doc["results"]):
+        if not isinstance(row, dict):
+            raise ReportError(f"{name}: results[{i}] is not an object")
+        missing = [key for key in REQUIRED_ROW_KEYS if key not in row]
+        if missing:
+            raise ReportError(f"{name}: results[{i}] lacks {', '.join(repr(k) for k in missing)}")
+        if row["status"] not in STATUSES:
+            raise ReportError(f"{name}: results[{i}] has status {row['status']!r}, not one of "
+                              f"{', '.join(STATUSES)}")
+        for key in ("m", "n", "k"):
+            if not isinstance(row[key], int) or row[key] < 1:
+                raise ReportError(f"{name}: results[{i}].{key} = {row[key]!r} is not a size >= 1")
+        for key in ("tflops", "ratio_to_cublas"):
+            value = row.get(key)
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if value is not None and not number:
+                raise ReportError(f"{name}: results[{i}].{key} = {value!r} is not a number or null")
+    warnings = []
+    version = doc["metadata"].get("schema_version")
+    if isinstance(version, int) and version > KNOWN_SCHEMA_VERSION:
+        warnings.append(f"{name}: schema_version {version} is newer than this script knows "
+                        f"({KNOWN_SCHEMA_VERSION}); trying anyway")
+    summary = doc.get("summary")
+    if isinstance(summary, dict) and summary.get("complete") is False:
+        why = summary.get("abort_reason") or "run interrupted"
+        warnings.append(f"{name}: incomplete report ({summary.get('rows_written')} of "
+                        f"{summary.get('rows_planned')} rows: {why})")
+    return warnings
+
+
+def _device(metadata):
+    device = metadata.get("device")
+    return device if isinstance(device, dict) else {}
+
+
+def merge_reports(named_reports):
+    """One report from [(name, report), ...]: rows concatenated in the order given, metadata of
+    the first (plus 'merged_from', the names). Returns (report, warnings); a warning says when
+    the devices or the driver/CUDA/cuBLAS versions differ, since the title shows the first."""
+    if not named_reports:
+        raise ReportError("no report given")
+    first_name, first = named_reports[0]
+    merged = {"metadata": copy.deepcopy(first["metadata"]), "results": [], "summary": {}}
+    merged["metadata"]["merged_from"] = [name for name, _ in named_reports]
+    warnings = []
+    first_dev = _device(first["metadata"])
+    version_keys = ("driver_version", "cuda_runtime", "cublas_version")
+    for name, report in named_reports:
+        merged["results"].extend(copy.deepcopy(report["results"]))
+        dev = _device(report["metadata"])
+        if dev.get("name") != first_dev.get("name"):
+            warnings.append(f"reports from different devices: {first_name}: "
+                            f"{first_dev.get('name')!r}, {name}: {dev.get('name')!r} "
+                            "(the title names the first)")
+        elif any(dev.get(key) != first_dev.get(key) for key in version_keys):
+            theirs = "/".join(str(dev.get(k)) for k in version_keys)
+            ours = "/".join(str(first_dev.get(k)) for k in version_keys)
+            warnings.append(f"{name} was run with other versions than {first_name} "
+                            f"(driver/CUDA/cuBLAS {theirs} vs {ours})")
+    counts = {status: 0 for status in STATUSES}
+    for row in merged["results"]:
+        counts[row["status"]] += 1
+    merged["summary"] = {"rows_written": len(merged["results"]), "ok": counts["ok"],
+                         "failed": counts["FAILED"], "skipped": counts["skipped"],
+                         "errors": counts["error"]}
+    return merged, warnings
+
+
+def filter_rows(report, kernels=None, run=None):
+    """A copy of `report` keeping the rows whose kernel matches one of the comma-separated
+    globs in `kernels` (cuBLAS rows always stay: they are the reference) and whose run name is
+    `run`. None keeps everything."""
+    patterns = [p.strip() for p in kernels.split(",") if p.strip()] if kernels else None
+    rows = []
+    for row in report["results"]:
+        if run is not None and row.get("run") != run:
+            continue
+        if patterns and not is_cublas(row) and not any(fnmatch.fnmatchcase(row["kernel"], p)
+                                                       for p in patterns):
+            continue
+        rows.append(row)
+    if not rows:
+        runs = sorted({str(r.get("run")) for r in report["results"]})
+        what = []
+        if kernels:
+            what.append(f"--kernels {kernels!r}")
+        if run is not None:
+            what.append(f"--run {run!r} (runs in the report: {', '.join(runs)})")
+        raise ReportError(f"no rows match {' and '.join(what)}")
+    out = dict(report)
+    out["results"] = rows
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Shaping the data (pure: no matplotlib)
+# ----------------------------------------------------------------------------------------------
+
+def is_cublas(row):
+    return row["provider"] == "cublas"
+
+
+def shape_of(row):
+    return (row["m"], row["n"], row["k"])
+
+
+def shape_text(shape):
+    m, n, k = shape
+    return f"{m}x{n}x{k}"
+
+
+def parse_shape(text):
+    """'MxNxK' -> (m, n, k); one number N means the square problem N x N x N."""
+    parts = text.strip().lower().split("x")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) == 1:
+        dims = dims * 3
+    if len(dims) != 3 or min(dims) < 1:
+        raise ReportError(f"--shape {text!r}: expected MxNxK (e.g. 4096x4096x4096) or one size "
+                          "for a square problem")
+    return dims
+
+
+def group_key(row):
+    """What makes rows comparable with one cuBLAS row: the runner times cuBLAS once per
+    (shape, dtype, accumulate, layout, alpha, beta, measure settings)."""
+    measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
+    return (row["dtype"], row["accum"], row["layout"], row.get("alpha", 1.0), row.get("beta", 0.0),
+            measure.get("cache", "cold"))
+
+
+def group_label(key):
+    dtype, accum, layout, alpha, beta, cache = key
+    text = f"{dtype} (acc {accum}) {layout}"
+    if alpha != 1.0:
+        text += f", alpha={alpha:g}"
+    if beta != 0.0:
+        text += f", beta={beta:g}"
+    if cache != "cold":
+        text += f", {cache} L2"
+    return text
+
+
+def percent_label(ratio):
+    """ratio_to_cublas as the text on a bar: '12%', '3.4%', '0.96%'; '' when absent."""
+    if ratio is None:
+        return ""
+    p = 100.0 * ratio
+    if p >= 10:
+        return f"{p:.0f}%"
+    if p >= 1:
+        return f"{p:.1f}%"
+    return f"{p:.2f}%"
+
+
+def _note(row, group_text=None):
+    reason = row.get("reason") or "(no reason given)"
+    if len(reason) > MAX_NOTE_CHARS:
+        reason = reason[:MAX_NOTE_CHARS - 3] + "..."
+    where = group_text if group_text is not None else f"{shape_text(shape_of(row))}, " \
+                                                      f"{group_label(group_key(row))}"
+    return f"{row['status']}: {row['kernel']} [{where}]: {reason}"
+
+
+def shapes_in(report):
+    """[(shape, kernel rows, all rows)] in order of first appearance."""
+    counts = {}
+    for row in report["results"]:
+        entry = counts.setdefault(shape_of(row), [0, 0])
+        entry[0] += 0 if is_cublas(row) else 1
+        entry[1] += 1
+    return [(shape, kernels, rows) for shape, (kernels, rows) in counts.items()]
+
+
+def pick_shape(report, wanted=None):
+    """The shape the ladder shows: `wanted` ((m, n, k) or 'MxNxK') when given and present,
+    else the shape with the most kernel (non-cuBLAS) rows, the first one on a tie."""
+    shapes = shapes_in(report)
+    if not shapes:
+        raise ReportError("the report has no rows")
+    if wanted is not None:
+        if isinstance(wanted, str):
+            wanted = parse_shape(wanted)
+        wanted = tuple(wanted)
+        if any(shape == wanted for shape, _, _ in shapes):
+            return wanted
+        listed = ", ".join(f"{shape_text(s)} ({n} rows)" for s, _, n in shapes[:8])
+        more = f" and {len(shapes) - 8} more" if len(shapes) > 8 else ""
+        raise ReportError(f"--shape {shape_text(wanted)}: no rows at that shape; the report has "
+                          f"{listed}{more}")
+    best = max(range(len(shapes)), key=lambda i: (shapes[i][1], -i))
+    return shapes[best][0]
+
+
+def ladder_data(report, shape):
+    """The bars of the ladder chart at `shape` (m, n, k).
+
+    Returns a dict:
+      bars:       [{kernel, label, family, group, group_label, status, tflops, ratio, percent,
+                    failed, cublas, throttled, reason}] grouped by (dtype, accum, layout, ...) in
+                  order of first appearance, report (= rung) order inside a group, each group's
+                  cuBLAS row first. FAILED rows are kept with failed=True.
+      references: [{group, group_label, tflops}] one per group with an ok cuBLAS row.
+      groups:     [group keys] in drawing order.
+      notes:      footnote lines: skipped and error rows (never drawn), FAILED reasons,
+                  throttled rows.
+    Raises ReportError when no row at `shape` is ok.
+    """
+    shape = tuple(shape)
+    rows = [row for row in report["results"] if shape_of(row) == shape]
+    groups = []
+    by_group = {}
+    for row in rows:
+        key = group_key(row)
+        if key not in by_group:
+            groups.append(key)
+            by_group[key] = []
+        by_group[key].append(row)
+    bars, references, notes = [], [], []
+    for key in groups:
+        label = group_label(key)
+        members = by_group[key]
+        # cuBLAS opens its group whatever the row order, so the reference is always on the left.
+        ordered = [r for r in members if is_cublas(r)] + [r for r in members if not is_cublas(r)]
+        seen = {}
+        for row in ordered:
+            if row["status"] in ("skipped", "error"):
+                notes.append(_note(row, label))
+                continue
+            if row["status"] == "ok" and row.get("tflops") is None:  # not written by gemmbench
+                notes.append(f"ok: {row['kernel']} [{label}]: no tflops in the row, not drawn")
+                continue
+            name = "cuBLAS" if is_cublas(row) else row["kernel"]
+            seen[name] = seen.get(name, 0) + 1
+            clock = row.get("clock") if isinstance(row.get("clock"), dict) else {}
+            bar = {
+                "kernel": row["kernel"],
+                "label": name if seen[name] == 1 else f"{name} #{seen[name]}",
+                "family": row["family"],
+                "group": key,
+                "group_label": label,
+                "status": row["status"],
+                "tflops": row.get("tflops"),
+                "ratio": row.get("ratio_to_cublas"),
+                "percent": "" if is_cublas(row) else percent_label(row.get("ratio_to_cublas")),
+                "failed": row["status"] == "FAILED",
+                "cublas": is_cublas(row),
+                "throttled": bool(clock.get("throttled")),
+                "reason": row.get("reason", ""),
+            }
+            bars.append(bar)
+            if bar["failed"]:
+                notes.append(_note(row, label))
+            if bar["throttled"]:
+                bar["label"] += THROTTLED_MARK
+                notes.append(f"{THROTTLED_MARK}throttled: {bar['kernel']} [{label}]: SM clock fell "
+                             "below 80% of its maximum while sampling "
+                             f"({clock.get('throttle_reasons') or '?'})")
+            if bar["cublas"] and row["status"] == "ok" and row.get("tflops") is not None \
+                    and not any(ref["group"] == key for ref in references):
+                references.append({"group": key, "group_label": label, "tflops": row["tflops"]})
+    if not any(bar["status"] == "ok" and bar["tflops"] is not None for bar in bars):
+        counts = {}
+        for row in rows:
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        detail = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no rows"
+        raise ReportError(f"no ok rows at shape {shape_text(shape)} ({detail}): nothing to draw")
+    return {"shape": shape, "bars": bars, "references": references,
+            "groups": [key for key in groups if any(b["group"] == key for b in bars)],
+            "notes": notes}
+
+
+def problem_size(m, n, k):
+    """The sweep's x: M for a square problem, else the cube root of M*N*K (same scale)."""
+    if m == n == k:
+        return float(m)
+    return float(m * n * k) ** (1.0 / 3.0)
+
+
+def sweep_data(report, metric="tflops"):
+    """The lines of the sweep chart.
+
+    metric 'tflops' plots TFLOP/s; 'ratio' plots ratio_to_cublas x 100 (cuBLAS lines are then
+    the 100% line, not series). Returns a dict:
+      series:  [{key, label, kernel, group, cublas, points: [(x, y), ...] sorted by x}] in order
+               of first appearance (kernels and cuBLAS groups).
+      failed:  [(x, y, label)] FAILED rows that have a value (drawn as red crosses).
+      notes:   footnote lines: skipped/error rows, FAILED reasons, duplicate points left out.
+      square:  True when every plotted row has M = N = K (the x axis then reads M = N = K).
+      sizes:   the distinct x values, ascending.
+      x_label, y_label.
+    Raises ReportError when nothing can be plotted.
+    """
+    if metric not in ("tflops", "ratio"):
+        raise ReportError(f"--metric {metric!r}: expected tflops or ratio")
+    groups_seen = []
+    for row in report["results"]:
+        if group_key(row) not in groups_seen:
+            groups_seen.append(group_key(row))
+    kernel_groups = {}
+    for row in report["results"]:
+        kernel_groups.setdefault(row["kernel"], set()).add(group_key(row))
+
+    def value(row):
+        if metric == "tflops":
+            return row.get("tflops")
+        ratio = row.get("ratio_to_cublas")
+        return None if ratio is None else 100.0 * ratio
+
+    series, index, failed, notes = [], {}, [], []
+    square = True
+    for row in report["results"]:
+        key = (row["kernel"], group_key(row))
+        glabel = group_label(group_key(row))
+        if is_cublas(row):
+            label = "cuBLAS" + (f" [{glabel}]" if len(groups_seen) > 1 else "")
+        else:
+            several = len(kernel_groups[row["kernel"]]) > 1
+            label = row["kernel"] + (f" [{glabel}]" if several else "")
+        if row["status"] in ("skipped", "error"):
+            notes.append(_note(row))
+            continue
+        if is_cublas(row) and metric == "ratio":
+            continue
+        x, y = problem_size(*shape_of(row)), value(row)
+        if row["status"] == "FAILED":
+            notes.append(_note(row))
+            if y is not None:
+                failed.append((x, y, label))
+                square = square and row["m"] == row["n"] == row["k"]
+            continue
+        if y is None:
+            continue
+        if key not in index:
+            index[key] = len(series)
+            series.append({"key": key, "label": label, "kernel": row["kernel"],
+                           "group": group_key(row), "cublas": is_cublas(row), "points": []})
+        points = series[index[key]]["points"]
+        if any(px == x for px, _ in points):
+            notes.append(f"duplicate: {label} at {shape_text(shape_of(row))}: only the first row "
+                         "is drawn")
+            continue
+        points.append((x, y))
+        square = square and row["m"] == row["n"] == row["k"]
+    for s in series:
+        s["points"].sort()
+    if not any(s["points"] for s in series):
+        raise ReportError("no ok rows to plot" + (" (--metric ratio needs kernel rows; cuBLAS rows "
+                                                  "have no ratio)" if metric == "ratio" else ""))
+    y_label = ("TFLOP/s (2*M*N*K / median time)" if metric == "tflops"
+               else "% of cuBLAS (cuBLAS median / kernel median)")
+    sizes = sorted({p[0] for s in series for p in s["points"]} | {f[0] for f in failed})
+    return {"series": series, "failed": failed, "notes": notes, "square": square, "sizes": sizes,
+            "x_label": "M = N = K" if square else "(M*N*K)^(1/3)", "y_label": y_label}
+
+
+def title_lines(metadata):
+    """Second title line: device, date and versions; a third with the report's description."""
+    dev = _device(metadata)
+    sm = f" (sm_{dev['sm']})" if dev.get("sm") else ""
+    parts = [f"{dev.get('name', 'unknown device')}{sm}", str(metadata.get("date_utc", "date ?")),
+             f"driver {dev.get('driver_version', '?')}", f"CUDA {dev.get('cuda_runtime', '?')}",
+             f"cuBLAS {dev.get('cublas_version', '?')}",
+             f"gemmbench {metadata.get('tool_version', '?')} ({metadata.get('git_commit', '?')})"]
+    lines = [" | ".join(parts)]
+    merged = metadata.get("merged_from") or []
+    if len(merged) > 1:
+        lines[0] += f" | + {len(merged) - 1} more report(s)"
+    if metadata.get("description"):
+        lines.append(str(metadata["description"]))
+    return lines
+
+
+def tflops_text(value):
+    """A bar's TFLOP/s as text: 3 significant digits, no exponent ('0.498', '51.6', '1234')."""
+    return f"{value:.3g}" if value < 1000 else f"{value:.0f}"
+
+
+def _footnote_text(notes):
+    if len(notes) > MAX_NOTES:
+        left = len(notes) - MAX_NOTES + 1
+        notes = notes[:MAX_NOTES - 1] + [f"... and {left} more (see the report)"]
+    return "\n".join(notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Drawing (matplotlib imported here only)
+# ----------------------------------------------------------------------------------------------
+
+def _family_color(family, shade, palette):
+    from matplotlib.colors import to_rgb
+
+    if family not in palette:
+        palette[family] = (FAMILY_COLORS.get(family)
+                           or OTHER_COLORS[len(palette) % len(OTHER_COLORS)])
+    r, g, b = to_rgb(palette[family])
+    if family == "cublas":  # one grey for every cuBLAS bar: it is the same library each time
+        return (r, g, b)
+    # Later (dtype, accum, layout) groups of the same family get lighter tints of its colour.
+    t = min(0.6, 0.3 * shade)
+    return (r + (1 - r) * t, g + (1 - g) * t, b + (1 - b) * t)
+
+
+def figure_ladder(report, data, log=False):
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.transforms import blended_transform_factory
+
+    bars = data["bars"]
+    group_gap = 0.8
+    xs, x, previous = [], 0.0, None
+    for bar in bars:
+        if previous is not None and bar["group"] != previous:
+            x += group_gap
+        xs.append(x)
+        x += 1.0
+        previous = bar["group"]
+    width = max(6.5, 1.5 + 0.62 * (xs[-1] + 1))
+    fig, ax = plt.subplots(figsize=(width, 5.6), layout="constrained")
+
+    # The axis fits the rows that passed: a FAILED kernel that skips its work can time absurdly
+    # fast, and its bar then runs off the top (labelled with its value) rather than squash the rest.
+    timed = [b for b in bars if b["tflops"] is not None and b["tflops"] > 0]
+    values = [b["tflops"] for b in timed]
+    passed = [b["tflops"] for b in timed if not b["failed"]]
+    top = max(passed or values or [1.0])
+    if log:
+        ax.set_yscale("log")
+        ax.set_ylim(min(values or [1.0]) / 3.0, top * 8.0)
+    else:
+        ax.set_ylim(0, top * 1.28)
+    y_max = ax.get_ylim()[1]
+
+    palette, shades, legend = {}, {}, {}
+    for family in dict.fromkeys(b["family"] for b in bars):
+        groups_of_family = list(dict.fromkeys(b["group"] for b in bars if b["family"] == family))
+        for i, key in enumerate(groups_of_family):
+            shades[(family, key)] = i
+    family_groups = {}
+    for family, _ in shades:
+        family_groups[family] = family_groups.get(family, 0) + 1
+    axis_x = blended_transform_factory(ax.transData, ax.transAxes)
+    for bx, bar in zip(xs, bars):
+        color = _family_color(bar["family"], shades[(bar["family"], bar["group"])], palette)
+        value = bar["tflops"]
+        if bar["failed"]:
+            if value is not None and value > 0:
+                ax.bar(bx, value, 0.78, color=FAILED_FACE, edgecolor=FAILED_EDGE, hatch="///",
+                       linewidth=1.0, zorder=2)
+                if value <= top:
+                    ax.annotate("FAILED", (bx, value), xytext=(0, 3), textcoords="offset points",
+                                ha="center", va="bottom", fontsize=8, color=FAILED_EDGE,
+                                fontweight="bold")
+                else:  # above every passing bar: label inside its top, which may be cut off
+                    text = f"FAILED\n{tflops_text(value)}"
+                    if value > y_max:
+                        text += "\noff scale"
+                    ax.annotate(text, (bx, min(value, y_max)), xytext=(0, -14),
+                                textcoords="offset points", ha="center", va="top", fontsize=7,
+                                color=FAILED_EDGE, fontweight="bold", zorder=4,
+                                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white",
+                                      "edgecolor": "none"})
+            else:  # no timing: a hatched stub at the foot of the axis, so the row still shows
+                ax.add_patch(Rectangle((bx - 0.39, 0), 0.78, 0.25, transform=axis_x,
+                                       facecolor=FAILED_FACE, edgecolor=FAILED_EDGE, hatch="///",
+                                       zorder=2))
+                ax.text(bx, 0.27, "FAILED\n(no time)", transform=axis_x, ha="center",
+                        va="bottom", fontsize=7, color=FAILED_EDGE, fontweight="bold")
+            legend.setdefault("FAILED (output wrong)",
+                              Patch(facecolor=FAILED_FACE, edgecolor=FAILED_EDGE, hatch="///"))
+            continue
+        ax.bar(bx, value, 0.78, color=color, edgecolor="black", linewidth=0.4, zorder=2)
+        name = "cuBLAS" if bar["cublas"] else bar["family"]
+        if not bar["cublas"] and family_groups[bar["family"]] > 1:
+            name += f" [{bar['group_label']}]"
+        legend.setdefault(name, Patch(facecolor=color, edgecolor="black", linewidth=0.4))
+        text = tflops_text(value) if bar["cublas"] else f"{bar['percent']}\n{tflops_text(value)}"
+        # The white box keeps the label readable where the dashed cuBLAS line crosses it.
+        ax.annotate(text, (bx, value), xytext=(0, 2), textcoords="offset points", ha="center",
+                    va="bottom", fontsize=7.5, linespacing=1.1, zorder=4,
+                    fontweight="normal" if bar["cublas"] else "bold",
+                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none",
+                          "alpha": 0.85})
+
+    for ref in data["references"]:
+        members = [bx for bx, bar in zip(xs, bars) if bar["group"] == ref["group"]]
+        ax.hlines(ref["tflops"], min(members) - 0.45, max(members) + 0.45, colors="#333333",
+                  linestyles="--", linewidth=1.0, zorder=3)
+    if data["references"]:
+        legend["cuBLAS level"] = plt.Line2D([], [], color="#333333", linestyle="--", linewidth=1.0)
+
+    # Group headers along the top, separators between groups.
+    for key in data["groups"]:
+        members = [bx for bx, bar in zip(xs, bars) if bar["group"] == key]
+        ax.text((min(members) + max(members)) / 2, 0.985, group_label(key), transform=axis_x,
+                ha="center", va="top", fontsize=8.5, color="#222222",
+                bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "#bbbbbb"})
+    for i in range(1, len(bars)):
+        if bars[i]["group"] != bars[i - 1]["group"]:
+            ax.axvline((xs[i] + xs[i - 1]) / 2, color="#aaaaaa", linewidth=0.8, zorder=1)
+
+    ax.set_xticks(xs)
+    ax.set_xticklabels([b["label"] for b in bars], rotation=35, ha="right", rotation_mode="anchor",
+                       fontsize=8.5)
+    for tick, bar in zip(ax.get_xticklabels(), bars):
+        if bar["failed"]:
+            tick.set_color(FAILED_EDGE)
+    ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
+    ax.set_ylabel("TFLOP/s (2*M*N*K / median time)" + (", log scale" if log else ""))
+    ax.grid(axis="y", which="major", color="#e4e4e4", zorder=0)
+    ax.set_axisbelow(True)
+    # Families first, then the cuBLAS entries and FAILED, whatever order the bars came in.
+    order = sorted(legend, key=lambda name: (name.startswith("cuBLAS"), name.startswith("FAILED")))
+    ax.legend([legend[name] for name in order], order, loc="lower left", bbox_to_anchor=(0, 1.0),
+              ncol=len(order) if len(order) <= 5 else (len(order) + 1) // 2, frameon=False,
+              fontsize=8, handlelength=1.6)
+    m, n, k = data["shape"]
+    size = f"M = N = K = {m}" if m == n == k else f"M = {m}, N = {n}, K = {k}"
+    fig.suptitle("\n".join([f"GEMM ladder, {size}: TFLOP/s, label = % of cuBLAS"]
+                           + title_lines(report["metadata"])), fontsize=9.5)
+    if data["notes"]:
+        fig.text(0.005, -0.01, _footnote_text(data["notes"]), ha="left", va="top", fontsize=7,
+                 family="monospace", color="#333333")
+    return fig
+
+
+def figure_sweep(report, data, metric="tflops", log=False):
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    fig, ax = plt.subplots(figsize=(9, 5.6), layout="constrained")
+    kernel_colors = plt.get_cmap("tab10").colors
+    cublas_styles = [("#222222", "s"), ("#777777", "D"), ("#444444", "^"), ("#999999", "v")]
+    ki = ci = 0
+    for s in data["series"]:
+        px = [p[0] for p in s["points"]]
+        py = [p[1] for p in s["points"]]
+        if s["cublas"]:
+            color, marker = cublas_styles[ci % len(cublas_styles)]
+            ci += 1
+            ax.plot(px, py, linestyle="--", marker=marker, markersize=4, color=color,
+                    linewidth=1.3, label=s["label"], zorder=2)
+        else:
+            ax.plot(px, py, linestyle="-", marker="o", markersize=4,
+                    color=kernel_colors[ki % len(kernel_colors)], linewidth=1.6, label=s["label"],
+                    zorder=3)
+            ki += 1
+    if data["failed"]:
+        ax.scatter([f[0] for f in data["failed"]], [f[1] for f in data["failed"]], marker="x",
+                   s=60, color=FAILED_EDGE, linewidths=2, zorder=4, label="FAILED (output wrong)")
+    if metric == "ratio":
+        ax.axhline(100, color="#222222", linestyle="--", linewidth=1.2, label="cuBLAS = 100%",
+                   zorder=1)
+    ax.set_xscale("log", base=2)
+    xs = data["sizes"]
+    if len(xs) <= 16:
+        ax.xaxis.set_major_locator(FixedLocator(xs))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticklabels([f"{v:.0f}" if abs(v - round(v)) < 1e-6 else f"{v:.1f}" for v in xs],
+                           rotation=45 if len(xs) > 8 else 0, fontsize=8.5)
+    else:
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    if log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(data["x_label"] + " (log2 scale)")
+    ax.set_ylabel(data["y_label"] + (", log scale" if log else ""))
+    ax.grid(True, which="major", color="#e4e4e4")
+    ax.legend(fontsize=8, loc="best", framealpha=0.9)
+    what = "TFLOP/s" if metric == "tflops" else "% of cuBLAS"
+    fig.suptitle("\n".join([f"GEMM size sweep: {what}"] + title_lines(report["metadata"])),
+                 fontsize=9.5)
+    if data["notes"]:
+        fig.text(0.005, -0.01, _footnote_text(data["notes"]), ha="left", va="top", fontsize=7,
+                 family="monospace", color="#333333")
+    return fig
+
+
+def save(fig, out_path):
+    import matplotlib.pyplot as plt
+
+    fig.savefig(out_path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _use_agg():
+    try:
+        import matplotlib
+    except ImportError:
+        raise RuntimeError("matplotlib is not installed (pip install -r scripts/requirements.txt, "
+                           "or apt-get install python3-matplotlib)") from None
+    matplotlib.use("Agg")
+
+
+def render_ladder(report, out_path, shape=None, log=False):
+    """Shape the data, then draw the ladder chart into the PNG `out_path`."""
+    data = ladder_data(report, pick_shape(report, shape))
+    _use_agg()
+    save(figure_ladder(report, data, log=log), out_path)
+    return data
+
+
+def render_sweep(report, out_path, metric="tflops", log=False):
+    """Shape the data, then draw the sweep chart into the PNG `out_path`."""
+    data = sweep_data(report, metric)
+    _use_agg()
+    save(figure_sweep(report, data, metric=metric, log=log), out_path)
+    return data
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------
+
+EPILOG = """exit status: 0 chart written (its path is printed), 2 bad input (one line on stderr:
+missing or unreadable file, not a gemmbench report, unknown shape, nothing ok to draw),
+1 matplotlib missing."""
+
+
+def build_parser():
+    doc = __doc__.strip()
+    parser = argparse.ArgumentParser(
+        prog="plot_report.py", description=doc, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="chart", metavar="{ladder,sweep}", required=True)
+
+    def common(p, default_out):
+        p.add_argument("reports", nargs="+", metavar="REPORT",
+                       help="JSON report from `gemmbench --json` ('-' = stdin); several are "
+                            "merged (rows in the order given, titles from the first)")
+        p.add_argument("-o", "--output", default=default_out,
+                       help=f"PNG to write (default: {default_out})")
+        p.add_argument("--log", action="store_true",
+                       help="log-scale y axis (so naive SGEMM at ~0.5 and HGEMM at ~600 "
+                            "TFLOP/s both read on one chart)")
+        p.add_argument("--kernels", metavar="GLOBS",
+                       help="only kernels matching these comma-separated globs, e.g. "
+                            "'sgemm_*,hgemm_tn' (cuBLAS rows always stay)")
+        p.add_argument("--run", metavar="NAME",
+                       help="only rows of this run (the config's run name; 'cli' for flags)")
+
+    ladder = sub.add_parser(
+        "ladder", help="bars of TFLOP/s per kernel at one shape, %% of cuBLAS on each",
+        description="Bars of TFLOP/s per kernel at one problem shape, in rung order, one block "
+                    "per (dtype, accumulate, layout) with its cuBLAS bar and a dashed cuBLAS "
+                    "line; '% of cuBLAS' on every kernel bar; FAILED rows red and hatched; "
+                    "skipped/error rows listed under the chart.",
+        epilog=EPILOG)
+    common(ladder, "ladder.png")
+    ladder.add_argument("--shape", metavar="MxNxK",
+                        help="the problem shape to show, e.g. 4096x4096x4096 or 4096 (default: "
+                             "the shape with the most kernel rows)")
+
+    sweep = sub.add_parser(
+        "sweep", help="lines of TFLOP/s (or %% of cuBLAS) per kernel over problem size",
+        description="One line per kernel (solid) and per cuBLAS group (dashed) over problem "
+                    "size: M when M = N = K, else (M*N*K)^(1/3), log2 axis. For reports of "
+                    "sweeps such as configs/square_sweep.json.",
+        epilog=EPILOG)
+    common(sweep, "sweep.png")
+    sweep.add_argument("--metric", choices=("tflops", "ratio"), default="tflops",
+                       help="tflops (default) or ratio: %% of cuBLAS, cuBLAS = 100%% line")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        named = []
+        for path in args.reports:
+            report, warnings = load_report(path)
+            for w in warnings:
+                print(f"plot_report: warning: {w}", file=sys.stderr)
+            named.append((path, report))
+        report, warnings = merge_reports(named)
+        for w in warnings:
+            print(f"plot_report: warning: {w}", file=sys.stderr)
+        report = filter_rows(report, kernels=args.kernels, run=args.run)
+        if args.chart == "ladder":
+            render_ladder(report, args.output, shape=args.shape, log=args.log)
+        else:
+            data = render_sweep(report, args.output, metric=args.metric, log=args.log)
+            if len(data["sizes"]) == 1:
+                print("plot_report: warning: the report has one problem size: the ladder chart "
+                      "shows it better", file=sys.stderr)
+    except ReportError as e:
+        print(f"plot_report: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"plot_report: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the output cannot be written
+        print(f"plot_report: {args.output}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,455 @@
+"""Tests of scripts/plot_report.py on tests/data/sample_report.json (synthetic numbers).
+
+Standard library only (unittest), so CI needs python3 and, for the render test,
+python3-matplotlib; without matplotlib that one test is skipped with its reason.
+
+    python3 -m unittest discover -s tests/python -v
+"""
+
+import contextlib
+import copy
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "plot_report.py")
+SAMPLE = os.path.join(ROOT, "tests", "data", "sample_report.json")
+
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/ by the tests
+_spec = importlib.util.spec_from_file_location("plot_report", SCRIPT)
+plot_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(plot_report)
+
+try:
+    import matplotlib  # noqa: F401
+
+    HAVE_MATPLOTLIB = True
+except ImportError:
+    HAVE_MATPLOTLIB = False
+
+BIG = (4096, 4096, 4096)
+
+
+def sample():
+    with open(SAMPLE, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_main(argv):
+    """(exit code, stdout, stderr) of plot_report.main(argv), in process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = plot_report.main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+class TempDirCase(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def write_json(self, name, doc):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        return path
+
+
+class SampleIsMarkedSynthetic(unittest.TestCase):
+    def test_metadata_says_synthetic(self):
+        meta = sample()["metadata"]
+        self.assertIn("not a measurement", meta["description"])
+        self.assertEqual(meta["device"]["name"], "SAMPLE (synthetic)")
+
+    def test_sample_passes_the_report_check(self):
+        self.assertEqual(plot_report.check_report(sample(), "sample"), [])
+
+
+class LoadAndCheck(TempDirCase):
+    def assert_rejected(self, doc, fragment):
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.check_report(doc, "x.json")
+        self.assertIn(fragment, str(caught.exception))
+
+    def test_missing_file(self):
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.load_report(os.path.join(self.tmp, "absent.json"))
+        self.assertIn("no such file", str(caught.exception))
+
+    def test_not_json(self):
+        path = os.path.join(self.tmp, "bad.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("{ not json")
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.load_report(path)
+        self.assertIn("not JSON", str(caught.exception))
+
+    def test_other_json_is_not_a_report(self):
+        self.assert_rejected([1, 2], "not a gemmbench report")
+        self.assert_rejected({"results": []}, "not a gemmbench report")
+        self.assert_rejected({"metadata": {"tool": "nvbench"}, "results": []},
+                             "not a gemmbench report")
+
+    def test_inspect_output_points_to_plot_inspect(self):
+        self.assert_rejected({"inspect": "swizzle"}, "plot_inspect.py")
+
+    def test_row_without_a_required_key(self):
+        doc = sample()
+        del doc["results"][2]["kernel"]
+        self.assert_rejected(doc, "results[2] lacks 'kernel'")
+
+    def test_unknown_status(self):
+        doc = sample()
+        doc["results"][0]["status"] = "passed"
+        self.assert_rejected(doc, "'passed'")
+
+    def test_non_numeric_tflops(self):
+        doc = sample()
+        doc["results"][0]["tflops"] = "fast"
+        self.assert_rejected(doc, "tflops")
+
+    def test_incomplete_report_warns(self):
+        doc = sample()
+        doc["summary"].update(complete=False, aborted=True, rows_written=5,
+                              abort_reason="CUDA context lost")
+        warnings = plot_report.check_report(doc, "x.json")
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("CUDA context lost", warnings[0])
+
+
+class ShapeSelection(unittest.TestCase):
+    def test_parse_shape(self):
+        self.assertEqual(plot_report.parse_shape("4096x2048x512"), (4096, 2048, 512))
+        self.assertEqual(plot_report.parse_shape("1024"), (1024, 1024, 1024))
+        self.assertEqual(plot_report.parse_shape("8X8X8"), (8, 8, 8))
+        for bad in ("", "4096x4096", "ax1x1", "0x1x1", "1x1x1x1", "-4"):
+            with self.subTest(bad=bad), self.assertRaises(plot_report.ReportError):
+                plot_report.parse_shape(bad)
+
+    def test_default_is_the_shape_with_most_kernel_rows(self):
+        # 4096^3 has 5 kernel rows (7 with cuBLAS); each sweep size has 2 (4).
+        self.assertEqual(plot_report.pick_shape(sample()), BIG)
+        doc = sample()
+        doc["results"].reverse()  # the sweep's shapes now come first
+        self.assertEqual(plot_report.pick_shape(doc), BIG)
+
+    def test_cublas_rows_do_not_count(self):
+        doc = sample()
+        extra = copy.deepcopy([r for r in doc["results"] if r["kernel"] == "cublas"
+                               and r["m"] == 256])
+        doc["results"].extend(copy.deepcopy(extra) * 5)  # many cuBLAS rows at 256^3
+        self.assertEqual(plot_report.pick_shape(doc), BIG)
+
+    def test_tie_goes_to_the_first_shape(self):
+        doc = sample()
+        doc["results"] = [r for r in doc["results"] if r["run"] == "square_sweep"]
+        self.assertEqual(plot_report.pick_shape(doc), (256, 256, 256))
+
+    def test_chosen_shape(self):
+        self.assertEqual(plot_report.pick_shape(sample(), "512x512x512"), (512, 512, 512))
+        self.assertEqual(plot_report.pick_shape(sample(), "1024"), (1024, 1024, 1024))
+        self.assertEqual(plot_report.pick_shape(sample(), (256, 256, 256)), (256, 256, 256))
+
+    def test_absent_shape_lists_what_there_is(self):
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.pick_shape(sample(), "2048")
+        message = str(caught.exception)
+        self.assertIn("2048x2048x2048", message)
+        self.assertIn("4096x4096x4096 (7 rows)", message)
+
+
+class LadderData(unittest.TestCase):
+    def setUp(self):
+        self.data = plot_report.ladder_data(sample(), BIG)
+
+    def test_bars_in_report_order_grouped_cublas_first(self):
+        self.assertEqual([b["label"] for b in self.data["bars"]],
+                         ["cuBLAS", "sgemm_naive", "sgemm_smem",
+                          "cuBLAS", "hgemm_wmma", "hgemm_tn"])
+        self.assertEqual([b["group_label"] for b in self.data["bars"]],
+                         ["f32 (acc f32) nn"] * 3 + ["f16 (acc f32) tn"] * 3)
+
+    def test_percent_labels_come_from_ratio_to_cublas(self):
+        by_label = {b["label"]: b for b in self.data["bars"] if not b["cublas"]}
+        self.assertEqual(by_label["sgemm_naive"]["percent"], "0.97%")   # 0.498 / 51.4
+        self.assertEqual(by_label["hgemm_wmma"]["percent"], "30%")      # 181 / 608
+        self.assertEqual(by_label["hgemm_tn"]["percent"], "54%")        # 334 / 615
+        for bar in self.data["bars"]:
+            if bar["cublas"]:
+                self.assertEqual(bar["percent"], "")
+
+    def test_percent_label_format(self):
+        self.assertEqual(plot_report.percent_label(0.009640023708434363), "0.96%")
+        self.assertEqual(plot_report.percent_label(0.12148176019397385), "12%")
+        self.assertEqual(plot_report.percent_label(0.034), "3.4%")
+        self.assertEqual(plot_report.percent_label(1.07), "107%")
+        self.assertEqual(plot_report.percent_label(None), "")
+
+    def test_tflops_text_has_no_exponent(self):
+        self.assertEqual(plot_report.tflops_text(0.49818), "0.498")
+        self.assertEqual(plot_report.tflops_text(51.6144), "51.6")
+        self.assertEqual(plot_report.tflops_text(612.0), "612")
+        self.assertEqual(plot_report.tflops_text(1234.4), "1234")
+
+    def test_failed_row_is_kept_and_flagged(self):
+        smem = [b for b in self.data["bars"] if b["kernel"] == "sgemm_smem"]
+        self.assertEqual(len(smem), 1)
+        self.assertTrue(smem[0]["failed"])
+        self.assertEqual(smem[0]["status"], "FAILED")
+        self.assertAlmostEqual(smem[0]["tflops"], 9.1)
+        self.assertFalse(any(b["failed"] for b in self.data["bars"] if b is not smem[0]))
+        self.assertTrue(any(n.startswith("FAILED: sgemm_smem") for n in self.data["notes"]))
+
+    def test_skipped_row_is_listed_not_drawn(self):
+        self.assertNotIn("sgemm_warptile", [b["kernel"] for b in self.data["bars"]])
+        notes = [n for n in self.data["notes"] if n.startswith("skipped: sgemm_warptile")]
+        self.assertEqual(len(notes), 1)
+        self.assertIn("shared memory", notes[0])
+
+    def test_error_row_is_listed(self):
+        doc = sample()
+        row = next(r for r in doc["results"] if r["kernel"] == "hgemm_wmma")
+        row.update(status="error", reason="cudaErrorIllegalAddress", tflops=None)
+        data = plot_report.ladder_data(doc, BIG)
+        self.assertNotIn("hgemm_wmma", [b["kernel"] for b in data["bars"]])
+        self.assertTrue(any(n.startswith("error: hgemm_wmma") and "IllegalAddress" in n
+                            for n in data["notes"]))
+
+    def test_one_cublas_reference_per_group(self):
+        refs = [(r["group_label"], r["tflops"]) for r in self.data["references"]]
+        self.assertEqual(refs, [("f32 (acc f32) nn", 51.6), ("f16 (acc f32) tn", 612.0)])
+
+    def test_cublas_opens_its_group_whatever_the_row_order(self):
+        doc = sample()
+        doc["results"].reverse()
+        labels = [b["label"] for b in plot_report.ladder_data(doc, BIG)["bars"]]
+        self.assertEqual(labels, ["cuBLAS", "hgemm_tn", "hgemm_wmma", "cuBLAS", "sgemm_smem",
+                                  "sgemm_naive"])
+
+    def test_no_ok_rows_is_an_error(self):
+        doc = sample()
+        for row in doc["results"]:
+            if (row["m"], row["n"], row["k"]) == BIG and row["status"] == "ok":
+                row["status"] = "skipped"
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.ladder_data(doc, BIG)
+        self.assertIn("no ok rows at shape 4096x4096x4096", str(caught.exception))
+
+    def test_throttled_row_is_marked(self):
+        doc = sample()
+        next(r for r in doc["results"] if r["kernel"] == "hgemm_tn"
+             and r["m"] == 4096)["clock"]["throttled"] = True
+        data = plot_report.ladder_data(doc, BIG)
+        self.assertIn("hgemm_tn" + plot_report.THROTTLED_MARK, [b["label"] for b in data["bars"]])
+        self.assertTrue(any("throttled: hgemm_tn" in n for n in data["notes"]))
+
+
+class Merging(unittest.TestCase):
+    def test_rows_concatenated_metadata_of_first(self):
+        a, b = sample(), sample()
+        b["metadata"]["device"]["name"] = "OTHER GPU"
+        b["results"] = b["results"][:4]
+        merged, warnings = plot_report.merge_reports([("a.json", a), ("b.json", b)])
+        self.assertEqual(len(merged["results"]), len(a["results"]) + 4)
+        self.assertEqual(merged["results"][len(a["results"])]["kernel"], "cublas")
+        self.assertEqual(merged["metadata"]["device"]["name"], "SAMPLE (synthetic)")
+        self.assertEqual(merged["metadata"]["merged_from"], ["a.json", "b.json"])
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("different devices", warnings[0])
+        self.assertIn("OTHER GPU", warnings[0])
+
+    def test_same_device_no_warning_other_versions_warn(self):
+        a, b = sample(), sample()
+        self.assertEqual(plot_report.merge_reports([("a", a), ("b", b)])[1], [])
+        b["metadata"]["device"]["cublas_version"] = "12.9.1"
+        warnings = plot_report.merge_reports([("a", a), ("b", b)])[1]
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("12.9.1", warnings[0])
+
+    def test_repeated_kernel_is_numbered_not_dropped(self):
+        merged, _ = plot_report.merge_reports([("a", sample()), ("b", sample())])
+        labels = [b["label"] for b in plot_report.ladder_data(merged, BIG)["bars"]]
+        self.assertEqual(labels.count("sgemm_naive"), 1)
+        self.assertEqual(labels.count("sgemm_naive #2"), 1)
+        self.assertEqual(labels.count("cuBLAS #2"), 2)
+
+    def test_merged_title_counts_the_reports(self):
+        merged, _ = plot_report.merge_reports([("a", sample()), ("b", sample())])
+        lines = plot_report.title_lines(merged["metadata"])
+        self.assertIn("SAMPLE (synthetic)", lines[0])
+        self.assertIn("+ 1 more report(s)", lines[0])
+        self.assertIn("cuBLAS 13.1.0", lines[0])
+        self.assertIn("not a measurement", lines[1])
+
+
+class Filtering(unittest.TestCase):
+    def test_run_and_kernel_globs(self):
+        doc = plot_report.filter_rows(sample(), kernels="hgemm_*", run="square_sweep")
+        kernels = {r["kernel"] for r in doc["results"]}
+        self.assertEqual(kernels, {"hgemm_tn", "cublas"})  # cuBLAS stays as the reference
+        self.assertEqual({r["m"] for r in doc["results"]}, {256, 512, 1024})
+
+    def test_nothing_left_is_an_error(self):
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.filter_rows(sample(), run="nope")
+        self.assertIn("cli, square_sweep", str(caught.exception))
+
+
+class SweepData(unittest.TestCase):
+    def series(self, data):
+        return {s["label"]: s["points"] for s in data["series"]}
+
+    def test_tflops_lines_per_kernel_and_cublas_group(self):
+        doc = plot_report.filter_rows(sample(), run="square_sweep")
+        data = plot_report.sweep_data(doc)
+        lines = self.series(data)
+        self.assertEqual(list(lines), ["cuBLAS [f32 (acc f32) nn]", "sgemm_coalesced",
+                                       "cuBLAS [f16 (acc f32) tn]", "hgemm_tn"])
+        self.assertEqual(lines["sgemm_coalesced"], [(256.0, 0.9), (512.0, 3.1), (1024.0, 5.2)])
+        self.assertEqual([p[0] for p in lines["hgemm_tn"]], [256.0, 512.0, 1024.0])
+        self.assertTrue(data["square"])
+        self.assertEqual(data["sizes"], [256.0, 512.0, 1024.0])
+        self.assertEqual(data["x_label"], "M = N = K")
+        self.assertEqual(data["failed"], [])
+
+    def test_ratio_metric_drops_cublas_lines(self):
+        data = plot_report.sweep_data(plot_report.filter_rows(sample(), run="square_sweep"),
+                                      metric="ratio")
+        lines = self.series(data)
+        self.assertEqual(list(lines), ["sgemm_coalesced", "hgemm_tn"])
+        self.assertAlmostEqual(lines["sgemm_coalesced"][0][1], 100 * 0.9 / (2.1 * 1.01))
+
+    def test_failed_points_and_skipped_notes(self):
+        data = plot_report.sweep_data(sample())
+        self.assertEqual([(x, label) for x, _, label in data["failed"]], [(4096.0, "sgemm_smem")])
+        self.assertTrue(any(n.startswith("skipped: sgemm_warptile") for n in data["notes"]))
+        self.assertNotIn("sgemm_smem", self.series(data))
+
+    def test_non_square_sizes_use_the_cube_root(self):
+        self.assertAlmostEqual(plot_report.problem_size(512, 2048, 128), 512.0)
+        self.assertEqual(plot_report.problem_size(96, 96, 96), 96.0)
+        doc = sample()
+        for row in doc["results"]:
+            if row["m"] == 512:
+                row.update(n=2048, k=128)
+        data = plot_report.sweep_data(plot_report.filter_rows(doc, run="square_sweep"))
+        self.assertFalse(data["square"])
+        self.assertEqual(data["x_label"], "(M*N*K)^(1/3)")
+        self.assertAlmostEqual(self.series(data)["hgemm_tn"][1][0], 512.0)
+
+    def test_kernel_in_two_groups_gets_its_group_in_the_label(self):
+        doc = sample()
+        extra = copy.deepcopy(next(r for r in doc["results"] if r["kernel"] == "hgemm_tn"))
+        extra["accum"] = "f16"
+        doc["results"].append(extra)
+        labels = list(self.series(plot_report.sweep_data(doc)))
+        self.assertIn("hgemm_tn [f16 (acc f32) tn]", labels)
+        self.assertIn("hgemm_tn [f16 (acc f16) tn]", labels)
+
+    def test_nothing_ok_is_an_error(self):
+        doc = sample()
+        for row in doc["results"]:
+            row["status"] = "skipped"
+        with self.assertRaises(plot_report.ReportError):
+            plot_report.sweep_data(doc)
+
+
+class CommandLineErrors(TempDirCase):
+    """Bad input: exit code 2 and exactly one line on stderr, before matplotlib is needed."""
+
+    def assert_exit_2(self, argv, fragment):
+        code, out, err = run_main(argv)
+        self.assertEqual(code, 2, err)
+        self.assertEqual(out, "")
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertTrue(err.startswith("plot_report: "), err)
+        self.assertIn(fragment, err)
+
+    def test_missing_file(self):
+        self.assert_exit_2(["ladder", os.path.join(self.tmp, "nope.json")], "no such file")
+
+    def test_not_a_report(self):
+        path = self.write_json("other.json", {"hello": "world"})
+        self.assert_exit_2(["sweep", path, "-o", os.path.join(self.tmp, "s.png")],
+                           "not a gemmbench report")
+
+    def test_bad_and_absent_shape(self):
+        out = os.path.join(self.tmp, "l.png")
+        self.assert_exit_2(["ladder", SAMPLE, "--shape", "4096x4096", "-o", out], "MxNxK")
+        self.assert_exit_2(["ladder", SAMPLE, "--shape", "333", "-o", out], "no rows at that shape")
+        self.assertFalse(os.path.exists(out))
+
+    def test_no_ok_rows_at_the_chosen_shape(self):
+        doc = sample()
+        for row in doc["results"]:
+            if row["m"] == 512 and row["status"] == "ok":
+                row["status"] = "FAILED"
+        path = self.write_json("failed.json", doc)
+        out = os.path.join(self.tmp, "l.png")
+        self.assert_exit_2(["ladder", path, "--shape", "512", "-o", out],
+                           "no ok rows at shape 512x512x512")
+
+    def test_unknown_run(self):
+        self.assert_exit_2(["sweep", SAMPLE, "--run", "nightly"], "no rows match --run 'nightly'")
+
+    def test_real_process_exit_code_and_help(self):
+        absent = os.path.join(self.tmp, "x.json")
+        missing = subprocess.run([sys.executable, SCRIPT, "ladder", absent],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(missing.returncode, 2)
+        self.assertEqual(len(missing.stderr.strip().splitlines()), 1, missing.stderr)
+        helped = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True,
+                                timeout=60)
+        self.assertEqual(helped.returncode, 0)
+        for word in ("ladder", "sweep", "% of cuBLAS", "exit status"):
+            self.assertIn(word, helped.stdout)
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib not importable by " + sys.executable
+                     + " (apt-get install python3-matplotlib, or pip install -r "
+                       "scripts/requirements.txt): charts not rendered")
+class Render(TempDirCase):
+    def assert_png(self, path):
+        self.assertTrue(os.path.isfile(path), path)
+        self.assertGreater(os.path.getsize(path), 10000, path)  # a blank figure is ~5 kB
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), PNG_SIGNATURE)
+
+    def test_both_charts_end_to_end(self):
+        cases = [["ladder", SAMPLE],
+                 ["ladder", SAMPLE, "--log", "--shape", "256"],
+                 ["sweep", SAMPLE, "--run", "square_sweep"],
+                 ["sweep", SAMPLE, "--metric", "ratio", "--log"]]
+        for i, argv in enumerate(cases):
+            with self.subTest(argv=argv):
+                out = os.path.join(self.tmp, f"chart{i}.png")
+                code, stdout, err = run_main(argv + ["-o", out])
+                self.assertEqual(code, 0, err)
+                self.assertEqual(stdout.strip(), out)
+                self.assert_png(out)
+
+    def test_merged_reports_warn_and_render(self):
+        other = sample()
+        other["metadata"]["device"]["name"] = "OTHER GPU"
+        path = self.write_json("other.json", other)
+        out = os.path.join(self.tmp, "merged.png")
+        code, _, err = run_main(["ladder", SAMPLE, path, "-o", out])
+        self.assertEqual(code, 0, err)
+        self.assertIn("warning: reports from different devices", err)
+        self.assert_png(out)
+
+
+if __name__ == "__main__":
+    unittest.main()
