@@ -81,6 +81,11 @@ for step in "${steps[@]}"; do
       note "bench $cfg: rc=$?"
       cat "$logs/bench_$name.txt" | tee -a "$summary"
       ;;
+    inspect-ldmatrix)
+      "$bin" inspect ldmatrix --trans >"$logs/inspect_ldmatrix.txt" 2>&1
+      note "inspect ldmatrix --trans: rc=$?"
+      cp "$logs/inspect_ldmatrix.txt" "$out/inspect_ldmatrix_trans.txt"
+      ;;
     bench:*)
       args=${step#bench:}
       "$bin" $args >"$logs/bench_adhoc.txt" 2>&1
