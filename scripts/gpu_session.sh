@@ -31,7 +31,8 @@ for step in "${steps[@]}"; do
       ;;
     build)
       prefix=()
-      [ -d "$root/.deps" ] && prefix=(-DCMAKE_PREFIX_PATH="$root/.deps")
+      deps=${DEPS_DIR:-$root/.deps}
+      [ -d "$deps" ] && prefix=(-DCMAKE_PREFIX_PATH="$deps")
       cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure.log" 2>&1 \
         && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
       note "build: rc=$? ($(( $(date +%s) - t0 )) s)"
