@@ -1,7 +1,8 @@
 // The Hopper (sm_90a) PTX gemmbench's kernels use, wrapped once (STYLE.md), with the operand
 // layouts beside each wrapper: the wgmma shared-memory matrix descriptor, wgmma.mma_async and its
-// fence/commit/wait, mbarrier, the TMA tensor copy (cp.async.bulk.tensor, with cluster
-// multicast), cluster barriers and setmaxnreg.
+// fence/commit/wait, mbarrier, the TMA tensor copy (cp.async.bulk.tensor loads, with cluster
+// multicast, and stores with their bulk groups), stmatrix, named barriers, GPU-scope
+// release/acquire flags, cluster barriers and setmaxnreg.
 //
 // wgmma and setmaxnreg exist only in the arch-specific sm_90a target, so the device wrappers are
 // compiled only in that pass (GEMMBENCH_SM90A below). A kernel that uses them wraps its body in
@@ -181,6 +182,74 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
 // Pulls a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache early.
 __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// ---- TMA: cp.async.bulk.tensor, 2D tile, shared -> global (store) ----------------------------
+// Writes the box the tensor map declares from shared memory at `src` (laid out as the map's
+// swizzle mode says; 1024-byte aligned for SWIZZLE_128B) to the tensor at coordinates (c0 along
+// the contiguous dimension, c1 = row), in elements. Elements of the box outside the tensor are not
+// written (the copy engine clips), so edge tiles need no predication. Asynchronous: the copy
+// belongs to this thread's bulk async-group once bulk_commit_group() closes it, and only the
+// issuing thread can wait for it. The shared-memory writes it reads must be made visible to the
+// async proxy first (fence_proxy_async_shared in every writing thread, then a barrier).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1)
+      : "memory");
+}
+// Closes the bulk copies this thread issued since its last commit into one bulk async-group.
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until at most N of this thread's bulk groups still READ their shared-memory source: the
+// buffers of all older groups may be overwritten (their global writes may still be in flight).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Waits until at most N of this thread's bulk groups are incomplete (global writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// ---- stmatrix: registers -> shared memory, four 8x8 matrices of 16-bit elements --------------
+// The inverse of ldmatrix.x4 (sm_90). Register r_i of lane L holds row L/4, columns 2(L%4) and
+// 2(L%4)+1 of matrix i (low half = the even column): the mma/wgmma accumulator fragment of an 8x8
+// block. Lanes 8i..8i+7 give the shared addresses of rows 0..7 of matrix i; each row is written as
+// 16 contiguous bytes (16-byte aligned). `.aligned`: all 32 lanes execute it together.
+__device__ __forceinline__ void stmatrix_x4(uint32_t smem_row, uint32_t r0, uint32_t r1,
+                                            uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// ---- Named barriers ----------------------------------------------------------------------------
+// bar.sync on barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32):
+// lets one warpgroup synchronise without stopping the others. Every thread of each participating
+// warp executes it (.aligned). Orders shared-memory accesses among the participants like
+// __syncthreads does.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// ---- GPU-scope flags (inter-CTA hand-off through global memory) -------------------------------
+// The release store publishes, at GPU scope, every write that happens before it: this thread's
+// own, and those of the threads it synchronised with through a barrier just before (release is
+// cumulative). The acquire load that reads the value makes those writes visible to this thread,
+// and, through a barrier right after it, to the threads of that barrier. The pattern: writers
+// store, bar.sync, one thread st_release_gpu; the reader's one thread spins on ld_acquire_gpu,
+// bar.sync, then all read (with loads that skip L1, e.g. __ldcg).
+__device__ __forceinline__ void st_release_gpu(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t ld_acquire_gpu(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
 }
 
 // ---- setmaxnreg: move registers between warpgroups ------------------------------------------

@@ -22,9 +22,23 @@
 //     fragment mma expects from a K-major tile (seed 002).
 //
 // Tile parameters (AmpereTile): BM x BN x BK CTA tile, WARPS_M x WARPS_N warps (each WM x WN =
-// BM/WARPS_M x BN/WARPS_N, i.e. (WM/16) x (WN/8) mma m16n8k16 tiles), STAGES pipeline stages.
-// Shared memory: STAGES * (BM + BN) * BK * 2 bytes (dynamic, > 48 KB opted in once per kernel).
+// BM/WARPS_M x BN/WARPS_N, i.e. (WM/16) x (WN/8) mma m16n8k16 tiles), STAGES pipeline stages,
+// and a copy schedule (CopySchedule). Shared memory: STAGES * (BM + BN) * BK * 2 bytes (dynamic,
+// > 48 KB opted in once per kernel).
 //
+// Tuning (the suffixed TN variants in tn.cu, one hypothesis each; the defaults reproduce the
+// first cut instruction for instruction). Shared memory serves ldmatrix and cp.async alike, 128
+// bytes per clock per SM, and with 64x64 warp tiles a 128x256 CTA's k-step moves 32 KB through
+// ldmatrix (256 clocks) against ~384 clocks of mma per SM sub-partition at the rate mma.sync
+// reaches on Hopper; a whole k-tile's copies (24 KB, 192 clocks) on top of one step make that
+// step shared-memory bound.
+//   - CopySchedule::spread: part 0 of k-tile kt+STAGES-1's copies goes right after the barrier
+//     that frees its stage, parts 1..BK/16-1 at the k-steps after, so each step carries an even
+//     share; A block 0 and B are loaded before the other A blocks (the first mma of a step
+//     waits for 2 ldmatrix, not MI + 1).
+//   - Warp tiles 64x128 (f16 accumulation only: f32 accumulators alone would take 256
+//     registers): 12 ldmatrix per 64 mma instead of 16, a quarter less shared-memory traffic;
+//     they stream B through a ring of 4 blocks (B_STREAM) to fit 255 registers.
 // Constraints (runtime, see ampere_supports): every K-contiguous operand needs K % 8 == 0,
 // every M-contiguous A needs M % 8 == 0 and every N-contiguous B needs N % 8 == 0, because
 // rows are moved in 16-byte (8-half) cp.async pieces that must be 16-byte aligned and either
@@ -40,6 +54,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
@@ -53,10 +68,18 @@ namespace gemmbench::hgemm {
 // GemmIdentityThreadblockSwizzle<8>).
 inline constexpr int kRasterMaxSwizzle = 8;
 
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_>
+// When the mainloop issues a k-tile's cp.async copies (see the header).
+enum class CopySchedule {
+  step0,   // all at k-step 0
+  spread,  // split evenly over the BK/16 k-steps, the first part right after the barrier
+};
+
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
+          CopySchedule SCHED_ = CopySchedule::step0>
 struct AmpereTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
+  static constexpr CopySchedule SCHED = SCHED_;
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M;  // warp tile rows
   static constexpr int WN = BN / WARPS_N;  // warp tile columns
@@ -65,6 +88,18 @@ struct AmpereTile {
   static constexpr int NB = WN / 16;       // B ldmatrix.x4 blocks (two n8 tiles each)
   static constexpr int KI = BK / 16;       // k16 steps per k-tile
   static constexpr int PIPE_BYTES = STAGES * (BM + BN) * BK * 2;
+  // f32 accumulators of a warp tile above 64x64 take more than 128 of the 255 registers a
+  // thread may have, which with the fragments spills: such tiles register f16 accumulation only.
+  static constexpr bool F32_ACC = MI * NI * 4 <= 128;
+  // Warp tiles 128 or more columns wide (8+ B blocks) stream B through a ring of B_RING blocks
+  // loaded B_AHEAD mma groups ahead, instead of double-buffering a whole k-step of A and B: a
+  // 64x128 warp tile double-buffers 96 fragment registers the plain way (beside 128 of f16
+  // accumulators: it spills), 48 this way (ptxas may still hoist loads up to 255 registers).
+  static constexpr bool B_STREAM = NB >= 8;
+  static constexpr int B_RING = 4, B_AHEAD = B_RING - 1;
+  static_assert(!B_STREAM || NB % B_RING == 0,
+                "the B ring must divide a k-step's B blocks, so every block's ring slot is a "
+                "compile-time constant");
 
   static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "the warps must split the CTA tile evenly");
   static_assert(WM % 16 == 0,
@@ -135,15 +170,20 @@ struct OperandCopy {
     }
   }
 
-  // Copy the next k-tile into the stage at shared address `stage` and move on to the one after.
-  __device__ __forceinline__ void copy_next(uint32_t stage) {
+  // Copy iterations [i0, i1) of the next k-tile into the stage at shared address `stage`
+  // (i0, i1 are compile-time after unrolling).
+  __device__ __forceinline__ void copy(uint32_t stage, int i0, int i1) const {
 #pragma unroll
     for (int i = 0; i < Map::kIters; ++i) {
+      if (i < i0 || i >= i1) continue;
       const bool ok = K_MAJOR ? (i * Map::kStep < lines_left && k_left > 0)
                               : (chunk_ok && i * Map::kStep < lines_left);
       const __half* g = ok ? src + i * line_stride : base;
       ptx::cp_async_16(stage + smem_off + 2u * i * Map::kSmemStep, g, ok ? 16 : 0);
     }
+  }
+  // Move on to the k-tile after (once per k-tile, after its last copy).
+  __device__ __forceinline__ void advance() {
     src += tile_stride;
     if constexpr (K_MAJOR) {
       k_left -= BK;
@@ -151,22 +191,37 @@ struct OperandCopy {
       lines_left -= BK;
     }
   }
+  // Copy the whole next k-tile, predicated, and move on to the one after.
+  __device__ __forceinline__ void copy_next(uint32_t stage) {
+    copy(stage, 0, Map::kIters);
+    advance();
+  }
 };
 
-// Load one k-step's fragments of a warp's operand slab: BLOCKS ldmatrix.x4 (16 rows x 16 k
-// each); .trans for an MN-major tile. `lane_base` are the LdsmOffsets bases as shared addresses
-// of the current stage.
+// Load block b (16 rows x 16 k) of step kk of a warp's operand slab with one ldmatrix.x4;
+// .trans for an MN-major tile. `lane_base` are the LdsmOffsets bases as shared addresses of the
+// current stage.
+template <class Off, bool K_MAJOR>
+__device__ __forceinline__ void load_block(uint32_t (&frag)[4],
+                                           const uint32_t (&lane_base)[Off::kBases], int b,
+                                           int kk) {
+  const uint32_t addr = lane_base[Off::base_index(b, kk)] + 2u * Off::const_offset(b, kk);
+  if constexpr (K_MAJOR) {
+    ptx::ldmatrix_x4(frag, addr);
+  } else {
+    ptx::ldmatrix_x4_trans(frag, addr);
+  }
+}
+
+// Load one k-step's fragments of a warp's operand slab: BLOCKS ldmatrix.x4, or blocks
+// [first, last) only when given (compile-time after unrolling).
 template <class Off, bool K_MAJOR, int BLOCKS>
 __device__ __forceinline__ void load_fragments(uint32_t (&frag)[BLOCKS][4],
-                                               const uint32_t (&lane_base)[Off::kBases], int kk) {
+                                               const uint32_t (&lane_base)[Off::kBases], int kk,
+                                               int first = 0, int last = BLOCKS) {
 #pragma unroll
   for (int b = 0; b < BLOCKS; ++b) {
-    const uint32_t addr = lane_base[Off::base_index(b, kk)] + 2u * Off::const_offset(b, kk);
-    if constexpr (K_MAJOR) {
-      ptx::ldmatrix_x4(frag[b], addr);
-    } else {
-      ptx::ldmatrix_x4_trans(frag[b], addr);
-    }
+    if (b >= first && b < last) load_block<Off, K_MAJOR>(frag[b], lane_base, b, kk);
   }
 }
 
@@ -229,6 +284,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   const int wm = warp % Cfg::WARPS_M;
   const int wn = warp / Cfg::WARPS_M;
   const int k_tiles = ceil_div(p.k, BK);
+  constexpr bool SPREAD = Cfg::SCHED == CopySchedule::spread;
 
   typename K::CopyA copy_a(p.a, p.m, p.k, m0, tid);  // A tile (BM,BK) -> sA stage
   typename K::CopyB copy_b(p.b, p.n, p.k, n0, tid);  // B tile (BN,BK) -> sB stage
@@ -254,9 +310,32 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   uint32_t a_frag[2][MI][4];  // (2 bufs, WM,16) A fragments
   uint32_t b_frag[2][NB][4];  // (2 bufs, WN,16) B fragments, 2 n8 tiles per x4
 
+  int write_stage = STAGES - 1;  // stage receiving k-tile kt + STAGES - 1
+
+  // g2s of part `part` of `parts` of the next k-tile into stage `stage` (spread schedule); the
+  // copy state moves on to the k-tile after once its last part is issued. A k-tile past K is
+  // not skipped but copied as zeros (every chunk fails the K predicate) into a stage nobody
+  // reads again: a branch around the copies would keep the compiler from interleaving them
+  // with the mma.
+  auto copy_part = [&](int stage, int part, int parts) {
+    constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
+    const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
+    const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
+    copy_a.copy(stage_a, copy_part_begin(IA, parts, part),
+                                copy_part_begin(IA, parts, part + 1));
+    copy_b.copy(stage_b, copy_part_begin(IB, parts, part),
+                                copy_part_begin(IB, parts, part + 1));
+    if (part == parts - 1) {
+      copy_a.advance();
+      copy_b.advance();
+    }
+  };
+
   // ================================ PROLOGUE ================================
   // Fill stages 0..STAGES-2 with k-tiles 0..STAGES-2. One commit group per stage even when the
-  // tile does not exist, so "tile t landed" is always "at most STAGES-2 groups pending".
+  // tile does not exist, so "tile t landed" is always "at most STAGES-2 groups pending". The
+  // spread schedule also issues part 0 of k-tile STAGES-1 (stage STAGES-1 is free), uncommitted:
+  // it joins that tile's group.
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < k_tiles) {
@@ -265,11 +344,14 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     }
     ptx::cp_async_commit();
   }
+  if constexpr (SPREAD) copy_part(write_stage, 0, KI);
 
-  int read_stage = 0;            // stage holding k-tile kt
-  int write_stage = STAGES - 1;  // stage receiving k-tile kt + STAGES - 1
+  int read_stage = 0;  // stage holding k-tile kt
   uint32_t read_off_a = 0, read_off_b = 0;
 
+  // s2r of step kk's fragments into register buffer buf. The spread schedule loads A block 0
+  // and then every B block first: the serpentine mma order starts with row block 0 against all
+  // of B, so the first mma waits for 2 ldmatrix instead of MI + 1.
   auto load_step = [&](int buf, int kk) {
     uint32_t a_base[K::OffA::kBases];
     uint32_t b_base[K::OffB::kBases];
@@ -277,58 +359,166 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     for (int i = 0; i < K::OffA::kBases; ++i) a_base[i] = a_lane[i] + read_off_a;
 #pragma unroll
     for (int i = 0; i < K::OffB::kBases; ++i) b_base[i] = b_lane[i] + read_off_b;
-    load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
-    load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
+    if constexpr (SPREAD) {
+      load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk, 0, 1);
+      load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
+      load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk, 1, MI);
+    } else {
+      load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
+      load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
+    }
   };
 
-  if (k_tiles > 0) {
-    ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
-    __syncthreads();                   // ... and every other thread's
-    load_step(0, 0);
-  }
-
   // ================================ MAINLOOP ================================
-  for (int kt = 0; kt < k_tiles; ++kt) {
+  // k-tile kt is read from read_stage while k-tile kt+STAGES-1 is copied into write_stage, the
+  // stage k-tile kt-1 used. step0: all of k-tile kt+STAGES-1's copies at step 0. spread: its
+  // part 0 right after the barrier of k-tile kt-1's last step (the barrier is what frees the
+  // stage: every warp loaded its last fragments of k-tile kt-1 at step KI-2), parts 1..KI-1 at
+  // steps 0..KI-2 of k-tile kt. Either way its group is committed in k-tile kt before the wait
+  // at step KI-1, so "at most STAGES-2 pending" there means k-tile kt+1 landed.
+  if constexpr (!Cfg::B_STREAM) {
+    if (k_tiles > 0) {
+      ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+      __syncthreads();                   // ... and every other thread's
+      load_step(0, 0);
+    }
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int fill = kt + STAGES - 1;  // k-tile copied during this one
 #pragma unroll
-    for (int kk = 0; kk < KI; ++kk) {
-      if (kk == KI - 1) {
-        // Step 0 of the next k-tile is loaded below: move the read stage on and wait for that
-        // tile (groups up to kt+1 complete = at most STAGES-2 pending). The barrier also means
-        // every warp has finished reading k-tile kt's stage (its last fragments were loaded at
-        // step KI-2), which step 0 of k-tile kt+1 refills.
-        read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-        read_off_a = read_stage * K::STAGE_BYTES_A;
-        read_off_b = read_stage * K::STAGE_BYTES_B;
-        ptx::cp_async_wait<STAGES - 2>();
-        __syncthreads();
-      }
-      // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
-      // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
-      // no copy is writing (all real tiles have landed) and the values go unused; loading
-      // unconditionally keeps the compiler from copying registers to preserve the old ones.
-      load_step((kk + 1) % 2, (kk + 1) % KI);
-
-      if (kk == 0) {
-        // g2s: k-tile kt+STAGES-1 into the stage k-tile kt-1 used; every warp finished reading
-        // it before the barrier of tile kt-1's last step.
-        if (kt + STAGES - 1 < k_tiles) {
-          copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
-          copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+      for (int kk = 0; kk < KI; ++kk) {
+        if (kk == KI - 1) {
+          if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
+          // Step 0 of the next k-tile is loaded below: move the read stage on and wait for that
+          // tile (groups up to kt+1 complete = at most STAGES-2 pending). The barrier also means
+          // every warp has finished reading k-tile kt's stage (its last fragments were loaded at
+          // step KI-2), which k-tile kt+STAGES refills.
+          const int freed_stage = read_stage;
+          read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+          read_off_a = read_stage * K::STAGE_BYTES_A;
+          read_off_b = read_stage * K::STAGE_BYTES_B;
+          ptx::cp_async_wait<STAGES - 2>();
+          __syncthreads();
+          if constexpr (SPREAD) write_stage = freed_stage;
         }
-        ptx::cp_async_commit();
-        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
-      }
+        // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
+        // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
+        // no copy is writing (all real tiles have landed) and the values go unused; loading
+        // unconditionally keeps the compiler from copying registers to preserve the old ones.
+        load_step((kk + 1) % 2, (kk + 1) % KI);
 
-      // mma on step kk.
+        // g2s.
+        if constexpr (SPREAD) {
+          if (kk < KI - 1) {
+            copy_part(write_stage, kk + 1, KI);  // parts 1..KI-1 of k-tile kt+STAGES-1
+          } else {
+            copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
+          }
+        } else if (kk == 0) {
+          if (fill < k_tiles) {
+            copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
+            copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+          }
+          ptx::cp_async_commit();
+          write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+        }
+
+        // mma on step kk.
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi) {
+        for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-          // Serpentine over n: consecutive mma share the B fragment at the turn.
-          const int nj = (mi % 2 == 0) ? ni : NI - 1 - ni;
-          const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
-                                 b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
-          acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+          for (int ni = 0; ni < NI; ++ni) {
+            // Serpentine over n: consecutive mma share the B fragment at the turn.
+            const int nj = (mi % 2 == 0) ? ni : NI - 1 - ni;
+            const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
+                                   b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
+            acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+          }
+        }
+      }
+    }
+  } else {
+    // B streaming (Cfg::B_STREAM): step kk's mma run in NB groups, group nb = every row block
+    // against B block nb; B block nb + B_AHEAD (of this step, or of the next one) is loaded
+    // into the ring slot group nb - 1 used, and A of the next step at group NB - B_AHEAD, the
+    // first group whose prefetch reaches into the next step. At step KI-1 the barrier sits
+    // there too: every read of k-tile kt was issued before it and every read of k-tile kt+1
+    // after, so it frees k-tile kt's stage exactly as the barrier at the top of step KI-1 does
+    // in the loop above.
+    constexpr int BR = Cfg::B_RING, BD = Cfg::B_AHEAD;
+    uint32_t b_ring[BR][4];  // (BR, 16 n x 16 k) B blocks in flight, block nb in slot nb % BR
+    auto load_a = [&](int buf, int kk) {
+      uint32_t a_base[K::OffA::kBases];
+#pragma unroll
+      for (int i = 0; i < K::OffA::kBases; ++i) a_base[i] = a_lane[i] + read_off_a;
+      load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
+    };
+    auto load_b = [&](int kk, int nb) {
+      uint32_t b_base[K::OffB::kBases];
+#pragma unroll
+      for (int i = 0; i < K::OffB::kBases; ++i) b_base[i] = b_lane[i] + read_off_b;
+      load_block<typename K::OffB, B_K_MAJOR>(b_ring[nb % BR], b_base, nb, kk);
+    };
+
+    if (k_tiles > 0) {
+      ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+      __syncthreads();                   // ... and every other thread's
+      load_a(0, 0);
+#pragma unroll
+      for (int nb = 0; nb < BD; ++nb) load_b(0, nb);
+    }
+
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int fill = kt + STAGES - 1;  // k-tile copied during this one
+#pragma unroll
+      for (int kk = 0; kk < KI; ++kk) {
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb) {
+          if (nb == 0) {
+            // g2s, as in the loop above.
+            if constexpr (SPREAD) {
+              if (kk < KI - 1) copy_part(write_stage, kk + 1, KI);
+            } else if (kk == 0) {
+              if (fill < k_tiles) {
+                copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
+                copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+              }
+              ptx::cp_async_commit();
+              write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+            }
+          }
+          if (nb == NB - BD) {
+            if (kk == KI - 1) {
+              if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
+              const int freed_stage = read_stage;
+              read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+              read_off_a = read_stage * K::STAGE_BYTES_A;
+              read_off_b = read_stage * K::STAGE_BYTES_B;
+              ptx::cp_async_wait<STAGES - 2>();  // k-tile kt+1 landed
+              __syncthreads();
+              if constexpr (SPREAD) {
+                write_stage = freed_stage;
+                copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
+              }
+            }
+            load_a((kk + 1) % 2, (kk + 1) % KI);
+          }
+          // s2r: B block nb + BD, of this step or (past NB) of the next one.
+          if (nb + BD < NB) {
+            load_b(kk, nb + BD);
+          } else {
+            load_b((kk + 1) % KI, nb + BD - NB);
+          }
+          // mma group nb, serpentine over the two n8 tiles so consecutive mma share A within
+          // a row block and B at the turn.
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+              const int h = (mi % 2 == 0) ? j : 1 - j;  // n8 tile within the block
+              const uint32_t b[2] = {b_ring[nb % BR][2 * h], b_ring[nb % BR][2 * h + 1]};
+              acc[mi][2 * nb + h].mma(a_frag[kk % 2][mi], b);
+            }
+          }
         }
       }
     }
@@ -337,7 +527,11 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // ================================ EPILOGUE ================================
   // Stage the accumulators through shared memory (reusing the pipeline's), then write C along
   // M in 16-byte pieces: D = alpha * acc + beta * C in float, C read only when beta != 0.
-  ptx::cp_async_wait<0>();  // only empty groups can be pending, but leave none behind
+  // Only empty groups (or the spread schedule's zero-filled copies of tiles past K) can be
+  // pending, but leave none behind: the staging tile below overwrites the stages. The spread
+  // schedule's last copies were issued after the last commit, so commit them first.
+  if constexpr (SPREAD) ptx::cp_async_commit();
+  ptx::cp_async_wait<0>();
   __syncthreads();          // every warp is done with the pipeline stages
   AccT* s_c = reinterpret_cast<AccT*>(smem);  // (BM,SC) col-major, ld = Stage::kLd
   const bool c_vec = p.m % 8 == 0;  // 16-byte C pieces are aligned and wholly inside or outside
@@ -481,24 +675,28 @@ template <class Cfg, Layout L>
 void ampere_launch(const GemmArgs& args, cudaStream_t stream) {
   constexpr bool a_k = a_is_k_major(L);
   constexpr bool b_k = b_is_k_major(L);
-  if (args.problem.accum == Accum::f16) {
-    ampere_run<Cfg, a_k, b_k, __half>(args, stream);
-  } else {
-    ampere_run<Cfg, a_k, b_k, float>(args, stream);
+  if constexpr (Cfg::F32_ACC) {
+    if (args.problem.accum == Accum::f32) {
+      ampere_run<Cfg, a_k, b_k, float>(args, stream);
+      return;
+    }
   }
+  ampere_run<Cfg, a_k, b_k, __half>(args, stream);  // the runner passes only declared accums
 }
 
-// Registry entry of one tile configuration in one layout; both accumulate types, f16 native
-// (seed 000's mma.sync ... f16.f16.f16.f16).
+// Registry entry of one tile configuration in one layout; f16 accumulation native (seed 000's
+// mma.sync ... f16.f16.f16.f16), f32 too where the warp tile's accumulators fit (F32_ACC).
 template <class Cfg, Layout L>
 KernelInfo ampere_kernel_info(std::string name, int rung, std::string summary) {
+  std::vector<Accum> accums{Accum::f16};
+  if (Cfg::F32_ACC) accums.push_back(Accum::f32);
   return KernelInfo{
       .name = std::move(name),
       .family = "hgemm",
       .rung = rung,
       .summary = std::move(summary),
       .dtypes = {DType::f16},
-      .accums = {Accum::f16, Accum::f32},
+      .accums = std::move(accums),
       .layouts = {L},
       .min_sm = 80,
       .supports = ampere_supports<Cfg, L>,

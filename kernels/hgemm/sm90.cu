@@ -31,11 +31,37 @@
 // warpgroup: m64n256k16 over 64 columns of C), STAGES = 4 (48 KB a stage, 192 KB), CLUSTER = 2
 // along N. Threads 384 = producer warpgroup + 2 consumer warpgroups; registers 40 / 232 / 232.
 // Variants: hgemm_tn_sm90_c1 (no cluster), hgemm_tn_sm90_128x128 (m64n128k16, 6 stages).
+//
+// Variants that attack the two losses left (each tests one hypothesis; the lead measures):
+// - _tmastore: TMA-store epilogue. The register epilogue above costs ~50 instructions per 8
+//   columns (scale, pack, 4 shuffles + selects, predicated 16-byte store), ~800 per warp per
+//   tile, and both consumer warpgroups run it together, so the tensor cores idle for it (~2-3%
+//   of a tile at K = 4096). Here each warp packs its fragment and writes it with 4 stmatrix.x4
+//   per 64x64 box into a 128B-swizzled staging box (conflict-free: the 8 rows of a matrix land in
+//   8 distinct 16-byte chunks), fences, syncs its warpgroup (named barrier), and one thread issues
+//   cp.async.bulk.tensor stores that run while the next tile's MMAs start. Two 8 KB boxes per
+//   warpgroup, alternating (bulk wait_group.read guards reuse): 4 stages + 32 KB = 225 KB.
+//   Used when beta == 0, M % 8 == 0 and C is 16-byte aligned; otherwise the register epilogue.
+// - _sk: stream-K over the last partial wave. 5120x4096 has 320 cluster tiles for 66 clusters:
+//   4.85 waves run as 5, 15% of the SMs idle through the last one (~3%). The first
+//   (waves - 1 or - 2) * clusters tiles are walked whole, as before; the k-blocks of the remaining
+//   tiles are cut into equal contiguous ranges, one per cluster. A tile split between clusters is
+//   finished by the cluster holding its LAST k-block; the others (which hold its first k-blocks
+//   and compute them first) store their f32 partial accumulators to a global workspace and raise
+//   a per-warpgroup flag (release/acquire, GPU scope); the finisher adds them before its
+//   epilogue. A cluster only ever waits for lower-numbered clusters, whose partials need no
+//   waiting of their own: no deadlock even without co-residency (and the grid is resident).
+// - _sk_tmastore, _c1_sk_tmastore: both, with and without the 2-CTA cluster.
+// Stream-K workspace: a static __device__ array (20 MB, for up to 160 CTAs) and flags that carry
+// a per-launch epoch (no reset pass, no allocation in the launcher). Two stream-K launches must
+// not run concurrently on different streams (they share it).
+// Testing knob: GEMMBENCH_SM90_MAX_CLUSTERS=n caps the persistent grid at n clusters, so that the
+// small shapes of the GPU test suite exercise multi-tile walks and stream-K splits.
 // Constraints: sm_90 device and a build with sm_90a code (supports() says which is missing);
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
-// predicated; M % 8 != 0 falls back to 2-byte stores); M, N, K < 2^30.
-// Measured: pending H100 run.
+// predicated or clipped by TMA; M % 8 != 0 falls back to 2-byte stores); M, N, K < 2^30.
+// Measured: pending H100 run (the _tmastore / _sk variants).
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
@@ -43,7 +69,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -60,7 +88,7 @@ namespace gemmbench {
 namespace {
 
 // ---- Compile-time configuration -----------------------------------------------------------
-template <int BM_, int BN_, int STAGES_, int CLUSTER_>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool TMA_STORE_ = false>
 struct Sm90Config {
   static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N
   static constexpr int BN = BN_;  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup
@@ -76,8 +104,15 @@ struct Sm90Config {
   static constexpr uint32_t A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // expect_tx per stage
+  // TMA-store epilogue staging, after the stages: per consumer warpgroup EPI_BUFS boxes of
+  // (64 GEMM-N rows, 64 GEMM-M = 128 bytes) written by stmatrix, 128B-swizzled, 8 KB each.
+  static constexpr bool TMA_STORE = TMA_STORE_;
+  static constexpr int EPI_BOX = 64;  // box edge, both dimensions
+  static constexpr int EPI_BUFS = 2;  // one filling while the copy engine reads the other
+  static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
+  static constexpr uint32_t EPI_BYTES = TMA_STORE ? CONSUMERS * EPI_BUFS * EPI_BUF_BYTES : 0;
   // + 1024: the dynamic window is aligned up to the 1024-byte swizzle period in the kernel.
-  static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) + 1024;
+  static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) + int(EPI_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40;
   static constexpr int CONSUMER_REGS = 232;
 
@@ -97,25 +132,51 @@ struct Sm90Config {
   static_assert(128 * PRODUCER_REGS + 128 * CONSUMERS * CONSUMER_REGS <= 65536,
                 "the register split must fit the SM's 64K registers");
   static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 227 * 1024,
-                "stages exceed the 227 KB of shared memory a block may opt into");
+                "stages (and epilogue boxes) exceed the 227 KB of shared memory a block may opt "
+                "into");
+  static_assert(!TMA_STORE || (BM % EPI_BOX == 0 && WG_N == EPI_BOX),
+                "the TMA-store epilogue cuts a warpgroup's (64, BM) tile into 64x64 boxes");
 };
 
 // ---- Tile walk (persistent grid) ----------------------------------------------------------
 // The raster of seed 003 (common/raster.hpp) over cluster tiles of BM x (BN * CLUSTER): linear
-// index t -> (t % raster_x, t / raster_x) -> raster_tile. Slots outside the tile grid are
-// skipped. Cluster c takes t = c, c + clusters, ...; its CTA of rank r computes N tile
-// cluster_tile.n * CLUSTER + r.
+// index t -> (t % raster_x, t / raster_x) -> raster_tile. A cluster's CTA of rank r computes N
+// tile cluster_tile.n * CLUSTER + r.
+// Plain walk: cluster c takes t = c, c + clusters, ...; slots outside the tile grid are skipped.
+// Stream-K walk: the valid tiles numbered densely in raster order (dense_cluster_tile); the first
+// dp_tiles walked whole as above; the k-blocks of the rest, sk_units = (tiles_total - dp_tiles) *
+// k_blocks "units" (tile-major), cut into contiguous ranges [sk_range_begin(c),
+// sk_range_begin(c + 1)), one per cluster (see Sm90WorkIter).
 struct Sm90Schedule {
   int tiles_m;          // ceil(M / BM)
   int tiles_n;          // ceil(N / BN)
   int cluster_tiles_n;  // ceil(tiles_n / CLUSTER)
   int log_tile;         // raster_log_tile(cluster_tiles_n, 8)
   int raster_x;         // raster_grid(...).x
+  int raster_y;         // raster_grid(...).y
   int raster_total;     // raster_grid(...).x * .y, no-op slots included
+  int last_row_n;       // valid cluster-tile columns in the raster's last row (1 .. 2^log_tile)
+  int tiles_total;      // tiles_m * cluster_tiles_n, the valid cluster tiles
   int k_blocks;         // ceil(K / BK)
+  int clusters;         // the persistent grid, in clusters
+  int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
+  long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
+  int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
 };
 
-Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster) {
+// Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
+// remainder is under half a wave, so that every cluster gets at least half a tile of k-blocks
+// (a tile is then split among at most 3 clusters, and its finisher adds at most 2 partials).
+// clusters <= tiles_total (make_schedule), so the extra wave always exists.
+GB_HD int sk_tile_count(int tiles_total, int clusters) {
+  const int rem = tiles_total % clusters;
+  if (rem == 0) return 0;
+  return 2 * rem < clusters ? rem + clusters : rem;
+}
+
+// clusters_max: how many clusters the grid may have (resident clusters, capped).
+Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
+                           int clusters_max, bool stream_k) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -123,17 +184,142 @@ Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int clus
   s.log_tile = raster_log_tile(s.cluster_tiles_n, 8);
   const RasterGrid g = raster_grid(s.tiles_m, s.cluster_tiles_n, s.log_tile);
   s.raster_x = g.x;
+  s.raster_y = g.y;
   s.raster_total = g.x * g.y;
+  s.last_row_n = s.cluster_tiles_n - (g.y - 1) * (1 << s.log_tile);
+  s.tiles_total = s.tiles_m * s.cluster_tiles_n;
   s.k_blocks = ceil_div(k, bk);
+  s.clusters = std::max(1, std::min(clusters_max, s.tiles_total));
+  s.dp_tiles = s.tiles_total - (stream_k ? sk_tile_count(s.tiles_total, s.clusters) : 0);
+  s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
+  s.c_tma = 0;
   return s;
 }
 
-#if GEMMBENCH_SM90A  // device helpers of the sm_90a kernel body only
-
-__device__ __forceinline__ bool cluster_tile_at(const Sm90Schedule& s, int t, TileCoord& tile) {
-  tile = raster_tile(t % s.raster_x, t / s.raster_x, s.log_tile);
-  return raster_tile_valid(tile, s.tiles_m, s.cluster_tiles_n);
+// Dense index d (0 .. tiles_total - 1) -> cluster tile, in raster order. Every raster row but
+// the last is full; in the last one only columns (x % 2^log_tile) < last_row_n are tiles.
+[[maybe_unused]] GB_HD TileCoord dense_cluster_tile(const Sm90Schedule& s, int d) {
+  const int full = (s.raster_y - 1) * s.raster_x;
+  if (d < full) return raster_tile(d % s.raster_x, d / s.raster_x, s.log_tile);
+  const int e = d - full;
+  const int x = ((e / s.last_row_n) << s.log_tile) + e % s.last_row_n;
+  return raster_tile(x, s.raster_y - 1, s.log_tile);
 }
+
+// First stream-K unit of cluster c (c = clusters: sk_units). Ranges differ by at most one unit.
+GB_HD long long sk_range_begin(const Sm90Schedule& s, int c) {
+  return s.sk_units * c / s.clusters;
+}
+
+// The finisher of stream-K tile `sk_tile` (in some cluster above `from`) adds the partials of the
+// lower clusters whose ranges end inside the tile, nearest first: this returns the next such
+// cluster below `from`, or -1. A non-empty range ending inside the tile (after its first unit)
+// ends with a partial item of that tile; empty ranges published nothing.
+[[maybe_unused]] GB_HD int sk_prev_contributor(const Sm90Schedule& s, int from, int sk_tile) {
+  const long long tile_u0 = (long long)sk_tile * s.k_blocks;
+  for (int cc = from - 1; cc >= 0; --cc) {
+    const long long e = sk_range_begin(s, cc + 1);
+    if (e <= tile_u0) return -1;
+    if (sk_range_begin(s, cc) < e) return cc;
+  }
+  return -1;
+}
+
+// One work item: k-blocks [kb_begin, kb_end) of a cluster tile. A stream-K item with
+// kb_end < k_blocks is a PARTIAL (its accumulators go to the workspace); with kb_end == k_blocks
+// it FINISHES the tile (after adding the partials of the lower clusters when kb_begin > 0).
+struct Sm90Work {
+  TileCoord tile;  // cluster tile
+  int kb_begin;
+  int kb_end;
+  int sk_tile;  // stream-K tile index (dense index - dp_tiles), -1 for a whole tile
+};
+
+// The work items of one cluster, in processing order; the producer and the consumers of every
+// CTA of the cluster walk the same sequence. Stream-K order: the whole tiles, then the cluster's
+// range from its END backwards, so that its one possible partial item (the range's last units,
+// the first k-blocks of a tile whose end lies in a higher cluster) is computed and published
+// first, and its finishing item (the range's first units, whose tile began in lower clusters)
+// comes last, when the lower clusters' partials are long published. The state is three ints
+// (it stays live across the mainloop, where the 128 accumulators leave little room): pos_ is
+// the next whole tile's raster slot / dense index, then, once the stream-K range starts
+// (sk_left_ >= 0), the stream-K tile of the range's last unit not handed out yet.
+template <bool STREAM_K>
+class Sm90WorkIter {
+ public:
+  GB_HD Sm90WorkIter(const Sm90Schedule& s, int cluster) : s_(s), pos_(cluster) {}
+  GB_HD bool next(Sm90Work& w) {
+    if constexpr (!STREAM_K) {
+      while (pos_ < s_.raster_total) {
+        const int t = pos_;
+        pos_ += s_.clusters;
+        w.tile = raster_tile(t % s_.raster_x, t / s_.raster_x, s_.log_tile);
+        if (!raster_tile_valid(w.tile, s_.tiles_m, s_.cluster_tiles_n)) continue;
+        w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
+        return true;
+      }
+      return false;
+    } else {
+      if (sk_left_ < 0) {  // whole tiles
+        if (pos_ < s_.dp_tiles) {
+          w.tile = dense_cluster_tile(s_, pos_);
+          w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
+          pos_ += s_.clusters;
+          return true;
+        }
+        // pos_ = cluster + i * clusters: the cluster is pos_ % clusters.
+        const int cluster = pos_ % s_.clusters;
+        const long long b = sk_range_begin(s_, cluster), e = sk_range_begin(s_, cluster + 1);
+        sk_left_ = int(e - b);  // at most 2 * k_blocks + 1: sk_tile_count keeps < 2 waves
+        if (sk_left_ == 0) return false;
+        pos_ = int((e - 1) / s_.k_blocks);
+        sk_kb_end_ = int(e - (long long)pos_ * s_.k_blocks);  // 1 .. k_blocks
+      }
+      if (sk_left_ == 0) return false;
+      const int len = sk_left_ < sk_kb_end_ ? sk_left_ : sk_kb_end_;  // stop at the tile's start
+      w.tile = dense_cluster_tile(s_, s_.dp_tiles + pos_);
+      w.kb_begin = sk_kb_end_ - len, w.kb_end = sk_kb_end_, w.sk_tile = pos_;
+      sk_left_ -= len;
+      --pos_;
+      sk_kb_end_ = s_.k_blocks;
+      return true;
+    }
+  }
+
+ private:
+  const Sm90Schedule& s_;
+  int pos_;
+  int sk_left_ = -1;   // stream-K: units of the range not handed out yet (-1: not started)
+  int sk_kb_end_ = 0;  // stream-K: one past the k-block of the last of them, in tile pos_
+};
+
+// Stream-K role of a work item in the consumer: kFixupNone for a whole tile or a finisher that
+// holds the tile's k-block 0; kFixupPublish for a partial (publish the accumulators, no
+// epilogue); a value >= 0 for a finisher that first adds the partials of that stream-K tile.
+[[maybe_unused]] constexpr int kFixupNone = -1;
+[[maybe_unused]] constexpr int kFixupPublish = -2;
+
+// ---- Stream-K workspace ------------------------------------------------------------------
+// One slot per (CTA, consumer warpgroup): the warpgroup's accumulators, 32-bit words, vector i of
+// thread t at [i * 128 + t] (each warp writes 512 contiguous bytes per vector). A CTA publishes
+// at most one partial per launch (its range's last item), so slots are never reused within a
+// launch; a flag holds the epoch of the launch that last published the slot.
+constexpr int kSkMaxCtas = 160;  // H100/H200: 132 SMs
+constexpr int kSkMaxConsumers = 2;
+constexpr int kSkSlotVecs = 128 * 128 / 4;  // 128 threads x up to 128 words, as uint4
+[[maybe_unused]] __device__ uint4
+    g_sk_partials[kSkMaxCtas * kSkMaxConsumers * kSkSlotVecs];  // 20 MB
+[[maybe_unused]] __device__ uint32_t g_sk_flags[kSkMaxCtas * kSkMaxConsumers];
+
+// Distinct per stream-K launch, never 0 (the flags' initial value).
+uint32_t next_sk_epoch() {
+  static std::atomic<uint32_t> epoch{0};
+  uint32_t e = ++epoch;
+  while (e == 0) e = ++epoch;
+  return e;
+}
+
+#if GEMMBENCH_SM90A  // device helpers of the sm_90a kernel body only
 
 // ---- Epilogue helpers ---------------------------------------------------------------------
 template <class T>
@@ -212,22 +398,146 @@ __device__ __forceinline__ void store_chunk(uint16_t* p, int valid, bool vec,
     if (e < valid) p[e] = uint16_t(v[e / 2] >> (16 * (e % 2)));
 }
 
+// ---- TMA-store epilogue ---------------------------------------------------------------------
+// The packed output pair of accumulator 8x8 block (j, h) (fragment layout: see
+// wgmma_m64k16_f32): C(m0 + 8j + 2q + {0,1}, n0 + 16w + 8h + g), scaled by alpha when SCALE.
+template <class T, bool F16_ACCUM, bool SCALE, class AccReg, int ACC_REGS>
+__device__ __forceinline__ uint32_t out_pair(const AccReg (&acc)[ACC_REGS], int j, int h,
+                                             float alpha) {
+  if constexpr (F16_ACCUM) {
+    if constexpr (!SCALE) return acc[2 * j + h];  // already two halves (T is __half)
+    const float2 v = unpack2<__half>(acc[2 * j + h]);
+    return pack2<T>(v.x * alpha, v.y * alpha);
+  } else {
+    float x = acc[4 * j + 2 * h], y = acc[4 * j + 2 * h + 1];
+    if constexpr (SCALE) x *= alpha, y *= alpha;
+    return pack2<T>(x, y);
+  }
+}
+
+// One consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile, cut into BM/64 boxes of 64x64: box s is
+// written into staging buffer s % 2 with stmatrix, and thread 0 stores it with one TMA copy
+// (clipped to C's bounds by the copy engine). Boxes starting past M are skipped (uniform over the
+// warpgroup).
+// Staging box layout (what the C tensor map's SWIZZLE_128B box expects): row r = GEMM n0 + r,
+// 128 bytes = 64 consecutive m; 16-byte chunk c of row r at chunk c ^ (r % 8). Fragment block
+// (j, h) is an 8x8 matrix whose row g is n = 16w + 8h + g and whose 8 columns are m = 8j .. 8j+7
+// (one chunk, j % 8): one stmatrix matrix. stmatrix.x4 number p of box s takes blocks
+// (8s + 2p + i/2, h = i%2), i = 0..3; lane L addresses row L%8 of matrix L/8.
+// Buffer reuse: a buffer is written only after a barrier that follows thread 0's wait for every
+// store it issued before to have read its source: the tile's first barrier (the previous tile's
+// stores, long done), then the one of box s - 1, which covers box s - 2, the last user of buffer
+// s % 2. The buffer just issued (box s - 1) is never the one written next.
+template <class T, bool F16_ACCUM, bool SCALE, int BM, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], float alpha,
+                                               const CUtensorMap* tmap_c, uint32_t s_epi_wg,
+                                               uint32_t buf_bytes, int m0, int n0, int M, int warp,
+                                               int lane, int wg_thread, uint32_t bar_id) {
+  // This lane's stmatrix row address inside a box: row 16*warp + 8*(matrix % 2) + lane % 8.
+  const uint32_t row = 16 * warp + 8 * ((lane >> 3) & 1) + (lane & 7);
+  const uint32_t row_addr = row * 128;
+  const uint32_t r8 = lane & 7;                         // row % 8: the swizzle phase
+  if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the previous tile's boxes
+  sm90::named_barrier_sync(bar_id, 128);
+#pragma unroll
+  for (int s = 0; s < BM / 64; ++s) {
+    const int m_s = m0 + 64 * s;
+    if (m_s >= M) break;
+    const uint32_t buf = s_epi_wg + (s % 2) * buf_bytes;  // (64, 64) box, SW128
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const uint32_t chunk = 2 * p + (lane >> 4);  // j % 8 of this lane's matrix
+      sm90::stmatrix_x4(buf + row_addr + ((chunk ^ r8) << 4),
+                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p, 0, alpha),
+                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p, 1, alpha),
+                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p + 1, 0, alpha),
+                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p + 1, 1, alpha));
+    }
+    sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // frees buffer (s + 1) % 2
+    sm90::named_barrier_sync(bar_id, 128);
+    if (wg_thread == 0) {
+      sm90::tma_store_2d(tmap_c, buf, m_s, n0);
+      sm90::bulk_commit_group();
+    }
+  }
+}
+
+// ---- Stream-K partials -------------------------------------------------------------------
+template <class AccReg>
+__device__ __forceinline__ uint32_t acc_bits(AccReg r) {
+  if constexpr (std::is_same_v<AccReg, float>)
+    return __float_as_uint(r);
+  else
+    return r;
+}
+// acc += partial word (f32, or two f16 halves added as f16 like the f16 accumulator itself).
+template <class AccReg>
+__device__ __forceinline__ void acc_add(AccReg& r, uint32_t p) {
+  if constexpr (std::is_same_v<AccReg, float>) {
+    r += __uint_as_float(p);
+  } else {
+    __half2 a, b;
+    memcpy(&a, &r, 4);
+    memcpy(&b, &p, 4);
+    a = __hadd2(a, b);
+    memcpy(&r, &a, 4);
+  }
+}
+
+// The warpgroup stores its accumulators to workspace slot `slot` and raises the slot's flag.
+template <class AccReg, int ACC_REGS>
+__device__ __forceinline__ void sk_publish(const AccReg (&acc)[ACC_REGS], int slot, uint32_t epoch,
+                                           int wg_thread, uint32_t bar_id) {
+  static_assert(ACC_REGS % 4 == 0 && ACC_REGS / 4 * 128 <= kSkSlotVecs, "slot size");
+  uint4* dst = g_sk_partials + size_t(slot) * kSkSlotVecs + wg_thread;  // (ACC_REGS/4, 128)
+#pragma unroll
+  for (int i = 0; i < ACC_REGS / 4; ++i)
+    __stcg(dst + i * 128, make_uint4(acc_bits(acc[4 * i]), acc_bits(acc[4 * i + 1]),
+                                     acc_bits(acc[4 * i + 2]), acc_bits(acc[4 * i + 3])));
+  sm90::named_barrier_sync(bar_id, 128);  // every thread's stores before the release
+  if (wg_thread == 0) sm90::st_release_gpu(&g_sk_flags[slot], epoch);
+}
+
+// The warpgroup waits for slot `slot`'s flag to hold `epoch`, then adds the slot to its
+// accumulators (the same thread wrote the same fragment positions).
+template <class AccReg, int ACC_REGS>
+__device__ __forceinline__ void sk_accumulate(AccReg (&acc)[ACC_REGS], int slot, uint32_t epoch,
+                                              int wg_thread, uint32_t bar_id) {
+  if (wg_thread == 0)
+    while (sm90::ld_acquire_gpu(&g_sk_flags[slot]) != epoch) {
+    }
+  sm90::named_barrier_sync(bar_id, 128);  // extends thread 0's acquire to the warpgroup
+  const uint4* src = g_sk_partials + size_t(slot) * kSkSlotVecs + wg_thread;  // (ACC_REGS/4, 128)
+#pragma unroll
+  for (int i = 0; i < ACC_REGS / 4; ++i) {
+    const uint4 v = __ldcg(src + i * 128);  // L2: written by another SM during this launch
+    acc_add(acc[4 * i], v.x), acc_add(acc[4 * i + 1], v.y);
+    acc_add(acc[4 * i + 2], v.z), acc_add(acc[4 * i + 3], v.w);
+  }
+}
+
 #endif  // GEMMBENCH_SM90A
 
 // ---- The kernel ---------------------------------------------------------------------------
-template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER>
-__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 1)
+template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
+          bool TMA_STORE>
+__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>::THREADS, 1)
     hgemm_tn_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K) k-major, box (BK, BM/CLUSTER)
         const __grid_constant__ CUtensorMap tmap_b,  // B (N,K) k-major, box (BK, BN)
+        const __grid_constant__ CUtensorMap tmap_c,  // C (M,N) m-major, box (64, 64), SW128;
+                                                     // valid only when sched.c_tma
         T* __restrict__ c,                           // C (M,N) column-major
-        int M, int N, float alpha, float beta, const Sm90Schedule sched) {
+        int M, int N, float alpha, float beta, const Sm90Schedule sched,
+        uint32_t epoch) {  // stream-K: this launch's flag value
 #if GEMMBENCH_SM90A
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>;
   constexpr int BK = Cfg::BK;
   // f32: 4 floats per 8 columns of wgmma N; f16: 2 registers of 2 halves.
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
   constexpr int ACC_REGS = F16_ACCUM ? BM / 4 : BM / 2;
+  static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -238,6 +548,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t s_a = smem;                                // (STAGES, BM, BK) k-major, SW128
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN, BK) k-major, SW128
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (CONSUMERS, EPI_BUFS, 64, 64) SW128
   auto full = [&](int s) { return ptx::smem_u32(&full_bar[s]); };
   auto empty = [&](int s) { return ptx::smem_u32(&empty_bar[s]); };
 
@@ -245,7 +556,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   const int wg_thread = threadIdx.x % 128;
   const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0;
   const int cluster_id = blockIdx.x / CLUSTER;
-  const int clusters = gridDim.x / CLUSTER;
 
   // ======== PROLOGUE ========
   if (threadIdx.x == 0) {
@@ -257,6 +567,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&tmap_a);
     sm90::tma_prefetch_descriptor(&tmap_b);
+    if (TMA_STORE && sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
@@ -270,16 +581,16 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     if (wg_thread == 0) {
       int stage = 0;
       uint32_t phase = 0;  // parity of the ring's current lap
-      for (int t = cluster_id; t < sched.raster_total; t += clusters) {
-        TileCoord tile;
-        if (!cluster_tile_at(sched, t, tile)) continue;
-        const int n_tile = tile.n * CLUSTER + int(cta_rank);
+      Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+      Sm90Work w;
+      while (work_iter.next(w)) {
+        const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
         // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
         // only C rows/columns the epilogue does not store, and no box starts out of bounds.
-        const int a_row = min(tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS, M - 1);
+        const int a_row = min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS, M - 1);
         const int b_row = min(n_tile * BN, N - 1);
-        for (int kb = 0; kb < sched.k_blocks; ++kb) {
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
@@ -300,6 +611,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     const int consumer = wg - 1;  // which 64 GEMM-N rows of the tile (wgmma M)
     const int warp = wg_thread / 32, lane = wg_thread % 32;
     const int g = lane / 4, q = lane % 4;
+    const uint32_t wg_bar = 1 + consumer;  // named barrier of this warpgroup alone
     // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads
     // into this CTA (all of the cluster: the A slices are multicast), after the wgmma reading it
     // has completed. Thread r < CLUSTER signals CTA r.
@@ -318,16 +630,22 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     AccReg acc[ACC_REGS];  // (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment
     int stage = 0;
     uint32_t phase = 0;
-    for (int t = cluster_id; t < sched.raster_total; t += clusters) {
-      TileCoord tile;
-      if (!cluster_tile_at(sched, t, tile)) continue;
-      const int n_tile = tile.n * CLUSTER + int(cta_rank);
+    Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+    Sm90Work w;
+    while (work_iter.next(w)) {
+      const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
+      // Stream-K role, decided before the mainloop so one register carries it across.
+      const int fixup = !STREAM_K                   ? kFixupNone
+                        : w.kb_end < sched.k_blocks ? kFixupPublish
+                        : w.kb_begin > 0            ? w.sk_tile  // gather, then finish
+                                                    : kFixupNone;
+      const int kb_count = w.kb_end - w.kb_begin;
 
       // ======== MAINLOOP ========
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
       int prev_stage = 0;
-      for (int kb = 0; kb < sched.k_blocks; ++kb) {
+      for (int kb = 0; kb < kb_count; ++kb) {  // k-block w.kb_begin + kb of the tile
         sm90::mbarrier_wait_parity(full(stage), phase);
         sm90::wgmma_fence();
         // wgmma A = this warpgroup's 64 rows of the B tile; wgmma B = the whole A tile.
@@ -339,7 +657,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         for (int k = 0; k < BK / 16; ++k) {
           const uint64_t da = sm90::wgmma_desc_advance(desc_a, 32 * k);  // 16 elements = 32 B
           const uint64_t db = sm90::wgmma_desc_advance(desc_b, 32 * k);
-          const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of a tile: D = A*B
+          const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
           if constexpr (F16_ACCUM)
             sm90::wgmma_m64k16_f16<BM>(acc, da, db, accumulate);
           else
@@ -359,13 +677,47 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
 
+      // ======== STREAM-K FIX-UP ========
+      // The padding N tile of an odd tiles_n (cluster runs only) is neither published nor
+      // gathered: publisher and finisher have the same rank, hence the same n_tile.
+      if constexpr (STREAM_K) {
+        const int slot_base = int(cta_rank) * Cfg::CONSUMERS + consumer;  // + cluster * CTA slots
+        if (fixup == kFixupPublish) {  // partial: the tile's finisher adds it
+          if (n_tile < sched.tiles_n)
+            sk_publish(acc, cluster_id * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread,
+                       wg_bar);
+          continue;
+        }
+        if (fixup >= 0 && n_tile < sched.tiles_n) {  // add the tile's first k-blocks
+          for (int cc = sk_prev_contributor(sched, cluster_id, fixup); cc >= 0;
+               cc = sk_prev_contributor(sched, cc, fixup))
+            sk_accumulate(acc, cc * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread, wg_bar);
+        }
+      }
+
       // ======== EPILOGUE ========
-      // Thread (warp, g, q) holds, for h in {0,1} and chunk j < BM/8, C(m, n) at
-      // n = n0 + 8h, m = m0 + 8j + 2q + {0,1}. For each quad of chunks 4J..4J+3 the quad
-      // transpose leaves lane q with chunk 4J + q whole: 8 consecutive m, one 16-byte store.
       // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
       if (n_tile >= sched.tiles_n) continue;
-      const int m_tile0 = tile.m * BM;
+      const int m_tile0 = w.tile.m * BM;
+      if constexpr (TMA_STORE) {
+        if (sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
+          const int n0 = n_tile * BN + consumer * Cfg::WG_N;
+          if (n0 >= N) continue;  // this warpgroup's rows are all past N
+          const uint32_t s_epi_wg = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+          if (alpha == 1.f)
+            store_tile_tma<T, F16_ACCUM, false, BM>(acc, alpha, &tmap_c, s_epi_wg,
+                                                    Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
+                                                    wg_thread, wg_bar);
+          else
+            store_tile_tma<T, F16_ACCUM, true, BM>(acc, alpha, &tmap_c, s_epi_wg,
+                                                   Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
+                                                   wg_thread, wg_bar);
+          continue;
+        }
+      }
+      // Register epilogue. Thread (warp, g, q) holds, for h in {0,1} and chunk j < BM/8,
+      // C(m, n) at n = n0 + 8h, m = m0 + 8j + 2q + {0,1}. For each quad of chunks 4J..4J+3 the
+      // quad transpose leaves lane q with chunk 4J + q whole: 8 consecutive m, one 16-byte store.
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int n = n_tile * BN + n_in_tile + 8 * h;
@@ -402,6 +754,9 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         }
       }
     }
+    // TMA stores read shared memory until they complete: finish them before the CTA exits.
+    if constexpr (TMA_STORE)
+      if (wg_thread == 0) sm90::bulk_wait_group<0>();
   }
   // A CTA's shared memory must outlive its peers' last remote arrivals and multicasts into it.
   if constexpr (CLUSTER > 1) {
@@ -432,6 +787,10 @@ EncodeTiledFn tensor_map_encoder() {
   return fn;
 }
 
+CUtensorMapDataType tensor_map_type(DType dtype) {
+  return dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
 // A K-major operand stored (rows, K), K contiguous, as a 2D tensor map: dimension 0 = K,
 // dimension 1 = rows; box (64, box_rows) lands as box_rows rows of 128 bytes, 128B-swizzled;
 // out-of-bounds elements read as zero.
@@ -441,26 +800,50 @@ CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int 
   const cuuint64_t strides[1] = {cuuint64_t(k) * 2};  // bytes between rows; K % 8 == 0
   const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
   const cuuint32_t elem_strides[2] = {1, 1};
-  const CUtensorMapDataType type =
-      dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  CU_CHECK(tensor_map_encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box,
-                                elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, const_cast<void*>(base), dims,
+                                strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
-template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER>
+// C (M,N) column-major as a 2D tensor map for TMA stores: dimension 0 = M (contiguous),
+// dimension 1 = N; box (64, 64) read from a 128B-swizzled staging box (64 rows of 128 bytes, one
+// per n). Needs M % 8 == 0 (16-byte column stride) and a 16-byte aligned base.
+CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(m), cuuint64_t(n)};
+  const cuuint64_t strides[1] = {cuuint64_t(m) * 2};  // bytes between columns
+  const cuuint32_t box_dims[2] = {cuuint32_t(box), cuuint32_t(box)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, base, dims, strides, box_dims,
+                                elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+// A registered variant: tile, ring depth, cluster size and the two optional features.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
+          bool TMA_STORE_ = false>
+struct Sm90Variant {
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
+  static constexpr bool STREAM_K = STREAM_K_, TMA_STORE = TMA_STORE_;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>;
+};
+
+template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
-  return &hgemm_tn_sm90_kernel<T, F16_ACCUM, BM, BN, STAGES, CLUSTER>;
+  return &hgemm_tn_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
+                               V::TMA_STORE>;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
 // resident at once (a persistent grid must not exceed it: the CTAs of a later wave would wait for
 // the whole first wave; for CLUSTER = 1 it is the SM count).
-template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER>
+template <class T, bool F16_ACCUM, class V>
 int resident_clusters() {
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Cfg = typename V::Cfg;
   constexpr int kMaxDevices = 64;
   static std::once_flag once[kMaxDevices];
   static int count[kMaxDevices];
@@ -468,11 +851,11 @@ int resident_clusters() {
   CUDA_CHECK(cudaGetDevice(&dev));
   if (dev >= kMaxDevices) throw std::runtime_error("hgemm_tn_sm90: device index above 63");
   std::call_once(once[dev], [dev] {
-    const auto kernel = kernel_ptr<T, F16_ACCUM, BM, BN, STAGES, CLUSTER>();
+    const auto kernel = kernel_ptr<T, F16_ACCUM, V>();
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     int n = 0;
-    if constexpr (CLUSTER == 1) {
+    if constexpr (V::CLUSTER == 1) {
       int per_sm = 0, sms = 0;
       CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::THREADS,
                                                                Cfg::SMEM_BYTES));
@@ -481,9 +864,9 @@ int resident_clusters() {
     } else {
       cudaLaunchAttribute attr{};
       attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+      attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
       cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(CLUSTER);
+      cfg.gridDim = dim3(V::CLUSTER);
       cfg.blockDim = dim3(Cfg::THREADS);
       cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
       cfg.attrs = &attr;
@@ -497,58 +880,74 @@ int resident_clusters() {
   return count[dev];
 }
 
-template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER>
+// GEMMBENCH_SM90_MAX_CLUSTERS=n (n >= 1): a smaller persistent grid, for tests (see the header).
+int max_clusters_from_env() {
+  static const int cap = [] {
+    const char* e = std::getenv("GEMMBENCH_SM90_MAX_CLUSTERS");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  return cap;
+}
+
+template <class T, bool F16_ACCUM, class V>
 void run(const GemmArgs& args, cudaStream_t stream) {
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
-  const int max_clusters = resident_clusters<T, F16_ACCUM, BM, BN, STAGES, CLUSTER>();
+  using Cfg = typename V::Cfg;
+  int max_clusters = resident_clusters<T, F16_ACCUM, V>();
+  if (const int cap = max_clusters_from_env(); cap > 0) max_clusters = std::min(max_clusters, cap);
+  if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  const Sm90Schedule sched = make_schedule(M, N, K, BM, BN, Cfg::BK, CLUSTER);
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
-  const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, BN);
-  const int clusters = std::min(max_clusters, sched.tiles_m * sched.cluster_tiles_n);
+  const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
+  CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
+  if (V::TMA_STORE && args.beta == 0.f && M % 8 == 0 &&
+      reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
+    map_c = make_c_store_map(args.c, p.dtype, M, N, Cfg::EPI_BOX);
+    sched.c_tma = 1;
+  }
+  const uint32_t epoch = V::STREAM_K ? next_sk_epoch() : 0u;
 
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(clusters * CLUSTER);
+  cfg.gridDim = dim3(sched.clusters * V::CLUSTER);
   cfg.blockDim = dim3(Cfg::THREADS);
   cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
   cfg.stream = stream;
   cfg.attrs = &attr;
-  cfg.numAttrs = CLUSTER > 1 ? 1 : 0;  // CLUSTER = 1: a plain launch
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, BM, BN, STAGES, CLUSTER>(), map_a,
-                                map_b, static_cast<T*>(args.c), M, N, args.alpha, args.beta,
-                                sched));
+  cfg.numAttrs = V::CLUSTER > 1 ? 1 : 0;  // CLUSTER = 1: a plain launch
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
+                                static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
+                                epoch));
 }
 
-template <int BM, int BN, int STAGES, int CLUSTER>
+template <class V>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run<__half, false, BM, BN, STAGES, CLUSTER>(args, stream);
+    run<__half, false, V>(args, stream);
   else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run<__half, true, BM, BN, STAGES, CLUSTER>(args, stream);
+    run<__half, true, V>(args, stream);
   else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run<__nv_bfloat16, false, BM, BN, STAGES, CLUSTER>(args, stream);
+    run<__nv_bfloat16, false, V>(args, stream);
   else
     throw std::invalid_argument("hgemm_tn_sm90: unsupported dtype/accumulate pair");
 }
 
-template <int BM, int BN, int STAGES, int CLUSTER>
+template <class V>
 const void* kernel_for(const GemmProblem& p) {
   if (p.dtype == DType::bf16)
-    return reinterpret_cast<const void*>(
-        kernel_ptr<__nv_bfloat16, false, BM, BN, STAGES, CLUSTER>());
-  if (p.accum == Accum::f16)
-    return reinterpret_cast<const void*>(kernel_ptr<__half, true, BM, BN, STAGES, CLUSTER>());
-  return reinterpret_cast<const void*>(kernel_ptr<__half, false, BM, BN, STAGES, CLUSTER>());
+    return reinterpret_cast<const void*>(kernel_ptr<__nv_bfloat16, false, V>());
+  if (p.accum == Accum::f16) return reinterpret_cast<const void*>(kernel_ptr<__half, true, V>());
+  return reinterpret_cast<const void*>(kernel_ptr<__half, false, V>());
 }
 
-template <int BM, int BN, int STAGES, int CLUSTER>
+template <class V>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Cfg = typename V::Cfg;
   if (caps.sm != 90)
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
@@ -556,7 +955,7 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   // other pass compiles declares none. A build without 90a (or with plain sm_90) makes the driver
   // pick such a stub on this device.
   cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel_for<BM, BN, STAGES, CLUSTER>(p));
+  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel_for<V>(p));
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
@@ -566,8 +965,9 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
   if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
-  const int64_t cluster_tiles_n = (p.n + int64_t(BN) * CLUSTER - 1) / (int64_t(BN) * CLUSTER);
-  if ((p.m + BM - 1) / BM * 8 * (cluster_tiles_n + 7) >= (int64_t(1) << 31))
+  const int64_t cluster_tiles_n =
+      (p.n + int64_t(V::BN) * V::CLUSTER - 1) / (int64_t(V::BN) * V::CLUSTER);
+  if ((p.m + V::BM - 1) / V::BM * 8 * (cluster_tiles_n + 7) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
     return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
@@ -576,7 +976,7 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   return {};
 }
 
-template <int BM, int BN, int STAGES, int CLUSTER>
+template <class V>
 KernelInfo sm90_info(std::string name, std::string summary) {
   return KernelInfo{
       .name = std::move(name),
@@ -587,20 +987,29 @@ KernelInfo sm90_info(std::string name, std::string summary) {
       .accums = {Accum::f32, Accum::f16},
       .layouts = {Layout::tn},
       .min_sm = 90,
-      .supports = supports<BM, BN, STAGES, CLUSTER>,
-      .launch = launch<BM, BN, STAGES, CLUSTER>,
+      .supports = supports<V>,
+      .launch = launch<V>,
   };
 }
 
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(
-    sm90_info<256, 128, 4, 2>("hgemm_tn_sm90",
-                              "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; "
-                              "256x128x64, 4 stages, 2-CTA multicast"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<256, 128, 4, 1>(
+    sm90_info<Sm90Variant<256, 128, 4, 2>>("hgemm_tn_sm90",
+                                           "Hopper TMA+mbarrier+wgmma, warp-specialized, "
+                                           "persistent; 256x128x64, 4 stages, 2-CTA multicast"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1>>(
     "hgemm_tn_sm90_c1", "hgemm_tn_sm90 without clusters: every CTA loads its own A tile"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<128, 128, 6, 2>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
     "hgemm_tn_sm90_128x128", "hgemm_tn_sm90 with 128x128x64 tiles (m64n128k16), 6 stages"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, true>>(
+    "hgemm_tn_sm90_tmastore",
+    "hgemm_tn_sm90 with a stmatrix + async TMA-store epilogue (beta == 0, M % 8 == 0)"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
+    "hgemm_tn_sm90_sk", "hgemm_tn_sm90 with stream-K over the last partial wave"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, true>>(
+    "hgemm_tn_sm90_sk_tmastore", "hgemm_tn_sm90 with stream-K tail and TMA-store epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, true>>(
+    "hgemm_tn_sm90_c1_sk_tmastore", "hgemm_tn_sm90_sk_tmastore without clusters (no A multicast)"));
 
 }  // namespace gemmbench

@@ -18,6 +18,15 @@
 //   hgemm_tn_128x256x32_s5  2x4 warps (64x64 each), 5 stages, 120 KB  (no sm_86/89: > 99 KB)
 //   hgemm_tn_256x128x32_s4  4x2 warps (64x64 each), 4 stages, 96 KB
 //   hgemm_tn_128x256x64_s3  2x4 warps (64x64 each), 3 stages, 144 KB  (no sm_86/89: > 99 KB)
+// Tuned variants (ampere.cuh's header gives the shared-memory budget behind them), one hypothesis
+// each against the variant without the suffix:
+//   hgemm_tn_128x256x32_s4_spread  copies spread over the k-steps (CopySchedule::spread)
+//   hgemm_tn_256x128x32_s4_spread  the same in the other orientation (A tile 256 rows)
+//   hgemm_tn_128x128x32_s4_spread  the same with 4 warps, 64 KB: 2 CTAs per SM (f32), 3 (f16)
+//   hgemm_tn_128x256x64_s3_spread  BK = 64: half the barriers per flop, copies over 4 k-steps
+//   hgemm_tn_128x256x64_s4_spread  the same with 4 stages, 192 KB        (no sm_86/89)
+//   hgemm_tn_128x256x32_s4_w64x128 2x2 warps of 64x128, spread, 96 KB: a quarter less
+//                                  ldmatrix traffic, 2 CTAs per SM; f16 accumulation only
 // Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
 // M, N >= 1, any K >= 1 with K % 8 == 0 (tails zero-filled), any alpha, beta.
 // Measured: pending H100 run.
@@ -33,6 +42,14 @@ using Tile128x256x32S4 = AmpereTile<128, 256, 32, 2, 4, 4>;
 using Tile128x256x32S5 = AmpereTile<128, 256, 32, 2, 4, 5>;
 using Tile256x128x32S4 = AmpereTile<256, 128, 32, 4, 2, 4>;
 using Tile128x256x64S3 = AmpereTile<128, 256, 64, 2, 4, 3>;
+
+constexpr CopySchedule kSpread = CopySchedule::spread;
+using Tile128x256x32S4Spread = AmpereTile<128, 256, 32, 2, 4, 4, kSpread>;
+using Tile256x128x32S4Spread = AmpereTile<256, 128, 32, 4, 2, 4, kSpread>;
+using Tile128x128x32S4Spread = AmpereTile<128, 128, 32, 2, 2, 4, kSpread>;
+using Tile128x256x64S3Spread = AmpereTile<128, 256, 64, 2, 4, 3, kSpread>;
+using Tile128x256x64S4Spread = AmpereTile<128, 256, 64, 2, 4, 4, kSpread>;
+using Tile128x256x32S4W64x128 = AmpereTile<128, 256, 32, 2, 2, 4, kSpread>;
 
 }  // namespace
 
@@ -53,5 +70,24 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x32S4, Layout::tn>(
     "hgemm_tn_256x128x32_s4", 3, "Ampere TN: 256x128x32, 8 warps, 4 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3, Layout::tn>(
     "hgemm_tn_128x256x64_s3", 3, "Ampere TN: 128x256x64, 8 warps, 3 stages (144 KB smem)"));
+
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4Spread, Layout::tn>(
+    "hgemm_tn_128x256x32_s4_spread", 3,
+    "Ampere TN: 128x256x32, 8 warps, 4 stages, copies spread over the k-steps"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x32S4Spread, Layout::tn>(
+    "hgemm_tn_256x128x32_s4_spread", 3,
+    "Ampere TN: 256x128x32, 8 warps, 4 stages, copies spread over the k-steps"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x32S4Spread, Layout::tn>(
+    "hgemm_tn_128x128x32_s4_spread", 3,
+    "Ampere TN: 128x128x32, 4 warps, 4 stages, copies spread over the k-steps"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Spread, Layout::tn>(
+    "hgemm_tn_128x256x64_s3_spread", 3,
+    "Ampere TN: 128x256x64, 8 warps, 3 stages (144 KB), copies spread over the k-steps"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S4Spread, Layout::tn>(
+    "hgemm_tn_128x256x64_s4_spread", 3,
+    "Ampere TN: 128x256x64, 8 warps, 4 stages (192 KB), copies spread over the k-steps"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4W64x128, Layout::tn>(
+    "hgemm_tn_128x256x32_s4_w64x128", 3,
+    "Ampere TN: 128x256x32, 4 warps of 64x128 (B streamed), 4 stages, spread; f16 acc only"));
 
 }  // namespace gemmbench::hgemm
