@@ -133,7 +133,8 @@ TEST(Config, MissingAndUnreadableFiles) {
 }
 
 TEST(Config, ShippedConfigsParse) {
-  for (const char* name : {"configs/default.json", "configs/seed_attention.json", "configs/square_sweep.json"}) {
+  for (const char* name : {"configs/default.json", "configs/seed_attention.json", "configs/square_sweep.json",
+                           "configs/sgemm_ladder.json", "configs/hgemm_ladder.json"}) {
     const std::string path = std::string(GEMMBENCH_SOURCE_DIR) + "/" + name;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const SweepConfig c = load_config_file(path);
