@@ -82,7 +82,7 @@ for step in "${steps[@]}"; do
         extra=()
         envs=(GEMMBENCH_TEST_SMALL=1)
         if [ $tool = racecheck ]; then
-          extra=(--kernel-name-exclude "regex:reference_kernel|compare_kernel|fill_")
+          extra=(--kernel-name-exclude "regex=reference_kernel|compare_kernel|fill_")
           envs=(GEMMBENCH_TEST_FEW=1)
         fi
         env "${envs[@]}" timeout "${SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool $tool --error-exitcode 99 \
