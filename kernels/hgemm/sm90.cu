@@ -30,7 +30,8 @@
 // Tile (GEMM terms), per variant: BM x BN x BK = 256 x 128 x 64 (default; each consumer
 // warpgroup: m64n256k16 over 64 columns of C), STAGES = 4 (48 KB a stage, 192 KB), CLUSTER = 2
 // along N. Threads 384 = producer warpgroup + 2 consumer warpgroups; registers 40 / 232 / 232.
-// Variants: hgemm_tn_sm90_c1 (no cluster), hgemm_tn_sm90_128x128 (m64n128k16, 6 stages).
+// Variants: hgemm_tn_sm90_c1 (no cluster), hgemm_tn_sm90_128x128 (m64n128k16, 6 stages), and
+// (below) the TMA-store and stream-K ones; see "Default binding" for which one the name gets.
 //
 // Variants that attack the two losses left (each tests one hypothesis; the lead measures):
 // - _tmastore: TMA-store epilogue. The register epilogue above costs ~50 instructions per 8
@@ -61,7 +62,23 @@
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
 // predicated or clipped by TMA; M % 8 != 0 falls back to 2-byte stores); M, N, K < 2^30.
-// Measured: pending H100 run (the _tmastore / _sk variants).
+// Default binding: hgemm_tn_sm90 = 256x128x64, 4 stages, cluster 2, TMA-store epilogue (measured
+// best at 5120x4096x4096 and 4096^3); the register-epilogue kernel is hgemm_tn_sm90_regepi.
+// Resources (sm_90a, cuobjdump -res-usage): 168 registers at entry for every variant (the cap of
+// __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack, 0 spills; dynamic smem
+// 197,632 B (register epilogue) or 230,400 B (TMA-store staging), 64-96 B static.
+// Measured on an H100 80GB HBM3 (power-capped at 700 W; clocks ~1.3-1.5 GHz under load for
+// cuBLAS too), 2026-11-22, cold L2, ratio to cuBLAS sampled interleaved
+// (bench_results/h100/2026-11-22_hgemm_ladder.json, git f990559002bc; names as bound then:
+// _tmastore is today's hgemm_tn_sm90, hgemm_tn_sm90 today's _regepi):
+//   5120x4096x4096 f16/f32acc: tmastore 629 TFLOP/s 0.990x, regepi 625 0.986x, sk_tmastore 0.981x
+//   5120x4096x4096 bf16/f32:   tmastore 664 TFLOP/s 0.999x, regepi 0.975x, c1 0.989x
+//   5120x4096x4096 f16/f16acc: tmastore 676 TFLOP/s 1.130x (cuBLAS COMPUTE_16F is slower)
+//   8192^3 f16/f32acc: sk_tmastore 675 TFLOP/s 1.037x, tmastore 1.022x, regepi 1.006x
+//   8192^3 bf16/f32:   sk_tmastore 701 TFLOP/s 1.042x, tmastore 1.020x, regepi 1.010x
+//   4096^3 f16/f32acc: tmastore 0.989x; bf16: tmastore 0.976x
+// Run-to-run spread of the ratio between two sessions was about 1.5% (regepi bf16 at 5120:
+// 0.990x and 0.975x), so 5120x4096x4096 is at parity with cuBLAS, not demonstrably above it.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
@@ -994,22 +1011,24 @@ KernelInfo sm90_info(std::string name, std::string summary) {
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(
-    sm90_info<Sm90Variant<256, 128, 4, 2>>("hgemm_tn_sm90",
-                                           "Hopper TMA+mbarrier+wgmma, warp-specialized, "
-                                           "persistent; 256x128x64, 4 stages, 2-CTA multicast"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1>>(
-    "hgemm_tn_sm90_c1", "hgemm_tn_sm90 without clusters: every CTA loads its own A tile"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
-    "hgemm_tn_sm90_128x128", "hgemm_tn_sm90 with 128x128x64 tiles (m64n128k16), 6 stages"));
+// hgemm_tn_sm90 is the variant measured best at seed 000's 5120x4096x4096 and at 4096^3 on the
+// H100 (bench_results/h100/2026-11-22_hgemm_ladder.json): the TMA-store epilogue.
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, true>>(
-    "hgemm_tn_sm90_tmastore",
-    "hgemm_tn_sm90 with a stmatrix + async TMA-store epilogue (beta == 0, M % 8 == 0)"));
+    "hgemm_tn_sm90",
+    "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; 256x128x64, 4 stages, 2-CTA "
+    "multicast, stmatrix + TMA-store epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
+    "hgemm_tn_sm90_regepi",
+    "256x128x64, 4 stages, 2-CTA multicast; epilogue stored from registers (quad transpose)"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1>>(
+    "hgemm_tn_sm90_c1", "256x128x64, 4 stages, no cluster (each CTA loads its own A), register epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
+    "hgemm_tn_sm90_128x128", "128x128x64 tiles (m64n128k16), 6 stages, 2-CTA multicast, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
-    "hgemm_tn_sm90_sk", "hgemm_tn_sm90 with stream-K over the last partial wave"));
+    "hgemm_tn_sm90_sk", "256x128x64, stream-K over the last partial wave, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, true>>(
-    "hgemm_tn_sm90_sk_tmastore", "hgemm_tn_sm90 with stream-K tail and TMA-store epilogue"));
+    "hgemm_tn_sm90_sk_tmastore", "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, true>>(
-    "hgemm_tn_sm90_c1_sk_tmastore", "hgemm_tn_sm90_sk_tmastore without clusters (no A multicast)"));
+    "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 
 }  // namespace gemmbench
