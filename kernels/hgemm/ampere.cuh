@@ -321,10 +321,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
     const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
     const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
-    copy_a.copy(stage_a, copy_part_begin(IA, parts, part),
-                                copy_part_begin(IA, parts, part + 1));
-    copy_b.copy(stage_b, copy_part_begin(IB, parts, part),
-                                copy_part_begin(IB, parts, part + 1));
+    copy_a.copy(stage_a, copy_part_begin(IA, parts, part), copy_part_begin(IA, parts, part + 1));
+    copy_b.copy(stage_b, copy_part_begin(IB, parts, part), copy_part_begin(IB, parts, part + 1));
     if (part == parts - 1) {
       copy_a.advance();
       copy_b.advance();
@@ -532,7 +530,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // schedule's last copies were issued after the last commit, so commit them first.
   if constexpr (SPREAD) ptx::cp_async_commit();
   ptx::cp_async_wait<0>();
-  __syncthreads();          // every warp is done with the pipeline stages
+  __syncthreads();                            // every warp is done with the pipeline stages
   AccT* s_c = reinterpret_cast<AccT*>(smem);  // (BM,SC) col-major, ld = Stage::kLd
   const bool c_vec = p.m % 8 == 0;  // 16-byte C pieces are aligned and wholly inside or outside
 #pragma unroll

@@ -22,11 +22,15 @@
 // each against the variant without the suffix:
 //   hgemm_tn_128x256x32_s4_spread  copies spread over the k-steps (CopySchedule::spread)
 //   hgemm_tn_256x128x32_s4_spread  the same in the other orientation (A tile 256 rows)
-//   hgemm_tn_128x128x32_s4_spread  the same with 4 warps, 64 KB: 2 CTAs per SM (f32), 3 (f16)
+//   hgemm_tn_128x128x32_s4_spread  the same with 4 warps, 64 KB: on H100 2 CTAs per SM (f32)
+//                                  or 3 (f16) overlap one CTA's prologue/epilogue with another
 //   hgemm_tn_128x256x64_s3_spread  BK = 64: half the barriers per flop, copies over 4 k-steps
-//   hgemm_tn_128x256x64_s4_spread  the same with 4 stages, 192 KB        (no sm_86/89)
+//   hgemm_tn_128x256x64_s4_spread  the same with 4 stages, 192 KB   (sm_90 only: > 163 KB)
 //   hgemm_tn_128x256x32_s4_w64x128 2x2 warps of 64x128, spread, 96 KB: a quarter less
 //                                  ldmatrix traffic, 2 CTAs per SM; f16 accumulation only
+//   hgemm_tn_256x256x32_s4_w64x128 4x2 warps of 64x128, spread, 128 KB: also a third less L2
+//                                  and cp.async traffic per flop; few, large tiles (2.4 waves
+//                                  at 5120x4096), so for large outputs; f16 accumulation only
 // Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
 // M, N >= 1, any K >= 1 with K % 8 == 0 (tails zero-filled), any alpha, beta.
 // Measured: pending H100 run.
@@ -50,6 +54,7 @@ using Tile128x128x32S4Spread = AmpereTile<128, 128, 32, 2, 2, 4, kSpread>;
 using Tile128x256x64S3Spread = AmpereTile<128, 256, 64, 2, 4, 3, kSpread>;
 using Tile128x256x64S4Spread = AmpereTile<128, 256, 64, 2, 4, 4, kSpread>;
 using Tile128x256x32S4W64x128 = AmpereTile<128, 256, 32, 2, 2, 4, kSpread>;
+using Tile256x256x32S4W64x128 = AmpereTile<256, 256, 32, 4, 2, 4, kSpread>;
 
 }  // namespace
 
@@ -89,5 +94,8 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S4Spread, Layout::tn>
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4W64x128, Layout::tn>(
     "hgemm_tn_128x256x32_s4_w64x128", 3,
     "Ampere TN: 128x256x32, 4 warps of 64x128 (B streamed), 4 stages, spread; f16 acc only"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x256x32S4W64x128, Layout::tn>(
+    "hgemm_tn_256x256x32_s4_w64x128", 3,
+    "Ampere TN: 256x256x32, 8 warps of 64x128 (B streamed), 4 stages, spread; f16 acc only"));
 
 }  // namespace gemmbench::hgemm

@@ -43,13 +43,31 @@
 //   sgemm_pipelined_128x128_w64x64: 128x128x8, 64x64, 8x16, 128, 3, 2 (24 FFMA per LDS.128)
 //   sgemm_pipelined_128x256: 128x256x8, 64x64, 8x16, 256, 3, 1 (up to 255 registers, 38 KB)
 //   sgemm_pipelined_256x128: 256x128x8, 64x64, 16x8, 256, 3, 1 (up to 255 registers, 38 KB)
+//   sgemm_pipelined_256x128_k16: 256x128x16, 64x64, 16x8, 256, 2, 1 (49 KB, dynamic smem)
+//   sgemm_pipelined_256x128_s4: 256x128x8, 64x64, 16x8, 256, 4, 1 (49 KB, dynamic smem)
 //   sgemm_pipelined_128x64: 128x64x8, 64x32, 8x8, 128, 4, 3 (more blocks for mid-size shapes)
+// In NN, op(B) is the K-contiguous operand (4-byte cp.async); per FFMA, the BM = 256 tiles copy
+// half as many of its elements as the BM = 128 ones (op(B) elements per FFMA = 1/BM).
 // Layouts: all four; the copies are templated on each operand's major mode, the shared tiles and
-// the inner loop are the same. Constraints: sm_80+ (cp.async). Any M, N, K >= 1: VEC (16-byte
+// the inner loop are the same. Constraints: sm_80+ (cp.async); supports() rejects M, N, K past
+// int and N so large that the rasterized grid passes 65535 rows. Any M, N, K >= 1: VEC (16-byte
 // copies of an M/N-contiguous operand, float4 C stores) needs ldc and the leading dimension of
 // every M/N-contiguous operand to be multiples of 4 and 16-byte aligned pointers; otherwise the
 // launcher picks the same kernel with VEC = false (4-byte copies, scalar stores).
-// Measured: pending H100 run.
+// Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off, from
+// bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee), TFLOP/s (ratio):
+//                      1024^3        2048^3        4096^3        5120x4096x4096
+//   _256x128 (default) 12.18 (0.355) 49.35 (0.982) 50.01 (0.976) 50.02 (0.977)
+//   _256x128_s4        12.19 (0.360) 49.41 (0.983) 50.01 (0.976) 50.02 (0.977)
+//   _128x128 (rung 7+) 20.55 (0.597) 45.06 (0.896) 45.96 (0.890) 45.37 (0.891)
+//   _128x128_w64x64    20.52 (0.597) 46.17 (0.921) 46.85 (0.914) 46.93 (0.917)
+//   _128x64            35.66 (1.040) 44.76 (0.890) 45.83 (0.913) 45.96 (0.917)
+// (every variant in the report). Against rung 7, sgemm_warptile (36.9 TFLOP/s
+// at 4096^3, 0.714x), the pipeline is +36%: unlike the classic worklog's double-buffered rungs it
+// is faster, because the copies bypass registers (cp.async) and the 16x8 register tile gives
+// 128 FFMA per 6 128-bit shared loads per k. At 1024^3 the 256x128 tile leaves most SMs idle (32 blocks on
+// 132 SMs); the 128x64 variant is the one to use there. Resources (sm_90a): see the closing note
+// of issue 3 (cuobjdump -res-usage of the measured binary).
 #include <cstdint>
 #include <string>
 
@@ -467,8 +485,10 @@ using Small = Config<128, 64, 8, 64, 32, 8, 8, 4, 3>;
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(variant<Default>(
-    "sgemm_pipelined", "rung 7 + 3-stage cp.async pipeline, 128x128x8, 8x8/thread"));
+// sgemm_pipelined is bound to the variant measured fastest on the H100 at 2048^3, 4096^3 and
+// 5120x4096x4096 (bench_results/h100/2026-11-22_sgemm_ladder.json): 256x128x8, 3 stages.
+GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
+    "sgemm_pipelined", "rung 7 + 3-stage cp.async pipeline, 256x128x8, warps 64x64, 16x8/thread"));
 GEMMBENCH_REGISTER_KERNEL(variant<Default>(
     "sgemm_pipelined_128x128", "cp.async 3-stage, 128x128x8, warps 64x32, 8x8/thread, 2 blk/SM"));
 GEMMBENCH_REGISTER_KERNEL(variant<K16>("sgemm_pipelined_128x128_k16",

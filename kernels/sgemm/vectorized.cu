@@ -22,6 +22,7 @@
 // launcher picks the same kernel with VEC = false: scalar, predicated loads and stores.
 // Measured: pending H100 run.
 #include <cstdint>
+#include <string>
 
 #include "registry.hpp"
 
@@ -173,13 +174,26 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   }
 }
 
+// The tile this rung launches.
+constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
+
+// What only the problem can rule out: int indices and the grid's 65535-block y dimension.
+template <int BN>
+std::string supports(const GemmProblem& p, const DeviceCaps&) {
+  if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX)
+    return "M, N and K must fit in 32-bit int (indices are int)";
+  if ((p.n + BN - 1) / BN > 65535)
+    return "N is too large for the grid's y dimension (65535 blocks of " + std::to_string(BN) +
+           " columns)";
+  return "";
+}
+
 template <bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
 void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
-  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
   const GemmProblem& p = args.problem;
-  const dim3 block((BM / TM) * (BN / TN));
-  const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
-  const auto kernel = sgemm_vectorized_kernel<BM, BN, BK, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
+  const dim3 block((kBM / kTM) * (kBN / kTN));
+  const dim3 grid(unsigned((p.m + kBM - 1) / kBM), unsigned((p.n + kBN - 1) / kBN));
+  const auto kernel = sgemm_vectorized_kernel<kBM, kBN, kBK, kTM, kTN, A_K_MAJOR, B_K_MAJOR, VEC>;
   kernel<<<grid, block, 0, stream>>>(
       int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
       static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
@@ -226,7 +240,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
     .min_sm = 50,
-    .supports = {},
+    .supports = supports<kBN>,
     .launch = launch,
 });
 

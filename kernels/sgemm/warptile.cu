@@ -27,6 +27,7 @@
 // kernel with VEC = false (scalar, predicated copies and stores).
 // Measured: pending H100 run.
 #include <cstdint>
+#include <string>
 
 #include "registry.hpp"
 
@@ -185,6 +186,17 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   }
 }
 
+// What only the problem can rule out: int indices and the grid's 65535-block y dimension.
+template <int BN>
+std::string supports(const GemmProblem& p, const DeviceCaps&) {
+  if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX)
+    return "M, N and K must fit in 32-bit int (indices are int)";
+  if ((p.n + BN - 1) / BN > 65535)
+    return "N is too large for the grid's y dimension (65535 blocks of " + std::to_string(BN) +
+           " columns)";
+  return "";
+}
+
 bool can_vectorize(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
@@ -226,7 +238,7 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   }
 }
 
-KernelInfo variant(std::string name, std::string summary, LaunchFn fn) {
+KernelInfo variant(std::string name, std::string summary, LaunchFn fn, SupportsFn supports) {
   return KernelInfo{
       .name = std::move(name),
       .family = "sgemm",
@@ -236,7 +248,7 @@ KernelInfo variant(std::string name, std::string summary, LaunchFn fn) {
       .accums = {Accum::f32},
       .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
       .min_sm = 50,
-      .supports = {},
+      .supports = std::move(supports),
       .launch = std::move(fn),
   };
 }
@@ -246,12 +258,12 @@ KernelInfo variant(std::string name, std::string summary, LaunchFn fn) {
 // BM, BN, BK, WM, WN, TM, TN
 GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile",
                                   "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8",
-                                  launch<128, 128, 8, 64, 32, 8, 8>));
+                                  launch<128, 128, 8, 64, 32, 8, 8>, supports<128>));
 GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x128",
                                   "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
-                                  launch<128, 128, 8, 64, 32, 8, 8>));
+                                  launch<128, 128, 8, 64, 32, 8, 8>, supports<128>));
 GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x64",
                                   "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
-                                  launch<128, 64, 8, 64, 32, 8, 8>));
+                                  launch<128, 64, 8, 64, 32, 8, 8>, supports<64>));
 
 }  // namespace gemmbench
