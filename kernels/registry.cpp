@@ -28,8 +28,8 @@ KernelRegistry& KernelRegistry::instance() {
 bool KernelRegistry::add(KernelInfo info) {
   if (info.name.empty()) registration_failure(info.name, "empty name");
   for (char ch : info.name)
-    if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
-          ch == '_'))
+    if (!(std::islower(static_cast<unsigned char>(ch)) ||
+          std::isdigit(static_cast<unsigned char>(ch)) || ch == '_'))
       registration_failure(info.name, "names use lower-case letters, digits and '_' only");
   if (info.name == "cublas" || info.name == "all")
     registration_failure(info.name, "name is reserved");
@@ -37,7 +37,8 @@ bool KernelRegistry::add(KernelInfo info) {
   if (info.dtypes.empty() || info.accums.empty() || info.layouts.empty())
     registration_failure(info.name, "dtypes, accums and layouts must be non-empty");
   if (!info.launch) registration_failure(info.name, "no launcher");
-  if (info.rung <= 0 || info.family.empty()) registration_failure(info.name, "needs family and rung");
+  if (info.rung <= 0 || info.family.empty())
+    registration_failure(info.name, "needs family and rung");
   kernels_.push_back(std::move(info));
   return true;
 }

@@ -20,7 +20,7 @@ namespace gemmbench {
 
 // What the runner knows about the device when it asks a kernel whether it can run a case.
 struct DeviceCaps {
-  int sm = 0;                 // 10 * major + minor, e.g. 90 for H100
+  int sm = 0;  // 10 * major + minor, e.g. 90 for H100
   int num_sms = 0;
   size_t smem_per_block_optin = 0;  // bytes, after cudaFuncSetAttribute
   size_t l2_bytes = 0;

@@ -32,7 +32,8 @@ std::string utc_now() {
 std::string shell_join(const std::vector<std::string>& args) {
   std::string out;
   for (const auto& a : args) {
-    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$*?[]{}();&|<>`!#~") == std::string::npos;
+    const bool plain =
+        !a.empty() && a.find_first_of(" \t\n'\"\\$*?[]{}();&|<>`!#~") == std::string::npos;
     std::string q = plain ? a : "'" + a + "'";
     if (!plain)
       for (size_t p = 1; (p = q.find('\'', p)) != std::string::npos && p + 1 < q.size(); p += 4)
@@ -42,7 +43,9 @@ std::string shell_join(const std::vector<std::string>& args) {
   return out;
 }
 
-std::string gib(size_t bytes) { return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30)); }
+std::string gib(size_t bytes) {
+  return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30));
+}
 
 // Progress on stderr, only when it is a terminal: nothing of it reaches files or pipes.
 class ProgressLine {
@@ -50,9 +53,11 @@ class ProgressLine {
   explicit ProgressLine(bool enabled) : enabled_(enabled), t0_(std::chrono::steady_clock::now()) {}
   void update(const Progress& p) {
     if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     std::string eta = "--";
-    if (p.row > 1) eta = fmt::format("{:.0f}s", elapsed / double(p.row - 1) * double(p.total - p.row + 1));
+    if (p.row > 1)
+      eta = fmt::format("{:.0f}s", elapsed / double(p.row - 1) * double(p.total - p.row + 1));
     std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s  elapsed %.0fs  ETA %s", p.row, p.total,
                  p.kernel.c_str(), p.group->problem.shape_string().c_str(),
                  to_string(p.group->problem.layout), elapsed, eta.c_str());
@@ -81,11 +86,11 @@ int run_benchmarks(const CliOutcome& cli) {
   for (const ProblemGroup& g : plan.groups) {
     const size_t need = Runner::bytes_needed(g);
     if (need + margin > free)
-      throw UsageError(fmt::format("{} {} {}/{}: needs {} of device memory (operands{}), {} free on {}",
-                                   g.problem.shape_string(), to_string(g.problem.layout),
-                                   to_string(g.problem.dtype), to_string(g.problem.accum), gib(need),
-                                   g.measure.verify ? " and fp64 reference" : "", gib(free),
-                                   runner.device().name));
+      throw UsageError(fmt::format(
+          "{} {} {}/{}: needs {} of device memory (operands{}), {} free on {}",
+          g.problem.shape_string(), to_string(g.problem.layout), to_string(g.problem.dtype),
+          to_string(g.problem.accum), gib(need), g.measure.verify ? " and fp64 reference" : "",
+          gib(free), runner.device().name));
   }
 
   RunMetadata meta;
@@ -118,13 +123,14 @@ int run_benchmarks(const CliOutcome& cli) {
   if (!o.json.empty()) reporters.attach(make_json_reporter(o.json));
   reporters.begin(meta);
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
-  const RunSummary summary = runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
+  const RunSummary summary =
+      runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
   progress.clear();
   reporters.end(summary);
   if (summary.aborted) {
-    std::fprintf(stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
-                 summary.abort_reason.c_str(), summary.rows_written - summary.errors,
-                 summary.rows_planned);
+    std::fprintf(
+        stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
+        summary.abort_reason.c_str(), summary.rows_written - summary.errors, summary.rows_planned);
     return kExitCudaError;
   }
   return summary.failed > 0 ? kExitFailedVerification : kExitOk;
@@ -132,9 +138,9 @@ int run_benchmarks(const CliOutcome& cli) {
 
 int main_impl(int argc, char** argv) {
   std::function<int()> inspect_main;
-  const CliOutcome cli = parse_command_line(
-      std::vector<std::string>(argv, argv + argc),
-      [&](CLI::App& app) { inspect_main = inspect::add_subcommand(app); });
+  const CliOutcome cli =
+      parse_command_line(std::vector<std::string>(argv, argv + argc),
+                         [&](CLI::App& app) { inspect_main = inspect::add_subcommand(app); });
   switch (cli.kind) {
     case CliOutcome::Kind::exit:
       std::cout << cli.text;

@@ -16,16 +16,20 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
 // cp.async.cg.shared.global [dst], [src], 16, src_bytes: copies src_bytes (0..16) and zero-fills
 // the rest of the 16 bytes, so an out-of-bounds row is copied as zeros with src_bytes = 0 (src
 // must still be a valid address; pass the tensor's base pointer).
-__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes = 16) {
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src,
+                                            int src_bytes = 16) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem_dst)),
                "l"(gmem_src), "r"(src_bytes));
 }
 // 4-byte variant (.ca: .cg only takes 16), for operands whose rows are not 16-byte aligned.
-__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src, int src_bytes = 4) {
+__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src,
+                                           int src_bytes = 4) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(smem_dst)),
                "l"(gmem_src), "r"(src_bytes));
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
 // Wait until at most N committed groups are still in flight.
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -39,29 +43,36 @@ __device__ __forceinline__ void cp_async_wait() {
 // fragment of the transposed matrix.
 __device__ __forceinline__ void ldmatrix_x1(uint32_t& r0, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
-               : "=r"(r0) : "r"(smem_u32(smem_row)));
+               : "=r"(r0)
+               : "r"(smem_u32(smem_row)));
 }
 __device__ __forceinline__ void ldmatrix_x2(uint32_t& r0, uint32_t& r1, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(r0), "=r"(r1) : "r"(smem_u32(smem_row)));
+               : "=r"(r0), "=r"(r1)
+               : "r"(smem_u32(smem_row)));
 }
 __device__ __forceinline__ void ldmatrix_x4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
                                             const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(smem_u32(smem_row)));
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_u32(smem_row)));
 }
 __device__ __forceinline__ void ldmatrix_x1_trans(uint32_t& r0, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
-               : "=r"(r0) : "r"(smem_u32(smem_row)));
+               : "=r"(r0)
+               : "r"(smem_u32(smem_row)));
 }
-__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t& r0, uint32_t& r1, const void* smem_row) {
+__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t& r0, uint32_t& r1,
+                                                  const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(r0), "=r"(r1) : "r"(smem_u32(smem_row)));
+               : "=r"(r0), "=r"(r1)
+               : "r"(smem_u32(smem_row)));
 }
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t& r0, uint32_t& r1, uint32_t& r2,
                                                   uint32_t& r3, const void* smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(smem_u32(smem_row)));
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_u32(smem_row)));
 }
 
 // ---- mma.sync m16n8k16 (sm_80+) ------------------------------------------------------------
@@ -90,7 +101,8 @@ __device__ __forceinline__ void mma_m16n8k16_f16(uint32_t (&d)[2], const uint32_
 // ---- Variants on 32-bit shared addresses ------------------------------------------------------
 // Same instructions as above; the kernel keeps shared addresses as uint32_t (a stage base plus
 // per-lane offsets computed once), so no generic->shared conversion sits in the mainloop.
-__device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_src, int src_bytes) {
+__device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_src,
+                                            int src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src),
                "r"(src_bytes));
 }
@@ -98,11 +110,13 @@ __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_
 // matrix i, register ri receives matrix i.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_row));
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_row));
 }
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_row));
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_row));
 }
 
 }  // namespace gemmbench::ptx

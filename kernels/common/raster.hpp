@@ -22,7 +22,9 @@ struct RasterGrid {
   int y;
 };
 
-GB_HD int ceil_div(int a, int b) { return (a + b - 1) / b; }
+GB_HD int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
 
 // CUTLASS's get_log_tile for GemmIdentityThreadblockSwizzle<max_swizzle>: thresholds picked so
 // that few no-op CTAs are launched.

@@ -19,7 +19,8 @@ GB_HD int swizzle_offset(int offset, int bits_b, int base_m, int shift_s) {
 
 template <int B, int M, int S>
 struct Swizzle {
-  static_assert(B >= 0 && M >= 0 && S >= B, "Swizzle<B,M,S> needs S >= B so the XORed bit ranges do not overlap");
+  static_assert(B >= 0 && M >= 0 && S >= B,
+                "Swizzle<B,M,S> needs S >= B so the XORed bit ranges do not overlap");
   GB_HD static int apply(int offset) { return swizzle_offset(offset, B, M, S); }
 };
 

@@ -1021,13 +1021,16 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
     "hgemm_tn_sm90_regepi",
     "256x128x64, 4 stages, 2-CTA multicast; epilogue stored from registers (quad transpose)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1>>(
-    "hgemm_tn_sm90_c1", "256x128x64, 4 stages, no cluster (each CTA loads its own A), register epilogue"));
+    "hgemm_tn_sm90_c1",
+    "256x128x64, 4 stages, no cluster (each CTA loads its own A), register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
-    "hgemm_tn_sm90_128x128", "128x128x64 tiles (m64n128k16), 6 stages, 2-CTA multicast, register epilogue"));
+    "hgemm_tn_sm90_128x128",
+    "128x128x64 tiles (m64n128k16), 6 stages, 2-CTA multicast, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
     "hgemm_tn_sm90_sk", "256x128x64, stream-K over the last partial wave, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, true>>(
-    "hgemm_tn_sm90_sk_tmastore", "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
+    "hgemm_tn_sm90_sk_tmastore",
+    "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, true>>(
     "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 

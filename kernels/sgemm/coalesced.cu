@@ -7,20 +7,20 @@
 // that the mapping alone decides global-memory coalescing.
 //
 // Tile: 32x32 threads per block, one C element each. Constraints: N <= 2097120 (the grid's y
-// extent); otherwise any M, N, K >= 1, any layout, any alpha/beta. In layouts where op(A) is K-contiguous (TN, TT) the A loads are
-// strided again; NN is the layout this rung is written for.
+// extent); otherwise any M, N, K >= 1, any layout, any alpha/beta. In layouts where op(A) is
+// K-contiguous (TN, TT) the A loads are strided again; NN is the layout this rung is written for.
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM (TF32 off), from
-// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 6.36 TFLOP/s (18.7%), 4096^3 6.29 (12.1%), 5120x4096x4096
-// 6.06 (11.7%): 12.6x over sgemm_naive from the thread mapping alone.
+// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 6.36 TFLOP/s (18.7%), 4096^3 6.29
+// (12.1%), 5120x4096x4096 6.06 (11.7%): 12.6x over sgemm_naive from the thread mapping alone.
 #include "common/views.cuh"
 #include "registry.hpp"
 
 namespace gemmbench {
 namespace {
 
-__global__ void sgemm_coalesced_kernel(int M, int N, int K, float alpha,
-                                       StridedView<const float> A, StridedView<const float> B,
-                                       float beta, StridedView<float> C) {
+__global__ void sgemm_coalesced_kernel(int M, int N, int K, float alpha, StridedView<const float> A,
+                                       StridedView<const float> B, float beta,
+                                       StridedView<float> C) {
   const int m = blockIdx.x * blockDim.x + threadIdx.x;  // warp-contiguous along M: coalesced
   const int n = blockIdx.y * blockDim.y + threadIdx.y;
   if (m >= M || n >= N) return;
@@ -50,12 +50,11 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
     .min_sm = 50,
-    .supports =
-        [](const GemmProblem& p, const DeviceCaps&) -> std::string {
-          if ((p.n + 31) / 32 > 65535)
-            return "N must be at most 2097120: gridDim.y (N/32 blocks) is limited to 65535";
-          return {};
-        },
+    .supports = [](const GemmProblem& p, const DeviceCaps&) -> std::string {
+      if ((p.n + 31) / 32 > 65535)
+        return "N must be at most 2097120: gridDim.y (N/32 blocks) is limited to 65535";
+      return {};
+    },
     .launch = launch,
 });
 

@@ -10,8 +10,8 @@
 // Tile: 32x32 threads per block, one C element each, no reuse. Constraints: M <= 2097120 (the
 // grid's y extent); otherwise any M, N, K >= 1, any layout, any alpha/beta.
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM (TF32 off), from
-// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 0.49 TFLOP/s (1.4% of cuBLAS), 4096^3 0.50 (1.0%),
-// 5120x4096x4096 0.50 (1.0%). Every access of C and of op(B) is its own transaction.
+// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 0.49 TFLOP/s (1.4% of cuBLAS), 4096^3
+// 0.50 (1.0%), 5120x4096x4096 0.50 (1.0%). Every access of C and of op(B) is its own transaction.
 #include "common/views.cuh"
 #include "registry.hpp"
 
@@ -33,10 +33,10 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   const dim3 block(32, 32);
   const dim3 grid((p.n + 31) / 32, (p.m + 31) / 32);
-  sgemm_naive_kernel<<<grid, block, 0, stream>>>(
-      int(p.m), int(p.n), int(p.k), args.alpha, view_a(p, static_cast<const float*>(args.a)),
-      view_b(p, static_cast<const float*>(args.b)), args.beta,
-      view_c(p, static_cast<float*>(args.c)));
+  sgemm_naive_kernel<<<grid, block, 0, stream>>>(int(p.m), int(p.n), int(p.k), args.alpha,
+                                                 view_a(p, static_cast<const float*>(args.a)),
+                                                 view_b(p, static_cast<const float*>(args.b)),
+                                                 args.beta, view_c(p, static_cast<float*>(args.c)));
 }
 
 }  // namespace
@@ -50,12 +50,11 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
     .min_sm = 50,
-    .supports =
-        [](const GemmProblem& p, const DeviceCaps&) -> std::string {
-          if ((p.m + 31) / 32 > 65535)
-            return "M must be at most 2097120: gridDim.y (M/32 blocks) is limited to 65535";
-          return {};
-        },
+    .supports = [](const GemmProblem& p, const DeviceCaps&) -> std::string {
+      if ((p.m + 31) / 32 > 65535)
+        return "M must be at most 2097120: gridDim.y (M/32 blocks) is limited to 65535";
+      return {};
+    },
     .launch = launch,
 });
 

@@ -65,9 +65,9 @@
 // (every variant in the report). Against rung 7, sgemm_warptile (36.9 TFLOP/s
 // at 4096^3, 0.714x), the pipeline is +36%: unlike the classic worklog's double-buffered rungs it
 // is faster, because the copies bypass registers (cp.async) and the 16x8 register tile gives
-// 128 FFMA per 6 128-bit shared loads per k. At 1024^3 the 256x128 tile leaves most SMs idle (32 blocks on
-// 132 SMs); the 128x64 variant is the one to use there. Resources (sm_90a): see the closing note
-// of issue 3 (cuobjdump -res-usage of the measured binary).
+// 128 FFMA per 6 128-bit shared loads per k. At 1024^3 the 256x128 tile leaves most SMs idle (32
+// blocks on 132 SMs); the 128x64 variant is the one to use there. Resources (sm_90a): see the
+// closing note of issue 3 (cuobjdump -res-usage of the measured binary).
 #include <cstdint>
 #include <string>
 

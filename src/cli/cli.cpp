@@ -60,7 +60,8 @@ std::vector<T> parse_enum_list(const std::string& text, const char* flag, ParseF
                                const char* accepted) {
   std::vector<T> out;
   const auto items = split_list(text);
-  if (items.empty()) throw UsageError(std::string(flag) + ": empty value (accepted: " + accepted + ")");
+  if (items.empty())
+    throw UsageError(std::string(flag) + ": empty value (accepted: " + accepted + ")");
   for (const auto& item : items) {
     const auto v = parse(item);
     if (!v) throw UsageError(std::string(flag) + ": '" + item + "' is not one of " + accepted);
@@ -87,20 +88,26 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--m", o.m, "Rows of C and op(A): N, list or range (default 4096)");
   app.add_option("--n", o.n, "Columns of C and op(B) (default 4096)");
   app.add_option("--k", o.k, "Inner dimension (default 4096)");
-  app.add_option("--layout", o.layouts, "nn, nt, tn, tt (comma list). Default: each kernel's native");
+  app.add_option("--layout", o.layouts,
+                 "nn, nt, tn, tt (comma list). Default: each kernel's native");
   app.add_option("--dtype", o.dtypes, "f32, f16, bf16 (comma list). Default: each kernel's native");
-  app.add_option("--accum", o.accums, "Accumulate type f32 or f16 (f16 inputs only). Default: native");
+  app.add_option("--accum", o.accums,
+                 "Accumulate type f32 or f16 (f16 inputs only). Default: native");
   app.add_option("--alpha", o.alpha, "alpha (default 1)");
   app.add_option("--beta", o.beta, "beta (default 0; C then starts from seeded values)");
   app.add_option("--config", o.config, "JSON sweep config (schema in README.md)");
   app.add_option("--csv", o.csv, "Write one CSV row per case, as each finishes");
-  app.add_option("--json", o.json, "Write a JSON report (metadata + rows), rewritten after each row");
+  app.add_option("--json", o.json,
+                 "Write a JSON report (metadata + rows), rewritten after each row");
   app.add_option("--seed", o.seed, "Seed of the uniform [-1,1] input data (default 20261122)");
   app.add_option("--device", o.device, "CUDA device index (default 0)");
-  app.add_option("--warmup", o.measure.warmup, "Untimed launches per provider before sampling (default 3)");
+  app.add_option("--warmup", o.measure.warmup,
+                 "Untimed launches per provider before sampling (default 3)");
   app.add_option("--min-samples", o.measure.min_samples, "Minimum samples per row (default 10)");
-  app.add_option("--min-time", o.measure.min_time_s, "Minimum GPU seconds sampled per row (default 0.5)");
-  app.add_option("--max-time", o.measure.max_time_s, "Wall seconds after which sampling stops (default 10)");
+  app.add_option("--min-time", o.measure.min_time_s,
+                 "Minimum GPU seconds sampled per row (default 0.5)");
+  app.add_option("--max-time", o.measure.max_time_s,
+                 "Wall seconds after which sampling stops (default 10)");
   std::string cache;
   app.add_option("--cache", cache, "cold (flush L2 before every sample; default) or hot");
   bool no_verify = false;
@@ -134,7 +141,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     if (!o.measure.cache) throw UsageError("--cache: '" + cache + "' is not one of cold, hot");
   }
   if (no_verify) o.measure.verify = false;
-  if (o.device < 0) throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
+  if (o.device < 0)
+    throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
   if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");
   if (o.beta && !std::isfinite(*o.beta)) throw UsageError("--beta must be finite");
   if (list->parsed()) {
@@ -149,11 +157,12 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = !o.kernels.empty() || !o.m.empty() || !o.n.empty() || !o.k.empty() ||
-                          !o.layouts.empty() || !o.dtypes.empty() || !o.accums.empty() ||
-                          o.alpha || o.beta;
+                          !o.layouts.empty() || !o.dtypes.empty() || !o.accums.empty() || o.alpha ||
+                          o.beta;
   if (!o.config.empty() && work_flags)
-    throw UsageError("--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
-                     "--accum, --alpha or --beta: put those in the config's runs");
+    throw UsageError(
+        "--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
+        "--accum, --alpha or --beta: put those in the config's runs");
   if (!o.config.empty() || !work_flags) {
     const std::string path = o.config.empty() ? find_default_config("") : o.config;
     SweepConfig cfg = load_config_file(path);
@@ -188,12 +197,15 @@ std::string find_default_config(const std::string& argv0) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) candidates.push_back(exe.parent_path().parent_path() / "configs" / "default.json");
-  if (!argv0.empty()) candidates.push_back(fs::path(argv0).parent_path().parent_path() / "configs" / "default.json");
-  if (*GEMMBENCH_SOURCE_DIR) candidates.push_back(fs::path(GEMMBENCH_SOURCE_DIR) / "configs" / "default.json");
+  if (!argv0.empty())
+    candidates.push_back(fs::path(argv0).parent_path().parent_path() / "configs" / "default.json");
+  if (*GEMMBENCH_SOURCE_DIR)
+    candidates.push_back(fs::path(GEMMBENCH_SOURCE_DIR) / "configs" / "default.json");
   for (const auto& c : candidates)
     if (fs::is_regular_file(c, ec)) return c.string();
-  throw UsageError("no arguments given and configs/default.json not found (looked in ./configs, "
-                   "next to the executable and in the source tree); pass --config FILE or --kernel/--m/--n/--k");
+  throw UsageError(
+      "no arguments given and configs/default.json not found (looked in ./configs, "
+      "next to the executable and in the source tree); pass --config FILE or --kernel/--m/--n/--k");
 }
 
 std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
@@ -205,8 +217,11 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
   if (as_json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const KernelInfo* k : reg.all()) {
-      nlohmann::json j{{"name", k->name}, {"family", k->family}, {"rung", k->rung},
-                       {"summary", k->summary}, {"min_sm", k->min_sm}};
+      nlohmann::json j{{"name", k->name},
+                       {"family", k->family},
+                       {"rung", k->rung},
+                       {"summary", k->summary},
+                       {"min_sm", k->min_sm}};
       for (const auto& d : k->dtypes) j["dtypes"].push_back(to_string(d));
       for (const auto& a : k->accums) j["accums"].push_back(to_string(a));
       for (const auto& l : k->layouts) j["layouts"].push_back(to_string(l));
@@ -223,8 +238,9 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
   out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublas", "cublas", "-",
                      "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
                      "the baseline: cublasGemmEx with the matching compute type");
-  out += "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
-         "command line or config does not name one.\n";
+  out +=
+      "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
+      "command line or config does not name one.\n";
   return out;
 }
 

@@ -32,8 +32,8 @@ struct CliOutcome {
   enum class Kind { run, list, extension, exit };
   Kind kind = Kind::run;
   CliOptions options;
-  int exit_code = 0;       // for Kind::exit (help, version)
-  std::string text;        // for Kind::exit: what to print on stdout
+  int exit_code = 0;              // for Kind::exit (help, version)
+  std::string text;               // for Kind::exit: what to print on stdout
   std::vector<std::string> argv;  // the command line, for the report
 };
 

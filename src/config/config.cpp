@@ -29,15 +29,23 @@ class Parser {
 
   static const char* type_name(const json& j) {
     switch (j.type()) {
-      case json::value_t::null: return "null";
-      case json::value_t::boolean: return "a boolean";
-      case json::value_t::string: return "a string";
-      case json::value_t::array: return "an array";
-      case json::value_t::object: return "an object";
+      case json::value_t::null:
+        return "null";
+      case json::value_t::boolean:
+        return "a boolean";
+      case json::value_t::string:
+        return "a string";
+      case json::value_t::array:
+        return "an array";
+      case json::value_t::object:
+        return "an object";
       case json::value_t::number_integer:
-      case json::value_t::number_unsigned: return "an integer";
-      case json::value_t::number_float: return "a number";
-      default: return "something else";
+      case json::value_t::number_unsigned:
+        return "an integer";
+      case json::value_t::number_float:
+        return "a number";
+      default:
+        return "something else";
     }
   }
 
@@ -45,7 +53,8 @@ class Parser {
     if (!ok) fail(path, std::string("expected ") + expected + ", got " + type_name(j));
   }
 
-  void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed) const {
+  void check_keys(const json& obj, const std::string& path,
+                  const std::vector<std::string>& allowed) const {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
       std::string list, best;
@@ -90,7 +99,8 @@ class Parser {
   }
 
   template <class T, class ParseFn>
-  std::vector<T> enums(const json& j, const std::string& path, ParseFn parse, const char* accepted) const {
+  std::vector<T> enums(const json& j, const std::string& path, ParseFn parse,
+                       const char* accepted) const {
     std::vector<T> out;
     for (const auto& s : strings(j, path)) {
       const auto v = parse(s);
@@ -107,7 +117,8 @@ class Parser {
 
   int64_t integer(const json& j, const std::string& path) const {
     expect(j, j.is_number_integer() || j.is_number_unsigned(), path, "an integer");
-    if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is too large");
+    if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX))
+      fail(path, "is too large");
     return j.get<int64_t>();
   }
 
@@ -117,7 +128,8 @@ class Parser {
     if (j.is_array()) {
       expect(j, !j.empty(), path, "a non-empty array");
       std::vector<int64_t> out;
-      for (size_t i = 0; i < j.size(); ++i) out.push_back(dim(j[i], path + "[" + std::to_string(i) + "]"));
+      for (size_t i = 0; i < j.size(); ++i)
+        out.push_back(dim(j[i], path + "[" + std::to_string(i) + "]"));
       return out;
     }
     expect(j, j.is_number_integer() || j.is_number_unsigned(), path,
@@ -140,7 +152,8 @@ class Parser {
       const json& s = j[i];
       std::vector<Shape> add;
       if (s.is_array()) {
-        if (s.size() != 3) fail(p, "an explicit shape is [m, n, k] (got " + std::to_string(s.size()) + " values)");
+        if (s.size() != 3)
+          fail(p, "an explicit shape is [m, n, k] (got " + std::to_string(s.size()) + " values)");
         add.push_back({dim(s[0], p + "[0]"), dim(s[1], p + "[1]"), dim(s[2], p + "[2]")});
       } else if (s.is_object()) {
         if (s.contains("mnk")) {
@@ -149,17 +162,22 @@ class Parser {
         } else {
           check_keys(s, p, {"m", "n", "k", "mnk"});
           for (const char* key : {"m", "n", "k"})
-            if (!s.contains(key)) fail(p, std::string("missing key '") + key + "' (or give 'mnk' for square shapes)");
-          const auto m = dims(s["m"], p + ".m"), n = dims(s["n"], p + ".n"), k = dims(s["k"], p + ".k");
+            if (!s.contains(key))
+              fail(p, std::string("missing key '") + key + "' (or give 'mnk' for square shapes)");
+          const auto m = dims(s["m"], p + ".m"), n = dims(s["n"], p + ".n"),
+                     k = dims(s["k"], p + ".k");
           if (double(m.size()) * double(n.size()) * double(k.size()) > double(kMaxShapes))
-            fail(p, "the m x n x k cross product has more than " + std::to_string(kMaxShapes) + " shapes");
+            fail(p, "the m x n x k cross product has more than " + std::to_string(kMaxShapes) +
+                        " shapes");
           add = cross_shapes(m, n, k);
         }
       } else {
-        expect(s, false, p, "[m, n, k] or an object {\"m\": ..., \"n\": ..., \"k\": ...} or {\"mnk\": ...}");
+        expect(s, false, p,
+               "[m, n, k] or an object {\"m\": ..., \"n\": ..., \"k\": ...} or {\"mnk\": ...}");
       }
       out.insert(out.end(), add.begin(), add.end());
-      if (out.size() > kMaxShapes) fail(path, "expands to more than " + std::to_string(kMaxShapes) + " shapes");
+      if (out.size() > kMaxShapes)
+        fail(path, "expands to more than " + std::to_string(kMaxShapes) + " shapes");
     }
     return out;
   }
@@ -171,7 +189,8 @@ class Parser {
     auto bounded_int = [&](const char* key) -> std::optional<int> {
       if (!j.contains(key)) return std::nullopt;
       const int64_t v = integer(j[key], join(path, key));
-      if (v < 0 || v > 1000000) fail(join(path, key), "must be in [0, 1000000] (got " + std::to_string(v) + ")");
+      if (v < 0 || v > 1000000)
+        fail(join(path, key), "must be in [0, 1000000] (got " + std::to_string(v) + ")");
       return int(v);
     };
     m.warmup = bounded_int("warmup");
@@ -182,7 +201,8 @@ class Parser {
       const json& c = j["cache"];
       expect(c, c.is_string(), join(path, "cache"), "a string");
       m.cache = parse_cache_mode(c.get<std::string>());
-      if (!m.cache) fail(join(path, "cache"), "'" + c.get<std::string>() + "' is not one of cold, hot");
+      if (!m.cache)
+        fail(join(path, "cache"), "'" + c.get<std::string>() + "' is not one of cold, hot");
     }
     if (j.contains("verify")) {
       expect(j["verify"], j["verify"].is_boolean(), join(path, "verify"), "a boolean");
@@ -193,23 +213,31 @@ class Parser {
 
   RunSpec run(const json& j, const std::string& path, size_t index) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(j, path, {"name", "kernels", "shapes", "layouts", "dtypes", "accums", "alpha", "beta", "measure"});
+    check_keys(
+        j, path,
+        {"name", "kernels", "shapes", "layouts", "dtypes", "accums", "alpha", "beta", "measure"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
       expect(j["name"], j["name"].is_string(), join(path, "name"), "a string");
       r.name = j["name"].get<std::string>();
     }
-    if (!j.contains("kernels")) fail(path, "missing key 'kernels' (a name, a glob such as \"sgemm_*\", or \"all\")");
+    if (!j.contains("kernels"))
+      fail(path, "missing key 'kernels' (a name, a glob such as \"sgemm_*\", or \"all\")");
     r.kernels = strings(j["kernels"], join(path, "kernels"));
     if (!j.contains("shapes")) fail(path, "missing key 'shapes'");
     r.shapes = shapes(j["shapes"], join(path, "shapes"));
-    if (j.contains("layouts")) r.layouts = enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");
-    if (j.contains("dtypes")) r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, "f32, f16, bf16");
-    if (j.contains("accums")) r.accums = enums<Accum>(j["accums"], join(path, "accums"), parse_accum, "f32, f16");
+    if (j.contains("layouts"))
+      r.layouts =
+          enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");
+    if (j.contains("dtypes"))
+      r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, "f32, f16, bf16");
+    if (j.contains("accums"))
+      r.accums = enums<Accum>(j["accums"], join(path, "accums"), parse_accum, "f32, f16");
     if (j.contains("alpha")) r.alpha = number(j["alpha"], join(path, "alpha"));
     if (j.contains("beta")) r.beta = number(j["beta"], join(path, "beta"));
-    if (!std::isfinite(r.alpha) || !std::isfinite(r.beta)) fail(path, "alpha and beta must be finite");
+    if (!std::isfinite(r.alpha) || !std::isfinite(r.beta))
+      fail(path, "alpha and beta must be finite");
     if (j.contains("measure")) r.measure = measure(j["measure"], join(path, "measure"));
     return r;
   }
@@ -234,7 +262,8 @@ class Parser {
     for (size_t i = 0; i < runs.size(); ++i) {
       c.runs.push_back(run(runs[i], "runs[" + std::to_string(i) + "]", i));
       if (!names.insert(c.runs.back().name).second)
-        fail("runs[" + std::to_string(i) + "].name", "duplicate run name '" + c.runs.back().name + "'");
+        fail("runs[" + std::to_string(i) + "].name",
+             "duplicate run name '" + c.runs.back().name + "'");
     }
     return c;
   }
@@ -263,7 +292,8 @@ SweepConfig load_config_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw UsageError("cannot read config file '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read config file '" + path + "' (" + std::strerror(errno) + ")");
+  if (!in)
+    throw UsageError("cannot read config file '" + path + "' (" + std::strerror(errno) + ")");
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw UsageError("cannot read config file '" + path + "'");

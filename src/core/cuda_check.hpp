@@ -22,28 +22,29 @@ struct CudaError : std::runtime_error {
 bool is_sticky(cudaError_t e);
 
 [[noreturn]] void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line);
-[[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* call, const char* file, int line);
+[[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* call, const char* file,
+                                     int line);
 [[noreturn]] void throw_cu_error(CUresult r, const char* call, const char* file, int line);
 
 }  // namespace gemmbench
 
-#define CUDA_CHECK(call)                                                                    \
-  do {                                                                                      \
-    const cudaError_t gb_err_ = (call);                                                     \
+#define CUDA_CHECK(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t gb_err_ = (call);                                                            \
     if (gb_err_ != cudaSuccess) ::gemmbench::throw_cuda_error(gb_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define CUBLAS_CHECK(call)                                                                       \
-  do {                                                                                           \
-    const cublasStatus_t gb_st_ = (call);                                                        \
-    if (gb_st_ != CUBLAS_STATUS_SUCCESS)                                                         \
-      ::gemmbench::throw_cublas_error(gb_st_, #call, __FILE__, __LINE__);                        \
+#define CUBLAS_CHECK(call)                                                \
+  do {                                                                    \
+    const cublasStatus_t gb_st_ = (call);                                 \
+    if (gb_st_ != CUBLAS_STATUS_SUCCESS)                                  \
+      ::gemmbench::throw_cublas_error(gb_st_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // For driver API calls made through entry points fetched with cudaGetDriverEntryPoint.
-#define CU_CHECK(call)                                                                        \
-  do {                                                                                        \
-    const CUresult gb_res_ = (call);                                                          \
+#define CU_CHECK(call)                                                                            \
+  do {                                                                                            \
+    const CUresult gb_res_ = (call);                                                              \
     if (gb_res_ != CUDA_SUCCESS) ::gemmbench::throw_cu_error(gb_res_, #call, __FILE__, __LINE__); \
   } while (0)
 

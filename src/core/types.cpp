@@ -6,21 +6,30 @@ namespace gemmbench {
 
 const char* to_string(DType d) {
   switch (d) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
   }
   return "?";
 }
 
-const char* to_string(Accum a) { return a == Accum::f32 ? "f32" : "f16"; }
+const char* to_string(Accum a) {
+  return a == Accum::f32 ? "f32" : "f16";
+}
 
 const char* to_string(Layout l) {
   switch (l) {
-    case Layout::nn: return "nn";
-    case Layout::nt: return "nt";
-    case Layout::tn: return "tn";
-    case Layout::tt: return "tt";
+    case Layout::nn:
+      return "nn";
+    case Layout::nt:
+      return "nt";
+    case Layout::tn:
+      return "tn";
+    case Layout::tt:
+      return "tt";
   }
   return "?";
 }
@@ -43,14 +52,18 @@ std::optional<Layout> parse_layout(std::string_view s) {
   return std::nullopt;
 }
 
-int dtype_bytes(DType d) { return d == DType::f32 ? 4 : 2; }
+int dtype_bytes(DType d) {
+  return d == DType::f32 ? 4 : 2;
+}
 
 bool accum_valid_for(DType d, Accum a) {
   // f16 accumulation exists only for f16 inputs (mma.sync/wgmma f16.f16.f16, CUBLAS_COMPUTE_16F).
   return a == Accum::f32 || d == DType::f16;
 }
 
-Accum default_accum(DType) { return Accum::f32; }
+Accum default_accum(DType) {
+  return Accum::f32;
+}
 
 std::string GemmProblem::shape_string() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);

@@ -3,8 +3,9 @@
 // Layouts follow the BLAS column-major convention, C = alpha * op(A) * op(B) + beta * C with
 // C an (M,N) column-major matrix (M contiguous, ldc = M). The first letter is op(A), the second
 // op(B):
-//   A 'N': stored (M,K) column-major, M contiguous, lda = M.   A 'T': stored (K,M), K contiguous, lda = K.
-//   B 'N': stored (K,N) column-major, K contiguous, ldb = K.   B 'T': stored (N,K), N contiguous, ldb = N.
+//   A 'N': stored (M,K) column-major, M contiguous, lda = M.   A 'T': stored (K,M), K contiguous,
+//   lda = K. B 'N': stored (K,N) column-major, K contiguous, ldb = K.   B 'T': stored (N,K), N
+//   contiguous, ldb = N.
 // So TN is the layout where both operands are K-contiguous (seed 000's TN HGEMM).
 #pragma once
 
@@ -38,9 +39,13 @@ bool accum_valid_for(DType d, Accum a);
 Accum default_accum(DType d);
 
 // op(A) = A^T: A is stored (K,M) with K contiguous.
-constexpr bool a_is_k_major(Layout l) { return l == Layout::tn || l == Layout::tt; }
+constexpr bool a_is_k_major(Layout l) {
+  return l == Layout::tn || l == Layout::tt;
+}
 // op(B) = B: B is stored (K,N) with K contiguous.
-constexpr bool b_is_k_major(Layout l) { return l == Layout::nn || l == Layout::tn; }
+constexpr bool b_is_k_major(Layout l) {
+  return l == Layout::nn || l == Layout::tn;
+}
 
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;

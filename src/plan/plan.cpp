@@ -25,7 +25,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-bool is_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+bool is_glob(const std::string& s) {
+  return s.find_first_of("*?[") != std::string::npos;
+}
 
 template <class T>
 bool contains(const std::vector<T>& v, const T& x) {
@@ -64,7 +66,8 @@ std::vector<std::string> closest_kernel_names(const std::string& name, const Ker
   return out;
 }
 
-std::vector<const KernelInfo*> match_kernels(const std::string& pattern, const KernelRegistry& reg) {
+std::vector<const KernelInfo*> match_kernels(const std::string& pattern,
+                                             const KernelRegistry& reg) {
   if (pattern == "cublas") return {};
   if (pattern == "all") return reg.all();
   std::vector<const KernelInfo*> out;
@@ -138,8 +141,7 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
         }
         for (Accum a : accums) {
           if (!accum_valid_for(d, a)) continue;  // e.g. f16 accumulation of f32 inputs
-          for (Layout l : layouts)
-            add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta});
+          for (Layout l : layouts) add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta});
         }
       }
     };
@@ -148,8 +150,9 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
       for (const KernelInfo* k : kernels) expand(k, s);
     }
     if (plan.groups.size() == first_group)
-      throw UsageError(where + "no valid (dtype, accumulate) combination: f16 accumulation exists "
-                               "only for f16 inputs");
+      throw UsageError(where +
+                       "no valid (dtype, accumulate) combination: f16 accumulation exists "
+                       "only for f16 inputs");
     if (plan.row_count() > kMaxPlanRows)
       throw UsageError("the sweep expands to more than " + std::to_string(kMaxPlanRows) +
                        " rows; narrow the ranges");

@@ -6,7 +6,9 @@
 
 namespace gemmbench {
 
-const char* to_string(CacheMode c) { return c == CacheMode::cold ? "cold" : "hot"; }
+const char* to_string(CacheMode c) {
+  return c == CacheMode::cold ? "cold" : "hot";
+}
 
 std::optional<CacheMode> parse_cache_mode(std::string_view s) {
   if (s == "cold") return CacheMode::cold;
@@ -25,7 +27,8 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
 
 void validate(const MeasureSettings& s, const std::string& where) {
   auto fail = [&](const std::string& m) { throw UsageError(where + m); };
-  if (s.warmup < 0 || s.warmup > 100000) fail("warmup must be in [0, 100000] (got " + std::to_string(s.warmup) + ")");
+  if (s.warmup < 0 || s.warmup > 100000)
+    fail("warmup must be in [0, 100000] (got " + std::to_string(s.warmup) + ")");
   if (s.min_samples < 1 || s.min_samples > 1000000)
     fail("min-samples must be in [1, 1000000] (got " + std::to_string(s.min_samples) + ")");
   if (!std::isfinite(s.min_time_s) || s.min_time_s < 0 || s.min_time_s > 3600)

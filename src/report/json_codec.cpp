@@ -27,10 +27,14 @@ Status parse_status(const std::string& s) {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::failed: return "FAILED";
-    case Status::skipped: return "skipped";
-    case Status::error: return "error";
+    case Status::ok:
+      return "ok";
+    case Status::failed:
+      return "FAILED";
+    case Status::skipped:
+      return "skipped";
+    case Status::error:
+      return "error";
   }
   return "?";
 }
@@ -67,15 +71,13 @@ json to_json(const CaseResult& r) {
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
                 {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
-  j["clock"] = {{"sm_mhz", opt(r.clock.sm_clock_mhz)},
-                {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
-                {"power_w", opt(r.clock.power_w)},
-                {"temperature_c", opt(r.clock.temperature_c)},
-                {"throttled", r.clock.throttled},
-                {"throttle_reasons", r.clock.throttle_reasons}};
-  j["measure"] = {{"cache", to_string(r.measure.cache)}, {"warmup", r.measure.warmup},
+  j["clock"] = {
+      {"sm_mhz", opt(r.clock.sm_clock_mhz)}, {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
+      {"power_w", opt(r.clock.power_w)},     {"temperature_c", opt(r.clock.temperature_c)},
+      {"throttled", r.clock.throttled},      {"throttle_reasons", r.clock.throttle_reasons}};
+  j["measure"] = {{"cache", to_string(r.measure.cache)},  {"warmup", r.measure.warmup},
                   {"min_samples", r.measure.min_samples}, {"min_time_s", r.measure.min_time_s},
-                  {"max_time_s", r.measure.max_time_s}, {"verify", r.measure.verify}};
+                  {"max_time_s", r.measure.max_time_s},   {"verify", r.measure.verify}};
   return j;
 }
 
@@ -111,8 +113,8 @@ CaseResult case_result_from_json(const json& j) {
   r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
   r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");
   const json& e = j.at("error");
-  r.error = ErrorStats{e.at("verified").get<bool>(), e.at("max_abs").get<double>(),
-                       e.at("max_rel").get<double>(), e.at("normwise").get<double>(),
+  r.error = ErrorStats{e.at("verified").get<bool>(),     e.at("max_abs").get<double>(),
+                       e.at("max_rel").get<double>(),    e.at("normwise").get<double>(),
                        e.at("nonfinite").get<int64_t>(), e.at("tolerance").get<double>()};
   const json& c = j.at("clock");
   r.clock.sm_clock_mhz = get_opt<unsigned>(c, "sm_mhz");
@@ -167,10 +169,14 @@ json to_json(const RunMetadata& m) {
 }
 
 json to_json(const RunSummary& s) {
-  return json{{"rows_planned", s.rows_planned}, {"rows_written", s.rows_written},
-              {"ok", s.ok},                     {"failed", s.failed},
-              {"skipped", s.skipped},           {"errors", s.errors},
-              {"aborted", s.aborted},           {"abort_reason", s.abort_reason},
+  return json{{"rows_planned", s.rows_planned},
+              {"rows_written", s.rows_written},
+              {"ok", s.ok},
+              {"failed", s.failed},
+              {"skipped", s.skipped},
+              {"errors", s.errors},
+              {"aborted", s.aborted},
+              {"abort_reason", s.abort_reason},
               {"complete", !s.aborted && s.rows_written == s.rows_planned}};
 }
 

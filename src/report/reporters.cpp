@@ -44,7 +44,8 @@ class ConsoleReporter : public Reporter {
     const std::string err = r.error.computed ? fmt::format("{:.2e}", r.error.normwise) : "-";
     std::string status = to_string(r.status);
     if (!r.reason.empty()) status += ": " + r.reason;
-    if (r.clock.throttled) status += " [clock " + std::to_string(r.clock.sm_clock_mhz.value_or(0)) + " MHz: throttled]";
+    if (r.clock.throttled)
+      status += " [clock " + std::to_string(r.clock.sm_clock_mhz.value_or(0)) + " MHz: throttled]";
     out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>9}  {}\n", r.kernel,
                         r.problem.shape_string(), to_string(r.problem.layout),
                         accum_label(r.problem), ms, tf, pct, err, status);
@@ -52,8 +53,8 @@ class ConsoleReporter : public Reporter {
   }
 
   void end(const RunSummary& s) override {
-    out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error\n", s.rows_written,
-                        s.ok, s.failed, s.skipped, s.errors);
+    out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error\n", s.rows_written, s.ok,
+                        s.failed, s.skipped, s.errors);
     if (s.aborted) out_ << "run aborted: " << s.abort_reason << "\n";
     out_.flush();
   }
@@ -95,22 +96,45 @@ class CsvReporter : public Reporter {
     const bool timed = r.time.has_value();
     auto tv = [&](double v) { return timed ? fmt::format("{}", v) : std::string(); };
     const std::vector<std::string> cells = {
-        std::to_string(r.index), r.run_name, r.kernel, r.provider, r.family,
-        std::to_string(p.m), std::to_string(p.n), std::to_string(p.k), to_string(p.layout),
-        to_string(p.dtype), to_string(p.accum), fmt::format("{}", p.alpha),
-        fmt::format("{}", p.beta), to_string(r.status), tv(t.median_ms), tv(t.min_ms),
-        tv(t.p10_ms), tv(t.p90_ms), tv(t.mean_ms), tv(t.stdev_ms),
-        std::to_string(timed ? t.samples : 0), opt_str(r.tflops), opt_str(r.cublas_median_ms),
-        opt_str(r.ratio_to_cublas), r.error.computed ? "true" : "false",
+        std::to_string(r.index),
+        r.run_name,
+        r.kernel,
+        r.provider,
+        r.family,
+        std::to_string(p.m),
+        std::to_string(p.n),
+        std::to_string(p.k),
+        to_string(p.layout),
+        to_string(p.dtype),
+        to_string(p.accum),
+        fmt::format("{}", p.alpha),
+        fmt::format("{}", p.beta),
+        to_string(r.status),
+        tv(t.median_ms),
+        tv(t.min_ms),
+        tv(t.p10_ms),
+        tv(t.p90_ms),
+        tv(t.mean_ms),
+        tv(t.stdev_ms),
+        std::to_string(timed ? t.samples : 0),
+        opt_str(r.tflops),
+        opt_str(r.cublas_median_ms),
+        opt_str(r.ratio_to_cublas),
+        r.error.computed ? "true" : "false",
         r.error.computed ? fmt::format("{}", r.error.max_abs) : "",
         r.error.computed ? fmt::format("{}", r.error.max_rel) : "",
         r.error.computed ? fmt::format("{}", r.error.normwise) : "",
         r.error.computed ? std::to_string(r.error.nonfinite) : "",
         r.error.computed ? fmt::format("{}", r.error.tolerance) : "",
-        opt_str(r.clock.sm_clock_mhz), opt_str(r.clock.sm_clock_max_mhz),
-        opt_str(r.clock.power_w), opt_str(r.clock.temperature_c),
-        r.clock.throttled ? "true" : "false", r.clock.throttle_reasons,
-        to_string(r.measure.cache), device_, r.reason};
+        opt_str(r.clock.sm_clock_mhz),
+        opt_str(r.clock.sm_clock_max_mhz),
+        opt_str(r.clock.power_w),
+        opt_str(r.clock.temperature_c),
+        r.clock.throttled ? "true" : "false",
+        r.clock.throttle_reasons,
+        to_string(r.measure.cache),
+        device_,
+        r.reason};
     std::string line;
     for (const auto& c : cells) line += (line.empty() ? "" : ",") + csv_escape(c);
     out_ << line << "\n" << std::flush;
@@ -153,7 +177,8 @@ class JsonReporter : public Reporter {
       if (!out) throw std::runtime_error("cannot write JSON report '" + tmp + "'");
     }
     if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-      throw std::runtime_error("cannot rename '" + tmp + "' to '" + path_ + "': " + std::strerror(errno));
+      throw std::runtime_error("cannot rename '" + tmp + "' to '" + path_ +
+                               "': " + std::strerror(errno));
   }
 
   std::string path_;
@@ -163,15 +188,45 @@ class JsonReporter : public Reporter {
 }  // namespace
 
 const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> cols = {
-      "index",        "run",         "kernel",          "provider",     "family",
-      "m",            "n",           "k",               "layout",       "dtype",
-      "accum",        "alpha",       "beta",            "status",       "median_ms",
-      "min_ms",       "p10_ms",      "p90_ms",          "mean_ms",      "stdev_ms",
-      "samples",      "tflops",      "cublas_median_ms", "ratio_to_cublas", "verified",
-      "max_abs_err",  "max_rel_err", "normwise_err",    "nonfinite",    "tolerance",
-      "sm_clock_mhz", "sm_clock_max_mhz", "power_w",    "temperature_c", "throttled",
-      "throttle_reasons", "cache",   "device",          "reason"};
+  static const std::vector<std::string> cols = {"index",
+                                                "run",
+                                                "kernel",
+                                                "provider",
+                                                "family",
+                                                "m",
+                                                "n",
+                                                "k",
+                                                "layout",
+                                                "dtype",
+                                                "accum",
+                                                "alpha",
+                                                "beta",
+                                                "status",
+                                                "median_ms",
+                                                "min_ms",
+                                                "p10_ms",
+                                                "p90_ms",
+                                                "mean_ms",
+                                                "stdev_ms",
+                                                "samples",
+                                                "tflops",
+                                                "cublas_median_ms",
+                                                "ratio_to_cublas",
+                                                "verified",
+                                                "max_abs_err",
+                                                "max_rel_err",
+                                                "normwise_err",
+                                                "nonfinite",
+                                                "tolerance",
+                                                "sm_clock_mhz",
+                                                "sm_clock_max_mhz",
+                                                "power_w",
+                                                "temperature_c",
+                                                "throttled",
+                                                "throttle_reasons",
+                                                "cache",
+                                                "device",
+                                                "reason"};
   return cols;
 }
 
@@ -179,12 +234,14 @@ void check_output_path(const std::string& path, const char* flag) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (path.empty()) throw UsageError(std::string(flag) + ": empty path");
-  if (fs::is_directory(path, ec)) throw UsageError(std::string(flag) + " '" + path + "' is a directory");
+  if (fs::is_directory(path, ec))
+    throw UsageError(std::string(flag) + " '" + path + "' is a directory");
   const bool existed = fs::exists(path, ec);
   {
     std::ofstream probe(path, std::ios::out | std::ios::app);
     if (!probe)
-      throw UsageError(std::string(flag) + ": cannot write '" + path + "' (" + std::strerror(errno) + ")");
+      throw UsageError(std::string(flag) + ": cannot write '" + path + "' (" +
+                       std::strerror(errno) + ")");
   }
   if (!existed) fs::remove(path, ec);
 }

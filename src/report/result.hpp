@@ -36,9 +36,9 @@ struct CaseResult {
   Status status = Status::skipped;
   std::string reason;  // why skipped / failed / errored
   std::optional<TimingStats> time;
-  std::optional<double> tflops;             // 2*M*N*K / median
-  std::optional<double> cublas_median_ms;   // cuBLAS median from the interleaved samples
-  std::optional<double> ratio_to_cublas;    // cublas_median_ms / median_ms (> 1: faster)
+  std::optional<double> tflops;            // 2*M*N*K / median
+  std::optional<double> cublas_median_ms;  // cuBLAS median from the interleaved samples
+  std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)
   ErrorStats error;
   ClockStats clock;
   MeasureSettings measure;
@@ -55,7 +55,7 @@ struct DeviceMetadata {
   int memory_clock_mhz = 0;
   int memory_bus_bits = 0;
   std::string pci_bus_id;
-  std::string driver_version;  // NVML's string ("580.159.04"), or the CUDA driver API version
+  std::string driver_version;   // NVML's string ("580.159.04"), or the CUDA driver API version
   std::string cuda_driver_api;  // "13.0"
   std::string cuda_runtime;     // "13.0"
   std::string cublas_version;   // "13.0.0"

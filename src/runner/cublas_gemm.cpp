@@ -12,9 +12,12 @@ constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
 cudaDataType_t cuda_type(DType d) {
   switch (d) {
-    case DType::f32: return CUDA_R_32F;
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
+    case DType::f32:
+      return CUDA_R_32F;
+    case DType::f16:
+      return CUDA_R_16F;
+    case DType::bf16:
+      return CUDA_R_16BF;
   }
   return CUDA_R_32F;
 }

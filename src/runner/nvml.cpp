@@ -10,16 +10,16 @@ namespace gemmbench {
 namespace {
 using nvml_return = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
 using nvml_device = void*;
-constexpr int kNvmlClockSm = 1;           // NVML_CLOCK_SM
-constexpr int kNvmlTemperatureGpu = 0;    // NVML_TEMPERATURE_GPU
+constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
+constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
 struct ReasonName {
   unsigned long long bit;
   const char* name;
 };
 constexpr ReasonName kReasons[] = {
-    {0x2, "app_clocks"},   {0x4, "sw_power_cap"},   {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},  {0x20, "sw_thermal"},     {0x40, "hw_thermal"},
+    {0x2, "app_clocks"},      {0x4, "sw_power_cap"},     {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},     {0x20, "sw_thermal"},      {0x40, "hw_thermal"},
     {0x80, "hw_power_brake"}, {0x100, "display_clocks"},
 };
 }  // namespace
@@ -44,11 +44,12 @@ Nvml::Nvml(const std::string& pci_bus_id) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib_, name));
     return fn != nullptr;
   };
-  bool ok = sym(f->init, "nvmlInit_v2") && sym(f->shutdown, "nvmlShutdown") &&
-            sym(f->by_pci, "nvmlDeviceGetHandleByPciBusId_v2") &&
-            sym(f->clock, "nvmlDeviceGetClockInfo") && sym(f->max_clock, "nvmlDeviceGetMaxClockInfo") &&
-            sym(f->power, "nvmlDeviceGetPowerUsage") && sym(f->temperature, "nvmlDeviceGetTemperature") &&
-            sym(f->driver, "nvmlSystemGetDriverVersion");
+  bool ok =
+      sym(f->init, "nvmlInit_v2") && sym(f->shutdown, "nvmlShutdown") &&
+      sym(f->by_pci, "nvmlDeviceGetHandleByPciBusId_v2") &&
+      sym(f->clock, "nvmlDeviceGetClockInfo") && sym(f->max_clock, "nvmlDeviceGetMaxClockInfo") &&
+      sym(f->power, "nvmlDeviceGetPowerUsage") && sym(f->temperature, "nvmlDeviceGetTemperature") &&
+      sym(f->driver, "nvmlSystemGetDriverVersion");
   if (!sym(f->reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     sym(f->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (!ok || f->init() != 0) {

@@ -84,7 +84,8 @@ struct Runner::Impl {
   // C before a verified run: NaN poison, or the seeded initial values when beta != 0.
   void prepare_for_verify(const GemmProblem& p, GroupData& d) {
     if (p.beta != 0)
-      CUDA_CHECK(cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
     else
       fill_nan(d.c.get(), p.dtype, p.m * p.n, stream);
   }
@@ -92,8 +93,10 @@ struct Runner::Impl {
   // Outside the timed window of every sample: restore C (beta != 0), flush L2 (cold).
   void prepare_sample(const GemmProblem& p, const MeasureSettings& s, GroupData& d) {
     if (p.beta != 0)
-      CUDA_CHECK(cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
-    if (s.cache == CacheMode::cold) CUDA_CHECK(cudaMemsetAsync(flush.get(), 0, flush.bytes(), stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
+    if (s.cache == CacheMode::cold)
+      CUDA_CHECK(cudaMemsetAsync(flush.get(), 0, flush.bytes(), stream));
   }
 
   ErrorStats verify(const ProblemGroup& g, GroupData& d, const std::function<void()>& launch) {
@@ -101,7 +104,8 @@ struct Runner::Impl {
     prepare_for_verify(p, d);
     launch();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    ErrorStats e = meter.measure(p.dtype, d.c.get(), d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
+    ErrorStats e =
+        meter.measure(p.dtype, d.c.get(), d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
     e.tolerance = verification_tolerance(p.dtype, p.accum, p.k);
     return e;
   }
@@ -137,7 +141,8 @@ struct Runner::Impl {
       gpu_seconds += times[0].back() * 1e-3;
       nvml.sample(clock);
       const size_t n = times[0].size();
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (n >= size_t(s.min_samples) && gpu_seconds >= s.min_time_s) break;
       if (wall >= s.max_time_s || n >= kMaxSamples) break;
     }
@@ -156,14 +161,15 @@ Runner::Runner(int device, uint64_t seed) {
                         version_string(rt) + "): " + cudaGetErrorString(e));
   }
   if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
-    throw NoDeviceError("no CUDA device found (cudaGetDeviceCount: " +
-                        std::string(cudaGetErrorString(e)) + ")");
+    throw NoDeviceError(
+        "no CUDA device found (cudaGetDeviceCount: " + std::string(cudaGetErrorString(e)) + ")");
   if (e != cudaSuccess)
     throw NoDeviceError(std::string("cannot use the CUDA driver: ") + cudaGetErrorName(e) + ": " +
                         cudaGetErrorString(e));
   if (device >= count)
     throw UsageError("--device " + std::to_string(device) + ": this machine has " +
-                     std::to_string(count) + " CUDA device(s), indices 0.." + std::to_string(count - 1));
+                     std::to_string(count) + " CUDA device(s), indices 0.." +
+                     std::to_string(count - 1));
   CUDA_CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -196,7 +202,8 @@ Runner::Runner(int device, uint64_t seed) {
   caps_.l2_bytes = size_t(prop.l2CacheSize);
   impl_ = std::make_unique<Impl>(device, seed, caps_.l2_bytes, meta_.pci_bus_id);
   meta_.nvml_available = impl_->nvml.available();
-  meta_.driver_version = impl_->nvml.driver_version().value_or("CUDA driver API " + meta_.cuda_driver_api);
+  meta_.driver_version =
+      impl_->nvml.driver_version().value_or("CUDA driver API " + meta_.cuda_driver_api);
 }
 
 Runner::~Runner() = default;
@@ -225,10 +232,18 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
   auto emit = [&](CaseResult r) {
     r.index = ++row;
     switch (r.status) {
-      case Status::ok: ++summary.ok; break;
-      case Status::failed: ++summary.failed; break;
-      case Status::skipped: ++summary.skipped; break;
-      case Status::error: ++summary.errors; break;
+      case Status::ok:
+        ++summary.ok;
+        break;
+      case Status::failed:
+        ++summary.failed;
+        break;
+      case Status::skipped:
+        ++summary.skipped;
+        break;
+      case Status::error:
+        ++summary.errors;
+        break;
     }
     ++summary.rows_written;
     out.add(r);
@@ -276,11 +291,13 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         const auto times = im.sample(g, d, {cublas}, r.clock);
         r.time = summarize(times[0]);
         r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-        r.status = (!g.measure.verify || verification_passed(r.error)) ? Status::ok : Status::failed;
+        r.status =
+            (!g.measure.verify || verification_passed(r.error)) ? Status::ok : Status::failed;
       } catch (const CudaError& e) {
         on_cuda_error(r, e);
       }
-      if (r.status == Status::failed) r.reason = r.error.nonfinite ? "non-finite output" : "error above tolerance";
+      if (r.status == Status::failed)
+        r.reason = r.error.nonfinite ? "non-finite output" : "error above tolerance";
       if (!g.measure.verify && r.status == Status::ok) r.reason = "not verified";
       const bool group_dead = r.status == Status::error;
       emit(r);
@@ -330,9 +347,9 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
           r.status = Status::ok;
         } else {
           r.status = Status::failed;
-          r.reason = r.error.nonfinite
-                         ? std::to_string(r.error.nonfinite) + " non-finite elements (unwritten or overflow)"
-                         : "normwise error above tolerance";
+          r.reason = r.error.nonfinite ? std::to_string(r.error.nonfinite) +
+                                             " non-finite elements (unwritten or overflow)"
+                                       : "normwise error above tolerance";
         }
       } catch (const CudaError& e) {
         on_cuda_error(r, e);

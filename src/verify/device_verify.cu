@@ -14,19 +14,33 @@ namespace gemmbench {
 
 namespace {
 
-__device__ __forceinline__ double to_double(double x) { return x; }
-__device__ __forceinline__ double to_double(float x) { return x; }
-__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
-__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ double to_double(double x) {
+  return x;
+}
+__device__ __forceinline__ double to_double(float x) {
+  return x;
+}
+__device__ __forceinline__ double to_double(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ double to_double(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
 
 template <class T>
 __device__ __forceinline__ T from_float(float x);
 template <>
-__device__ __forceinline__ float from_float<float>(float x) { return x; }
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
 
 __host__ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -52,7 +66,9 @@ __global__ void fill_bits_kernel(Bits* p, int64_t count, Bits value) {
     p[i] = value;
 }
 
-int grid_for(int64_t count) { return int(std::clamp<int64_t>((count + 255) / 256, 1, 8192)); }
+int grid_for(int64_t count) {
+  return int(std::clamp<int64_t>((count + 255) / 256, 1, 8192));
+}
 
 // fp64 reference: 64x64 output tile per block, 256 threads computing 4x4 elements each, 16-deep
 // k slices staged in shared memory. Deliberately simple: it is the oracle, not a contestant.
@@ -62,8 +78,8 @@ constexpr int kRefBK = 16;
 template <class T>
 __global__ void __launch_bounds__(256)
     reference_kernel(int M, int N, int K, int m_tile_offset, const T* A, int64_t a_sm, int64_t a_sk,
-                     const T* B, int64_t b_sk, int64_t b_sn, const T* C0, double alpha,
-                     double beta, double* R) {
+                     const T* B, int64_t b_sk, int64_t b_sn, const T* C0, double alpha, double beta,
+                     double* R) {
   __shared__ double As[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(A), m fastest
   __shared__ double Bs[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(B), n fastest
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -181,9 +197,15 @@ void dispatch_compare(const void* c, const double* ref, int64_t count, double fl
 template <class Fn>
 void by_dtype(DType t, Fn&& fn) {
   switch (t) {
-    case DType::f32: fn(float{}); break;
-    case DType::f16: fn(__half{}); break;
-    case DType::bf16: fn(__nv_bfloat16{}); break;
+    case DType::f32:
+      fn(float{});
+      break;
+    case DType::f16:
+      fn(__half{});
+      break;
+    case DType::bf16:
+      fn(__nv_bfloat16{});
+      break;
   }
 }
 
@@ -211,18 +233,18 @@ void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tenso
 
 void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream) {
   if (t == DType::f32) {
-    fill_bits_kernel<uint32_t><<<grid_for(count), 256, 0, stream>>>(static_cast<uint32_t*>(p),
-                                                                    count, 0x7fc00000u);
+    fill_bits_kernel<uint32_t>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<uint32_t*>(p), count, 0x7fc00000u);
   } else {
     const uint16_t nan = t == DType::f16 ? 0x7e00 : 0x7fc0;
-    fill_bits_kernel<uint16_t><<<grid_for(count), 256, 0, stream>>>(static_cast<uint16_t*>(p),
-                                                                    count, nan);
+    fill_bits_kernel<uint16_t>
+        <<<grid_for(count), 256, 0, stream>>>(static_cast<uint16_t*>(p), count, nan);
   }
   CUDA_CHECK_LAST_LAUNCH();
 }
 
-void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0,
-                    double* ref, cudaStream_t stream) {
+void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0, double* ref,
+                    cudaStream_t stream) {
   by_dtype(p.dtype, [&](auto tag) { dispatch_reference<decltype(tag)>(p, a, b, c0, ref, stream); });
 }
 

@@ -21,8 +21,8 @@ void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream);
 
 // ref = alpha * op(A) * op(B) + beta * C0 in fp64, from the stored (upcast) values. `c0` is read
 // only when beta != 0. `ref` is (M,N) column-major.
-void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0,
-                    double* ref, cudaStream_t stream);
+void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0, double* ref,
+                    cudaStream_t stream);
 
 class ErrorMeter {
  public:

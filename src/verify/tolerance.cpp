@@ -6,14 +6,19 @@ namespace gemmbench {
 
 double unit_roundoff(DType d) {
   switch (d) {
-    case DType::f32: return std::ldexp(1.0, -24);
-    case DType::f16: return std::ldexp(1.0, -11);
-    case DType::bf16: return std::ldexp(1.0, -8);
+    case DType::f32:
+      return std::ldexp(1.0, -24);
+    case DType::f16:
+      return std::ldexp(1.0, -11);
+    case DType::bf16:
+      return std::ldexp(1.0, -8);
   }
   return 1.0;
 }
 
-double unit_roundoff(Accum a) { return a == Accum::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -11); }
+double unit_roundoff(Accum a) {
+  return a == Accum::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -11);
+}
 
 double verification_tolerance(DType dtype, Accum accum, int64_t k) {
   return 2.0 * unit_roundoff(dtype) + unit_roundoff(accum) * std::sqrt(double(k));

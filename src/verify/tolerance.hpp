@@ -36,12 +36,12 @@ double verification_tolerance(DType dtype, Accum accum, int64_t k);
 inline constexpr double kRelErrorFloor = 0.1;
 
 struct ErrorStats {
-  bool computed = false;     // false when verification was skipped (--no-verify)
-  double max_abs = 0;        // max |C - R|
-  double max_rel = 0;        // max |C - R| / max(|R|, floor)
-  double normwise = 0;       // ||C - R||_F / ||R||_F (0 when R == 0 and C == R)
-  int64_t nonfinite = 0;     // NaN or Inf elements in C (unwritten elements stay NaN)
-  double tolerance = 0;      // the bound `normwise` is held to
+  bool computed = false;  // false when verification was skipped (--no-verify)
+  double max_abs = 0;     // max |C - R|
+  double max_rel = 0;     // max |C - R| / max(|R|, floor)
+  double normwise = 0;    // ||C - R||_F / ||R||_F (0 when R == 0 and C == R)
+  int64_t nonfinite = 0;  // NaN or Inf elements in C (unwritten elements stay NaN)
+  double tolerance = 0;   // the bound `normwise` is held to
 };
 
 // True when the case passes: every element finite and normwise <= tolerance. NaN fails.

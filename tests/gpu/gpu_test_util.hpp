@@ -19,8 +19,8 @@ inline std::string no_gpu_reason() {
 
 }  // namespace gemmbench::testing
 
-#define GEMMBENCH_REQUIRE_GPU()                                                       \
-  do {                                                                                \
-    const std::string gb_reason_ = ::gemmbench::testing::no_gpu_reason();             \
-    if (!gb_reason_.empty()) GTEST_SKIP() << gb_reason_ << " (GPU test skipped)";      \
+#define GEMMBENCH_REQUIRE_GPU()                                                   \
+  do {                                                                            \
+    const std::string gb_reason_ = ::gemmbench::testing::no_gpu_reason();         \
+    if (!gb_reason_.empty()) GTEST_SKIP() << gb_reason_ << " (GPU test skipped)"; \
   } while (0)

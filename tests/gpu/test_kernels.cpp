@@ -25,17 +25,20 @@ struct Shape3 {
 // 1x1x1, primes, tile +-1 for 32/64/128/256 tiles, tall-skinny and long-K, K multiples of 8 with
 // prime M and N (for kernels that need 16-byte rows), and a grid of more tiles than SMs.
 const std::vector<Shape3> kShapes = {
-    {1, 1, 1},       {2, 3, 5},       {37, 53, 71},    {1, 1, 8},      {5, 3, 8},
-    {127, 131, 136}, {64, 64, 64},    {128, 128, 128}, {129, 257, 63}, {257, 129, 72},
-    {255, 256, 257}, {300, 520, 264}, {1000, 1, 999},  {1, 1000, 64},  {1024, 8, 2048},
-    {513, 257, 136}, {130, 130, 64},  {136, 264, 77},  {264, 37, 40},   {8, 129, 24},
+    {1, 1, 1},       {2, 3, 5},        {37, 53, 71},    {1, 1, 8},      {5, 3, 8},
+    {127, 131, 136}, {64, 64, 64},     {128, 128, 128}, {129, 257, 63}, {257, 129, 72},
+    {255, 256, 257}, {300, 520, 264},  {1000, 1, 999},  {1, 1000, 64},  {1024, 8, 2048},
+    {513, 257, 136}, {130, 130, 64},   {136, 264, 77},  {264, 37, 40},  {8, 129, 24},
     {520, 77, 256},  {4096, 2048, 128}};
 
 // Under compute-sanitizer: GEMMBENCH_TEST_SMALL=1 leaves out the last, largest shape;
 // GEMMBENCH_TEST_FEW=1 (racecheck, which is slow) keeps a few shapes that still cross tile edges.
-bool few_shapes() { return std::getenv("GEMMBENCH_TEST_FEW") != nullptr; }
+bool few_shapes() {
+  return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
+}
 std::vector<Shape3> test_shapes() {
-  if (few_shapes()) return {{37, 53, 71}, {257, 129, 72}, {130, 136, 64}, {264, 37, 40}, {136, 264, 77}};
+  if (few_shapes())
+    return {{37, 53, 71}, {257, 129, 72}, {130, 136, 64}, {264, 37, 40}, {136, 264, 77}};
   std::vector<Shape3> s = kShapes;
   if (std::getenv("GEMMBENCH_TEST_SMALL")) s.pop_back();
   return s;
@@ -80,7 +83,8 @@ DeviceCaps device_caps() {
   CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
   int optin = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return DeviceCaps{p.major * 10 + p.minor, p.multiProcessorCount, size_t(optin), size_t(p.l2CacheSize)};
+  return DeviceCaps{p.major * 10 + p.minor, p.multiProcessorCount, size_t(optin),
+                    size_t(p.l2CacheSize)};
 }
 
 // Runs one case and returns its error statistics (tolerance filled in).
@@ -120,8 +124,10 @@ void check_all_shapes(const Combo& c) {
     const Shape3 s = shapes[i];
     // Every third shape runs with beta != 0 and a non-unit alpha.
     const bool with_beta = i % 3 == 1;
-    GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, with_beta ? -0.75 : 1.0, with_beta ? 0.5 : 0.0};
-    SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) + " beta=" + std::to_string(p.beta));
+    GemmProblem p{
+        s.m, s.n, s.k, c.layout, c.dtype, c.accum, with_beta ? -0.75 : 1.0, with_beta ? 0.5 : 0.0};
+    SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) +
+                 " beta=" + std::to_string(p.beta));
     if (c.kernel) {
       const std::string why = why_unsupported(*c.kernel, p, caps);
       if (!why.empty()) {
@@ -137,11 +143,13 @@ void check_all_shapes(const Combo& c) {
     });
     ++ran;
     EXPECT_EQ(e.nonfinite, 0) << "elements left NaN (unwritten) or overflowed";
-    EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
-                                        << " (max abs " << e.max_abs << ", max rel " << e.max_rel << ")";
+    EXPECT_TRUE(verification_passed(e))
+        << "normwise " << e.normwise << " > tolerance " << e.tolerance << " (max abs " << e.max_abs
+        << ", max rel " << e.max_rel << ")";
   }
   for (const auto& s : skipped) std::printf("  skipped %s\n", s.c_str());
-  EXPECT_GE(ran, few_shapes() ? 1 : 4) << "too few shapes ran: the kernel's supports() rejects most odd shapes";
+  EXPECT_GE(ran, few_shapes() ? 1 : 4)
+      << "too few shapes ran: the kernel's supports() rejects most odd shapes";
 }
 
 }  // namespace
@@ -158,8 +166,10 @@ TEST_P(CublasVsReference, OddShapesAlphaBeta) {
   check_all_shapes(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel_combos()), combo_name);
-INSTANTIATE_TEST_SUITE_P(Baseline, CublasVsReference, ::testing::ValuesIn(cublas_combos()), combo_name);
+INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel_combos()),
+                         combo_name);
+INSTANTIATE_TEST_SUITE_P(Baseline, CublasVsReference, ::testing::ValuesIn(cublas_combos()),
+                         combo_name);
 
 // The oracle itself, against a host fp64 product of the same stored inputs.
 TEST(Reference, MatchesHostFp64InEveryLayout) {
@@ -179,8 +189,12 @@ TEST(Reference, MatchesHostFp64InEveryLayout) {
     CUDA_CHECK(cudaMemcpy(hc.data(), c0.get(), c0.bytes(), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hr.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
     // Layout definitions written out independently of the device code (src/core/types.hpp).
-    auto A = [&](int m, int k) { return double(a_is_k_major(l) ? ha[m * p.k + k] : ha[m + k * p.m]); };
-    auto B = [&](int k, int n) { return double(b_is_k_major(l) ? hb[k + n * p.k] : hb[n + k * p.n]); };
+    auto A = [&](int m, int k) {
+      return double(a_is_k_major(l) ? ha[m * p.k + k] : ha[m + k * p.m]);
+    };
+    auto B = [&](int k, int n) {
+      return double(b_is_k_major(l) ? hb[k + n * p.k] : hb[n + k * p.n]);
+    };
     double worst = 0;
     for (int m = 0; m < p.m; ++m)
       for (int n = 0; n < p.n; ++n) {

@@ -34,16 +34,31 @@ __global__ void drops_last_k_kernel(int M, int N, int K, StridedView<const float
 template <auto Kernel>
 void launch_broken(const GemmArgs& a, cudaStream_t s) {
   const GemmProblem& p = a.problem;
-  Kernel<<<dim3((p.m + 127) / 128, p.n), 128, 0, s>>>(int(p.m), int(p.n), int(p.k),
-                                                      view_a(p, static_cast<const float*>(a.a)),
-                                                      view_b(p, static_cast<const float*>(a.b)),
-                                                      view_c(p, static_cast<float*>(a.c)));
+  Kernel<<<dim3((p.m + 127) / 128, p.n), 128, 0, s>>>(
+      int(p.m), int(p.n), int(p.k), view_a(p, static_cast<const float*>(a.a)),
+      view_b(p, static_cast<const float*>(a.b)), view_c(p, static_cast<float*>(a.c)));
 }
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_unwritten", "sgemm", 90, "test: leaves a column", {DType::f32},
-                                     {Accum::f32}, {Layout::nn}, 50, {}, launch_broken<leaves_last_column_kernel>});
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_drops_k", "sgemm", 91, "test: drops 1/16 of K", {DType::f32},
-                                     {Accum::f32}, {Layout::nn}, 50, {}, launch_broken<drops_last_k_kernel>});
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_unwritten",
+                                     "sgemm",
+                                     90,
+                                     "test: leaves a column",
+                                     {DType::f32},
+                                     {Accum::f32},
+                                     {Layout::nn},
+                                     50,
+                                     {},
+                                     launch_broken<leaves_last_column_kernel>});
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_drops_k",
+                                     "sgemm",
+                                     91,
+                                     "test: drops 1/16 of K",
+                                     {DType::f32},
+                                     {Accum::f32},
+                                     {Layout::nn},
+                                     50,
+                                     {},
+                                     launch_broken<drops_last_k_kernel>});
 
 class Collect : public Reporter {
  public:
@@ -76,10 +91,10 @@ const CaseResult& row(const std::vector<CaseResult>& rows, const std::string& ke
 
 TEST(Runner, RowsStatusesAndRatios) {
   GEMMBENCH_REQUIRE_GPU();
-  const Plan plan = build_plan({quick_run({"sgemm_naive", "sgemm_coalesced", "sgemm_test_unwritten",
-                                           "sgemm_test_drops_k"},
-                                          {96, 80, 512})},
-                               {}, {}, KernelRegistry::instance());
+  const Plan plan = build_plan(
+      {quick_run({"sgemm_naive", "sgemm_coalesced", "sgemm_test_unwritten", "sgemm_test_drops_k"},
+                 {96, 80, 512})},
+      {}, {}, KernelRegistry::instance());
   Runner runner(0, 1);
   Collect out;
   const RunSummary s = runner.run(plan, out, {});

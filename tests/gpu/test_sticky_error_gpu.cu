@@ -11,14 +11,24 @@ using namespace gemmbench;
 
 namespace {
 
-__global__ void faulting_kernel(float* c) { c[threadIdx.x + (size_t(1) << 40)] = 1.f; }
+__global__ void faulting_kernel(float* c) {
+  c[threadIdx.x + (size_t(1) << 40)] = 1.f;
+}
 
 void launch_faulting(const GemmArgs& a, cudaStream_t s) {
   faulting_kernel<<<1, 32, 0, s>>>(static_cast<float*>(a.c));
 }
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_faults", "sgemm", 92, "test: illegal address", {DType::f32},
-                                     {Accum::f32}, {Layout::nn}, 50, {}, launch_faulting});
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_faults",
+                                     "sgemm",
+                                     92,
+                                     "test: illegal address",
+                                     {DType::f32},
+                                     {Accum::f32},
+                                     {Layout::nn},
+                                     50,
+                                     {},
+                                     launch_faulting});
 
 class Collect : public Reporter {
  public:
@@ -49,7 +59,8 @@ TEST(StickyError, EndsTheRunWithEveryRowAccountedFor) {
   EXPECT_EQ(out.rows[1].status, Status::ok);  // sgemm_naive
   EXPECT_EQ(out.rows[2].kernel, "sgemm_test_faults");
   EXPECT_EQ(out.rows[2].status, Status::error);
-  EXPECT_NE(out.rows[2].reason.find("cudaErrorIllegalAddress"), std::string::npos) << out.rows[2].reason;
+  EXPECT_NE(out.rows[2].reason.find("cudaErrorIllegalAddress"), std::string::npos)
+      << out.rows[2].reason;
   for (size_t i = 3; i < out.rows.size(); ++i) {
     EXPECT_EQ(out.rows[i].status, Status::error);
     EXPECT_EQ(out.rows[i].reason.rfind("not run:", 0), 0u) << out.rows[i].reason;

@@ -36,7 +36,8 @@ TEST(Cli, TheSeedCommandWorksAsWritten) {
 }
 
 TEST(Cli, ListsRangesAndCrossProduct) {
-  const CliOutcome o = parse({"--kernel", "sgemm_naive,sgemm_coalesced", "--m", "64,128", "--n", "32:96:32", "--k", "16"});
+  const CliOutcome o = parse(
+      {"--kernel", "sgemm_naive,sgemm_coalesced", "--m", "64,128", "--n", "32:96:32", "--k", "16"});
   const RunRequest r = resolve_request(o.options);
   EXPECT_EQ(r.runs[0].kernels.size(), 2u);
   EXPECT_EQ(r.runs[0].shapes.size(), 2u * 3u);
@@ -50,10 +51,11 @@ TEST(Cli, MissingDimsDefaultTo4096AndKernelsToAll) {
 }
 
 TEST(Cli, TypesLayoutsMeasurement) {
-  const CliOutcome o = parse({"--kernel", "all", "--layout", "tn,nn", "--dtype", "f16", "--accum", "f16",
-                              "--alpha", "2", "--beta", "0.5", "--seed", "9", "--warmup", "1",
-                              "--min-samples", "4", "--min-time", "0.2", "--max-time", "3",
-                              "--cache", "hot", "--no-verify", "--quiet"});
+  const CliOutcome o = parse(
+      {"--kernel",      "all",    "--layout",   "tn,nn", "--dtype",    "f16", "--accum",  "f16",
+       "--alpha",       "2",      "--beta",     "0.5",   "--seed",     "9",   "--warmup", "1",
+       "--min-samples", "4",      "--min-time", "0.2",   "--max-time", "3",   "--cache",  "hot",
+       "--no-verify",   "--quiet"});
   EXPECT_TRUE(o.options.quiet);
   EXPECT_EQ(o.options.measure.cache, CacheMode::hot);
   EXPECT_EQ(o.options.measure.verify, false);
@@ -73,7 +75,8 @@ TEST(Cli, SubcommandsHelpAndVersion) {
   const CliOutcome help = parse({"--help"});
   EXPECT_EQ(help.kind, CliOutcome::Kind::exit);
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* s : {"--kernel", "--layout", "TN: A stored (M,K) with K contiguous", "Exit codes", "--cache"})
+  for (const char* s :
+       {"--kernel", "--layout", "TN: A stored (M,K) with K contiguous", "Exit codes", "--cache"})
     EXPECT_NE(help.text.find(s), std::string::npos) << s;
   const CliOutcome v = parse({"--version"});
   EXPECT_EQ(v.kind, CliOutcome::Kind::exit);

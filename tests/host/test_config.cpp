@@ -22,7 +22,8 @@ std::string usage_error_of(const std::string& text) {
 void expect_error(const std::string& text, std::initializer_list<const char*> fragments) {
   const std::string msg = usage_error_of(text);
   ASSERT_NE(msg, "(accepted)") << text;
-  for (const char* f : fragments) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+  for (const char* f : fragments)
+    EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
   EXPECT_EQ(msg.rfind("cfg.json: ", 0), 0u) << "the message names the file first: " << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
 }
@@ -80,15 +81,18 @@ TEST(Config, DefaultsAndComments) {
 }
 
 TEST(Config, MalformedJsonGivesLineAndColumn) {
-  expect_error("{\n  \"runs\": [\n    {\"kernels\": \"all\",, }\n  ]\n}", {"malformed JSON", "line 3", "column"});
+  expect_error("{\n  \"runs\": [\n    {\"kernels\": \"all\",, }\n  ]\n}",
+               {"malformed JSON", "line 3", "column"});
   expect_error("", {"malformed JSON"});
 }
 
 TEST(Config, UnknownKeysNameThePathAndSuggest) {
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"min_sampels": 3}}]})",
-               {"runs[0].measure.min_sampels", "unknown key", "did you mean 'min_samples'"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"min_sampels": 3}}]})",
+      {"runs[0].measure.min_sampels", "unknown key", "did you mean 'min_samples'"});
   expect_error(R"({"runz": []})", {"runz", "unknown key", "did you mean 'runs'"});
-  expect_error(R"({"runs": [{"kernels": "all", "shape": [[1,1,1]]}]})", {"runs[0].shape", "did you mean 'shapes'"});
+  expect_error(R"({"runs": [{"kernels": "all", "shape": [[1,1,1]]}]})",
+               {"runs[0].shape", "did you mean 'shapes'"});
   expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": 1, "n": 2, "q": 3}]}]})",
                {"runs[0].shapes[0].q", "unknown key"});
 }
@@ -98,27 +102,42 @@ TEST(Config, MistypedValuesNameTheExpectedType) {
                {"runs[0].alpha", "expected a number, got a string"});
   expect_error(R"({"runs": [{"kernels": 5, "shapes": [[1,1,1]]}]})",
                {"runs[0].kernels", "expected a string or a non-empty array of strings"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"verify": "yes"}}]})",
-               {"runs[0].measure.verify", "expected a boolean"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1.5,1]]}]})", {"runs[0].shapes[0][1]", "expected an integer"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"verify": "yes"}}]})",
+      {"runs[0].measure.verify", "expected a boolean"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1.5,1]]}]})",
+               {"runs[0].shapes[0][1]", "expected an integer"});
   expect_error(R"({"runs": {"kernels": "all"}})", {"runs", "expected a non-empty array"});
   expect_error(R"([1, 2])", {"expected an object"});
-  expect_error(R"({"seed": "x", "runs": [{"kernels": "all", "shapes": [[1,1,1]]}]})", {"seed", "expected an integer"});
+  expect_error(R"({"seed": "x", "runs": [{"kernels": "all", "shapes": [[1,1,1]]}]})",
+               {"seed", "expected an integer"});
 }
 
 TEST(Config, BadValues) {
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[0,1,1]]}]})", {"runs[0].shapes[0][0]", "positive"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[0,1,1]]}]})",
+               {"runs[0].shapes[0][0]", "positive"});
   expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1]]}]})", {"[m, n, k]"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": "9:1:1", "n": 1, "k": 1}]}]})", {"stop < start"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": 1, "n": 1}]}]})", {"missing key 'k'"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "layouts": ["tx"]}]})", {"runs[0].layouts", "'tx' is not one of nn, nt, tn, tt"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "dtypes": "f64"}]})", {"'f64' is not one of f32, f16, bf16"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"cache": "warm"}}]})", {"'warm' is not one of cold, hot"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"warmup": -1}}]})", {"warmup", "[0, 1000000]"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]]}, {"name": "run0", "kernels": "all", "shapes": [[1,1,1]]}]})", {"duplicate run name"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": "9:1:1", "n": 1, "k": 1}]}]})",
+               {"stop < start"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": 1, "n": 1}]}]})",
+               {"missing key 'k'"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "layouts": ["tx"]}]})",
+               {"runs[0].layouts", "'tx' is not one of nn, nt, tn, tt"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "dtypes": "f64"}]})",
+               {"'f64' is not one of f32, f16, bf16"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"cache": "warm"}}]})",
+      {"'warm' is not one of cold, hot"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"warmup": -1}}]})",
+               {"warmup", "[0, 1000000]"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]]}, {"name": "run0", "kernels": "all", "shapes": [[1,1,1]]}]})",
+      {"duplicate run name"});
   expect_error(R"({"runs": [{"shapes": [[1,1,1]]}]})", {"missing key 'kernels'"});
   expect_error(R"({"runs": [{"kernels": "all"}]})", {"missing key 'shapes'"});
-  expect_error(R"({"runs": [{"kernels": "all", "shapes": [{"m": "1:100:1", "n": "1:100:1", "k": "1:100:1"}]}]})", {"100000"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [{"m": "1:100:1", "n": "1:100:1", "k": "1:100:1"}]}]})",
+      {"100000"});
   expect_error(R"({"runs": [{"kernels": "all", "shapes": [[99999999999,1,1]]}]})", {"too large"});
 }
 
@@ -127,14 +146,17 @@ TEST(Config, MissingAndUnreadableFiles) {
     load_config_file("/nonexistent/x.json");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot read config file '/nonexistent/x.json'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot read config file '/nonexistent/x.json'"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(load_config_file(std::filesystem::temp_directory_path().string()), UsageError);
 }
 
 TEST(Config, ShippedConfigsParse) {
-  for (const char* name : {"configs/default.json", "configs/seed_attention.json", "configs/square_sweep.json",
-                           "configs/sgemm_ladder.json", "configs/hgemm_ladder.json"}) {
+  for (const char* name :
+       {"configs/default.json", "configs/seed_attention.json", "configs/square_sweep.json",
+        "configs/sgemm_ladder.json", "configs/hgemm_ladder.json"}) {
     const std::string path = std::string(GEMMBENCH_SOURCE_DIR) + "/" + name;
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
     const SweepConfig c = load_config_file(path);

@@ -12,10 +12,38 @@ void noop_launch(const GemmArgs&, cudaStream_t) {}
 // A registry of fake kernels, independent of what kernels/ holds.
 KernelRegistry make_registry() {
   KernelRegistry reg;
-  reg.add(KernelInfo{"sgemm_a", "sgemm", 1, "", {DType::f32}, {Accum::f32}, {Layout::nn, Layout::tn}, 50, {}, noop_launch});
-  reg.add(KernelInfo{"sgemm_b", "sgemm", 2, "", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {}, noop_launch});
-  reg.add(KernelInfo{"hgemm_tn", "hgemm", 1, "", {DType::f16}, {Accum::f16, Accum::f32}, {Layout::tn}, 80, {}, noop_launch});
-  reg.add(KernelInfo{"hgemm_x", "hgemm", 2, "", {DType::f16, DType::bf16}, {Accum::f32}, {Layout::tn}, 90, {}, noop_launch});
+  reg.add(KernelInfo{"sgemm_a",
+                     "sgemm",
+                     1,
+                     "",
+                     {DType::f32},
+                     {Accum::f32},
+                     {Layout::nn, Layout::tn},
+                     50,
+                     {},
+                     noop_launch});
+  reg.add(KernelInfo{
+      "sgemm_b", "sgemm", 2, "", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {}, noop_launch});
+  reg.add(KernelInfo{"hgemm_tn",
+                     "hgemm",
+                     1,
+                     "",
+                     {DType::f16},
+                     {Accum::f16, Accum::f32},
+                     {Layout::tn},
+                     80,
+                     {},
+                     noop_launch});
+  reg.add(KernelInfo{"hgemm_x",
+                     "hgemm",
+                     2,
+                     "",
+                     {DType::f16, DType::bf16},
+                     {Accum::f32},
+                     {Layout::tn},
+                     90,
+                     {},
+                     noop_launch});
   return reg;
 }
 
@@ -55,7 +83,8 @@ TEST(Plan, ExplicitLayoutsGiveEveryKernelEveryLayout) {
   RunSpec r = spec({"sgemm_b"}, {{8, 8, 8}});
   r.layouts = {Layout::nn, Layout::tt};
   const Plan p = build_plan({r}, {}, {}, reg);
-  ASSERT_EQ(p.groups.size(), 2u) << "unsupported layouts become skipped rows at run time, not silence";
+  ASSERT_EQ(p.groups.size(), 2u)
+      << "unsupported layouts become skipped rows at run time, not silence";
   EXPECT_EQ(p.groups[1].problem.layout, Layout::tt);
 }
 
@@ -127,5 +156,6 @@ TEST(Plan, HugeSweepsAreRefusedBeforeExpansion) {
   std::vector<Shape> shapes;
   for (int i = 1; i <= 40000; ++i) shapes.push_back({i, 1, 1});
   EXPECT_THROW(build_plan({spec({"all"}, shapes)}, {}, {}, reg), UsageError);
-  EXPECT_THROW(cross_shapes(std::vector<int64_t>(1000, 1), std::vector<int64_t>(1000, 1), {1}), UsageError);
+  EXPECT_THROW(cross_shapes(std::vector<int64_t>(1000, 1), std::vector<int64_t>(1000, 1), {1}),
+               UsageError);
 }

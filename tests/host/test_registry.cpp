@@ -11,7 +11,8 @@ using namespace gemmbench;
 
 TEST(Registry, FoundationKernelsAreRegistered) {
   const auto& reg = KernelRegistry::instance();
-  for (const char* name : {"sgemm_naive", "sgemm_coalesced"}) ASSERT_NE(reg.find(name), nullptr) << name;
+  for (const char* name : {"sgemm_naive", "sgemm_coalesced"})
+    ASSERT_NE(reg.find(name), nullptr) << name;
   EXPECT_EQ(reg.find("no_such_kernel"), nullptr);
 }
 
@@ -32,9 +33,11 @@ TEST(Registry, EveryEntryIsWellFormed) {
     // accumulate type is valid for at least one declared dtype.
     EXPECT_TRUE(accum_valid_for(k->dtypes[0], k->accums[0]));
     for (Accum a : k->accums)
-      EXPECT_TRUE(std::any_of(k->dtypes.begin(), k->dtypes.end(), [&](DType d) { return accum_valid_for(d, a); }));
+      EXPECT_TRUE(std::any_of(k->dtypes.begin(), k->dtypes.end(),
+                              [&](DType d) { return accum_valid_for(d, a); }));
     if (k->family == "sgemm") EXPECT_EQ(k->dtypes, std::vector<DType>{DType::f32});
-    if (k->family == "hgemm") EXPECT_NE(std::find(k->dtypes.begin(), k->dtypes.end(), DType::f16), k->dtypes.end());
+    if (k->family == "hgemm")
+      EXPECT_NE(std::find(k->dtypes.begin(), k->dtypes.end(), DType::f16), k->dtypes.end());
   }
 }
 
@@ -73,7 +76,8 @@ TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
   h100.smem_per_block_optin = 227 * 1024;
   for (const KernelInfo* k : KernelRegistry::instance().all())
     for (Layout l : k->layouts)
-      for (auto [m, n, kk] : {std::tuple{1, 1, 1}, std::tuple{37, 53, 71}, std::tuple{4096, 4096, 4096}}) {
+      for (auto [m, n, kk] :
+           {std::tuple{1, 1, 1}, std::tuple{37, 53, 71}, std::tuple{4096, 4096, 4096}}) {
         GemmProblem p{m, n, kk, l, k->dtypes[0], k->accums[0], 1.0, 0.0};
         EXPECT_NO_THROW(why_unsupported(*k, p, h100)) << k->name;
       }
@@ -83,14 +87,30 @@ TEST(Registry, MalformedRegistrationsAreRejected) {
   EXPECT_DEATH(
       {
         KernelRegistry reg;
-        reg.add(KernelInfo{"Bad-Name", "sgemm", 1, "x", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {},
+        reg.add(KernelInfo{"Bad-Name",
+                           "sgemm",
+                           1,
+                           "x",
+                           {DType::f32},
+                           {Accum::f32},
+                           {Layout::nn},
+                           50,
+                           {},
                            [](const GemmArgs&, cudaStream_t) {}});
       },
       "lower-case");
   EXPECT_DEATH(
       {
         KernelRegistry reg;
-        reg.add(KernelInfo{"cublas", "sgemm", 1, "x", {DType::f32}, {Accum::f32}, {Layout::nn}, 50, {},
+        reg.add(KernelInfo{"cublas",
+                           "sgemm",
+                           1,
+                           "x",
+                           {DType::f32},
+                           {Accum::f32},
+                           {Layout::nn},
+                           50,
+                           {},
                            [](const GemmArgs&, cudaStream_t) {}});
       },
       "reserved");

@@ -62,9 +62,12 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cur += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -152,16 +155,38 @@ TEST(Csv, StableColumnsOneRowPerCaseWrittenImmediately) {
   ASSERT_EQ(lines.size(), 3u);
   const auto cells = split_csv_line(lines[2]);
   EXPECT_EQ(cells.back(), "K must be a multiple of 8: \"16-byte rows\"");
-  EXPECT_EQ(cells[std::find(csv_columns().begin(), csv_columns().end(), "median_ms") - csv_columns().begin()], "");
+  EXPECT_EQ(cells[std::find(csv_columns().begin(), csv_columns().end(), "median_ms") -
+                  csv_columns().begin()],
+            "");
   fs::remove(path);
 }
 
 TEST(Csv, ColumnsAreTheDocumentedOnes) {
   // README.md documents these names; renaming one breaks users' scripts.
-  for (const char* c : {"kernel", "provider", "m", "n", "k", "layout", "dtype", "accum", "alpha", "beta",
-                        "status", "median_ms", "tflops", "ratio_to_cublas", "normwise_err", "max_abs_err",
-                        "max_rel_err", "sm_clock_mhz", "power_w", "temperature_c", "throttled", "cache",
-                        "samples", "reason"})
+  for (const char* c : {"kernel",
+                        "provider",
+                        "m",
+                        "n",
+                        "k",
+                        "layout",
+                        "dtype",
+                        "accum",
+                        "alpha",
+                        "beta",
+                        "status",
+                        "median_ms",
+                        "tflops",
+                        "ratio_to_cublas",
+                        "normwise_err",
+                        "max_abs_err",
+                        "max_rel_err",
+                        "sm_clock_mhz",
+                        "power_w",
+                        "temperature_c",
+                        "throttled",
+                        "cache",
+                        "samples",
+                        "reason"})
     EXPECT_NE(std::find(csv_columns().begin(), csv_columns().end(), c), csv_columns().end()) << c;
 }
 
@@ -176,8 +201,9 @@ TEST(Console, TableRowsCarryTheEssentials) {
   s.ok = s.skipped = 1;
   rep->end(s);
   const std::string text = out.str();
-  for (const char* f : {"sgemm_naive", "37x53x71", "1.5000", "50.0%", "3.00e-04", "skipped: K must be a multiple of 8",
-                        "% cuBLAS", "1 ok, 0 FAILED, 1 skipped"})
+  for (const char* f :
+       {"sgemm_naive", "37x53x71", "1.5000", "50.0%", "3.00e-04",
+        "skipped: K must be a multiple of 8", "% cuBLAS", "1 ok, 0 FAILED, 1 skipped"})
     EXPECT_NE(text.find(f), std::string::npos) << f << "\n" << text;
 }
 

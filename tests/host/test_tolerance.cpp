@@ -22,8 +22,10 @@ TEST(Tolerance, GrowsWithKAndPrecision) {
 
 TEST(Tolerance, DocumentedValues) {
   // tol = 2*u_out + u_acc*sqrt(K), as README.md and tolerance.hpp state.
-  EXPECT_NEAR(verification_tolerance(DType::f32, Accum::f32, 4096), 2 * 0x1p-24 + 0x1p-24 * 64, 1e-15);
-  EXPECT_NEAR(verification_tolerance(DType::f16, Accum::f16, 4096), 2 * 0x1p-11 + 0x1p-11 * 64, 1e-12);
+  EXPECT_NEAR(verification_tolerance(DType::f32, Accum::f32, 4096), 2 * 0x1p-24 + 0x1p-24 * 64,
+              1e-15);
+  EXPECT_NEAR(verification_tolerance(DType::f16, Accum::f16, 4096), 2 * 0x1p-11 + 0x1p-11 * 64,
+              1e-12);
   EXPECT_NEAR(verification_tolerance(DType::bf16, Accum::f32, 1), 2 * 0x1p-8 + 0x1p-24, 1e-12);
 }
 
