@@ -15,9 +15,9 @@
 // issues TM*TN = 64 FFMAs against 4 LDS.128 (8 x 8 tile: 16 FFMA per shared load), and each
 // LDS.128 of a warp touches at most 128 contiguous bytes (warp tiling, rung 7), i.e. one
 // wavefront; the global copies are 5 cp.async per thread per 512 FFMAs (128x128x8 tile).
-// __launch_bounds__(256, 2) caps the default at 128 registers so two blocks (16 warps) share an
-// SM and one block's barrier is covered by the other's FFMAs. What is left is issue slots: the
-// ptxas output (CUDA 13.0, NN, VEC) of the default's k-tile loop is about 600 instructions for
+// __launch_bounds__(256, 2) caps the 128x128 variant at 128 registers so two blocks (16 warps)
+// share an SM and one block's barrier is covered by the other's FFMAs. What is left is issue
+// slots: the ptxas output (CUDA 13.0, NN, VEC) of its k-tile loop is about 600 instructions for
 // 512 FFMA (32 LDS.128, 5 cp.async, pointer increments, stage rotation, barrier): ~85% FFMA.
 // The 8 x 16 thread tiles (w64x64, 128x256, 256x128 variants) reach ~90% (1024 FFMA, 48
 // LDS.128 in ~1130) at the price of ~210-240 registers and 8 warps per SM.
@@ -30,7 +30,7 @@
 // cp.async, scattered into the k-outer tile (the transposition rung 6 did through registers).
 // Out-of-range elements are copied with src-size 0 (zero-filled), stores are guarded.
 //
-// Index map (default variant, as rung 7): BM x BN x BK = 128 x 128 x 8, STAGES = 3, warp tile
+// Index map (128x128 variant, as rung 7): BM x BN x BK = 128 x 128 x 8, STAGES = 3, warp tile
 // WM x WN = 64 x 32 (2 x 4 warps), thread tile TM x TN = 8 x 8 as 2 x 2 sub-tiles of 4 x 4,
 // lanes LM x LN = 8 x 4. Thread t = 32 w + l owns C rows (w % 2)*64 + q*32 + (l % 8)*4 + i and
 // columns (w / 2)*32 + p*16 + (l / 8)*4 + j, q, p < 2, i, j < 4. Copies per k-tile: op(A) in NN
@@ -38,11 +38,12 @@
 // K-contiguous elements, thread t takes k = t % 8 of columns (t / 8) + 32 i, i < 4.
 //
 // Variants (BM x BN x BK, warp tile, thread tile, threads, STAGES, blocks/SM aimed at):
-//   sgemm_pipelined = sgemm_pipelined_128x128: 128x128x8, 64x32, 8x8, 256, 3, 2 (25 KB smem)
+//   sgemm_pipelined_128x128: 128x128x8, 64x32, 8x8, 256, 3, 2 (25 KB smem)
 //   sgemm_pipelined_128x128_k16: 128x128x16, 64x32, 8x8, 256, 2, 2 (half the barriers, 34 KB)
 //   sgemm_pipelined_128x128_w64x64: 128x128x8, 64x64, 8x16, 128, 3, 2 (24 FFMA per LDS.128)
 //   sgemm_pipelined_128x256: 128x256x8, 64x64, 8x16, 256, 3, 1 (up to 255 registers, 38 KB)
-//   sgemm_pipelined_256x128: 256x128x8, 64x64, 16x8, 256, 3, 1 (up to 255 registers, 38 KB)
+//   sgemm_pipelined = sgemm_pipelined_256x128: 256x128x8, 64x64, 16x8, 256, 3, 1 (up to 255
+//     registers, 38 KB)
 //   sgemm_pipelined_256x128_k16: 256x128x16, 64x64, 16x8, 256, 2, 1 (49 KB, dynamic smem)
 //   sgemm_pipelined_256x128_s4: 256x128x8, 64x64, 16x8, 256, 4, 1 (49 KB, dynamic smem)
 //   sgemm_pipelined_128x64: 128x64x8, 64x32, 8x8, 128, 4, 3 (more blocks for mid-size shapes)
