@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/layout_dispatch.hpp"
 #include "registry.hpp"
 
 namespace gemmbench {
@@ -119,16 +120,9 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
 }
 
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  switch (args.problem.layout) {
-    case Layout::nn:
-      return launch_layout<false, true>(args, stream);
-    case Layout::nt:
-      return launch_layout<false, false>(args, stream);
-    case Layout::tn:
-      return launch_layout<true, true>(args, stream);
-    case Layout::tt:
-      return launch_layout<true, false>(args, stream);
-  }
+  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
+    launch_layout<decltype(a_k_major)::value, decltype(b_k_major)::value>(args, stream);
+  });
 }
 
 }  // namespace

@@ -34,67 +34,16 @@
 #include <cstdint>
 #include <string>
 
+#include "common/layout_dispatch.hpp"
+#include "sgemm/tile_copy.cuh"
 #include "registry.hpp"
 
 namespace gemmbench {
 namespace {
 
-// Copies the (ROWS,BK) block of an operand X that starts at (x0, k0) into the k-outer shared
-// tile xs[k * LD + r], zero-filling what lies outside (extent, K); as in rung 6. X is op(A)
-// (x = m) or op(B) read as (N,K) (x = n); X(x, k) sits at x * ld + k when K_MAJOR, else at
-// x + k * ld. VEC: one float4 per copy along the contiguous dimension (contiguous extent and ld
-// multiples of 4, x 16-byte aligned); a K-contiguous float4 is transposed into 4 tile rows.
-template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
-__device__ __forceinline__ void load_tile(const float* __restrict__ x, int64_t ld, int extent,
-                                          int K, int x0, int k0, float* xs, int tid) {
-  if constexpr (!VEC) {
-    static_assert(ROWS * BK % THREADS == 0, "every thread copies the same number of elements");
-#pragma unroll
-    for (int i = 0; i < ROWS * BK / THREADS; ++i) {
-      const int e = tid + i * THREADS;
-      const int r = K_MAJOR ? e / BK : e % ROWS;
-      const int k = K_MAJOR ? e % BK : e / ROWS;
-      const int gx = x0 + r;
-      const int gk = k0 + k;
-      float v = 0.f;
-      if (gx < extent && gk < K) v = x[K_MAJOR ? gx * ld + gk : gx + gk * ld];
-      xs[k * LD + r] = v;
-    }
-  } else {
-    constexpr int CHUNKS = ROWS * BK / 4;  // float4s in the tile
-    static_assert(CHUNKS % THREADS == 0, "every thread copies the same number of float4s");
-#pragma unroll
-    for (int i = 0; i < CHUNKS / THREADS; ++i) {
-      const int c = tid + i * THREADS;
-      if constexpr (K_MAJOR) {
-        const int r = c / (BK / 4);
-        const int k = (c % (BK / 4)) * 4;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (x0 + r < extent && k0 + k < K)
-          v = *reinterpret_cast<const float4*>(x + (x0 + r) * ld + (k0 + k));
-        xs[(k + 0) * LD + r] = v.x;
-        xs[(k + 1) * LD + r] = v.y;
-        xs[(k + 2) * LD + r] = v.z;
-        xs[(k + 3) * LD + r] = v.w;
-      } else {
-        const int r = (c % (ROWS / 4)) * 4;
-        const int k = c / (ROWS / 4);
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (x0 + r < extent && k0 + k < K)
-          v = *reinterpret_cast<const float4*>(x + (x0 + r) + (k0 + k) * ld);
-        *reinterpret_cast<float4*>(xs + k * LD + r) = v;
-      }
-    }
-  }
-}
-
-// One LDS.128 into four fragment registers.
-__device__ __forceinline__ void unpack(float4 v, float* dst) {
-  dst[0] = v.x;
-  dst[1] = v.y;
-  dst[2] = v.z;
-  dst[3] = v.w;
-}
+using sgemm::can_vectorize;
+using sgemm::load_tile;
+using sgemm::unpack;
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR,
           bool VEC>
@@ -202,13 +151,6 @@ std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-bool can_vectorize(const GemmArgs& args) {
-  const GemmProblem& p = args.problem;
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned(args.a) &&
-         aligned(args.b) && aligned(args.c);
-}
-
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR,
           bool VEC>
 void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
@@ -231,16 +173,10 @@ void launch_layout(const GemmArgs& args, cudaStream_t stream) {
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  switch (args.problem.layout) {
-    case Layout::nn:
-      return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, true>(args, stream);
-    case Layout::nt:
-      return launch_layout<BM, BN, BK, WM, WN, TM, TN, false, false>(args, stream);
-    case Layout::tn:
-      return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, true>(args, stream);
-    case Layout::tt:
-      return launch_layout<BM, BN, BK, WM, WN, TM, TN, true, false>(args, stream);
-  }
+  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
+    launch_layout<BM, BN, BK, WM, WN, TM, TN, decltype(a_k_major)::value,
+                  decltype(b_k_major)::value>(args, stream);
+  });
 }
 
 KernelInfo variant(std::string name, std::string summary, LaunchFn fn, SupportsFn supports) {
