@@ -74,6 +74,7 @@
 
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
+#include "sgemm/tile_copy.cuh"
 #include "common/layout_dispatch.hpp"
 #include "registry.hpp"
 
@@ -345,38 +346,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   }
   ptx::cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
 
-  // EPILOGUE: for each column, the LM lanes along M store LM consecutive float4s (VEC).
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const int n = n0 + tn + (j / 4) * LN * 4 + j % 4;
-    if (n >= N) continue;
-#pragma unroll
-    for (int q = 0; q < TM / 4; ++q) {
-      const int m = m0 + tm + q * LM * 4;  // first of 4 consecutive rows
-      if constexpr (VEC) {
-        if (m >= M) continue;  // M % 4 == 0: the float4 is wholly in or out
-        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
-        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
-                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
-        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
-          const float4 old = *c;
-          r.x += beta * old.x;
-          r.y += beta * old.y;
-          r.z += beta * old.z;
-          r.w += beta * old.w;
-        }
-        *c = r;
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          if (m + i >= M) break;
-          float* c = C + (m + i) + n * ldc;
-          const float v = alpha * acc[4 * q + i][j];
-          *c = beta == 0.f ? v : v + beta * *c;
-        }
-      }
-    }
-  }
+  // EPILOGUE
+  sgemm::store_warp_tile<TM, TN, LM, LN, VEC>(acc, C, ldc, M, N, m0 + tm, n0 + tn, alpha, beta);
 }
 
 // 16-byte copies and float4 stores need 16-byte aligned rows: ldc and the leading dimension of

@@ -1,5 +1,6 @@
-// Pieces rungs 6 (sgemm_vectorized) and 7 (sgemm_warptile) share: the global->shared tile copy
-// with its 128-bit path, the float4 fragment unpack, and the launcher's test for the 128-bit path.
+// Pieces the SGEMM rungs share: the global->shared tile copy with its 128-bit path and the float4
+// fragment unpack (rungs 6, 7), the launcher's test for the 128-bit path, and the warp-tiled
+// epilogue (rungs 7, 8).
 #pragma once
 
 #include <cstdint>
@@ -76,6 +77,47 @@ inline bool can_vectorize(const GemmArgs& args) {
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned(args.a) &&
          aligned(args.b) && aligned(args.c);
+}
+
+// EPILOGUE of the warp-tiled rungs (7, 8): the thread tile acc[TM][TN] is (TM/4) x (TN/4) 4x4
+// sub-tiles, LM*4 rows and LN*4 columns apart, starting at C(m_first, n_first). For each column
+// the LM lanes along M store LM consecutive float4s (VEC: M, ldc multiples of 4, C 16-byte
+// aligned) or scalars with bounds checks; beta == 0 never reads C (it may hold NaN).
+template <int TM, int TN, int LM, int LN, bool VEC>
+__device__ __forceinline__ void store_warp_tile(const float (&acc)[TM][TN], float* __restrict__ C,
+                                                int64_t ldc, int M, int N, int m_first, int n_first,
+                                                float alpha, float beta) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const int n = n_first + (j / 4) * LN * 4 + j % 4;
+    if (n >= N) continue;
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q) {
+      const int m = m_first + q * LM * 4;  // first of 4 consecutive rows
+      if constexpr (VEC) {
+        if (m >= M) continue;  // M % 4 == 0: the float4 is wholly in or out
+        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
+        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
+                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
+        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
+          const float4 old = *c;
+          r.x += beta * old.x;
+          r.y += beta * old.y;
+          r.z += beta * old.z;
+          r.w += beta * old.w;
+        }
+        *c = r;
+      } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (m + i >= M) break;
+          float* c = C + (m + i) + n * ldc;
+          const float v = alpha * acc[4 * q + i][j];
+          *c = beta == 0.f ? v : v + beta * *c;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace gemmbench::sgemm
