@@ -56,6 +56,29 @@ for step in "${steps[@]}"; do
         grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
       done
       ;;
+    sm90-tests)
+      # Only the Hopper rung of the kernel suite (new sm90 variants before a benchmark).
+      log=$logs/sm90_tests.log
+      timeout 180 "$build/tests/test_kernels" --gtest_filter='*sm90*' >"$log" 2>&1
+      note "test_kernels [*sm90*]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+      grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
+      ;;
+    ncu-kernels:*)
+      # ncu-kernels:<tag>:<gemmbench args>; one launch of every GEMM kernel the run makes, cuBLAS's
+      # included: its name (cuBLAS's names its tile, stages and cluster), launch shape, registers,
+      # SM clock, tensor pipe use and memory traffic side by side.
+      rest=${step#ncu-kernels:}
+      tag=${rest%%:*}
+      args=${rest#*:}
+      timeout 300 ncu --clock-control none --kernel-name "regex:gemm|nvjet|xmma" \
+        --launch-skip 4 --launch-count 4 \
+        --section LaunchStats --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum \
+        "$bin" $args --warmup 2 --min-samples 4 --min-time 0 --no-verify --quiet >"$logs/ncu_kernels_$tag.txt" 2>&1
+      note "ncu-kernels $tag: rc=$?"
+      grep -E '^  [A-Za-z_].*\(|Duration|Cluster Size|Grid Size|Registers Per|SM Frequency|dram__bytes|lts__t_bytes|sm__cycles_elapsed|inst_executed.sum|Compute \(SM\) Throughput' \
+        "$logs/ncu_kernels_$tag.txt" | head -80 | tee -a "$summary"
+      ;;
     sm90-streamk)
       # The stream-K tail only triggers when tiles do not divide evenly into the persistent grid;
       # capping the grid forces it on the small shapes of the suite.

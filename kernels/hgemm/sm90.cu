@@ -105,7 +105,7 @@ namespace gemmbench {
 namespace {
 
 // ---- Compile-time configuration -----------------------------------------------------------
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool TMA_STORE_ = false>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, int EPI_BUFS_ = 0>
 struct Sm90Config {
   static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N
   static constexpr int BN = BN_;  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup
@@ -123,9 +123,12 @@ struct Sm90Config {
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // expect_tx per stage
   // TMA-store epilogue staging, after the stages: per consumer warpgroup EPI_BUFS boxes of
   // (64 GEMM-N rows, 64 GEMM-M = 128 bytes) written by stmatrix, 128B-swizzled, 8 KB each.
-  static constexpr bool TMA_STORE = TMA_STORE_;
+  // EPI_BUFS_ = 0: the register epilogue, no staging. 2: one box filling while the copy engine
+  // reads the other; BM/64 (4 for BM = 256): every box of a tile has its own buffer, and the
+  // only wait is at the tile's start, for the previous tile's stores (long finished).
+  static constexpr bool TMA_STORE = EPI_BUFS_ > 0;
   static constexpr int EPI_BOX = 64;  // box edge, both dimensions
-  static constexpr int EPI_BUFS = 2;  // one filling while the copy engine reads the other
+  static constexpr int EPI_BUFS = EPI_BUFS_;
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr uint32_t EPI_BYTES = TMA_STORE ? CONSUMERS * EPI_BUFS * EPI_BUF_BYTES : 0;
   // + 1024: the dynamic window is aligned up to the 1024-byte swizzle period in the kernel.
@@ -151,6 +154,7 @@ struct Sm90Config {
   static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 227 * 1024,
                 "stages (and epilogue boxes) exceed the 227 KB of shared memory a block may opt "
                 "into");
+  static_assert(EPI_BUFS == 0 || EPI_BUFS >= 2, "a TMA-store epilogue double-buffers at least");
   static_assert(!TMA_STORE || (BM % EPI_BOX == 0 && WG_N == EPI_BOX),
                 "the TMA-store epilogue cuts a warpgroup's (64, BM) tile into 64x64 boxes");
 };
@@ -433,19 +437,22 @@ __device__ __forceinline__ uint32_t out_pair(const AccReg (&acc)[ACC_REGS], int 
 }
 
 // One consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile, cut into BM/64 boxes of 64x64: box s is
-// written into staging buffer s % 2 with stmatrix, and thread 0 stores it with one TMA copy
-// (clipped to C's bounds by the copy engine). Boxes starting past M are skipped (uniform over the
-// warpgroup).
+// written into staging buffer s % EPI_BUFS with stmatrix, and thread 0 stores it with one TMA
+// copy (clipped to C's bounds by the copy engine). Boxes starting past M are skipped (uniform over
+// the warpgroup).
 // Staging box layout (what the C tensor map's SWIZZLE_128B box expects): row r = GEMM n0 + r,
 // 128 bytes = 64 consecutive m; 16-byte chunk c of row r at chunk c ^ (r % 8). Fragment block
 // (j, h) is an 8x8 matrix whose row g is n = 16w + 8h + g and whose 8 columns are m = 8j .. 8j+7
 // (one chunk, j % 8): one stmatrix matrix. stmatrix.x4 number p of box s takes blocks
 // (8s + 2p + i/2, h = i%2), i = 0..3; lane L addresses row L%8 of matrix L/8.
-// Buffer reuse: a buffer is written only after a barrier that follows thread 0's wait for every
-// store it issued before to have read its source: the tile's first barrier (the previous tile's
-// stores, long done), then the one of box s - 1, which covers box s - 2, the last user of buffer
-// s % 2. The buffer just issued (box s - 1) is never the one written next.
-template <class T, bool F16_ACCUM, bool SCALE, int BM, class AccReg, int ACC_REGS>
+// Buffer reuse: a buffer is written only after a barrier that follows thread 0's wait for the
+// store that last read it: the tile's first barrier (after waiting for every store of the
+// previous tile, long done), then the barrier of box s - 1, whose wait covers box s - E (E =
+// EPI_BUFS), the last user of buffer s % E: when box s - 1 is issued, boxes up to s - 2 are
+// pending, so "at most E - 2 pending" means box s - E has been read. With E >= BM/64 no box of a
+// tile reuses a buffer of the same tile and the in-tile waits vanish; with E = 2 the last box
+// needs none either (the next tile's first wait covers it).
+template <class T, bool F16_ACCUM, bool SCALE, int BM, int EPI_BUFS, class AccReg, int ACC_REGS>
 __device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], float alpha,
                                                const CUtensorMap* tmap_c, uint32_t s_epi_wg,
                                                uint32_t buf_bytes, int m0, int n0, int M, int warp,
@@ -460,7 +467,7 @@ __device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], fl
   for (int s = 0; s < BM / 64; ++s) {
     const int m_s = m0 + 64 * s;
     if (m_s >= M) break;
-    const uint32_t buf = s_epi_wg + (s % 2) * buf_bytes;  // (64, 64) box, SW128
+    const uint32_t buf = s_epi_wg + (s % EPI_BUFS) * buf_bytes;  // (64, 64) box, SW128
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       const uint32_t chunk = 2 * p + (lane >> 4);  // j % 8 of this lane's matrix
@@ -471,7 +478,9 @@ __device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], fl
                         out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p + 1, 1, alpha));
     }
     sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
-    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // frees buffer (s + 1) % 2
+    // Box s + 1 goes to the buffer box s + 1 - E used: wait for that store to have read it.
+    if (s + 1 < BM / 64 && s + 1 >= EPI_BUFS && wg_thread == 0)
+      sm90::bulk_wait_group_read<EPI_BUFS - 2>();
     sm90::named_barrier_sync(bar_id, 128);
     if (wg_thread == 0) {
       sm90::tma_store_2d(tmap_c, buf, m_s, n0);
@@ -538,8 +547,8 @@ __device__ __forceinline__ void sk_accumulate(AccReg (&acc)[ACC_REGS], int slot,
 
 // ---- The kernel ---------------------------------------------------------------------------
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          bool TMA_STORE>
-__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>::THREADS, 1)
+          int EPI_BUFS>
+__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>::THREADS, 1)
     hgemm_tn_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K) k-major, box (BK, BM/CLUSTER)
         const __grid_constant__ CUtensorMap tmap_b,  // B (N,K) k-major, box (BK, BN)
@@ -549,7 +558,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>
         int M, int N, float alpha, float beta, const Sm90Schedule sched,
         uint32_t epoch) {  // stream-K: this launch's flag value
 #if GEMMBENCH_SM90A
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>;
+  constexpr bool TMA_STORE = Cfg::TMA_STORE;
   constexpr int BK = Cfg::BK;
   // f32: 4 floats per 8 columns of wgmma N; f16: 2 registers of 2 halves.
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
@@ -722,11 +732,11 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>
           if (n0 >= N) continue;  // this warpgroup's rows are all past N
           const uint32_t s_epi_wg = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
           if (alpha == 1.f)
-            store_tile_tma<T, F16_ACCUM, false, BM>(acc, alpha, &tmap_c, s_epi_wg,
+            store_tile_tma<T, F16_ACCUM, false, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
                                                     Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
                                                     wg_thread, wg_bar);
           else
-            store_tile_tma<T, F16_ACCUM, true, BM>(acc, alpha, &tmap_c, s_epi_wg,
+            store_tile_tma<T, F16_ACCUM, true, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
                                                    Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
                                                    wg_thread, wg_bar);
           continue;
@@ -842,17 +852,19 @@ CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
 
 // A registered variant: tile, ring depth, cluster size and the two optional features.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          bool TMA_STORE_ = false>
+          int EPI_BUFS_ = 0>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
-  static constexpr bool STREAM_K = STREAM_K_, TMA_STORE = TMA_STORE_;
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, TMA_STORE>;
+  static constexpr bool STREAM_K = STREAM_K_;
+  static constexpr int EPI_BUFS = EPI_BUFS_;  // 0: register epilogue; else TMA store
+  static constexpr bool TMA_STORE = EPI_BUFS_ > 0;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>;
 };
 
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
   return &hgemm_tn_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                               V::TMA_STORE>;
+                               V::EPI_BUFS>;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -1013,10 +1025,20 @@ KernelInfo sm90_info(std::string name, std::string summary) {
 
 // hgemm_tn_sm90 is the variant measured best at seed 000's 5120x4096x4096 and at 4096^3 on the
 // H100 (bench_results/h100/2026-11-22_hgemm_ladder.json): the TMA-store epilogue.
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, true>>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, 2>>(
     "hgemm_tn_sm90",
     "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; 256x128x64, 4 stages, 2-CTA "
     "multicast, stmatrix + TMA-store epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 2, false, 4>>(
+    "hgemm_tn_sm90_s3e4",
+    "256x128x64, 3 stages, 2-CTA multicast, TMA-store epilogue with a staging box per 64x64 of "
+    "the tile (no waits inside a tile's epilogue)"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 4, false, 2>>(
+    "hgemm_tn_sm90_c4",
+    "256x128x64, 4 stages, 4-CTA clusters along N sharing the A tile (a quarter each), TMA-store "
+    "epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 4, false, 4>>(
+    "hgemm_tn_sm90_c4_s3e4", "4-CTA clusters and the 3-stage / 4-box TMA-store epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
     "hgemm_tn_sm90_regepi",
     "256x128x64, 4 stages, 2-CTA multicast; epilogue stored from registers (quad transpose)"));
@@ -1028,10 +1050,10 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
     "128x128x64 tiles (m64n128k16), 6 stages, 2-CTA multicast, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
     "hgemm_tn_sm90_sk", "256x128x64, stream-K over the last partial wave, register epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, true>>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2>>(
     "hgemm_tn_sm90_sk_tmastore",
     "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, true>>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, 2>>(
     "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 
 }  // namespace gemmbench
