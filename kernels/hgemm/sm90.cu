@@ -136,7 +136,8 @@ struct Sm90Config {
   static constexpr int PRODUCER_REGS = 40;
   static constexpr int CONSUMER_REGS = 232;
 
-  static_assert(BM == 128 || BM == 256, "BM is wgmma's N: the wrappers cover 128 and 256");
+  static_assert(BM == 128 || BM == 256 || BM == 320,
+                "BM is wgmma's N: 128 and 256 are one instruction, 320 two m64n160k16");
   static_assert(STAGES >= 2,
                 "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
                 "1-stage ring deadlocks");
@@ -341,6 +342,27 @@ uint32_t next_sk_epoch() {
 }
 
 #if GEMMBENCH_SM90A  // device helpers of the sm_90a kernel body only
+
+// One k16 step of a consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile. wgmma's N stops at 256, so
+// BM = 320 is two m64n160k16 over the two 160-row halves of the A tile (the second half starts
+// 160 rows = 20 KB further, a whole number of 1024-byte swizzle atoms); accumulator chunk j < 20
+// is the first instruction's, j >= 20 the second's, so the fragment indexing (4j + 2h + e) runs
+// on unchanged across the halves.
+template <int BM, bool F16_ACCUM, class T, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
+                                               int accumulate) {
+  constexpr int N = BM == 320 ? 160 : BM;
+  constexpr int HALF = ACC_REGS / (BM / N);
+#pragma unroll
+  for (int part = 0; part < BM / N; ++part) {
+    AccReg(&d)[HALF] = *reinterpret_cast<AccReg(*)[HALF]>(&acc[part * HALF]);
+    const uint64_t db_part = sm90::wgmma_desc_advance(db, uint32_t(part * N * 128));
+    if constexpr (F16_ACCUM)
+      sm90::wgmma_m64k16_f16<N>(d, da, db_part, accumulate);
+    else
+      sm90::wgmma_m64k16_f32<N, T>(d, da, db_part, accumulate);
+  }
+}
 
 // ---- Epilogue helpers ---------------------------------------------------------------------
 template <class T>
@@ -685,10 +707,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
           const uint64_t da = sm90::wgmma_desc_advance(desc_a, 32 * k);  // 16 elements = 32 B
           const uint64_t db = sm90::wgmma_desc_advance(desc_b, 32 * k);
           const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
-          if constexpr (F16_ACCUM)
-            sm90::wgmma_m64k16_f16<BM>(acc, da, db, accumulate);
-          else
-            sm90::wgmma_m64k16_f32<BM, T>(acc, da, db, accumulate);
+          wgmma_tile_k16<BM, F16_ACCUM, T>(acc, da, db, accumulate);
         }
         sm90::wgmma_commit_group();
         // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
@@ -1033,6 +1052,12 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 2, false, 4>>(
     "hgemm_tn_sm90_s3e4",
     "256x128x64, 3 stages, 2-CTA multicast, TMA-store epilogue with a staging box per 64x64 of "
     "the tile (no waits inside a tile's epilogue)"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<320, 128, 3, 2, false, 2>>(
+    "hgemm_tn_sm90_320x128",
+    "320x128x64 tiles (two m64n160k16 per k16 step), 3 stages, 2-CTA multicast, TMA-store "
+    "epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<320, 128, 3, 2, false, 3>>(
+    "hgemm_tn_sm90_320x128_e3", "320x128x64, 3 stages, 2-CTA multicast, 3 TMA-store staging boxes"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 4, false, 2>>(
     "hgemm_tn_sm90_c4",
     "256x128x64, 4 stages, 4-CTA clusters along N sharing the A tile (a quarter each), TMA-store "
