@@ -53,6 +53,20 @@
 //   epilogue. A cluster only ever waits for lower-numbered clusters, whose partials need no
 //   waiting of their own: no deadlock even without co-residency (and the grid is resident).
 // - _sk_tmastore, _c1_sk_tmastore: both, with and without the 2-CTA cluster.
+// - _s3e4: 4 staging boxes per warpgroup (a box per 64x64 of the tile: no waits inside a tile's
+//   epilogue) paid for with a 3-stage ring. Measured 0.991x / 0.990x at 5120x4096x4096
+//   (f16 / bf16) against 0.998x / 1.004x for the default in the same run: the fourth stage is
+//   worth more than the waits cost.
+// - _c4: 4-CTA clusters along N, each CTA loading a quarter of the A tile (24 KB per k-block from
+//   L2 instead of 32). Measured 0.85x at 5120x4096x4096 and 0.915x at 8192^3: four CTAs now
+//   move in lockstep (every stage waits for the slowest of four and is freed by eight consumer
+//   warpgroups), and fewer 4-CTA clusters than 2-CTA ones fit the GPCs.
+// - _320x128: the tile cuBLAS 13.1 picks on the H100 at 5120x4096x4096 (nvjet ..._320x128_64x3_1x2,
+//   2-CTA cluster, 3 stages; see bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt).
+//   wgmma's N stops at 256, so each consumer warpgroup issues two m64n160k16 per k16 step over
+//   160 accumulators (no spills). It cuts L2->SM bytes (ncu lts__t_bytes 1.43 GB against 1.65 GB)
+//   but measured 0.984x / 0.980x at 5120x4096x4096, 1.002x / 0.996x at 8192^3 and 0.81x / 0.79x at
+//   4096^3 (13 M tiles of 320: 3.2 waves), below the default each time.
 // Stream-K workspace: a static __device__ array (20 MB, for up to 160 CTAs) and flags that carry
 // a per-launch epoch (no reset pass, no allocation in the launcher). Two stream-K launches must
 // not run concurrently on different streams (they share it).
@@ -1056,14 +1070,10 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<320, 128, 3, 2, false, 2>>(
     "hgemm_tn_sm90_320x128",
     "320x128x64 tiles (two m64n160k16 per k16 step), 3 stages, 2-CTA multicast, TMA-store "
     "epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<320, 128, 3, 2, false, 3>>(
-    "hgemm_tn_sm90_320x128_e3", "320x128x64, 3 stages, 2-CTA multicast, 3 TMA-store staging boxes"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 4, false, 2>>(
     "hgemm_tn_sm90_c4",
     "256x128x64, 4 stages, 4-CTA clusters along N sharing the A tile (a quarter each), TMA-store "
     "epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 4, false, 4>>(
-    "hgemm_tn_sm90_c4_s3e4", "4-CTA clusters and the 3-stage / 4-box TMA-store epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
     "hgemm_tn_sm90_regepi",
     "256x128x64, 4 stages, 2-CTA multicast; epilogue stored from registers (quad transpose)"));
