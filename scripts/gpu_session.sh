@@ -47,7 +47,8 @@ for step in "${steps[@]}"; do
       # Hopper rung runs separately under its own timeout so a hang cannot take the rest down.
       i=0
       for spec in "test_kernels:-*sm90*:300" "test_kernels:*sm90*:120" "test_runner_gpu:*:120" \
-                  "test_sticky_error_gpu:*:60" "test_inspect_ldmatrix:*:60"; do
+                  "test_sticky_error_gpu:*:60" "test_inspect_ldmatrix:*:60" \
+                  "test_inspect_mma_peak:*:120"; do
         IFS=: read -r exe filter limit <<<"$spec"
         i=$((i + 1))
         log=$logs/gpu_test_${i}_$exe.log
@@ -55,6 +56,14 @@ for step in "${steps[@]}"; do
         note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
         grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
       done
+      ;;
+    gtest:*)
+      # gtest:<test binary>:<gtest filter>:<seconds>; one GPU suite (or part of one).
+      IFS=: read -r _ exe filter limit <<<"$step"
+      log=$logs/gtest_${exe}_${filter//[^a-zA-Z0-9_]/}.log
+      timeout "${limit:-120}" "$build/tests/$exe" --gtest_filter="${filter:-*}" >"$log" 2>&1
+      note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+      grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
       ;;
     sm90-tests)
       # Only the Hopper rung of the kernel suite (new sm90 variants before a benchmark).
@@ -125,6 +134,14 @@ for step in "${steps[@]}"; do
       "$bin" --config "$root/$cfg" --json "$out/${name}_$stamp.json" >"$logs/bench_$name.txt" 2>&1
       note "bench $cfg: rc=$?"
       cat "$logs/bench_$name.txt" | tee -a "$summary"
+      ;;
+    mma-peak)
+      # The ceiling of mma.sync itself (registers only) under the power cap, f16 and bf16 inputs.
+      "$bin" inspect mma-peak --json >"$out/mma_peak_f16_$stamp.json" 2>"$logs/mma_peak_f16.err"
+      note "inspect mma-peak (f16): rc=$?"
+      "$bin" inspect mma-peak --dtype bf16 --accum f32 --json >"$out/mma_peak_bf16_$stamp.json" 2>"$logs/mma_peak_bf16.err"
+      note "inspect mma-peak (bf16): rc=$?"
+      "$bin" inspect mma-peak --seconds 1 2>&1 | tee "$logs/mma_peak.txt" | tee -a "$summary"
       ;;
     inspect-ldmatrix)
       "$bin" inspect ldmatrix --trans >"$logs/inspect_ldmatrix.txt" 2>&1

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/types.hpp"
+#include "inspect/mma_peak.hpp"
 #include "inspect/raster_map.hpp"
 #include "inspect/render.hpp"
 #include "inspect/swizzle_map.hpp"
@@ -31,6 +33,8 @@ struct Options {
   std::string bits, swizzle_tile, dtype, access = "ldmatrix";
   // raster
   std::string tiles, problem, raster_tile, log_tile;
+  // mma-peak
+  std::string accum = "both", mma_dtype = "f16", seconds = "2.0";
 };
 
 // One signed integer, the whole of `text`.
@@ -39,6 +43,15 @@ std::optional<int64_t> parse_int(std::string_view text) {
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
+
+// One finite number, the whole of `text`.
+std::optional<double> parse_double(std::string_view text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -146,6 +159,39 @@ int run_raster(const Options& o, std::ostream& out) {
   return kExitOk;
 }
 
+int run_mma_peak(const Options& o, const MmaPeakRunner& run_on_device, std::ostream& out) {
+  std::vector<Accum> accums;
+  if (o.accum == "both")
+    accums = {Accum::f16, Accum::f32};
+  else if (const std::optional<Accum> a = parse_accum(o.accum))
+    accums = {*a};
+  else
+    throw UsageError(fmt::format("--accum {}: accepted f16, f32, both", o.accum));
+  const std::optional<DType> dtype = parse_dtype(o.mma_dtype);
+  if (!dtype || *dtype == DType::f32)
+    throw UsageError(fmt::format("--dtype {}: accepted f16, bf16 (the mma inputs)", o.mma_dtype));
+  if (*dtype == DType::bf16 && accums != std::vector<Accum>{Accum::f32})
+    throw UsageError(fmt::format(
+        "--dtype bf16 needs --accum f32 (got {}): mma.sync m16n8k16 accumulates bf16 in f32 only",
+        o.accum));
+  const std::optional<double> seconds = parse_double(o.seconds);
+  if (!seconds || *seconds < kMmaPeakMinSeconds || *seconds > kMmaPeakMaxSeconds)
+    throw UsageError(fmt::format("--seconds {}: accepted a number of seconds, {}..{}", o.seconds,
+                                 kMmaPeakMinSeconds, kMmaPeakMaxSeconds));
+
+  MmaPeakRequest req;
+  req.seconds = *seconds;
+  for (Accum a : accums)
+    for (int w : kMmaPeakWarps) req.configs.push_back(MmaPeakConfig{a, *dtype, w});
+  MmaPeakReport report = run_on_device(req);
+  derive_mma_peak(report);
+  if (o.json)
+    out << mma_peak_json(report).dump(2) << '\n';
+  else
+    out << mma_peak_text(report);
+  return kExitOk;
+}
+
 }  // namespace
 
 std::vector<int64_t> parse_extents(std::string_view text, char sep, int count,
@@ -168,11 +214,11 @@ std::vector<int64_t> parse_extents(std::string_view text, char sep, int count,
   return values;
 }
 
-std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on_device,
+std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_device,
                                             std::ostream& out) {
   auto o = std::make_shared<Options>();
   CLI::App* inspect = app.add_subcommand(
-      "inspect", "Show the mechanisms the kernels rely on: ldmatrix, swizzle, raster");
+      "inspect", "Show the mechanisms the kernels rely on: ldmatrix, swizzle, raster, mma-peak");
   inspect->require_subcommand(0, 1);
   // The parent's footer is about benchmarking; these say how to use what is here.
   inspect->footer(
@@ -181,7 +227,9 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
       "  gemmbench inspect ldmatrix --trans --model    the same from the host-side model\n"
       "  gemmbench inspect swizzle --bits 3,3,3 --tile 64x64 --dtype f16\n"
       "  gemmbench inspect raster --problem 5120x4096x4096 --tile 128x128 --log-tile 2\n"
-      "Add --json for machines; scripts/plot_inspect.py draws the JSON as PNG heat maps.");
+      "  gemmbench inspect mma-peak --accum f32        mma.sync's ceiling on this GPU\n"
+      "Add --json for machines; scripts/plot_inspect.py draws the ldmatrix, swizzle and raster\n"
+      "JSON as PNG heat maps.");
 
   CLI::App* ldm = inspect->add_subcommand(
       "ldmatrix", "Run one ldmatrix on the GPU and print each thread's registers (seed 002)");
@@ -219,12 +267,28 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, LdmatrixRunner run_on
       "Grid = (tiles_m << L, ceil(tiles_n / 2^L)); block (x,y) computes tile (x >> L,\n"
       "(y << L) + (x & (2^L-1))); blocks past the last tile column are no-op CTAs.");
 
-  return [o, ldm, swz, ras, run = std::move(run_on_device), &out]() -> int {
-    if (ldm->parsed()) return run_ldmatrix(*o, run, out);
+  CLI::App* mma = inspect->add_subcommand(
+      "mma-peak", "Throughput ceiling of mma.sync m16n8k16 from registers, at this GPU's clocks");
+  mma->add_option("--accum", o->accum, "Accumulate type: f16, f32 or both (default both)");
+  mma->add_option("--dtype", o->mma_dtype, "Input type: f16 (default) or bf16 (with --accum f32)");
+  mma->add_option("--seconds", o->seconds,
+                  fmt::format("Timed seconds per row, {}..{} (default 2)", kMmaPeakMinSeconds,
+                              kMmaPeakMaxSeconds));
+  mma->add_flag("--json", o->json, "Print JSON instead of a table");
+  mma->footer(
+      "One CTA per SM of 4, 8 and 16 warps; each warp loads A and B fragments (uniform in [-1,1])\n"
+      "once and then issues only mma.sync over 16 independent accumulators. Every row warms up\n"
+      "(a quarter of --seconds, at most 0.5 s), then runs back-to-back launches for --seconds\n"
+      "while NVML is sampled. SM MHz is clock64 cycles over the event time; FLOP/clk/SM uses the\n"
+      "cycles alone. Runs on device 0; without a GPU (or below sm_80) it exits 3.");
+
+  return [o, ldm, swz, ras, mma, run = std::move(run_on_device), &out]() -> int {
+    if (ldm->parsed()) return run_ldmatrix(*o, run.ldmatrix, out);
     if (swz->parsed()) return run_swizzle(*o, out);
     if (ras->parsed()) return run_raster(*o, out);
+    if (mma->parsed()) return run_mma_peak(*o, run.mma_peak, out);
     throw UsageError(
-        "inspect needs one of: ldmatrix, swizzle, raster (see gemmbench inspect --help)");
+        "inspect needs one of: ldmatrix, swizzle, raster, mma-peak (see gemmbench inspect --help)");
   };
 }
 

@@ -396,4 +396,103 @@ nlohmann::json raster_json(const RasterMap& map) {
   return j;
 }
 
+// ---- mma-peak ----------------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* kMmaInstruction = "mma.sync.aligned.m16n8k16.row.col";
+
+template <class T>
+std::string opt_text(const std::optional<T>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("n/a");
+}
+
+template <class T>
+nlohmann::json opt_json(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+std::string mma_peak_text(const MmaPeakReport& report) {
+  std::string out = fmt::format(
+      "{} from registers on {} (device {}, sm_{}, {} SMs)\n"
+      "one CTA per SM; each warp loads {} A and {} B fragments once (uniform in [-1, 1]) and runs "
+      "{} independent accumulators\n"
+      "each row: {:.2f} s warm-up, then {:.2f} s of launches\n"
+      "SM MHz = clock64 cycles / event time; FLOP/clk/SM = FLOP / (SMs * clock64 cycles)\n\n",
+      kMmaInstruction, report.device_name, report.device_index, report.sm, report.num_sms,
+      kMmaTileM, kMmaTileN, kMmaChains, report.warmup_seconds, report.seconds);
+  const std::vector<std::string> cols = {"dtype",  "warps/SM",    "TFLOP/s",
+                                         "SM MHz", "FLOP/clk/SM", "NVML min MHz",
+                                         "max W",  "throttle",    "best"};
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> cells;
+  for (const MmaPeakRow& r : report.rows) {
+    labels.push_back(to_string(r.config.accum));
+    const bool nvml = r.clock.sm_clock_mhz || r.clock.power_w;
+    std::string throttle = nvml ? r.clock.throttle_reasons : "n/a";
+    if (throttle.empty()) throttle = "none";
+    cells.push_back({to_string(r.config.dtype), std::to_string(r.config.warps_per_sm),
+                     fmt::format("{:.1f}", r.tflops), fmt::format("{:.0f}", r.clock_mhz),
+                     fmt::format("{:.0f}", r.flop_per_clk_per_sm),
+                     opt_text(r.clock.sm_clock_mhz, "{}"), opt_text(r.clock.power_w, "{:.0f}"),
+                     throttle, r.best ? "*" : ""});
+  }
+  out += grid_table("accum", cols, labels, cells, false, "  ");
+  out += '\n';
+  for (const MmaPeakRow& r : report.rows)
+    if (r.best)
+      out += fmt::format(
+          "best {} accumulate ({} inputs): {} warps/SM, {:.1f} TFLOP/s at {:.0f} MHz, "
+          "{:.0f} FLOP/clk/SM\n",
+          to_string(r.config.accum), to_string(r.config.dtype), r.config.warps_per_sm, r.tflops,
+          r.clock_mhz, r.flop_per_clk_per_sm);
+  return out;
+}
+
+nlohmann::json mma_peak_json(const MmaPeakReport& report) {
+  nlohmann::json j;
+  j["inspect"] = "mma-peak";
+  j["instruction"] = kMmaInstruction;
+  j["device"] = {{"index", report.device_index},
+                 {"name", report.device_name},
+                 {"sm", report.sm},
+                 {"num_sms", report.num_sms}};
+  j["seconds"] = report.seconds;
+  j["warmup_seconds"] = report.warmup_seconds;
+  j["ctas_per_sm"] = 1;
+  j["accumulators_per_warp"] = kMmaChains;
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json best = nlohmann::json::object();
+  for (const MmaPeakRow& r : report.rows) {
+    const ClockStats& c = r.clock;
+    nlohmann::json row = {{"accum", to_string(r.config.accum)},
+                          {"dtype", to_string(r.config.dtype)},
+                          {"warps_per_sm", r.config.warps_per_sm},
+                          {"ctas", r.ctas},
+                          {"iters_per_launch", r.iters_per_launch},
+                          {"launches", r.launches},
+                          {"flop", r.flop},
+                          {"elapsed_ms", r.elapsed_ms},
+                          {"mean_cta_cycles", r.mean_cta_cycles},
+                          {"tflops", r.tflops},
+                          {"clock_mhz", r.clock_mhz},
+                          {"flop_per_clk_per_sm", r.flop_per_clk_per_sm},
+                          {"best", r.best},
+                          {"nvml",
+                           {{"sm_min_mhz", opt_json(c.sm_clock_mhz)},
+                            {"sm_max_mhz", opt_json(c.sm_clock_max_mhz)},
+                            {"max_power_w", opt_json(c.power_w)},
+                            {"max_temperature_c", opt_json(c.temperature_c)},
+                            {"throttled", c.throttled},
+                            {"throttle_reasons", c.throttle_reasons}}}};
+    if (r.best) best[to_string(r.config.accum)] = row;
+    rows.push_back(std::move(row));
+  }
+  j["rows"] = rows;
+  j["best"] = best;
+  return j;
+}
+
 }  // namespace gemmbench::inspect

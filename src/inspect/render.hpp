@@ -1,4 +1,4 @@
-// Text tables (default) and JSON (--json) for the three `inspect` views. Renderers take the plain
+// Text tables (default) and JSON (--json) for the `inspect` views. Renderers take the plain
 // structs the analyses produce and never compute what they print.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "inspect/ldmatrix_model.hpp"
+#include "inspect/mma_peak.hpp"
 #include "inspect/raster_map.hpp"
 #include "inspect/swizzle_map.hpp"
 
@@ -26,5 +27,9 @@ nlohmann::json swizzle_json(const SwizzleMap& map);
 
 std::string raster_text(const RasterMap& map);
 nlohmann::json raster_json(const RasterMap& map);
+
+// Expects derive_mma_peak to have run.
+std::string mma_peak_text(const MmaPeakReport& report);
+nlohmann::json mma_peak_json(const MmaPeakReport& report);
 
 }  // namespace gemmbench::inspect
