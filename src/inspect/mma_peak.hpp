@@ -51,6 +51,11 @@ struct MmaPeakRow {
 };
 
 struct MmaPeakReport {
+  // Provenance, as a benchmark report's metadata records it.
+  std::string date_utc;        // ISO 8601, when the run started
+  std::string driver_version;  // NVML's string, or the CUDA driver API version without NVML
+  std::string cuda_runtime;    // "13.0"
+  std::string cuda_driver_api;
   std::string device_name;
   int device_index = 0;
   int sm = 0;  // 10 * major + minor

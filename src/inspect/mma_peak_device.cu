@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -258,6 +259,21 @@ MmaPeakReport run_mma_peak_on_device(const MmaPeakRequest& req) {
   const DeviceInfo d = open_device();
   const Nvml nvml(d.pci);
   MmaPeakReport report;
+  {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    report.date_utc = buf;
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    int rt = 0, drv = 0;
+    CUDA_CHECK(cudaRuntimeGetVersion(&rt));
+    CUDA_CHECK(cudaDriverGetVersion(&drv));
+    report.cuda_runtime = version(rt);
+    report.cuda_driver_api = version(drv);
+    report.driver_version = nvml.driver_version().value_or(report.cuda_driver_api);
+  }
   report.device_name = d.prop.name;
   report.device_index = 0;
   report.sm = d.prop.major * 10 + d.prop.minor;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "version.hpp"
+
 namespace gemmbench::inspect {
 namespace {
 
@@ -417,12 +419,13 @@ nlohmann::json opt_json(const std::optional<T>& v) {
 std::string mma_peak_text(const MmaPeakReport& report) {
   std::string out = fmt::format(
       "{} from registers on {} (device {}, sm_{}, {} SMs)\n"
+      "driver {}, CUDA runtime {}, {}; gemmbench {} ({})\n"
       "one CTA per SM; each warp loads {} A and {} B fragments once (uniform in [-1, 1]) and runs "
       "{} independent accumulators\n"
       "each row: {:.2f} s warm-up, then {:.2f} s of launches\n"
       "SM MHz = clock64 cycles / event time; FLOP/clk/SM = FLOP / (SMs * clock64 cycles)\n\n",
       kMmaInstruction, report.device_name, report.device_index, report.sm, report.num_sms,
-      kMmaTileM, kMmaTileN, kMmaChains, report.warmup_seconds, report.seconds);
+      report.driver_version, report.cuda_runtime, report.date_utc, kVersion, kGitCommit, kMmaTileM, kMmaTileN, kMmaChains, report.warmup_seconds, report.seconds);
   const std::vector<std::string> cols = {"dtype",  "warps/SM",    "TFLOP/s",
                                          "SM MHz", "FLOP/clk/SM", "NVML min MHz",
                                          "max W",  "throttle",    "best"};
@@ -455,6 +458,12 @@ nlohmann::json mma_peak_json(const MmaPeakReport& report) {
   nlohmann::json j;
   j["inspect"] = "mma-peak";
   j["instruction"] = kMmaInstruction;
+  j["tool_version"] = kVersion;
+  j["git_commit"] = kGitCommit;
+  j["date_utc"] = report.date_utc;
+  j["driver_version"] = report.driver_version;
+  j["cuda_runtime"] = report.cuda_runtime;
+  j["cuda_driver_api"] = report.cuda_driver_api;
   j["device"] = {{"index", report.device_index},
                  {"name", report.device_name},
                  {"sm", report.sm},

@@ -192,6 +192,10 @@ struct FakeMmaPeak {
     *seen = req;
     MmaPeakReport rep;
     rep.device_name = "Fake H100";
+    rep.date_utc = "2026-11-22T12:00:00Z";
+    rep.driver_version = "580.159.04";
+    rep.cuda_runtime = "13.0";
+    rep.cuda_driver_api = "13.0";
     rep.sm = 90;
     rep.num_sms = 132;
     rep.seconds = req.seconds;
@@ -240,6 +244,12 @@ TEST(InspectCli, MmaPeakDefaultsAskForBothAccumsAtEachWarpCount) {
   EXPECT_EQ(j["instruction"], "mma.sync.aligned.m16n8k16.row.col");
   EXPECT_EQ(j["device"]["name"], "Fake H100");
   EXPECT_EQ(j["device"]["num_sms"], 132);
+  // Provenance, as MEASURE.md asks of every report a figure is quoted from.
+  EXPECT_EQ(j["date_utc"], "2026-11-22T12:00:00Z");
+  EXPECT_EQ(j["driver_version"], "580.159.04");
+  EXPECT_EQ(j["cuda_runtime"], "13.0");
+  EXPECT_FALSE(j["git_commit"].get<std::string>().empty());
+  EXPECT_FALSE(j["tool_version"].get<std::string>().empty());
   ASSERT_EQ(j["rows"].size(), 6u);
   const nlohmann::json& row = j["rows"][1];  // f16 accumulate, 8 warps/SM
   EXPECT_EQ(row["accum"], "f16");
