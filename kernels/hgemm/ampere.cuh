@@ -65,6 +65,18 @@
 // same run (bench_results/h100/2026-11-22_hgemm_256x256_8192.json).
 // Every variant lands within 0.68-0.71x (f16 acc) and 0.54-0.60x (f32 acc): below issue 4's
 // targets (0.75x, 0.65x). hgemm_tn stays bound to 128x256x32_s4, within noise of the best.
+// Against the instruction's own ceiling: `gemmbench inspect mma-peak` (mma.sync m16n8k16 from
+// registers on every SM, the board at its 700 W cap) measured 633.3 TFLOP/s with f16 and 613.1
+// with f32 accumulation at ~1.7-1.76 GHz (2723-2730 FLOP/clk/SM); in the same session hgemm_tn ran
+// at 454.2 (0.707x cuBLAS) and 415.7 (0.592x), i.e. 72% and 68% of that ceiling
+// (bench_results/h100/2026-11-22_mma_peak_f16.json, 2026-11-22_hgemm_tn_5120_beside_mma_peak.json).
+// The targets need 77% and 71% of it. What separates the kernel from the ceiling, from the
+// numbers: per clock (Nsight Compute, 1.69 GHz, 344.5 us at 5120x4096x4096, f16 acc, in
+// bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt) it does
+// 2237 FLOP/clk/SM, 82% of the instruction's 2723: a 64x64 warp tile moves 4 KB through ldmatrix
+// per 32 mma and the CTA's cp.async writes 12 KB per k16 step, ~350 of the ~385 clocks the mma
+// of a step take at 128 B/clk of shared-memory bandwidth; and the same traffic costs power, so
+// under the cap the clock settles ~15% below the register-only loop's (1.47-1.5 vs 1.7 GHz).
 #pragma once
 
 #include <cuda_fp16.h>

@@ -80,19 +80,24 @@
 // best at 5120x4096x4096 and 4096^3); the register-epilogue kernel is hgemm_tn_sm90_regepi.
 // Resources (sm_90a, cuobjdump -res-usage): 168 registers at entry for every variant (the cap of
 // __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack, 0 spills; dynamic smem
-// 197,632 B (register epilogue) or 230,400 B (TMA-store staging), 64-96 B static.
-// Measured on an H100 80GB HBM3 (power-capped at 700 W; clocks ~1.3-1.5 GHz under load for
-// cuBLAS too), 2026-11-22, cold L2, ratio to cuBLAS sampled interleaved
-// (bench_results/h100/2026-11-22_hgemm_ladder.json, git f990559002bc; names as bound then:
-// _tmastore is today's hgemm_tn_sm90, hgemm_tn_sm90 today's _regepi):
-//   5120x4096x4096 f16/f32acc: tmastore 629 TFLOP/s 0.990x, regepi 625 0.986x, sk_tmastore 0.981x
-//   5120x4096x4096 bf16/f32:   tmastore 664 TFLOP/s 0.999x, regepi 0.975x, c1 0.989x
-//   5120x4096x4096 f16/f16acc: tmastore 676 TFLOP/s 1.130x (cuBLAS COMPUTE_16F is slower)
-//   8192^3 f16/f32acc: sk_tmastore 675 TFLOP/s 1.037x, tmastore 1.022x, regepi 1.006x
-//   8192^3 bf16/f32:   sk_tmastore 701 TFLOP/s 1.042x, tmastore 1.020x, regepi 1.010x
-//   4096^3 f16/f32acc: tmastore 0.989x; bf16: tmastore 0.976x
-// Run-to-run spread of the ratio between two sessions was about 1.5% (regepi bf16 at 5120:
-// 0.990x and 0.975x), so 5120x4096x4096 is at parity with cuBLAS, not demonstrably above it.
+// 197,632 B (register epilogue), 230,400 B (TMA-store staging), 214,016 B (_s3e4), 205,824 B
+// (_320x128); cuobjdump reports 1,072-1,120 B of static shared memory, of which the mbarriers are
+// 48-96 B. _320x128 holds 160 f32 accumulators per consumer thread, still without spills.
+// Measured (current code; bench_results/{h100,h200}/2026-11-22_hopper_acceptance.json, git
+// c397e665f02a on the H100, 3d7955099143 on the H200; cold L2, ratio to cuBLAS 13.1 sampled
+// interleaved; both boards sit at their 700 W cap, SM clocks ~1.3-1.5 GHz for cuBLAS too):
+//                                        H100 80GB HBM3           H200
+//   5120x4096x4096 f16/f32acc            643.7 TFLOP/s 0.999x     647.6 0.999x
+//   5120x4096x4096 bf16/f32acc           682.0 1.006x             687.2 0.999x
+//   8192^3 f16/f32acc                    658.1 1.023x (sk 1.044x) 663.9 1.023x (sk 1.046x)
+//   8192^3 bf16/f32acc                   688.9 1.023x (sk 1.043x) 687.7 1.024x (sk 1.044x)
+//   4096^3 f16/f32acc, bf16/f32acc       0.992x, 0.983x           0.981x, 0.990x
+//   5120x4096x4096 f16/f16acc            683.7 1.129x (cuBLAS COMPUTE_16F is slower)
+// ("sk" = hgemm_tn_sm90_sk_tmastore.) Repeats at 5120x4096x4096 on the H100 gave 0.996x, 0.995x,
+// 0.997x (f16) and 0.997x, 0.999x, 0.997x (bf16): level with cuBLAS, not ahead. cuBLAS runs
+// nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT there (320x128 tile, 3 stages, 2-CTA clusters)
+// and Nsight Compute times both at 233 us at the same clock
+// (bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt).
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
