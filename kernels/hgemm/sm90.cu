@@ -62,11 +62,12 @@
 //   move in lockstep (every stage waits for the slowest of four and is freed by eight consumer
 //   warpgroups), and fewer 4-CTA clusters than 2-CTA ones fit the GPCs.
 // - _320x128: the tile cuBLAS 13.1 picks on the H100 at 5120x4096x4096 (nvjet ..._320x128_64x3_1x2,
-//   2-CTA cluster, 3 stages; see bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt).
-//   wgmma's N stops at 256, so each consumer warpgroup issues two m64n160k16 per k16 step over
-//   160 accumulators (no spills). It cuts L2->SM bytes (ncu lts__t_bytes 1.43 GB against 1.65 GB)
-//   but measured 0.984x / 0.980x at 5120x4096x4096, 1.002x / 0.996x at 8192^3 and 0.81x / 0.79x at
-//   4096^3 (13 M tiles of 320: 3.2 waves), below the default each time.
+//   2-CTA cluster, 3 stages; see
+//   bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt). wgmma's N stops at 256,
+//   so each consumer warpgroup issues two m64n160k16 per k16 step over 160 accumulators (no
+//   spills). It cuts L2->SM bytes (ncu lts__t_bytes 1.43 GB against 1.65 GB) but measured 0.984x /
+//   0.980x at 5120x4096x4096, 1.002x / 0.996x at 8192^3 and 0.81x / 0.79x at 4096^3 (13 M tiles of
+//   320: 3.2 waves), below the default each time.
 // Stream-K workspace: a static __device__ array (20 MB, for up to 160 CTAs) and flags that carry
 // a per-launch epoch (no reset pass, no allocation in the launcher). Two stream-K launches must
 // not run concurrently on different streams (they share it).
@@ -771,12 +772,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
           const uint32_t s_epi_wg = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
           if (alpha == 1.f)
             store_tile_tma<T, F16_ACCUM, false, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
-                                                    Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
-                                                    wg_thread, wg_bar);
+                                                              Cfg::EPI_BUF_BYTES, m_tile0, n0, M,
+                                                              warp, lane, wg_thread, wg_bar);
           else
             store_tile_tma<T, F16_ACCUM, true, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
-                                                   Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
-                                                   wg_thread, wg_bar);
+                                                             Cfg::EPI_BUF_BYTES, m_tile0, n0, M,
+                                                             warp, lane, wg_thread, wg_bar);
           continue;
         }
       }
@@ -889,8 +890,7 @@ CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
 }
 
 // A registered variant: tile, ring depth, cluster size and the two optional features.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          int EPI_BUFS_ = 0>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false, int EPI_BUFS_ = 0>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;

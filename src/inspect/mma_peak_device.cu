@@ -266,7 +266,9 @@ MmaPeakReport run_mma_peak_on_device(const MmaPeakRequest& req) {
     char buf[32];
     std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
     report.date_utc = buf;
-    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    auto version = [](int v) {
+      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
     int rt = 0, drv = 0;
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
     CUDA_CHECK(cudaDriverGetVersion(&drv));

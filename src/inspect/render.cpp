@@ -425,7 +425,8 @@ std::string mma_peak_text(const MmaPeakReport& report) {
       "each row: {:.2f} s warm-up, then {:.2f} s of launches\n"
       "SM MHz = clock64 cycles / event time; FLOP/clk/SM = FLOP / (SMs * clock64 cycles)\n\n",
       kMmaInstruction, report.device_name, report.device_index, report.sm, report.num_sms,
-      report.driver_version, report.cuda_runtime, report.date_utc, kVersion, kGitCommit, kMmaTileM, kMmaTileN, kMmaChains, report.warmup_seconds, report.seconds);
+      report.driver_version, report.cuda_runtime, report.date_utc, kVersion, kGitCommit, kMmaTileM,
+      kMmaTileN, kMmaChains, report.warmup_seconds, report.seconds);
   const std::vector<std::string> cols = {"dtype",  "warps/SM",    "TFLOP/s",
                                          "SM MHz", "FLOP/clk/SM", "NVML min MHz",
                                          "max W",  "throttle",    "best"};
