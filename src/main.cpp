@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <exception>
 #include <fmt/format.h>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "cli/cli.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/provenance.hpp"
 #include "inspect/inspect.hpp"
 #include "plan/plan.hpp"
 #include "report/reporter.hpp"
@@ -19,15 +19,6 @@
 
 namespace gemmbench {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string shell_join(const std::vector<std::string>& args) {
   std::string out;

@@ -24,13 +24,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <thread>
 #include <type_traits>
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/provenance.hpp"
 #include "hgemm/fragments.cuh"
 #include "inspect/ldmatrix_device.hpp"
 #include "runner/device_buffer.hpp"
@@ -260,20 +260,12 @@ MmaPeakReport run_mma_peak_on_device(const MmaPeakRequest& req) {
   const Nvml nvml(d.pci);
   MmaPeakReport report;
   {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    report.date_utc = buf;
-    auto version = [](int v) {
-      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-    };
+    report.date_utc = utc_now();
     int rt = 0, drv = 0;
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
     CUDA_CHECK(cudaDriverGetVersion(&drv));
-    report.cuda_runtime = version(rt);
-    report.cuda_driver_api = version(drv);
+    report.cuda_runtime = cuda_version_string(rt);
+    report.cuda_driver_api = cuda_version_string(drv);
     report.driver_version = nvml.driver_version().value_or(report.cuda_driver_api);
   }
   report.device_name = d.prop.name;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/provenance.hpp"
 #include "core/errors.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "runner/device_buffer.hpp"
@@ -19,10 +20,6 @@ namespace {
 constexpr uint64_t kTensorA = 0, kTensorB = 1, kTensorC = 2;
 // Stop sampling after this many samples whatever the time settings say.
 constexpr size_t kMaxSamples = 1000000;
-
-std::string version_string(int v) {  // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
 
 struct GroupData {
   DeviceBuffer a, b, c, c0, ref;
@@ -158,7 +155,7 @@ Runner::Runner(int device, uint64_t seed) {
     int rt = 0;
     cudaRuntimeGetVersion(&rt);
     throw NoDeviceError("the NVIDIA driver is missing or too old for this build (CUDA runtime " +
-                        version_string(rt) + "): " + cudaGetErrorString(e));
+                        cuda_version_string(rt) + "): " + cudaGetErrorString(e));
   }
   if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
     throw NoDeviceError(
@@ -193,8 +190,8 @@ Runner::Runner(int device, uint64_t seed) {
   int drv = 0, rt = 0;
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);
-  meta_.cuda_driver_api = version_string(drv);
-  meta_.cuda_runtime = version_string(rt);
+  meta_.cuda_driver_api = cuda_version_string(drv);
+  meta_.cuda_runtime = cuda_version_string(rt);
   meta_.cublas_version = CublasGemm::version();
   caps_.sm = meta_.sm;
   caps_.num_sms = meta_.num_sms;
