@@ -3,6 +3,7 @@
 # benchmarks. Logs and reports go to $OUT (or ./gpu_out), a short table is printed last.
 #
 #   scripts/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
+#   e.g. only the Hopper rung's tests: scripts/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
 #
 # Expects the dependencies staged in .deps (../shared/tools/stage-offline-deps.sh .deps) when the
 # host has no distro packages. Never changes clocks or resets the GPU.
@@ -63,13 +64,6 @@ for step in "${steps[@]}"; do
       log=$logs/gtest_${exe}_${filter//[^a-zA-Z0-9_]/}.log
       timeout "${limit:-120}" "$build/tests/$exe" --gtest_filter="${filter:-*}" >"$log" 2>&1
       note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
-      grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
-      ;;
-    sm90-tests)
-      # Only the Hopper rung of the kernel suite (new sm90 variants before a benchmark).
-      log=$logs/sm90_tests.log
-      timeout 180 "$build/tests/test_kernels" --gtest_filter='*sm90*' >"$log" 2>&1
-      note "test_kernels [*sm90*]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
       grep -E '^\[  FAILED  \]' "$log" | head -30 | tee -a "$summary"
       ;;
     ncu-kernels:*)
