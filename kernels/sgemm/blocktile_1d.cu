@@ -20,34 +20,13 @@
 #include <cstdint>
 #include <string>
 
-#include "common/layout_dispatch.hpp"
 #include "registry.hpp"
+#include "sgemm/launch.cuh"
 
 namespace gemmbench {
 namespace {
 
-// Copies the (ROWS,BK) block of an operand X that starts at (x0, k0) into the k-outer shared
-// tile xs[k * LD + r], zero-filling what lies outside (extent, K). X is op(A) (x = m) or op(B)
-// read as (N,K) (x = n); X(x, k) sits at x * ld + k when K_MAJOR, else at x + k * ld. Consecutive
-// threads take consecutive addresses of the contiguous dimension, so loads coalesce. For a
-// K_MAJOR operand a warp writes 8 rows k x 4 columns r of the tile: with LD = 4 (mod 32) the
-// banks are 4k + r, all 32 distinct.
-template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR>
-__device__ __forceinline__ void load_tile(const float* __restrict__ x, int64_t ld, int extent,
-                                          int K, int x0, int k0, float* xs, int tid) {
-  static_assert(ROWS * BK % THREADS == 0, "every thread copies the same number of elements");
-#pragma unroll
-  for (int i = 0; i < ROWS * BK / THREADS; ++i) {
-    const int e = tid + i * THREADS;
-    const int r = K_MAJOR ? e / BK : e % ROWS;
-    const int k = K_MAJOR ? e % BK : e / ROWS;
-    const int gx = x0 + r;
-    const int gk = k0 + k;
-    float v = 0.f;
-    if (gx < extent && gk < K) v = x[K_MAJOR ? gx * ld + gk : gx + gk * ld];
-    xs[k * LD + r] = v;
-  }
-}
+using sgemm::load_tile;
 
 template <int BM, int BN, int BK, int TN, bool A_K_MAJOR, bool B_K_MAJOR>
 __global__ void __launch_bounds__(BM* BN / TN)
@@ -78,8 +57,8 @@ __global__ void __launch_bounds__(BM* BN / TN)
   float acc[TN] = {};  // (1,TN) registers: C(m0+tm, n0+tn*TN+j)
   // MAINLOOP
   for (int k0 = 0; k0 < K; k0 += BK) {
-    load_tile<BM, BK, LDA, THREADS, A_K_MAJOR>(A, lda, M, K, m0, k0, as, tid);
-    load_tile<BN, BK, LDB, THREADS, B_K_MAJOR>(B, ldb, N, K, n0, k0, bs, tid);
+    load_tile<BM, BK, LDA, THREADS, A_K_MAJOR, false>(A, lda, M, K, m0, k0, as, tid);
+    load_tile<BN, BK, LDB, THREADS, B_K_MAJOR, false>(B, ldb, N, K, n0, k0, bs, tid);
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
@@ -106,47 +85,19 @@ __global__ void __launch_bounds__(BM* BN / TN)
 // The tile this rung launches.
 constexpr int kBM = 64, kBN = 64, kBK = 8, kTN = 8;
 
-// What only the problem can rule out: int indices and the grid's 65535-block y dimension.
-template <int BN>
-std::string supports(const GemmProblem& p, const DeviceCaps&) {
-  if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX)
-    return "M, N and K must fit in 32-bit int (indices are int)";
-  if ((p.n + BN - 1) / BN > 65535)
-    return "N is too large for the grid's y dimension (65535 blocks of " + std::to_string(BN) +
-           " columns)";
-  return "";
-}
-
-template <bool A_K_MAJOR, bool B_K_MAJOR>
-void launch_layout(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  const dim3 block(kBM * kBN / kTN);
-  const dim3 grid(unsigned((p.m + kBM - 1) / kBM), unsigned((p.n + kBN - 1) / kBN));
-  const auto kernel = sgemm_blocktile_1d_kernel<kBM, kBN, kBK, kTN, A_K_MAJOR, B_K_MAJOR>;
-  kernel<<<grid, block, 0, stream>>>(
-      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
-      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
-}
-
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
-    launch_layout<decltype(a_k_major)::value, decltype(b_k_major)::value>(args, stream);
-  });
+  sgemm::launch_on_grid<kBM, kBN>(
+      args, stream, dim3(kBM * kBN / kTN), [](auto a_k, auto b_k, auto) {
+        return sgemm_blocktile_1d_kernel<kBM, kBN, kBK, kTN, decltype(a_k)::value,
+                                         decltype(b_k)::value>;
+      });
 }
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "sgemm_blocktile_1d",
-    .family = "sgemm",
-    .rung = 4,
-    .summary = "64x64x8 smem tiles, each thread a strip of 8 C results (1D register blocking)",
-    .dtypes = {DType::f32},
-    .accums = {Accum::f32},
-    .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
-    .min_sm = 50,
-    .supports = supports<kBN>,
-    .launch = launch,
-});
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_blocktile_1d", 4,
+    "64x64x8 smem tiles, each thread a strip of 8 C results (1D register blocking)", 50,
+    sgemm::grid_supports<kBN>, launch));
 
 }  // namespace gemmbench

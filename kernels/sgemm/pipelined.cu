@@ -74,9 +74,9 @@
 
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
-#include "sgemm/tile_copy.cuh"
 #include "common/layout_dispatch.hpp"
 #include "registry.hpp"
+#include "sgemm/launch.cuh"
 
 namespace gemmbench {
 namespace {
@@ -425,18 +425,7 @@ struct Config {
 
 template <class Cfg>
 KernelInfo variant(std::string name, std::string summary) {
-  return KernelInfo{
-      .name = std::move(name),
-      .family = "sgemm",
-      .rung = 8,
-      .summary = std::move(summary),
-      .dtypes = {DType::f32},
-      .accums = {Accum::f32},
-      .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
-      .min_sm = 80,
-      .supports = Cfg::supports,
-      .launch = Cfg::launch,
-  };
+  return sgemm::rung_info(std::move(name), 8, std::move(summary), 80, Cfg::supports, Cfg::launch);
 }
 
 //                     BM   BN  BK  WM  WN  TM  TN STAGES MIN_BLOCKS

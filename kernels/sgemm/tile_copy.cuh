@@ -1,6 +1,6 @@
-// Pieces the SGEMM rungs share: the global->shared tile copy with its 128-bit path and the float4
-// fragment unpack (rungs 6, 7), the launcher's test for the 128-bit path, and the warp-tiled
-// epilogue (rungs 7, 8).
+// Device pieces the SGEMM rungs share: the global->shared tile copy (rungs 3-7; its 128-bit path
+// and the float4 fragment unpack from rung 6 on), the launcher's test for the 128-bit path, and
+// the warp-tiled epilogue (rungs 7, 8). The host side is in sgemm/launch.cuh.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,13 @@
 namespace gemmbench::sgemm {
 
 // Copies the (ROWS,BK) block of an operand X that starts at (x0, k0) into the k-outer shared
-// tile xs[k * LD + r], zero-filling what lies outside (extent, K). X is op(A) (x = m) or op(B)
-// read as (N,K) (x = n); X(x, k) sits at x * ld + k when K_MAJOR, else at x + k * ld.
-// VEC: one float4 per copy along the contiguous dimension. Requires the contiguous extent and
-// ld to be multiples of 4 and x to be 16-byte aligned, so that (x0 + r, k0 + k) in range means
+// tile xs[k * LD + r], zero-filling what lies outside (extent, K), so the inner loop needs no
+// bounds checks. X is op(A) (x = m) or op(B) read as (N,K) (x = n); X(x, k) sits at x * ld + k
+// when K_MAJOR, else at x + k * ld. Consecutive threads take consecutive addresses of the
+// contiguous dimension, so a warp's loads coalesce in every layout; whether the transposing
+// stores of a K_MAJOR operand are free of bank conflicts depends on LD (each rung says why its
+// LD is). VEC: one float4 per copy along the contiguous dimension. Requires the contiguous extent
+// and ld to be multiples of 4 and x to be 16-byte aligned, so that (x0 + r, k0 + k) in range means
 // the whole float4 is. Otherwise one float per copy.
 template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
 __device__ __forceinline__ void load_tile(const float* __restrict__ x, int64_t ld, int extent,

@@ -27,14 +27,12 @@
 #include <cstdint>
 #include <string>
 
-#include "common/layout_dispatch.hpp"
-#include "sgemm/tile_copy.cuh"
 #include "registry.hpp"
+#include "sgemm/launch.cuh"
 
 namespace gemmbench {
 namespace {
 
-using sgemm::can_vectorize;
 using sgemm::load_tile;
 using sgemm::unpack;
 
@@ -125,55 +123,19 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
 // The tile this rung launches.
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 
-// What only the problem can rule out: int indices and the grid's 65535-block y dimension.
-template <int BN>
-std::string supports(const GemmProblem& p, const DeviceCaps&) {
-  if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX)
-    return "M, N and K must fit in 32-bit int (indices are int)";
-  if ((p.n + BN - 1) / BN > 65535)
-    return "N is too large for the grid's y dimension (65535 blocks of " + std::to_string(BN) +
-           " columns)";
-  return "";
-}
-
-template <bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
-void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  const dim3 block((kBM / kTM) * (kBN / kTN));
-  const dim3 grid(unsigned((p.m + kBM - 1) / kBM), unsigned((p.n + kBN - 1) / kBN));
-  const auto kernel = sgemm_vectorized_kernel<kBM, kBN, kBK, kTM, kTN, A_K_MAJOR, B_K_MAJOR, VEC>;
-  kernel<<<grid, block, 0, stream>>>(
-      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
-      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
-}
-
-template <bool A_K_MAJOR, bool B_K_MAJOR>
-void launch_layout(const GemmArgs& args, cudaStream_t stream) {
-  if (can_vectorize(args))
-    launch_kernel<A_K_MAJOR, B_K_MAJOR, true>(args, stream);
-  else
-    launch_kernel<A_K_MAJOR, B_K_MAJOR, false>(args, stream);
-}
-
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
-    launch_layout<decltype(a_k_major)::value, decltype(b_k_major)::value>(args, stream);
-  });
+  sgemm::launch_on_grid<kBM, kBN>(
+      args, stream, dim3((kBM / kTM) * (kBN / kTN)), [](auto a_k, auto b_k, auto vec) {
+        return sgemm_vectorized_kernel<kBM, kBN, kBK, kTM, kTN, decltype(a_k)::value,
+                                       decltype(b_k)::value, decltype(vec)::value>;
+      });
 }
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "sgemm_vectorized",
-    .family = "sgemm",
-    .rung = 6,
-    .summary = "rung 5 + float4 global loads/stores, K-contiguous operand transposed into smem",
-    .dtypes = {DType::f32},
-    .accums = {Accum::f32},
-    .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
-    .min_sm = 50,
-    .supports = supports<kBN>,
-    .launch = launch,
-});
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_vectorized", 6,
+    "rung 5 + float4 global loads/stores, K-contiguous operand transposed into smem", 50,
+    sgemm::grid_supports<kBN>, launch));
 
 }  // namespace gemmbench

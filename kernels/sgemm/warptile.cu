@@ -34,14 +34,12 @@
 #include <cstdint>
 #include <string>
 
-#include "common/layout_dispatch.hpp"
-#include "sgemm/tile_copy.cuh"
 #include "registry.hpp"
+#include "sgemm/launch.cuh"
 
 namespace gemmbench {
 namespace {
 
-using sgemm::can_vectorize;
 using sgemm::load_tile;
 using sgemm::unpack;
 
@@ -110,71 +108,28 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   sgemm::store_warp_tile<TM, TN, LM, LN, VEC>(acc, C, ldc, M, N, m0 + tm, n0 + tn, alpha, beta);
 }
 
-// What only the problem can rule out: int indices and the grid's 65535-block y dimension.
-template <int BN>
-std::string supports(const GemmProblem& p, const DeviceCaps&) {
-  if (p.m > INT32_MAX || p.n > INT32_MAX || p.k > INT32_MAX)
-    return "M, N and K must fit in 32-bit int (indices are int)";
-  if ((p.n + BN - 1) / BN > 65535)
-    return "N is too large for the grid's y dimension (65535 blocks of " + std::to_string(BN) +
-           " columns)";
-  return "";
-}
-
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR,
-          bool VEC>
-void launch_kernel(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  const dim3 block(32 * (BM / WM) * (BN / WN));
-  const dim3 grid(unsigned((p.m + BM - 1) / BM), unsigned((p.n + BN - 1) / BN));
-  const auto kernel = sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, VEC>;
-  kernel<<<grid, block, 0, stream>>>(
-      int(p.m), int(p.n), int(p.k), args.alpha, static_cast<const float*>(args.a), p.lda(),
-      static_cast<const float*>(args.b), p.ldb(), args.beta, static_cast<float*>(args.c), p.ldc());
-}
-
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool A_K_MAJOR, bool B_K_MAJOR>
-void launch_layout(const GemmArgs& args, cudaStream_t stream) {
-  if (can_vectorize(args))
-    launch_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, true>(args, stream);
-  else
-    launch_kernel<BM, BN, BK, WM, WN, TM, TN, A_K_MAJOR, B_K_MAJOR, false>(args, stream);
-}
-
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
-    launch_layout<BM, BN, BK, WM, WN, TM, TN, decltype(a_k_major)::value,
-                  decltype(b_k_major)::value>(args, stream);
-  });
-}
-
-KernelInfo variant(std::string name, std::string summary, LaunchFn fn, SupportsFn supports) {
-  return KernelInfo{
-      .name = std::move(name),
-      .family = "sgemm",
-      .rung = 7,
-      .summary = std::move(summary),
-      .dtypes = {DType::f32},
-      .accums = {Accum::f32},
-      .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
-      .min_sm = 50,
-      .supports = std::move(supports),
-      .launch = std::move(fn),
-  };
+  sgemm::launch_on_grid<BM, BN>(
+      args, stream, dim3(32 * (BM / WM) * (BN / WN)), [](auto a_k, auto b_k, auto vec) {
+        return sgemm_warptile_kernel<BM, BN, BK, WM, WN, TM, TN, decltype(a_k)::value,
+                                     decltype(b_k)::value, decltype(vec)::value>;
+      });
 }
 
 }  // namespace
 
 // BM, BN, BK, WM, WN, TM, TN
-GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile",
-                                  "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8",
-                                  launch<128, 128, 8, 64, 32, 8, 8>, supports<128>));
-GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x128",
-                                  "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
-                                  launch<128, 128, 8, 64, 32, 8, 8>, supports<128>));
-GEMMBENCH_REGISTER_KERNEL(variant("sgemm_warptile_128x64",
-                                  "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
-                                  launch<128, 64, 8, 64, 32, 8, 8>, supports<64>));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_warptile", 7, "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8", 50,
+    sgemm::grid_supports<128>, launch<128, 128, 8, 64, 32, 8, 8>));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x128", 7,
+                                           "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
+                                           50, sgemm::grid_supports<128>,
+                                           launch<128, 128, 8, 64, 32, 8, 8>));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x64", 7,
+                                           "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
+                                           50, sgemm::grid_supports<64>,
+                                           launch<128, 64, 8, 64, 32, 8, 8>));
 
 }  // namespace gemmbench
