@@ -210,12 +210,13 @@ def group_key(row):
     """What makes rows comparable with one cuBLAS row: the runner times cuBLAS once per
     (shape, dtype, accumulate, layout, alpha, beta, measure settings)."""
     measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
+    # Reports from before --data have no measure.data: they all used uniform data.
     return (row["dtype"], row["accum"], row["layout"], row.get("alpha", 1.0), row.get("beta", 0.0),
-            measure.get("cache", "cold"))
+            measure.get("cache", "cold"), measure.get("data", "uniform"))
 
 
 def group_label(key):
-    dtype, accum, layout, alpha, beta, cache = key
+    dtype, accum, layout, alpha, beta, cache, data = key
     text = f"{dtype} (acc {accum}) {layout}"
     if alpha != 1.0:
         text += f", alpha={alpha:g}"
@@ -223,6 +224,8 @@ def group_label(key):
         text += f", beta={beta:g}"
     if cache != "cold":
         text += f", {cache} L2"
+    if data != "uniform":  # low-entropy inputs run faster: never let such a bar pass as a headline
+        text += f", {data} data"
     return text
 
 

@@ -54,7 +54,11 @@ def main():
         ratio = f"{r['ratio_to_cublas']:.3f}x" if r.get("ratio_to_cublas") is not None else "-"
         err = f"{r['error']['normwise']:.1e}" if r["error"]["verified"] else "-"
         status = r["status"] + (f" ({r['reason']})" if r["reason"] and r["status"] != "ok" else "")
-        line = (f"| {r['kernel']} | {shape} | {r['layout']} | {r['dtype']}/{r['accum']} | {ms} | {tf} | "
+        # Reports from before --data have no measure.data: uniform. Other data runs faster on a
+        # power-capped GPU, so its rows say so in the table itself.
+        data = r.get("measure", {}).get("data", "uniform")
+        types = f"{r['dtype']}/{r['accum']}" + (f" ({data} data)" if data != "uniform" else "")
+        line = (f"| {r['kernel']} | {shape} | {r['layout']} | {types} | {ms} | {tf} | "
                 f"{ratio} | {err} | {status} |")
         if args.source:
             line += f" {r['_source'].split('/')[-1]} |"

@@ -1,6 +1,7 @@
 // gemmbench entry point: CLI -> plan -> runner -> reporters (STYLE.md's one-way data flow).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -94,9 +95,11 @@ int run_benchmarks(const CliOutcome& cli) {
   gethostname(host, sizeof(host) - 1);
   meta.host = host;
   meta.seed = req.seed;
-  meta.data_distribution =
-      "uniform [-1, 1), counter-based hash (splitmix64) of (seed, tensor, index), generated on the "
-      "device and rounded to the input type";
+  for (const ProblemGroup& g : plan.groups)
+    if (std::find(meta.data_used.begin(), meta.data_used.end(), g.measure.data) ==
+        meta.data_used.end())
+      meta.data_used.push_back(g.measure.data);
+  meta.data_distribution = data_distribution_text(meta.data_used);
   meta.timing_method =
       "CUDA events around each launch on one stream; warm-up launches first; L2 flushed by a "
       "2x-L2 memset before each sample (cache=cold) and C restored before each sample when "

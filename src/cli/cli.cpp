@@ -99,7 +99,7 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--csv", o.csv, "Write one CSV row per case, as each finishes");
   app.add_option("--json", o.json,
                  "Write a JSON report (metadata + rows), rewritten after each row");
-  app.add_option("--seed", o.seed, "Seed of the uniform [-1,1] input data (default 20261122)");
+  app.add_option("--seed", o.seed, "Seed of the input data, see --data (default 20261122)");
   app.add_option("--device", o.device, "CUDA device index (default 0)");
   app.add_option("--warmup", o.measure.warmup,
                  "Untimed launches per provider before sampling (default 3)");
@@ -110,6 +110,12 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "Wall seconds after which sampling stops (default 10)");
   std::string cache;
   app.add_option("--cache", cache, "cold (flush L2 before every sample; default) or hot");
+  std::optional<std::string> data;  // optional, not empty-means-unset: --data '' is an error
+  app.add_option("--data", data,
+                 "Input values: uniform (default; seeded uniform [-1,1)) or int3 (seeded integers "
+                 "in [-3,3], cutlass_profiler's default for f16: low-entropy data draws less "
+                 "power and runs faster on a power-capped GPU; for comparing with numbers "
+                 "measured that way, not for headline figures)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
@@ -139,6 +145,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (!cache.empty()) {
     o.measure.cache = parse_cache_mode(cache);
     if (!o.measure.cache) throw UsageError("--cache: '" + cache + "' is not one of cold, hot");
+  }
+  if (data) {
+    o.measure.data = parse_data_dist(*data);
+    if (!o.measure.data) throw UsageError("--data: '" + *data + "' is not one of uniform, int3");
   }
   if (no_verify) o.measure.verify = false;
   if (o.device < 0)

@@ -184,7 +184,8 @@ class Parser {
 
   MeasureOverrides measure(const json& j, const std::string& path) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(j, path, {"warmup", "min_samples", "min_time", "max_time", "cache", "verify"});
+    check_keys(j, path,
+               {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "verify"});
     MeasureOverrides m;
     auto bounded_int = [&](const char* key) -> std::optional<int> {
       if (!j.contains(key)) return std::nullopt;
@@ -203,6 +204,13 @@ class Parser {
       m.cache = parse_cache_mode(c.get<std::string>());
       if (!m.cache)
         fail(join(path, "cache"), "'" + c.get<std::string>() + "' is not one of cold, hot");
+    }
+    if (j.contains("data")) {
+      const json& d = j["data"];
+      expect(d, d.is_string(), join(path, "data"), "a string");
+      m.data = parse_data_dist(d.get<std::string>());
+      if (!m.data)
+        fail(join(path, "data"), "'" + d.get<std::string>() + "' is not one of uniform, int3");
     }
     if (j.contains("verify")) {
       expect(j["verify"], j["verify"].is_boolean(), join(path, "verify"), "a boolean");

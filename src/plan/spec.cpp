@@ -16,12 +16,23 @@ std::optional<CacheMode> parse_cache_mode(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(DataDist d) {
+  return d == DataDist::uniform ? "uniform" : "int3";
+}
+
+std::optional<DataDist> parse_data_dist(std::string_view s) {
+  if (s == "uniform") return DataDist::uniform;
+  if (s == "int3") return DataDist::int3;
+  return std::nullopt;
+}
+
 void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (warmup) s.warmup = *warmup;
   if (min_samples) s.min_samples = *min_samples;
   if (min_time_s) s.min_time_s = *min_time_s;
   if (max_time_s) s.max_time_s = *max_time_s;
   if (cache) s.cache = *cache;
+  if (data) s.data = *data;
   if (verify) s.verify = *verify;
 }
 

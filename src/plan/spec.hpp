@@ -16,12 +16,21 @@ enum class CacheMode { cold, hot };
 const char* to_string(CacheMode c);
 std::optional<CacheMode> parse_cache_mode(std::string_view s);
 
+// The input values (MEASURE.md, "Data"). uniform is the default and the only one for headline
+// figures. int3 is cutlass_profiler's default f16 fill (set_uniform(-3, 3, 0)): low-entropy data
+// draws less power and runs faster on a power-capped GPU, so it exists only to compare with
+// numbers measured that way, and every report labels it.
+enum class DataDist { uniform, int3 };
+const char* to_string(DataDist d);
+std::optional<DataDist> parse_data_dist(std::string_view s);
+
 struct MeasureSettings {
   int warmup = 3;            // untimed launches of each provider before sampling
   int min_samples = 10;      // sample at least this many times...
   double min_time_s = 0.5;   // ...and until this much GPU time is accumulated,
   double max_time_s = 10.0;  // but stop once this much wall time was spent on the case
   CacheMode cache = CacheMode::cold;
+  DataDist data = DataDist::uniform;
   bool verify = true;
 };
 
@@ -29,6 +38,7 @@ struct MeasureOverrides {
   std::optional<int> warmup, min_samples;
   std::optional<double> min_time_s, max_time_s;
   std::optional<CacheMode> cache;
+  std::optional<DataDist> data;
   std::optional<bool> verify;
   void apply_to(MeasureSettings& s) const;
 };

@@ -75,9 +75,10 @@ json to_json(const CaseResult& r) {
       {"sm_mhz", opt(r.clock.sm_clock_mhz)}, {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
       {"power_w", opt(r.clock.power_w)},     {"temperature_c", opt(r.clock.temperature_c)},
       {"throttled", r.clock.throttled},      {"throttle_reasons", r.clock.throttle_reasons}};
-  j["measure"] = {{"cache", to_string(r.measure.cache)},  {"warmup", r.measure.warmup},
-                  {"min_samples", r.measure.min_samples}, {"min_time_s", r.measure.min_time_s},
-                  {"max_time_s", r.measure.max_time_s},   {"verify", r.measure.verify}};
+  j["measure"] = {{"cache", to_string(r.measure.cache)}, {"data", to_string(r.measure.data)},
+                  {"warmup", r.measure.warmup},          {"min_samples", r.measure.min_samples},
+                  {"min_time_s", r.measure.min_time_s},  {"max_time_s", r.measure.max_time_s},
+                  {"verify", r.measure.verify}};
   return j;
 }
 
@@ -125,6 +126,10 @@ CaseResult case_result_from_json(const json& j) {
   r.clock.throttle_reasons = c.at("throttle_reasons").get<std::string>();
   const json& m = j.at("measure");
   r.measure.cache = need(parse_cache_mode(m.at("cache").get<std::string>()), "cache");
+  // Reports from before --data have no key: every one of them used uniform data.
+  r.measure.data = m.contains("data")
+                       ? need(parse_data_dist(m.at("data").get<std::string>()), "data")
+                       : DataDist::uniform;
   r.measure.warmup = m.at("warmup").get<int>();
   r.measure.min_samples = m.at("min_samples").get<int>();
   r.measure.min_time_s = m.at("min_time_s").get<double>();

@@ -29,6 +29,10 @@ std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
 
 const std::vector<std::string>& csv_columns();
 
+// The report's data_distribution: today's uniform text when every run used uniform data (or none
+// is named), else each distribution used, by name.
+std::string data_distribution_text(const std::vector<DataDist>& used);
+
 // Throws UsageError when `path` cannot be created or written (checked before any GPU work);
 // leaves no file behind.
 void check_output_path(const std::string& path, const char* flag);

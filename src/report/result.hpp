@@ -70,7 +70,10 @@ struct RunMetadata {
   std::string date_utc;     // ISO 8601
   std::string host;
   uint64_t seed = 0;
-  std::string data_distribution;
+  std::string data_distribution;  // data_distribution_text(data_used)
+  // The distinct input distributions of the plan, in plan order: the console warns before its
+  // table when one is not uniform. Not written to JSON (rows carry theirs in measure.data).
+  std::vector<DataDist> data_used;
   std::string timing_method;
   std::string flops_convention;
   std::string verification;

@@ -63,11 +63,12 @@ struct Runner::Impl {
     d.a = DeviceBuffer(size_t(p.m * p.k) * es);
     d.b = DeviceBuffer(size_t(p.k * p.n) * es);
     d.c = DeviceBuffer(size_t(p.m * p.n) * es);
-    fill_uniform(d.a.get(), p.dtype, p.m * p.k, seed, kTensorA, stream);
-    fill_uniform(d.b.get(), p.dtype, p.k * p.n, seed, kTensorB, stream);
+    const DataDist dist = g.measure.data;
+    fill_inputs(d.a.get(), p.dtype, p.m * p.k, seed, kTensorA, dist, stream);
+    fill_inputs(d.b.get(), p.dtype, p.k * p.n, seed, kTensorB, dist, stream);
     if (p.beta != 0) {
       d.c0 = DeviceBuffer(size_t(p.m * p.n) * es);
-      fill_uniform(d.c0.get(), p.dtype, p.m * p.n, seed, kTensorC, stream);
+      fill_inputs(d.c0.get(), p.dtype, p.m * p.n, seed, kTensorC, dist, stream);
     }
     if (g.measure.verify) {
       d.ref = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));

@@ -49,13 +49,19 @@ __host__ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <class T>
-__global__ void fill_uniform_kernel(T* p, int64_t count, uint64_t key) {
+template <class T, DataDist D>
+__global__ void fill_kernel(T* p, int64_t count, uint64_t key) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const uint64_t h = splitmix64(key + uint64_t(i));
-    const float u = float(h >> 40) * (1.0f / 16777216.0f);  // 24 random bits -> [0, 1)
-    p[i] = from_float<T>(2.0f * u - 1.0f);
+    const uint64_t bits = splitmix64(key + uint64_t(i)) >> 40;  // 24 random bits: u = bits/2^24
+    if constexpr (D == DataDist::uniform) {
+      const float u = float(bits) * (1.0f / 16777216.0f);  // exact: 24 bits fit a float
+      p[i] = from_float<T>(2.0f * u - 1.0f);
+    } else {
+      // floor(7u) in integers: a float u*7 could round up across a bin edge
+      const int v = int((bits * 7) >> 24) - 3;
+      p[i] = from_float<T>(float(v));
+    }
   }
 }
 
@@ -164,8 +170,17 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class T>
-void dispatch_fill(void* p, int64_t count, uint64_t key, cudaStream_t s) {
-  fill_uniform_kernel<<<grid_for(count), 256, 0, s>>>(static_cast<T*>(p), count, key);
+void dispatch_fill(void* p, int64_t count, uint64_t key, DataDist d, cudaStream_t s) {
+  switch (d) {
+    case DataDist::uniform:
+      fill_kernel<T, DataDist::uniform>
+          <<<grid_for(count), 256, 0, s>>>(static_cast<T*>(p), count, key);
+      break;
+    case DataDist::int3:
+      fill_kernel<T, DataDist::int3>
+          <<<grid_for(count), 256, 0, s>>>(static_cast<T*>(p), count, key);
+      break;
+  }
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -225,10 +240,15 @@ std::vector<Partial> reduce_on_device(DeviceBuffer& partials, DType t, const voi
 
 }  // namespace
 
+void fill_inputs(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id, DataDist d,
+                 cudaStream_t stream) {
+  const uint64_t key = splitmix64(seed ^ splitmix64(tensor_id + 1));
+  by_dtype(t, [&](auto tag) { dispatch_fill<decltype(tag)>(p, count, key, d, stream); });
+}
+
 void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id,
                   cudaStream_t stream) {
-  const uint64_t key = splitmix64(seed ^ splitmix64(tensor_id + 1));
-  by_dtype(t, [&](auto tag) { dispatch_fill<decltype(tag)>(p, count, key, stream); });
+  fill_inputs(p, t, count, seed, tensor_id, DataDist::uniform, stream);
 }
 
 void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream) {

@@ -7,14 +7,19 @@
 #include <cstdint>
 
 #include "core/types.hpp"
+#include "plan/spec.hpp"
 #include "runner/device_buffer.hpp"
 #include "verify/tolerance.hpp"
 
 namespace gemmbench {
 
-// Element i of tensor `tensor_id` is a counter-based hash of (seed, tensor_id, i) mapped to a
-// uniform value in [-1, 1] and rounded to `t`: reproducible across runs and devices, and
-// independent of launch configuration.
+// Element i of tensor `tensor_id` is a counter-based hash of (seed, tensor_id, i), whose top 24
+// bits give u in [0, 1): reproducible across runs and devices, and independent of launch
+// configuration. uniform stores 2u - 1 in [-1, 1) rounded to `t`; int3 stores floor(7u) - 3, an
+// integer in [-3, 3], exact in every input type. Both read the same bits for the same seed.
+void fill_inputs(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id, DataDist d,
+                 cudaStream_t stream);
+// fill_inputs with DataDist::uniform.
 void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id,
                   cudaStream_t stream);
 void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream);

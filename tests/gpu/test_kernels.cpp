@@ -4,7 +4,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -225,4 +227,98 @@ TEST(Inputs, AreUniformInMinusOneOneAndNotConstant) {
   std::vector<float> h2(n);
   CUDA_CHECK(cudaMemcpy(h2.data(), buf.get(), n * 4, cudaMemcpyDeviceToHost));
   EXPECT_NE(h, h2) << "the seed changes the data";
+}
+
+namespace {
+
+// The fill written out on the host from its definition (device_verify.hpp): u is the top 24 bits
+// of splitmix64(key + i) over 2^24, with key = splitmix64(seed ^ splitmix64(tensor + 1)).
+uint64_t host_splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+double host_u(uint64_t seed, uint64_t tensor, int64_t i) {
+  const uint64_t key = host_splitmix64(seed ^ host_splitmix64(tensor + 1));
+  return double(host_splitmix64(key + uint64_t(i)) >> 40) / 16777216.0;  // exact in a double
+}
+
+std::vector<float> fill_f32(int n, uint64_t seed, uint64_t tensor, DataDist d) {
+  DeviceBuffer buf(size_t(n) * 4);
+  fill_inputs(buf.get(), DType::f32, n, seed, tensor, d, nullptr);
+  std::vector<float> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), buf.get(), size_t(n) * 4, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+std::vector<uint16_t> fill_16bit(DType t, int n, uint64_t seed, uint64_t tensor, DataDist d) {
+  DeviceBuffer buf(size_t(n) * 2);
+  fill_inputs(buf.get(), t, n, seed, tensor, d, nullptr);
+  std::vector<uint16_t> h(n);
+  CUDA_CHECK(cudaMemcpy(h.data(), buf.get(), size_t(n) * 2, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+}  // namespace
+
+// --data uniform must stay bit for bit what every committed report measured.
+TEST(Inputs, UniformIsTheDocumentedHashBitForBit) {
+  GEMMBENCH_REQUIRE_GPU();
+  const int n = 1 << 16;
+  const std::vector<float> h = fill_f32(n, 42, 1, DataDist::uniform);
+  DeviceBuffer buf(n * 4);
+  fill_uniform(buf.get(), DType::f32, n, 42, 1, nullptr);
+  std::vector<float> legacy(n);
+  CUDA_CHECK(cudaMemcpy(legacy.data(), buf.get(), n * 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(h, legacy) << "fill_uniform is fill_inputs(uniform)";
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += double(h[i]) != 2.0 * host_u(42, 1, i) - 1.0;
+  EXPECT_EQ(wrong, 0) << "2u - 1 is exact in f32 for 24-bit u";
+}
+
+// cutlass_profiler's default f16 data: integers uniform in [-3, 3], each of the 7 about 1/7.
+TEST(Inputs, Int3AreSeededIntegersInMinusThreeThreeEachAboutOneSeventh) {
+  GEMMBENCH_REQUIRE_GPU();
+  const int n = 1 << 16;
+  const std::vector<float> h = fill_f32(n, 42, 0, DataDist::int3);
+  int counts[7] = {};
+  int not_int = 0, off_model = 0;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const float x = h[i];
+    if (!(x >= -3.0f && x <= 3.0f) || x != std::floor(x)) {
+      ++not_int;
+      continue;
+    }
+    ++counts[int(x) + 3];
+    sum += x;
+    off_model += double(x) != std::floor(7.0 * host_u(42, 0, i)) - 3.0;
+  }
+  ASSERT_EQ(not_int, 0) << "every value is an integer in [-3, 3]";
+  EXPECT_EQ(off_model, 0) << "value = floor(7u) - 3";
+  for (int v = -3; v <= 3; ++v) {
+    EXPECT_GT(counts[v + 3], 0) << v << " never appears";
+    // 1/7 of 2^16 is 9362 with a binomial sigma of 90: 5% is more than 5 sigma.
+    EXPECT_NEAR(counts[v + 3], n / 7.0, 0.05 * n / 7.0) << v;
+  }
+  EXPECT_NEAR(sum / n, 0.0, 0.05);  // sigma of the mean: 2 / 256
+
+  EXPECT_EQ(fill_f32(n, 42, 0, DataDist::int3), h) << "the same seed gives the same data";
+  EXPECT_NE(fill_f32(n, 43, 0, DataDist::int3), h) << "the seed changes the data";
+  EXPECT_NE(fill_f32(n, 42, 1, DataDist::int3), h) << "each tensor has its own stream";
+
+  // The same integers, exactly, in f16 and bf16 (bf16 is the top half of the f32 bits).
+  const uint16_t f16_bits[7] = {0xC200, 0xC000, 0xBC00, 0x0000, 0x3C00, 0x4000, 0x4200};
+  const std::vector<uint16_t> h16 = fill_16bit(DType::f16, n, 42, 0, DataDist::int3);
+  const std::vector<uint16_t> hbf = fill_16bit(DType::bf16, n, 42, 0, DataDist::int3);
+  int bad16 = 0, badbf = 0;
+  for (int i = 0; i < n; ++i) {
+    uint32_t f32_bits;
+    std::memcpy(&f32_bits, &h[i], 4);
+    bad16 += h16[i] != f16_bits[int(h[i]) + 3];
+    badbf += hbf[i] != uint16_t(f32_bits >> 16);
+  }
+  EXPECT_EQ(bad16, 0) << "f16 holds the same integers";
+  EXPECT_EQ(badbf, 0) << "bf16 holds the same integers";
 }

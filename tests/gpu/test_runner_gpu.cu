@@ -144,6 +144,40 @@ TEST(Runner, BetaNonZeroHotCacheAndSkips) {
   EXPECT_NE(skipped.reason.find("layout tt"), std::string::npos) << skipped.reason;
 }
 
+// --data int3 reaches the device: integer products and their sums are exact in f32, so the f32
+// rows carry no error at all (uniform data leaves about 1e-7). f16 over K = 4096 stays within the
+// unchanged bound, and a kernel that drops part of K still fails.
+TEST(Runner, Int3DataIsUsedAndVerifies) {
+  GEMMBENCH_REQUIRE_GPU();
+  RunSpec f32 = quick_run({"sgemm_naive", "sgemm_test_drops_k"}, {96, 80, 512});
+  f32.name = "f32";
+  f32.measure.data = DataDist::int3;
+  RunSpec f16 = quick_run({"hgemm_tn"}, {256, 256, 4096});
+  f16.name = "f16";
+  f16.layouts = {Layout::tn};
+  f16.dtypes = {DType::f16};
+  f16.accums = {Accum::f16, Accum::f32};
+  f16.measure.data = DataDist::int3;
+  const Plan plan = build_plan({f32, f16}, {}, {}, KernelRegistry::instance());
+  Runner runner(0, 5);
+  Collect out;
+  runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 3u + 2u * 2u);
+  for (const CaseResult& r : out.rows) {
+    SCOPED_TRACE(r.run_name + " " + r.kernel + " " + to_string(r.problem.accum));
+    EXPECT_EQ(r.measure.data, DataDist::int3);
+    if (r.status == Status::skipped) continue;  // hgemm_tn needs sm_80
+    if (r.kernel == "sgemm_test_drops_k") {
+      EXPECT_EQ(r.status, Status::failed);
+      EXPECT_GT(r.error.normwise, 10 * r.error.tolerance);
+      continue;
+    }
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_LE(r.error.normwise, r.error.tolerance);
+    if (r.problem.dtype == DType::f32) EXPECT_EQ(r.error.normwise, 0.0);
+  }
+}
+
 TEST(Runner, DeviceMetadataIsFilled) {
   GEMMBENCH_REQUIRE_GPU();
   Runner runner(0, 1);

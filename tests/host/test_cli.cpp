@@ -69,6 +69,20 @@ TEST(Cli, TypesLayoutsMeasurement) {
   EXPECT_EQ(r.seed, 9u);
 }
 
+TEST(Cli, DataDistribution) {
+  EXPECT_FALSE(parse({"--m", "64"}).options.measure.data) << "no --data: the default applies";
+  EXPECT_EQ(parse({"--data", "int3"}).options.measure.data, DataDist::int3);
+  EXPECT_EQ(parse({"--data", "uniform"}).options.measure.data, DataDist::uniform);
+  // Like --cache, --data is a measurement setting and so also applies to the runs of a config.
+  const CliOutcome o = parse({"--config", "configs/default.json", "--data", "int3"});
+  EXPECT_EQ(o.options.measure.data, DataDist::int3);
+  EXPECT_NO_THROW(resolve_request(o.options));
+  const CliOutcome help = parse({"--help"});
+  for (const char* s : {"--data", "int3 (seeded integers in [-3,3]", "not for headline figures",
+                        "uniform (default; seeded uniform [-1,1))"})
+    EXPECT_NE(help.text.find(s), std::string::npos) << s;
+}
+
 TEST(Cli, SubcommandsHelpAndVersion) {
   EXPECT_EQ(parse({"list"}).kind, CliOutcome::Kind::list);
   EXPECT_TRUE(parse({"list", "--json"}).options.list_json);
@@ -94,6 +108,9 @@ TEST(Cli, BadInputIsOneClearLine) {
       {{"--dtype", "f64"}, "'f64' is not one of f32, f16, bf16"},
       {{"--accum", "f8"}, "'f8' is not one of f32, f16"},
       {{"--cache", "warm"}, "'warm' is not one of cold, hot"},
+      {{"--data", "int4"}, "--data: 'int4' is not one of uniform, int3"},
+      {{"--data", "Int3"}, "--data: 'Int3' is not one of uniform, int3"},
+      {{"--data", ""}, "--data: '' is not one of uniform, int3"},
       {{"--alpha", "x"}, "--alpha"},
       {{"--device", "-1"}, "--device"},
       {{"--bogus"}, "bogus"},

@@ -37,7 +37,7 @@ TEST(Config, FullRun) {
       "name": "ladder", "kernels": ["sgemm_*", "cublas"],
       "shapes": [[1, 2, 3], {"m": "256:512:256", "n": [8, 16], "k": 32}, {"mnk": "64:256:x2"}],
       "layouts": "tn", "dtypes": ["f16"], "accums": ["f32", "f16"], "alpha": 0.5, "beta": -1,
-      "measure": {"warmup": 1, "min_samples": 3, "min_time": 0.1, "max_time": 2, "cache": "hot", "verify": false}
+      "measure": {"warmup": 1, "min_samples": 3, "min_time": 0.1, "max_time": 2, "cache": "hot", "data": "int3", "verify": false}
     }]})",
                                           "cfg.json");
   EXPECT_EQ(c.description, "d");
@@ -63,6 +63,7 @@ TEST(Config, FullRun) {
   EXPECT_DOUBLE_EQ(r.beta, -1);
   EXPECT_EQ(r.measure.min_samples, 3);
   EXPECT_EQ(r.measure.cache, CacheMode::hot);
+  EXPECT_EQ(r.measure.data, DataDist::int3);
   EXPECT_EQ(r.measure.verify, false);
 }
 
@@ -78,6 +79,7 @@ TEST(Config, DefaultsAndComments) {
   EXPECT_FALSE(c.seed);
   EXPECT_DOUBLE_EQ(c.runs[0].alpha, 1.0);
   EXPECT_DOUBLE_EQ(c.runs[0].beta, 0.0);
+  EXPECT_FALSE(c.runs[0].measure.data) << "no measure.data: the default (uniform) applies";
 }
 
 TEST(Config, MalformedJsonGivesLineAndColumn) {
@@ -128,6 +130,11 @@ TEST(Config, BadValues) {
   expect_error(
       R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"cache": "warm"}}]})",
       {"'warm' is not one of cold, hot"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"data": "gaussian"}}]})",
+      {"runs[0].measure.data", "'gaussian' is not one of uniform, int3"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"data": 3}}]})",
+               {"runs[0].measure.data", "expected a string"});
   expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"warmup": -1}}]})",
                {"warmup", "[0, 1000000]"});
   expect_error(

@@ -135,6 +135,12 @@ TEST(Plan, MeasurementPrecedenceDefaultsThenRunThenCli) {
   EXPECT_EQ(p.groups[0].measure.min_samples, 7);
   EXPECT_EQ(p.groups[0].measure.warmup, 2);
   EXPECT_EQ(p.groups[0].measure.cache, CacheMode::cold) << "cold L2 is the default";
+  EXPECT_EQ(p.groups[0].measure.data, DataDist::uniform) << "uniform data is the default";
+  r.measure.data = DataDist::int3;
+  EXPECT_EQ(build_plan({r}, {}, cli, reg).groups[0].measure.data, DataDist::int3);
+  cli.data = DataDist::uniform;
+  EXPECT_EQ(build_plan({r}, {}, cli, reg).groups[0].measure.data, DataDist::uniform)
+      << "the command line overrides the run";
   MeasureOverrides bad;
   bad.max_time_s = 0.1;
   bad.min_time_s = 1.0;

@@ -94,6 +94,46 @@ TEST(Json, RowRoundTripsExactly) {
   }
 }
 
+TEST(Json, DataDistributionRoundTrips) {
+  CaseResult r = sample_row(3, Status::ok);
+  r.measure.data = DataDist::int3;
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["measure"]["data"], "int3");
+  const CaseResult back = case_result_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.measure.data, DataDist::int3);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(to_json(sample_row(3, Status::ok))["measure"]["data"], "uniform");
+  nlohmann::json bad = j;
+  bad["measure"]["data"] = "int4";
+  EXPECT_THROW(case_result_from_json(bad), nlohmann::json::exception);
+}
+
+TEST(Json, ReportsWithoutMeasureDataReadAsUniform) {
+  CaseResult r = sample_row(3, Status::ok);
+  r.measure.data = DataDist::int3;  // so that reading back uniform proves the default applied
+  nlohmann::json old = to_json(r);
+  old["measure"].erase("data");
+  EXPECT_EQ(case_result_from_json(old).measure.data, DataDist::uniform);
+
+  // The reports committed before --data existed still load, every row as uniform.
+  const fs::path dir = fs::path(GEMMBENCH_SOURCE_DIR) / "bench_results";
+  size_t rows = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    if (!doc.contains("results")) continue;  // `gemmbench inspect` output, not a run report
+    for (const auto& row : doc["results"]) {
+      const bool has_data = row.at("measure").contains("data");
+      CaseResult back;
+      ASSERT_NO_THROW(back = case_result_from_json(row)) << e.path();
+      if (!has_data) EXPECT_EQ(back.measure.data, DataDist::uniform) << e.path();
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 0u) << "no run report found under " << dir;
+}
+
 TEST(Json, ReportIsValidAfterEveryRow) {
   const fs::path path = temp_path("report.json");
   auto rep = make_json_reporter(path.string());
@@ -144,6 +184,7 @@ TEST(Csv, StableColumnsOneRowPerCaseWrittenImmediately) {
     EXPECT_DOUBLE_EQ(std::stod(cell("ratio_to_cublas")), 0.5);
     EXPECT_EQ(cell("samples"), "42");
     EXPECT_EQ(cell("cache"), "cold");
+    EXPECT_EQ(cell("data"), "uniform");
     EXPECT_EQ(cell("device"), "NVIDIA H100 80GB HBM3");
   }
   rep->add(sample_row(2, Status::skipped));
@@ -185,9 +226,35 @@ TEST(Csv, ColumnsAreTheDocumentedOnes) {
                         "temperature_c",
                         "throttled",
                         "cache",
+                        "data",
                         "samples",
                         "reason"})
     EXPECT_NE(std::find(csv_columns().begin(), csv_columns().end(), c), csv_columns().end()) << c;
+}
+
+TEST(Csv, DataColumnFollowsCache) {
+  const auto& cols = csv_columns();
+  const auto cache = std::find(cols.begin(), cols.end(), "cache");
+  ASSERT_NE(cache, cols.end());
+  ASSERT_NE(cache + 1, cols.end());
+  EXPECT_EQ(*(cache + 1), "data");
+  const fs::path path = temp_path("data.csv");
+  {
+    auto rep = make_csv_reporter(path.string());
+    rep->begin(sample_meta());
+    CaseResult r = sample_row(1, Status::ok);
+    r.measure.data = DataDist::int3;
+    rep->add(r);
+    rep->end({});
+  }
+  std::ifstream in(path);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const auto cells = split_csv_line(row);
+  ASSERT_EQ(cells.size(), cols.size());
+  EXPECT_EQ(cells[size_t(cache - cols.begin()) + 1], "int3");
+  fs::remove(path);
 }
 
 TEST(Console, TableRowsCarryTheEssentials) {
@@ -214,4 +281,54 @@ TEST(OutputPath, UnwritablePathsAreRefusedAndNothingIsLeftBehind) {
   const fs::path ok = temp_path("probe.csv");
   check_output_path(ok.string(), "--csv");
   EXPECT_FALSE(fs::exists(ok)) << "the probe must not leave a file";
+}
+
+TEST(Console, NonUniformDataIsAnnouncedBeforeTheTable) {
+  {  // uniform only: no warning, no row tag
+    std::ostringstream out;
+    auto rep = make_console_reporter(out);
+    RunMetadata m = sample_meta();
+    m.data_used = {DataDist::uniform};
+    rep->begin(m);
+    rep->add(sample_row(1, Status::ok));
+    EXPECT_EQ(out.str().find("data:"), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("int3"), std::string::npos) << out.str();
+  }
+  std::ostringstream out;
+  auto rep = make_console_reporter(out);
+  RunMetadata m = sample_meta();
+  m.data_used = {DataDist::int3};
+  rep->begin(m);
+  CaseResult r = sample_row(1, Status::ok);
+  r.measure.data = DataDist::int3;
+  rep->add(r);
+  const std::string text = out.str();
+  const size_t warning = text.find(
+      "data: int3 (integers in [-3,3]) -- low-entropy inputs, not comparable with uniform-data "
+      "figures\n");
+  ASSERT_NE(warning, std::string::npos) << text;
+  EXPECT_LT(warning, text.find("median ms")) << "the warning comes before the table";
+  EXPECT_NE(text.find("ok [int3 data]"), std::string::npos) << text;
+
+  std::ostringstream mixed;
+  auto rep2 = make_console_reporter(mixed);
+  m.data_used = {DataDist::uniform, DataDist::int3};
+  rep2->begin(m);
+  EXPECT_NE(mixed.str().find("data: int3 (integers in [-3,3]) on the rows marked [int3 data] -- "),
+            std::string::npos)
+      << mixed.str();
+}
+
+TEST(Metadata, DataDistributionNamesWhatWasUsed) {
+  const std::string uniform =
+      "uniform [-1, 1), counter-based hash (splitmix64) of (seed, tensor, index), generated on the "
+      "device and rounded to the input type";
+  EXPECT_EQ(data_distribution_text({}), uniform);
+  EXPECT_EQ(data_distribution_text({DataDist::uniform}), uniform) << "unchanged for uniform";
+  const std::string int3 = data_distribution_text({DataDist::int3});
+  EXPECT_EQ(int3.rfind("int3: integers uniform in [-3, 3]", 0), 0u) << int3;
+  EXPECT_EQ(int3.find("uniform [-1, 1)"), std::string::npos) << int3;
+  const std::string both = data_distribution_text({DataDist::int3, DataDist::uniform});
+  EXPECT_NE(both.find("uniform: uniform [-1, 1)"), std::string::npos) << both;
+  EXPECT_NE(both.find("int3: integers"), std::string::npos) << both;
 }

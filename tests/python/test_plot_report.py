@@ -244,6 +244,21 @@ class LadderData(unittest.TestCase):
             plot_report.ladder_data(doc, BIG)
         self.assertIn("no ok rows at shape 4096x4096x4096", str(caught.exception))
 
+    def test_int3_data_is_its_own_labelled_group(self):
+        doc = sample()
+        int3 = [copy.deepcopy(r) for r in doc["results"]
+                if (r["m"], r["n"], r["k"]) == BIG and r["dtype"] == "f16"]
+        for row in int3:
+            row["measure"]["data"] = "int3"
+            if row["tflops"] is not None:
+                row["tflops"] *= 1.1
+        doc["results"].extend(int3)
+        data = plot_report.ladder_data(doc, BIG)
+        refs = [(r["group_label"], r["tflops"]) for r in data["references"]]
+        self.assertEqual([label for label, _ in refs],
+                         ["f32 (acc f32) nn", "f16 (acc f32) tn", "f16 (acc f32) tn, int3 data"])
+        self.assertAlmostEqual(refs[2][1], 612.0 * 1.1)
+
     def test_throttled_row_is_marked(self):
         doc = sample()
         next(r for r in doc["results"] if r["kernel"] == "hgemm_tn"
