@@ -3,6 +3,7 @@
 # benchmarks. Logs and reports go to $OUT (or ./gpu_out), a short table is printed last.
 #
 #   scripts/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
+#   (each step is one case of the loop below; ncu-kernels / ncu-stalls profile one launch)
 #   e.g. only the Hopper rung's tests: scripts/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
 #
 # Expects the dependencies staged in .deps (../shared/tools/stage-offline-deps.sh .deps) when the
@@ -168,6 +169,22 @@ for step in "${steps[@]}"; do
         "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_${regex//[^a-zA-Z0-9_]/}.txt" 2>&1
       note "ncu $regex: rc=$?"
       grep -E "bank_conflicts|wavefronts|op_ldsm|op_ldgsts|Shared .*Conflicts|Compute \(SM\) Throughput|Duration" "$logs/ncu_${regex//[^a-zA-Z0-9_]/}.txt" | head -20 | tee -a "$summary"
+      ;;
+    ncu-stalls:*)
+      # ncu-stalls:<tag>:<kernel name regex>:<gemmbench args>; where one launch's warps wait:
+      # the stall reasons per issued instruction, issue-slot and tensor-pipe use, SM clock.
+      rest=${step#ncu-stalls:}
+      tag=${rest%%:*}
+      rest=${rest#*:}
+      regex=${rest%%:*}
+      args=${rest#*:}
+      timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+        --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio",sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second \
+        "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_stalls_$tag.txt" 2>&1
+      note "ncu-stalls $tag: rc=$?"
+      grep -E "issue_stalled|hmma|issue_active|cycles_elapsed|Duration|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps" \
+        "$logs/ncu_stalls_$tag.txt" | awk '$NF+0 >= 0.05 || /hmma|issue_active|elapsed|Duration|Warp Cycles|Issue Slots|Eligible/' | head -40 | tee -a "$summary"
       ;;
     *)
       note "unknown step $step"
