@@ -77,6 +77,15 @@
 // per 32 mma and the CTA's cp.async writes 12 KB per k16 step, ~350 of the ~385 clocks the mma
 // of a step take at 128 B/clk of shared-memory bandwidth; and the same traffic costs power, so
 // under the cap the clock settles ~15% below the register-only loop's (1.47-1.5 vs 1.7 GHz).
+// Neither the data nor the memory system explains the gap (H100, 2026-11-22): with
+// cutlass_profiler's integer inputs (--data int3) every kernel runs faster, cuBLAS as much as
+// this one, and hgemm_tn stays at 0.711x (f16 acc, 519.8 TFLOP/s) and 0.587x (f32 acc)
+// against 0.705x / 0.591x with uniform data in the same run
+// (bench_results/h100/2026-11-22_data_power_5120.json); and Nsight Compute on one launch finds
+// the tensor pipe active in 85.8% / 80.5% of the cycles, the warps waiting on the busy math pipe
+// and fixed-latency dependencies (2.1 and 1.8 warps per issued instruction, f16 acc), hardly on
+// barriers (0.04) or memory (0.06), 0.5 eligible warps per scheduler
+// (bench_results/h100/2026-11-22_ncu_stalls_5120x4096x4096.txt).
 #pragma once
 
 #include <cuda_fp16.h>

@@ -95,7 +95,9 @@
 //   4096^3 f16/f32acc, bf16/f32acc       0.992x, 0.983x           0.981x, 0.990x
 //   5120x4096x4096 f16/f16acc            683.7 1.129x (cuBLAS COMPUTE_16F is slower)
 // ("sk" = hgemm_tn_sm90_sk_tmastore.) Repeats at 5120x4096x4096 on the H100 gave 0.996x, 0.995x,
-// 0.997x (f16) and 0.997x, 0.999x, 0.997x (bf16): level with cuBLAS, not ahead. cuBLAS runs
+// 0.997x, 1.004x (f16) and 0.997x, 0.999x, 0.997x, 1.003x (bf16; the last pair from
+// bench_results/h100/2026-11-22_data_power_5120.json, which also measured 1.007x for both with
+// cutlass_profiler's integer inputs): level with cuBLAS, not reliably ahead. cuBLAS runs
 // nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT there (320x128 tile, 3 stages, 2-CTA clusters)
 // and Nsight Compute times both at 233 us at the same clock
 // (bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt).
