@@ -116,14 +116,11 @@ enum class CopySchedule {
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
-          CopySchedule SCHED_ = CopySchedule::step0, int MIN_BLOCKS_ = 1>
+          CopySchedule SCHED_ = CopySchedule::step0>
 struct AmpereTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
   static constexpr CopySchedule SCHED = SCHED_;
-  // CTAs per SM the registers must allow (__launch_bounds__' second argument): 2 caps a
-  // 256-thread CTA at 128 registers, so two CTAs (16 warps) share each SM's tensor pipes.
-  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M;  // warp tile rows
   static constexpr int WN = BN / WARPS_N;  // warp tile columns
@@ -133,9 +130,8 @@ struct AmpereTile {
   static constexpr int KI = BK / 16;       // k16 steps per k-tile
   static constexpr int PIPE_BYTES = STAGES * (BM + BN) * BK * 2;
   // f32 accumulators of a warp tile above 64x64 take more than 128 of the 255 registers a
-  // thread may have (more than half of 128 with MIN_BLOCKS = 2), which with the fragments
-  // spills: such tiles register f16 accumulation only.
-  static constexpr bool F32_ACC = MI * NI * 4 <= 128 / MIN_BLOCKS;
+  // thread may have, which with the fragments spills: such tiles register f16 accumulation only.
+  static constexpr bool F32_ACC = MI * NI * 4 <= 128;
   // Warp tiles 128 or more columns wide (8+ B blocks) stream B through a ring of B_RING blocks
   // loaded B_AHEAD mma groups ahead, instead of double-buffering a whole k-step of A and B: a
   // 64x128 warp tile double-buffers 96 fragment registers the plain way (beside 128 of f16
@@ -307,8 +303,7 @@ struct AmpereKernel {
 };
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    hgemm_ampere_kernel(const AmpereParams p) {
+__global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const AmpereParams p) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   constexpr int WM = Cfg::WM, WN = Cfg::WN, MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB;

@@ -28,10 +28,6 @@
 //   hgemm_tn_128x256x64_s4_spread  the same with 4 stages, 192 KB   (sm_90 only: > 163 KB)
 //   hgemm_tn_128x256x32_s4_w64x128 2x2 warps of 64x128, spread, 96 KB: a quarter less
 //                                  ldmatrix traffic, 2 CTAs per SM; f16 accumulation only
-//   hgemm_tn_128x256x32_s4_spread_2cta  the spread variant held to 128 registers
-//                                  (__launch_bounds__(256, 2)), so 2 CTAs = 16 warps per SM feed
-//                                  the tensor pipes (Nsight: 0.5 eligible warps per scheduler
-//                                  with one CTA); ptxas spills 168 B; f16 accumulation only
 //   hgemm_tn_256x256x32_s4_w64x128 4x2 warps of 64x128, spread, 128 KB: also a third less L2
 //                                  and cp.async traffic per flop; few, large tiles (2.4 waves
 //                                  at 5120x4096), so for large outputs; f16 accumulation only
@@ -61,7 +57,6 @@ using Tile128x256x64S3Spread = AmpereTile<128, 256, 64, 2, 4, 3, kSpread>;
 using Tile128x256x64S4Spread = AmpereTile<128, 256, 64, 2, 4, 4, kSpread>;
 using Tile128x256x32S4W64x128 = AmpereTile<128, 256, 32, 2, 2, 4, kSpread>;
 using Tile256x256x32S4W64x128 = AmpereTile<256, 256, 32, 4, 2, 4, kSpread>;
-using Tile128x256x32S4Spread2Cta = AmpereTile<128, 256, 32, 2, 4, 4, kSpread, 2>;
 
 }  // namespace
 
@@ -104,10 +99,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4W64x128, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x256x32S4W64x128, Layout::tn>(
     "hgemm_tn_256x256x32_s4_w64x128", 3,
     "Ampere TN: 256x256x32, 8 warps of 64x128 (B streamed), 4 stages, spread; f16 acc only"));
-
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4Spread2Cta, Layout::tn>(
-    "hgemm_tn_128x256x32_s4_spread_2cta", 3,
-    "Ampere TN: 128x256x32, 8 warps, 4 stages, spread, <= 128 registers: 2 CTAs (16 warps) per "
-    "SM; f16 acc only"));
 
 }  // namespace gemmbench::hgemm
