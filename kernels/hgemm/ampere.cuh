@@ -85,7 +85,14 @@
 // the tensor pipe active in 85.8% / 80.5% of the cycles, the warps waiting on the busy math pipe
 // and fixed-latency dependencies (2.1 and 1.8 warps per issued instruction, f16 acc), hardly on
 // barriers (0.04) or memory (0.06), 0.5 eligible warps per scheduler
-// (bench_results/h100/2026-11-22_ncu_stalls_5120x4096x4096.txt).
+// (bench_results/h100/2026-11-22_ncu_stalls_5120x4096x4096.txt). More warps per scheduler, by
+// holding the spread 128x256x32 variant to 128 registers (__launch_bounds__(256, 2): two CTAs,
+// 16 warps per SM) with the register double-buffering left as it is, spills 168 bytes per thread
+// into the mainloop: 181.1 TFLOP/s (0.270x) against hgemm_tn's 441.5 (0.700x) in the same run,
+// warps stalled on the local-memory loads (long scoreboard 14.1 per issued instruction), tensor
+// pipe active 34% (bench_results/h100/2026-11-22_ampere_2cta_5120.json and
+// 2026-11-22_ncu_stalls_ampere_2cta.txt, git 5094b9045501; the variant was removed after). Two
+// CTAs per SM need a fragment schedule that fits 128 registers, not a tighter bound.
 #pragma once
 
 #include <cuda_fp16.h>
