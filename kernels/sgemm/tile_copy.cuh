@@ -1,6 +1,6 @@
 // Device pieces the SGEMM rungs share: the global->shared tile copy (rungs 3-7; its 128-bit path
 // and the float4 fragment unpack from rung 6 on), the launcher's test for the 128-bit path, and
-// the warp-tiled epilogue (rungs 7, 8). The host side is in sgemm/launch.cuh.
+// the thread-tile epilogue (rungs 6-8). The host side is in sgemm/launch.cuh.
 #pragma once
 
 #include <cstdint>

@@ -86,38 +86,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   }
 
   // EPILOGUE: C is column-major, so a thread's TM rows of one column are contiguous: float4
-  // stores when VEC (ldc % 4 == 0 and M % 4 == 0: a float4 is wholly in or out of C).
-#pragma unroll
-  for (int j = 0; j < TN; ++j) {
-    const int n = n0 + tn * TN + j;
-    if (n >= N) break;
-    if constexpr (VEC) {
-#pragma unroll
-      for (int q = 0; q < TM / 4; ++q) {
-        const int m = m0 + tm * TM + 4 * q;
-        if (m >= M) break;
-        float4* c = reinterpret_cast<float4*>(C + m + n * ldc);
-        float4 r = make_float4(alpha * acc[4 * q][j], alpha * acc[4 * q + 1][j],
-                               alpha * acc[4 * q + 2][j], alpha * acc[4 * q + 3][j]);
-        if (beta != 0.f) {  // beta == 0 must not read C (it may hold NaN)
-          const float4 old = *c;
-          r.x += beta * old.x;
-          r.y += beta * old.y;
-          r.z += beta * old.z;
-          r.w += beta * old.w;
-        }
-        *c = r;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        const int m = m0 + tm * TM + i;
-        if (m >= M) break;
-        float* c = C + m + n * ldc;
-        *c = beta == 0.f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;
-      }
-    }
-  }
+  // stores when VEC (ldc % 4 == 0 and M % 4 == 0: a float4 is wholly in or out of C). The thread
+  // tile is one contiguous TM x TN block, i.e. the warp-tiled epilogue with lane strides 1.
+  sgemm::store_warp_tile<TM, TN, 1, 1, VEC>(acc, C, ldc, M, N, m0 + tm * TM, n0 + tn * TN, alpha,
+                                            beta);
 }
 
 // The tile this rung launches.
