@@ -82,10 +82,11 @@ inline bool can_vectorize(const GemmArgs& args) {
          aligned(args.b) && aligned(args.c);
 }
 
-// EPILOGUE of the warp-tiled rungs (7, 8): the thread tile acc[TM][TN] is (TM/4) x (TN/4) 4x4
-// sub-tiles, LM*4 rows and LN*4 columns apart, starting at C(m_first, n_first). For each column
-// the LM lanes along M store LM consecutive float4s (VEC: M, ldc multiples of 4, C 16-byte
-// aligned) or scalars with bounds checks; beta == 0 never reads C (it may hold NaN).
+// EPILOGUE of rungs 6-8 (LM = LN = 1 for rung 6's contiguous thread tile): the thread tile
+// acc[TM][TN] is (TM/4) x (TN/4) 4x4 sub-tiles, LM*4 rows and LN*4 columns apart, starting at
+// C(m_first, n_first). For each column the LM lanes along M store LM consecutive float4s (VEC: M,
+// ldc multiples of 4, C 16-byte aligned) or scalars with bounds checks; beta == 0 never reads C (it
+// may hold NaN).
 template <int TM, int TN, int LM, int LN, bool VEC>
 __device__ __forceinline__ void store_warp_tile(const float (&acc)[TM][TN], float* __restrict__ C,
                                                 int64_t ldc, int M, int N, int m_first, int n_first,
