@@ -73,6 +73,7 @@
 // not run concurrently on different streams (they share it).
 // Testing knob: GEMMBENCH_SM90_MAX_CLUSTERS=n caps the persistent grid at n clusters, so that the
 // small shapes of the GPU test suite exercise multi-tile walks and stream-K splits.
+// Measuring knob: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles.
 // Constraints: sm_90 device and a build with sm_90a code (supports() says which is missing);
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
@@ -218,14 +219,15 @@ GB_HD int sk_tile_count(int tiles_total, int clusters) {
   return 2 * rem < clusters ? rem + clusters : rem;
 }
 
-// clusters_max: how many clusters the grid may have (resident clusters, capped).
+// clusters_max: how many clusters the grid may have (resident clusters, capped). log_tile >= 0
+// overrides the raster width (2^log_tile cluster-tile columns per band; -1: raster_log_tile).
 Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                           int clusters_max, bool stream_k) {
+                           int clusters_max, bool stream_k, int log_tile = -1) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
   s.cluster_tiles_n = ceil_div(s.tiles_n, cluster);
-  s.log_tile = raster_log_tile(s.cluster_tiles_n, 8);
+  s.log_tile = log_tile >= 0 ? log_tile : raster_log_tile(s.cluster_tiles_n, 8);
   const RasterGrid g = raster_grid(s.tiles_m, s.cluster_tiles_n, s.log_tile);
   s.raster_x = g.x;
   s.raster_y = g.y;
@@ -958,6 +960,16 @@ int max_clusters_from_env() {
   return cap;
 }
 
+// GEMMBENCH_SM90_LOG_TILE=L (0..4): raster bands 2^L cluster tiles wide instead of
+// raster_log_tile's choice, for measuring how the tile order changes L2 traffic (see the header).
+int log_tile_from_env() {
+  static const int log_tile = [] {
+    const char* e = std::getenv("GEMMBENCH_SM90_LOG_TILE");
+    return e ? std::clamp(std::atoi(e), 0, 4) : -1;
+  }();
+  return log_tile;
+}
+
 template <class T, bool F16_ACCUM, class V>
 void run(const GemmArgs& args, cudaStream_t stream) {
   using Cfg = typename V::Cfg;
@@ -967,7 +979,8 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
-      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K,
+                    log_tile_from_env());
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
@@ -1036,7 +1049,8 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
   const int64_t cluster_tiles_n =
       (p.n + int64_t(V::BN) * V::CLUSTER - 1) / (int64_t(V::BN) * V::CLUSTER);
-  if ((p.m + V::BM - 1) / V::BM * 8 * (cluster_tiles_n + 7) >= (int64_t(1) << 31))
+  // Raster slots, padded to whole bands of up to 16 (GEMMBENCH_SM90_LOG_TILE allows 2^4).
+  if ((p.m + V::BM - 1) / V::BM * 16 * (cluster_tiles_n + 15) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
     return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
