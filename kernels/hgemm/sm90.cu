@@ -73,7 +73,9 @@
 // not run concurrently on different streams (they share it).
 // Testing knob: GEMMBENCH_SM90_MAX_CLUSTERS=n caps the persistent grid at n clusters, so that the
 // small shapes of the GPU test suite exercise multi-tile walks and stream-K splits.
-// Measuring knob: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles.
+// Measuring knobs: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles;
+// GEMMBENCH_SM90_L2_HINT=ab gives the A and B loads an L2 eviction priority (n none, f evict_first,
+// l evict_last).
 // Constraints: sm_90 device and a build with sm_90a code (supports() says which is missing);
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
@@ -117,6 +119,8 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <tuple>
+#include <utility>
 
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
@@ -207,6 +211,8 @@ struct Sm90Schedule {
   int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
   long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
   int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
+  int l2_hint_a;        // L2 eviction hint of the A / B loads: 0 none, 1 evict_first,
+  int l2_hint_b;        // 2 evict_last (GEMMBENCH_SM90_L2_HINT, a measuring knob)
 };
 
 // Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
@@ -239,6 +245,7 @@ Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int clus
   s.dp_tiles = s.tiles_total - (stream_k ? sk_tile_count(s.tiles_total, s.clusters) : 0);
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
   s.c_tma = 0;
+  s.l2_hint_a = s.l2_hint_b = 0;
   return s;
 }
 
@@ -656,6 +663,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
       uint32_t phase = 0;  // parity of the ring's current lap
       Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
       Sm90Work w;
+      const uint64_t pol_a =
+          sched.l2_hint_a == 1 ? sm90::l2_policy_evict_first() : sm90::l2_policy_evict_last();
+      const uint64_t pol_b =
+          sched.l2_hint_b == 1 ? sm90::l2_policy_evict_first() : sm90::l2_policy_evict_last();
       while (work_iter.next(w)) {
         const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
@@ -668,12 +679,23 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
           const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + cta_rank * Cfg::A_SLICE_BYTES;
-          if constexpr (CLUSTER > 1)
-            sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
-                                        k0, a_row);
+          const uint16_t mask = uint16_t((1u << CLUSTER) - 1);
+          if (sched.l2_hint_a == 0) {
+            if constexpr (CLUSTER > 1)
+              sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), mask, k0, a_row);
+            else
+              sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
+          } else {
+            if constexpr (CLUSTER > 1)
+              sm90::tma_load_2d_multicast_hint(a_dst, &tmap_a, full(stage), mask, k0, a_row, pol_a);
+            else
+              sm90::tma_load_2d_hint(a_dst, &tmap_a, full(stage), k0, a_row, pol_a);
+          }
+          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES;
+          if (sched.l2_hint_b == 0)
+            sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
           else
-            sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
-          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, &tmap_b, full(stage), k0, b_row);
+            sm90::tma_load_2d_hint(b_dst, &tmap_b, full(stage), k0, b_row, pol_b);
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }
@@ -960,6 +982,18 @@ int max_clusters_from_env() {
   return cap;
 }
 
+// GEMMBENCH_SM90_L2_HINT=ab, a and b each n (no hint), f (evict_first) or l (evict_last): the L2
+// eviction priority of the A and B loads, for measuring (see the header). Unset: "nn".
+std::pair<int, int> l2_hint_from_env() {
+  static const std::pair<int, int> hint = [] {
+    auto code = [](char ch) { return ch == 'f' ? 1 : ch == 'l' ? 2 : 0; };
+    const char* e = std::getenv("GEMMBENCH_SM90_L2_HINT");
+    if (!e || std::strlen(e) != 2) return std::pair<int, int>{0, 0};
+    return std::pair<int, int>{code(e[0]), code(e[1])};
+  }();
+  return hint;
+}
+
 // GEMMBENCH_SM90_LOG_TILE=L (0..4): raster bands 2^L cluster tiles wide instead of
 // raster_log_tile's choice, for measuring how the tile order changes L2 traffic (see the header).
 int log_tile_from_env() {
@@ -983,6 +1017,7 @@ void run(const GemmArgs& args, cudaStream_t stream) {
                     log_tile_from_env());
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
+  std::tie(sched.l2_hint_a, sched.l2_hint_b) = l2_hint_from_env();
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (V::TMA_STORE && args.beta == 0.f && M % 8 == 0 &&
       reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
