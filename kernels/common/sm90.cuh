@@ -192,8 +192,8 @@ __device__ __forceinline__ uint64_t l2_policy_evict_last() {
   return p;
 }
 // tma_load_2d / tma_load_2d_multicast with an L2 eviction policy for the lines they read.
-__device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const CUtensorMap* map,
-                                                 uint32_t bar, int c0, int c1, uint64_t policy) {
+__device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                                 int c0, int c1, uint64_t policy) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
       " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
@@ -206,8 +206,7 @@ __device__ __forceinline__ void tma_load_2d_multicast_hint(uint32_t dst, const C
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       ".multicast::cluster.L2::cache_hint [%0], [%1, {%4, %5}], [%2], %3, %6;\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "h"(cta_mask), "r"(c0), "r"(c1),
-      "l"(policy)
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "h"(cta_mask), "r"(c0), "r"(c1), "l"(policy)
       : "memory");
 }
 // Pulls a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache early.

@@ -1012,9 +1012,8 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched =
-      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K,
-                    log_tile_from_env());
+  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters,
+                                     V::STREAM_K, log_tile_from_env());
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
   std::tie(sched.l2_hint_a, sched.l2_hint_b) = l2_hint_from_env();
