@@ -126,8 +126,11 @@ for step in "${steps[@]}"; do
     bench-config:*)
       cfg=${step#bench-config:}
       name=$(basename "$cfg" .json)
+      # The same config again in one session (repeats of a measurement): name_2, name_3, ...
+      base=$name rep=1
+      while [ -e "$out/${name}_$stamp.json" ]; do rep=$((rep + 1)) name=${base}_$rep; done
       "$bin" --config "$root/$cfg" --json "$out/${name}_$stamp.json" >"$logs/bench_$name.txt" 2>&1
-      note "bench $cfg: rc=$?"
+      note "bench $cfg: rc=$? (env: ${GEMMBENCH_ENV_NOTE:-none})"
       cat "$logs/bench_$name.txt" | tee -a "$summary"
       ;;
     mma-peak)

@@ -395,6 +395,17 @@ __device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t
   }
 }
 
+// f(std::integral_constant<int, i>{}) for i = 0 .. N-1, in order: a loop whose index is a
+// compile-time constant in the body (register arrays stay indexed statically).
+template <class F, int... I>
+__device__ __forceinline__ void static_for_impl(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
 // ---- Epilogue helpers ---------------------------------------------------------------------
 template <class T>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
@@ -505,41 +516,88 @@ __device__ __forceinline__ uint32_t out_pair(const AccReg (&acc)[ACC_REGS], int 
 // pending, so "at most E - 2 pending" means box s - E has been read. With E >= BM/64 no box of a
 // tile reuses a buffer of the same tile and the in-tile waits vanish; with E = 2 the last box
 // needs none either (the next tile's first wait covers it).
+//
+// Box S of the tile: its 16 packed output pairs v[4p + i] = out_pair(8S + 2p + i/2, i%2) go to
+// staging buffer S % EPI_BUFS, and thread 0 stores the box. Box 0 first waits for the
+// previous tile's stores to have read their buffers. Returns at once (uniformly) for a box that
+// starts past M.
+template <int S, int BOXES, int EPI_BUFS>
+__device__ __forceinline__ void store_box_tma(const uint32_t (&v)[16], const CUtensorMap* tmap_c,
+                                              uint32_t s_epi_wg, uint32_t buf_bytes, int m0, int n0,
+                                              int M, int warp, int lane, int wg_thread,
+                                              uint32_t bar_id) {
+  if constexpr (S == 0) {
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the previous tile's boxes
+    sm90::named_barrier_sync(bar_id, 128);
+  }
+  const int m_s = m0 + 64 * S;
+  if (m_s >= M) return;
+  // This lane's stmatrix row address inside a box: row 16*warp + 8*(matrix % 2) + lane % 8.
+  const uint32_t row = 16 * warp + 8 * ((lane >> 3) & 1) + (lane & 7);
+  const uint32_t r8 = lane & 7;                                // row % 8: the swizzle phase
+  const uint32_t buf = s_epi_wg + (S % EPI_BUFS) * buf_bytes;  // (64, 64) box, SW128
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const uint32_t chunk = 2 * p + (lane >> 4);  // j % 8 of this lane's matrix
+    sm90::stmatrix_x4(buf + row * 128 + ((chunk ^ r8) << 4), v[4 * p], v[4 * p + 1], v[4 * p + 2],
+                      v[4 * p + 3]);
+  }
+  sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
+  // Box S + 1 goes to the buffer box S + 1 - E used: wait for that store to have read it.
+  if (S + 1 < BOXES && S + 1 >= EPI_BUFS && wg_thread == 0)
+    sm90::bulk_wait_group_read<EPI_BUFS - 2>();
+  sm90::named_barrier_sync(bar_id, 128);
+  if (wg_thread == 0) {
+    sm90::tma_store_2d(tmap_c, buf, m_s, n0);
+    sm90::bulk_commit_group();
+  }
+}
+
+// The 16 packed output pairs of box s (see store_box_tma), scaled by alpha when SCALE.
+template <class T, bool F16_ACCUM, bool SCALE, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void pack_box(const AccReg (&acc)[ACC_REGS], int s, float alpha,
+                                         uint32_t (&v)[16]) {
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    v[i] = out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + i / 2, i % 2, alpha);
+}
+
+// The whole tile at once, right after its mainloop (the tensor cores wait for it).
 template <class T, bool F16_ACCUM, bool SCALE, int BM, int EPI_BUFS, class AccReg, int ACC_REGS>
 __device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], float alpha,
                                                const CUtensorMap* tmap_c, uint32_t s_epi_wg,
                                                uint32_t buf_bytes, int m0, int n0, int M, int warp,
                                                int lane, int wg_thread, uint32_t bar_id) {
-  // This lane's stmatrix row address inside a box: row 16*warp + 8*(matrix % 2) + lane % 8.
-  const uint32_t row = 16 * warp + 8 * ((lane >> 3) & 1) + (lane & 7);
-  const uint32_t row_addr = row * 128;
-  const uint32_t r8 = lane & 7;                         // row % 8: the swizzle phase
-  if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the previous tile's boxes
-  sm90::named_barrier_sync(bar_id, 128);
+  constexpr int BOXES = BM / 64;
+  static_for<BOXES>([&](auto box) {
+    constexpr int S = decltype(box)::value;
+    uint32_t v[16];
+    pack_box<T, F16_ACCUM, SCALE>(acc, S, alpha, v);
+    store_box_tma<S, BOXES, EPI_BUFS>(v, tmap_c, s_epi_wg, buf_bytes, m0, n0, M, warp, lane,
+                                      wg_thread, bar_id);
+  });
+}
+
+// Deferred epilogue (DEFER_EPI variants): the tile's outputs are packed to 16-bit pairs
+// (BM/4 registers, 64 for BM = 256) as soon as its last wgmma completes, which frees the
+// accumulators for the next tile; box s is then stored right after the next tile's k-block s
+// has been issued, while the tensor cores run it, instead of with the tensor cores idle.
+template <class T, bool F16_ACCUM, bool SCALE, class AccReg, int ACC_REGS, int P>
+__device__ __forceinline__ void pack_tile(const AccReg (&acc)[ACC_REGS], float alpha,
+                                          uint32_t (&packed)[P]) {
 #pragma unroll
-  for (int s = 0; s < BM / 64; ++s) {
-    const int m_s = m0 + 64 * s;
-    if (m_s >= M) break;
-    const uint32_t buf = s_epi_wg + (s % EPI_BUFS) * buf_bytes;  // (64, 64) box, SW128
-#pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const uint32_t chunk = 2 * p + (lane >> 4);  // j % 8 of this lane's matrix
-      sm90::stmatrix_x4(buf + row_addr + ((chunk ^ r8) << 4),
-                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p, 0, alpha),
-                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p, 1, alpha),
-                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p + 1, 0, alpha),
-                        out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + 2 * p + 1, 1, alpha));
-    }
-    sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
-    // Box s + 1 goes to the buffer box s + 1 - E used: wait for that store to have read it.
-    if (s + 1 < BM / 64 && s + 1 >= EPI_BUFS && wg_thread == 0)
-      sm90::bulk_wait_group_read<EPI_BUFS - 2>();
-    sm90::named_barrier_sync(bar_id, 128);
-    if (wg_thread == 0) {
-      sm90::tma_store_2d(tmap_c, buf, m_s, n0);
-      sm90::bulk_commit_group();
-    }
-  }
+  for (int i = 0; i < P; ++i) packed[i] = out_pair<T, F16_ACCUM, SCALE>(acc, i / 2, i % 2, alpha);
+}
+template <int S, int BOXES, int EPI_BUFS, int P>
+__device__ __forceinline__ void store_packed_box(const uint32_t (&packed)[P],
+                                                 const CUtensorMap* tmap_c, uint32_t s_epi_wg,
+                                                 uint32_t buf_bytes, int m0, int n0, int M,
+                                                 int warp, int lane, int wg_thread,
+                                                 uint32_t bar_id) {
+  static_assert(P == 16 * BOXES, "16 packed pairs per 64x64 box");
+  store_box_tma<S, BOXES, EPI_BUFS>(*reinterpret_cast<const uint32_t(*)[16]>(&packed[16 * S]),
+                                    tmap_c, s_epi_wg, buf_bytes, m0, n0, M, warp, lane, wg_thread,
+                                    bar_id);
 }
 
 // ---- Stream-K partials -------------------------------------------------------------------
@@ -600,7 +658,7 @@ __device__ __forceinline__ void sk_accumulate(AccReg (&acc)[ACC_REGS], int slot,
 
 // ---- The kernel ---------------------------------------------------------------------------
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          int EPI_BUFS>
+          int EPI_BUFS, bool DEFER_EPI>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>::THREADS, 1)
     hgemm_tn_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K) k-major, box (BK, BM/CLUSTER)
@@ -618,6 +676,9 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
   constexpr int ACC_REGS = F16_ACCUM ? BM / 4 : BM / 2;
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
+  static_assert(!DEFER_EPI || (TMA_STORE && !STREAM_K),
+                "the deferred epilogue is a TMA-store epilogue of whole tiles");
+  constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -723,6 +784,11 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
     const bool vec = (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0);
 
     AccReg acc[ACC_REGS];  // (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment
+    // Deferred epilogue: the previous tile's outputs, packed, and where they go.
+    uint32_t packed[DEFER_EPI ? BM / 4 : 1];
+    bool pending = false;
+    int pending_m0 = 0, pending_n0 = 0;
+    const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
     int stage = 0;
     uint32_t phase = 0;
     Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
@@ -740,7 +806,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
       int prev_stage = 0;
-      for (int kb = 0; kb < kb_count; ++kb) {  // k-block w.kb_begin + kb of the tile
+      auto k_block = [&](int kb) {  // k-block w.kb_begin + kb of the tile
         sm90::mbarrier_wait_parity(full(stage), phase);
         sm90::wgmma_fence();
         // wgmma A = this warpgroup's 64 rows of the B tile; wgmma B = the whole A tile.
@@ -763,7 +829,22 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
         }
         prev_stage = stage;
         if (++stage == STAGES) stage = 0, phase ^= 1;
+      };
+      int kb = 0;
+      if constexpr (DEFER_EPI) {
+        // The previous tile's boxes, one after each of this tile's first k-blocks (all of them
+        // at the end when the tile has fewer k-blocks than boxes).
+        if (pending) {
+          static_for<BOXES>([&](auto box) {
+            if (kb < kb_count) k_block(kb++);
+            store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+                packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp,
+                lane, wg_thread, wg_bar);
+          });
+          pending = false;
+        }
       }
+      for (; kb < kb_count; ++kb) k_block(kb);
       sm90::wgmma_wait_group<0>();
       release(prev_stage);
 #pragma unroll
@@ -794,8 +875,16 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
       if constexpr (TMA_STORE) {
         if (sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
           const int n0 = n_tile * BN + consumer * Cfg::WG_N;
-          if (n0 >= N) continue;  // this warpgroup's rows are all past N
-          const uint32_t s_epi_wg = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+          if (n0 >= N) continue;      // this warpgroup's rows are all past N
+          if constexpr (DEFER_EPI) {  // stored during the next tile's first k-blocks
+            if (alpha == 1.f)
+              pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
+            else
+              pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
+            pending = true, pending_m0 = m_tile0, pending_n0 = n0;
+            continue;
+          }
+          const uint32_t s_epi_wg = s_epi_own;
           if (alpha == 1.f)
             store_tile_tma<T, F16_ACCUM, false, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
                                                               Cfg::EPI_BUF_BYTES, m_tile0, n0, M,
@@ -845,6 +934,14 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
           if (valid > 0) store_chunk(col + m, valid, vec, out);
         }
       }
+    }
+    if constexpr (DEFER_EPI) {  // the last tile's boxes
+      if (pending)
+        static_for<BOXES>([&](auto box) {
+          store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+              packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp, lane,
+              wg_thread, wg_bar);
+        });
     }
     // TMA stores read shared memory until they complete: finish them before the CTA exits.
     if constexpr (TMA_STORE)
@@ -916,11 +1013,13 @@ CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
 }
 
 // A registered variant: tile, ring depth, cluster size and the two optional features.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false, int EPI_BUFS_ = 0>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false, int EPI_BUFS_ = 0,
+          bool DEFER_EPI_ = false>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
-  static constexpr int EPI_BUFS = EPI_BUFS_;  // 0: register epilogue; else TMA store
+  static constexpr bool DEFER_EPI = DEFER_EPI_;  // TMA-store boxes during the next tile
+  static constexpr int EPI_BUFS = EPI_BUFS_;     // 0: register epilogue; else TMA store
   static constexpr bool TMA_STORE = EPI_BUFS_ > 0;
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>;
 };
@@ -928,7 +1027,7 @@ struct Sm90Variant {
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
   return &hgemm_tn_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                               V::EPI_BUFS>;
+                               V::EPI_BUFS, V::DEFER_EPI>;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -1117,6 +1216,10 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, 2>>(
     "hgemm_tn_sm90",
     "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; 256x128x64, 4 stages, 2-CTA "
     "multicast, stmatrix + TMA-store epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, 2, true>>(
+    "hgemm_tn_sm90_defer",
+    "256x128x64, 4 stages, 2-CTA multicast, TMA-store epilogue deferred: each 64x64 box of a "
+    "tile is stored while the tensor cores run one of the next tile's first k-blocks"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 2, false, 4>>(
     "hgemm_tn_sm90_s3e4",
     "256x128x64, 3 stages, 2-CTA multicast, TMA-store epilogue with a staging box per 64x64 of "

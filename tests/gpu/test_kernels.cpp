@@ -124,10 +124,11 @@ void check_all_shapes(const Combo& c) {
   const std::vector<Shape3> shapes = test_shapes();
   for (size_t i = 0; i < shapes.size(); ++i) {
     const Shape3 s = shapes[i];
-    // Every third shape runs with beta != 0 and a non-unit alpha.
-    const bool with_beta = i % 3 == 1;
-    GemmProblem p{
-        s.m, s.n, s.k, c.layout, c.dtype, c.accum, with_beta ? -0.75 : 1.0, with_beta ? 0.5 : 0.0};
+    // Every third shape runs with beta != 0 and a non-unit alpha, and every third with a
+    // non-unit alpha alone (epilogues that skip C when beta == 0 still scale).
+    const bool with_beta = i % 3 == 1, with_alpha = i % 3 == 2;
+    const double alpha = with_beta ? -0.75 : with_alpha ? 1.5 : 1.0;
+    GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, alpha, with_beta ? 0.5 : 0.0};
     SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) +
                  " beta=" + std::to_string(p.beta));
     if (c.kernel) {
