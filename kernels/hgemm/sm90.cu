@@ -10,14 +10,15 @@
 // both operands from shared memory through descriptors, asynchronously, 64xNx16 per warpgroup
 // instruction, so the consumer warps issue almost nothing but MMAs. One producer warpgroup
 // (setmaxnreg.dec to 40 registers) runs a STAGES-deep full/empty mbarrier ring ahead of two
-// consumer warpgroups (setmaxnreg.inc to 232 for the 128 f32 accumulators of a 64x256 tile;
-// ptxas currently fits the whole consumer path in the 168-register launch cap, no spills, so the
-// raise is headroom). The grid is persistent (one CTA per SM, resident clusters only) and walks the
-// tiles in the seed-003 raster order, so CTAs running together share A and B panels in L2; the
-// producer keeps loading the next tile's k-blocks while the consumers run the epilogue. The two
-// CTAs of a cluster compute neighbouring N tiles of the same M tile: each loads half of the shared
-// A tile and multicasts it to both, cutting the L2->SM traffic per CTA from 48 KB to 32 KB per
-// k-block.
+// consumer warpgroups (setmaxnreg.inc to 232 for the 128 f32 accumulators of a 64x256 tile and,
+// with the deferred epilogue, the previous tile's 64 packed output registers beside them; the
+// launch gives every thread 168, all that 384 threads may have). The grid is persistent (one CTA
+// per SM, resident clusters only) and walks the tiles in the seed-003 raster order, so CTAs running
+// together share A and B panels in L2; the producer keeps loading the next tile's k-blocks while
+// the consumers run the epilogue, which the consumers themselves spread over the next tile's first
+// k-blocks (deferred epilogue). The two CTAs of a cluster compute neighbouring N tiles of the same
+// M tile: each loads half of the shared A tile and multicasts it to both, cutting the L2->SM
+// traffic per CTA from 48 KB to 32 KB per k-block.
 //
 // Operand roles. Both operands are K-major (TN): A(m,k) = a[m*K + k], B(k,n) = b[n*K + k];
 // C(m,n) = c[m + n*M] is column-major, M contiguous. wgmma's accumulator gives each thread pairs
@@ -31,7 +32,8 @@
 // warpgroup: m64n256k16 over 64 columns of C), STAGES = 4 (48 KB a stage, 192 KB), CLUSTER = 2
 // along N. Threads 384 = producer warpgroup + 2 consumer warpgroups; registers 40 / 232 / 232.
 // Variants: hgemm_tn_sm90_c1 (no cluster), hgemm_tn_sm90_128x128 (m64n128k16, 6 stages), and
-// (below) the TMA-store and stream-K ones; see "Default binding" for which one the name gets.
+// (below) the TMA-store, deferred-epilogue and stream-K ones; "Default binding" says which one
+// the name gets.
 //
 // Variants that attack the two losses left (each tests one hypothesis; the lead measures):
 // - _tmastore: TMA-store epilogue. The register epilogue above costs ~50 instructions per 8
@@ -43,6 +45,19 @@
 //   cp.async.bulk.tensor stores that run while the next tile's MMAs start. Two 8 KB boxes per
 //   warpgroup, alternating (bulk wait_group.read guards reuse): 4 stages + 32 KB = 225 KB.
 //   Used when beta == 0, M % 8 == 0 and C is 16-byte aligned; otherwise the register epilogue.
+//   This kernel is hgemm_tn_sm90_tmastore (it was the default binding until the next one).
+// - The deferred TMA-store epilogue (the default binding, hgemm_tn_sm90). With the epilogue
+//   right after the mainloop, both consumer warpgroups still leave the tensor cores idle while
+//   they pack, stmatrix, fence, sync and wait for staging buffers: Nsight Compute found the
+//   tensor pipe active in 94.2% of the cycles, of which the last partial wave explains ~3%.
+//   Here a warpgroup only packs its finished tile into 16-bit pairs (BM/4 = 64 registers, which
+//   frees the accumulators; 64 + 128 live registers fit the 232 of setmaxnreg, no spills) and
+//   starts the next tile at once; box s (of 4) of the packed tile is stmatrix'ed and stored right
+//   after the next tile's k-block s has been issued, under its wgmmas. With a box per k-block the
+//   waits for the two alternating staging buffers find the older store long done. A tile with
+//   fewer k-blocks than boxes stores the rest after its mainloop; the last tile's boxes go out
+//   before the CTA exits. Measured: tensor pipe active 95.1%, and +1.5-2% against _tmastore at
+//   5120x4096x4096 under the power cap (see "Measured").
 // - _sk: stream-K over the last partial wave. 5120x4096 has 320 cluster tiles for 66 clusters:
 //   4.85 waves run as 5, 15% of the SMs idle through the last one (~3%). The first
 //   (waves - 1 or - 2) * clusters tiles are walked whole, as before; the k-blocks of the remaining
@@ -75,35 +90,46 @@
 // small shapes of the GPU test suite exercise multi-tile walks and stream-K splits.
 // Measuring knobs: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles;
 // GEMMBENCH_SM90_L2_HINT=ab gives the A and B loads an L2 eviction priority (n none, f evict_first,
-// l evict_last).
+// l evict_last). Neither helped at 5120x4096x4096 (16-wide bands, A evict_first / B evict_last,
+// both: 0.996-1.002x against the default's 1.000-1.002x in the same run; the wide bands add DRAM
+// and cross-partition L2 traffic): bench_results/h100/2026-11-22_sm90_raster_l2hint_5120.txt.
 // Constraints: sm_90 device and a build with sm_90a code (supports() says which is missing);
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
 // predicated or clipped by TMA; M % 8 != 0 falls back to 2-byte stores); M, N, K < 2^30.
-// Default binding: hgemm_tn_sm90 = 256x128x64, 4 stages, cluster 2, TMA-store epilogue (measured
-// best at 5120x4096x4096 and 4096^3); the register-epilogue kernel is hgemm_tn_sm90_regepi.
+// Default binding: hgemm_tn_sm90 = 256x128x64, 4 stages, cluster 2, deferred TMA-store epilogue
+// (measured best at 5120x4096x4096, 4096^3 and, without stream-K, 8192^3); the epilogue right
+// after the mainloop is hgemm_tn_sm90_tmastore, the register epilogue hgemm_tn_sm90_regepi.
 // Resources (sm_90a, cuobjdump -res-usage): 168 registers at entry for every variant (the cap of
-// __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack, 0 spills; dynamic smem
+// __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack, 0 spills, and no
+// "wgmma serialized" advisory from ptxas (C7515/C7520); dynamic smem
 // 197,632 B (register epilogue), 230,400 B (TMA-store staging), 214,016 B (_s3e4), 205,824 B
 // (_320x128); cuobjdump reports 1,072-1,120 B of static shared memory, of which the mbarriers are
 // 48-96 B. _320x128 holds 160 f32 accumulators per consumer thread, still without spills.
-// Measured (current code; bench_results/{h100,h200}/2026-11-22_hopper_acceptance.json, git
-// c397e665f02a on the H100, 3d7955099143 on the H200; cold L2, ratio to cuBLAS 13.1 sampled
-// interleaved; both boards sit at their 700 W cap, SM clocks ~1.3-1.5 GHz for cuBLAS too):
-//                                        H100 80GB HBM3           H200
-//   5120x4096x4096 f16/f32acc            643.7 TFLOP/s 0.999x     647.6 0.999x
-//   5120x4096x4096 bf16/f32acc           682.0 1.006x             687.2 0.999x
-//   8192^3 f16/f32acc                    658.1 1.023x (sk 1.044x) 663.9 1.023x (sk 1.046x)
-//   8192^3 bf16/f32acc                   688.9 1.023x (sk 1.043x) 687.7 1.024x (sk 1.044x)
-//   4096^3 f16/f32acc, bf16/f32acc       0.992x, 0.983x           0.981x, 0.990x
-//   5120x4096x4096 f16/f16acc            683.7 1.129x (cuBLAS COMPUTE_16F is slower)
-// ("sk" = hgemm_tn_sm90_sk_tmastore.) Repeats at 5120x4096x4096 on the H100 gave 0.996x, 0.995x,
-// 0.997x, 1.004x (f16) and 0.997x, 0.999x, 0.997x, 1.003x (bf16; the last pair from
-// bench_results/h100/2026-11-22_data_power_5120.json, which also measured 1.007x for both with
-// cutlass_profiler's integer inputs): level with cuBLAS, not reliably ahead. cuBLAS runs
-// nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT there (320x128 tile, 3 stages, 2-CTA clusters)
-// and Nsight Compute times both at 233 us at the same clock
-// (bench_results/h100/2026-11-22_ncu_sm90_vs_cublas_5120x4096x4096.txt).
+// Measured (current code; cold L2, ratio = cuBLAS 13.1 median / kernel median, sampled
+// interleaved; both boards sit at their 700 W cap, SM clocks ~1.2-1.5 GHz for cuBLAS too).
+// H100 80GB HBM3: five runs, git 2842e1a3f028 (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}
+// .json, where this kernel is named hgemm_tn_sm90_defer and _tmastore hgemm_tn_sm90) and
+// 590cb100c73c (2026-11-22_hopper_acceptance_deferred_run{1,2}.json); H200: two runs, git
+// d367f9208cae (bench_results/h200/2026-11-22_{hopper_acceptance_deferred,sm90_defer}.json).
+//                              H100 runs, median (TFLOP/s)         H200 runs
+//   5120x4096x4096 f16/f32acc  1.012-1.019x, 1.015x (643-667)      1.018x, 1.023x
+//   5120x4096x4096 bf16/f32acc 1.012-1.017x, 1.013x (675-705)      1.022x, 1.018x
+//   8192^3 f16/f32acc          1.028-1.033x, 1.032x (668-692)      1.033x, 1.032x
+//   8192^3 bf16/f32acc         1.030-1.033x, 1.032x (700-710)      1.029x, 1.029x
+//   4096^3 f16/f32acc          0.993-1.003x, 0.998x                1.001x, 1.002x
+//   4096^3 bf16/f32acc         0.997-0.999x, 0.998x                1.004x, 1.003x
+//   5120x4096x4096 f16/f16acc  1.131x, 1.136x (cuBLAS COMPUTE_16F is slower)   1.153x
+// In the same three H100 runs _tmastore measured 0.995-0.997x (f16) and 0.994-1.004x (bf16) at
+// 5120x4096x4096, 1.017-1.023x at 8192^3 and 0.978-0.990x at 4096^3. At 8192^3 the stream-K
+// variant _sk_tmastore stays ahead: 1.044-1.047x (H100 and H200, both dtypes). Nsight Compute,
+// one launch at 5120x4096x4096 f16 (bench_results/h100/2026-11-22_ncu_sm90_deferred_5120x4096x
+// 4096.txt, git d367f9208cae): 227.7 us against cuBLAS's 227.5-228.5 us at the same 1.55 GHz,
+// tensor pipe active 95.1% of cycles; cuBLAS runs nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT
+// (320x128 tile, 3 stages, 2-CTA clusters) and moves fewer L2 bytes (1.30 GB against 1.59-1.61).
+// Before the deferred epilogue the rung was level with cuBLAS at 5120x4096x4096 (0.995-1.006x
+// over seven H100 runs; bench_results/h100/2026-11-22_hopper_acceptance.json, _repeat{1,2,3},
+// _data_power_5120.json).
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
