@@ -705,8 +705,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
   // With stream-K as well, ptxas (CUDA 13.0) serializes the f32-accumulate wgmmas (C7520: a
   // compiler-inserted warpgroup arrive on a divergent path) and the kernel measured 0.73x
   // cuBLAS at 5120x4096x4096 (git 590cb100c73c): the combination is not offered.
-  static_assert(!DEFER_EPI || (TMA_STORE && !STREAM_K),
-                "the deferred epilogue is a TMA-store epilogue of whole tiles");
+  static_assert(!DEFER_EPI || TMA_STORE, "the deferred epilogue is a TMA-store epilogue");
   constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
@@ -862,16 +861,17 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
       int kb = 0;
       if constexpr (DEFER_EPI) {
         // The previous tile's boxes, one after each of this tile's first k-blocks (all of them
-        // at the end when the tile has fewer k-blocks than boxes).
-        if (pending) {
-          static_for<BOXES>([&](auto box) {
-            if (kb < kb_count) k_block(kb++);
+        // at the end when the tile has fewer k-blocks than boxes). The k-blocks are issued
+        // whether or not a tile is pending: wgmmas under a data-dependent branch make ptxas
+        // serialize them (C7520) in the stream-K build.
+        static_for<BOXES>([&](auto box) {
+          if (kb < kb_count) k_block(kb++);
+          if (pending)
             store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
                 packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp,
                 lane, wg_thread, wg_bar);
-          });
-          pending = false;
-        }
+        });
+        pending = false;
       }
       for (; kb < kb_count; ++kb) k_block(kb);
       sm90::wgmma_wait_group<0>();
@@ -1275,6 +1275,9 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2>>(
     "hgemm_tn_sm90_sk_tmastore",
     "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2, true>>(
+    "hgemm_tn_sm90_sk_defer",
+    "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, 2>>(
     "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 
