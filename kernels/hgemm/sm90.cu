@@ -68,6 +68,14 @@
 //   epilogue. A cluster only ever waits for lower-numbered clusters, whose partials need no
 //   waiting of their own: no deadlock even without co-residency (and the grid is resident).
 // - _sk_tmastore, _c1_sk_tmastore: both, with and without the 2-CTA cluster.
+// - _sk_defer: stream-K with the deferred epilogue (below). Best at 8192^3: 1.051x / 1.052x
+//   (f16) and 1.039x / 1.049x (bf16) against _sk_tmastore's 1.044-1.046x in the same two H100
+//   runs (bench_results/h100/2026-11-22_sk_defer_8192_r{1,2}.json, git a9094ac1007d); at
+//   5120x4096x4096 it loses, like every stream-K variant there (0.979-0.986x). Its first build
+//   issued the first k-blocks of a tile inside the "a tile is pending" branch; ptxas then
+//   serialized the f32-accumulate wgmmas (advisory C7520, a compiler-inserted warpgroup arrive
+//   on a divergent path) and it ran at 0.72-0.75x (git 590cb100c73c). The k-blocks now sit
+//   outside that branch. ptxas gives its f32-accumulate builds an 8-byte stack frame.
 // - _s3e4: 4 staging boxes per warpgroup (a box per 64x64 of the tile: no waits inside a tile's
 //   epilogue) paid for with a 3-stage ring. Measured 0.991x / 0.990x at 5120x4096x4096
 //   (f16 / bf16) against 0.998x / 1.004x for the default in the same run: the fourth stage is
@@ -101,15 +109,17 @@
 // (measured best at 5120x4096x4096, 4096^3 and, without stream-K, 8192^3); the epilogue right
 // after the mainloop is hgemm_tn_sm90_tmastore, the register epilogue hgemm_tn_sm90_regepi.
 // Resources (sm_90a, cuobjdump -res-usage): 168 registers at entry for every variant (the cap of
-// __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack, 0 spills, and no
-// "wgmma serialized" advisory from ptxas (C7515/C7520); dynamic smem
+// __launch_bounds__(384, 1); setmaxnreg splits 40 / 232 / 232), 0 stack (8 bytes for
+// _sk_defer's f32-accumulate builds), 0 spills, and no "wgmma serialized" advisory from ptxas
+// (C7515/C7520); dynamic smem
 // 197,632 B (register epilogue), 230,400 B (TMA-store staging), 214,016 B (_s3e4), 205,824 B
 // (_320x128); cuobjdump reports 1,072-1,120 B of static shared memory, of which the mbarriers are
 // 48-96 B. _320x128 holds 160 f32 accumulators per consumer thread, still without spills.
 // Measured (current code; cold L2, ratio = cuBLAS 13.1 median / kernel median, sampled
 // interleaved; both boards sit at their 700 W cap, SM clocks ~1.2-1.5 GHz for cuBLAS too).
-// H100 80GB HBM3: five runs, git 2842e1a3f028 (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}
-// .json, where this kernel is named hgemm_tn_sm90_defer and _tmastore hgemm_tn_sm90) and
+// H100 80GB HBM3: five runs, git 2842e1a3f028 (bench_results/h100/
+// 2026-11-22_sm90_defer_run{1,2,3}.json, where this kernel is named hgemm_tn_sm90_defer and
+// _tmastore hgemm_tn_sm90) and
 // 590cb100c73c (2026-11-22_hopper_acceptance_deferred_run{1,2}.json); H200: two runs, git
 // d367f9208cae (bench_results/h200/2026-11-22_{hopper_acceptance_deferred,sm90_defer}.json).
 //                              H100 runs, median (TFLOP/s)         H200 runs
@@ -120,16 +130,20 @@
 //   4096^3 f16/f32acc          0.993-1.003x, 0.998x                1.001x, 1.002x
 //   4096^3 bf16/f32acc         0.997-0.999x, 0.998x                1.004x, 1.003x
 //   5120x4096x4096 f16/f16acc  1.131x, 1.136x (cuBLAS COMPUTE_16F is slower)   1.153x
+// After the last change to the deferred path (git a9094ac1007d, first k-blocks outside the pending
+// branch) two more H100 rounds gave 1.014x / 1.015x (f16) and 1.012x / 1.014x (bf16) at
+// 5120x4096x4096, 1.027-1.033x at 8192^3 (bench_results/h100/2026-11-22_sk_defer_*.json).
 // In the same three H100 runs _tmastore measured 0.995-0.997x (f16) and 0.994-1.004x (bf16) at
 // 5120x4096x4096, 1.017-1.023x at 8192^3 and 0.978-0.990x at 4096^3. At 8192^3 the stream-K
-// variant _sk_tmastore stays ahead: 1.044-1.047x (H100 and H200, both dtypes). Nsight Compute,
-// one launch at 5120x4096x4096 f16 (bench_results/h100/2026-11-22_ncu_sm90_deferred_5120x4096x
-// 4096.txt, git d367f9208cae): 227.7 us against cuBLAS's 227.5-228.5 us at the same 1.55 GHz,
-// tensor pipe active 95.1% of cycles; cuBLAS runs nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT
-// (320x128 tile, 3 stages, 2-CTA clusters) and moves fewer L2 bytes (1.30 GB against 1.59-1.61).
-// Before the deferred epilogue the rung was level with cuBLAS at 5120x4096x4096 (0.995-1.006x
-// over seven H100 runs; bench_results/h100/2026-11-22_hopper_acceptance.json, _repeat{1,2,3},
-// _data_power_5120.json).
+// variants stay ahead: _sk_tmastore 1.044-1.047x (H100 and H200, both dtypes),
+// _sk_defer 1.039-1.052x (H100; see its entry). Nsight Compute, one launch at 5120x4096x4096 f16
+// (git d367f9208cae, bench_results/h100/
+// 2026-11-22_ncu_sm90_deferred_5120x4096x4096.txt): 227.7 us
+// against cuBLAS's 227.5-228.5 us at the same 1.55 GHz, tensor pipe active 95.1% of cycles; cuBLAS
+// runs nvjet_sm90_hsh_320x128_64x3_1x2_h_bz_coopB_TNT (320x128 tile, 3 stages, 2-CTA clusters) and
+// moves fewer L2 bytes (1.30 GB against 1.59-1.61). Before the deferred epilogue the rung was level
+// with cuBLAS at 5120x4096x4096 (0.995-1.006x over seven H100 runs;
+// bench_results/h100/2026-11-22_hopper_acceptance.json, _repeat{1,2,3}, _data_power_5120.json).
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
@@ -702,9 +716,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
   constexpr int ACC_REGS = F16_ACCUM ? BM / 4 : BM / 2;
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
-  // With stream-K as well, ptxas (CUDA 13.0) serializes the f32-accumulate wgmmas (C7520: a
-  // compiler-inserted warpgroup arrive on a divergent path) and the kernel measured 0.73x
-  // cuBLAS at 5120x4096x4096 (git 590cb100c73c): the combination is not offered.
   static_assert(!DEFER_EPI || TMA_STORE, "the deferred epilogue is a TMA-store epilogue");
   constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
 
@@ -1274,10 +1285,11 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
     "hgemm_tn_sm90_sk", "256x128x64, stream-K over the last partial wave, register epilogue"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2>>(
     "hgemm_tn_sm90_sk_tmastore",
-    "256x128x64, stream-K tail and TMA-store epilogue (best at 8192^3)"));
+    "256x128x64, stream-K tail and TMA-store epilogue (for large shapes such as 8192^3)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2, true>>(
     "hgemm_tn_sm90_sk_defer",
-    "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90"));
+    "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90 (the fastest "
+    "at 8192^3)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, 2>>(
     "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 
