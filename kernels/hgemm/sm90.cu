@@ -68,7 +68,7 @@
 //   epilogue. A cluster only ever waits for lower-numbered clusters, whose partials need no
 //   waiting of their own: no deadlock even without co-residency (and the grid is resident).
 // - _sk_tmastore, _c1_sk_tmastore: both, with and without the 2-CTA cluster.
-// - _sk_defer: stream-K with the deferred epilogue (below). Best at 8192^3: 1.051x / 1.052x
+// - _sk_defer: stream-K with the deferred epilogue (below). Best at 8192^3: 1.050x / 1.051x
 //   (f16) and 1.039x / 1.049x (bf16) against _sk_tmastore's 1.044-1.046x in the same two H100
 //   runs (bench_results/h100/2026-11-22_sk_defer_8192_r{1,2}.json, git a9094ac1007d); at
 //   5120x4096x4096 it loses, like every stream-K variant there (0.979-0.986x). Its first build
@@ -131,12 +131,12 @@
 //   4096^3 bf16/f32acc         0.997-0.999x, 0.998x                1.004x, 1.003x
 //   5120x4096x4096 f16/f16acc  1.131x, 1.136x (cuBLAS COMPUTE_16F is slower)   1.153x
 // After the last change to the deferred path (git a9094ac1007d, first k-blocks outside the pending
-// branch) two more H100 rounds gave 1.014x / 1.015x (f16) and 1.012x / 1.014x (bf16) at
+// branch) two more H100 rounds gave 1.014x / 1.015x (f16) and 1.011x / 1.014x (bf16) at
 // 5120x4096x4096, 1.027-1.033x at 8192^3 (bench_results/h100/2026-11-22_sk_defer_*.json).
 // In the same three H100 runs _tmastore measured 0.995-0.997x (f16) and 0.994-1.004x (bf16) at
 // 5120x4096x4096, 1.017-1.023x at 8192^3 and 0.978-0.990x at 4096^3. At 8192^3 the stream-K
 // variants stay ahead: _sk_tmastore 1.044-1.047x (H100 and H200, both dtypes),
-// _sk_defer 1.039-1.052x (H100; see its entry). Nsight Compute, one launch at 5120x4096x4096 f16
+// _sk_defer 1.039-1.051x (H100; see its entry). Nsight Compute, one launch at 5120x4096x4096 f16
 // (git d367f9208cae, bench_results/h100/
 // 2026-11-22_ncu_sm90_deferred_5120x4096x4096.txt): 227.7 us
 // against cuBLAS's 227.5-228.5 us at the same 1.55 GHz, tensor pipe active 95.1% of cycles; cuBLAS
