@@ -70,7 +70,8 @@
 // - _sk_tmastore, _c1_sk_tmastore: both, with and without the 2-CTA cluster.
 // - _sk_defer: stream-K with the deferred epilogue (below). Best at 8192^3: 1.050x / 1.051x
 //   (f16) and 1.039x / 1.049x (bf16) against _sk_tmastore's 1.044-1.046x in the same two H100
-//   runs (bench_results/h100/2026-11-22_sk_defer_8192_r{1,2}.json, git a9094ac1007d); at
+//   runs (bench_results/h100/2026-11-22_sk_defer_8192_r{1,2}.json, git a9094ac1007d); on the H200
+//   1.052x / 1.055x (bench_results/h200/2026-11-22_hopper_acceptance_final.json); at
 //   5120x4096x4096 it loses, like every stream-K variant there (0.979-0.986x). Its first build
 //   issued the first k-blocks of a tile inside the "a tile is pending" branch; ptxas then
 //   serialized the f32-accumulate wgmmas (advisory C7520, a compiler-inserted warpgroup arrive
