@@ -395,6 +395,31 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   int read_stage = 0;  // stage holding k-tile kt
   uint32_t read_off_a = 0, read_off_b = 0;
 
+  // g2s of the step0 schedule: all of k-tile `fill` into write_stage (an empty group past the
+  // last k-tile keeps "tile t landed" at "at most STAGES-2 pending"), then the next write stage.
+  auto copy_whole_tile = [&](int fill) {
+    if (fill < k_tiles) {
+      copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
+      copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+    }
+    ptx::cp_async_commit();
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+  };
+  // At the last step of k-tile kt, before any read of k-tile kt+1: close the spread schedule's
+  // group of the k-tile being filled, move the read stage on, wait for k-tile kt+1 (groups up to
+  // kt+1 complete = at most STAGES-2 pending) and sync. The barrier also means every warp has
+  // finished reading k-tile kt's stage, which the spread schedule refills next.
+  auto next_read_stage = [&]() {
+    if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
+    const int freed_stage = read_stage;
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+    read_off_a = read_stage * K::STAGE_BYTES_A;
+    read_off_b = read_stage * K::STAGE_BYTES_B;
+    ptx::cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    if constexpr (SPREAD) write_stage = freed_stage;
+  };
+
   // s2r of step kk's fragments into register buffer buf. The spread schedule loads A block 0
   // and then every B block first: the serpentine mma order starts with row block 0 against all
   // of B, so the first mma waits for 2 ldmatrix instead of MI + 1.
@@ -432,20 +457,9 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       const int fill = kt + STAGES - 1;  // k-tile copied during this one
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
-        if (kk == KI - 1) {
-          if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
-          // Step 0 of the next k-tile is loaded below: move the read stage on and wait for that
-          // tile (groups up to kt+1 complete = at most STAGES-2 pending). The barrier also means
-          // every warp has finished reading k-tile kt's stage (its last fragments were loaded at
-          // step KI-2), which k-tile kt+STAGES refills.
-          const int freed_stage = read_stage;
-          read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-          read_off_a = read_stage * K::STAGE_BYTES_A;
-          read_off_b = read_stage * K::STAGE_BYTES_B;
-          ptx::cp_async_wait<STAGES - 2>();
-          __syncthreads();
-          if constexpr (SPREAD) write_stage = freed_stage;
-        }
+        // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
+        // k-tile kt at step KI-2, so the barrier frees k-tile kt's stage for k-tile kt+STAGES.
+        if (kk == KI - 1) next_read_stage();
         // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
         // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
         // no copy is writing (all real tiles have landed) and the values go unused; loading
@@ -460,12 +474,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
             copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
           }
         } else if (kk == 0) {
-          if (fill < k_tiles) {
-            copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
-            copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
-          }
-          ptx::cp_async_commit();
-          write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+          copy_whole_tile(fill);
         }
 
         // mma on step kk.
@@ -524,27 +533,13 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
             if constexpr (SPREAD) {
               if (kk < KI - 1) copy_part(write_stage, kk + 1, KI);
             } else if (kk == 0) {
-              if (fill < k_tiles) {
-                copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
-                copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
-              }
-              ptx::cp_async_commit();
-              write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+              copy_whole_tile(fill);
             }
           }
           if (nb == NB - BD) {
             if (kk == KI - 1) {
-              if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
-              const int freed_stage = read_stage;
-              read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-              read_off_a = read_stage * K::STAGE_BYTES_A;
-              read_off_b = read_stage * K::STAGE_BYTES_B;
-              ptx::cp_async_wait<STAGES - 2>();  // k-tile kt+1 landed
-              __syncthreads();
-              if constexpr (SPREAD) {
-                write_stage = freed_stage;
-                copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
-              }
+              next_read_stage();
+              if constexpr (SPREAD) copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
             }
             load_a((kk + 1) % 2, (kk + 1) % KI);
           }
