@@ -97,11 +97,11 @@
 // not run concurrently on different streams (they share it).
 // Testing knob: GEMMBENCH_SM90_MAX_CLUSTERS=n caps the persistent grid at n clusters, so that the
 // small shapes of the GPU test suite exercise multi-tile walks and stream-K splits.
-// Measuring knobs: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles;
-// GEMMBENCH_SM90_L2_HINT=ab gives the A and B loads an L2 eviction priority (n none, f evict_first,
-// l evict_last). Neither helped at 5120x4096x4096 (16-wide bands, A evict_first / B evict_last,
-// both: 0.996-1.002x against the default's 1.000-1.002x in the same run; the wide bands add DRAM
-// and cross-partition L2 traffic): bench_results/h100/2026-11-22_sm90_raster_l2hint_5120.txt.
+// Measuring knob: GEMMBENCH_SM90_LOG_TILE=L sets the raster band width to 2^L cluster tiles. At
+// 5120x4096x4096 16-wide bands did not help, nor did L2 eviction hints on the A and B loads
+// (A evict_first / B evict_last, a knob measured at git 7738cbce70b4 and removed after): 0.996-
+// 1.002x against the default's 1.000-1.002x in the same run; the wide bands add DRAM and
+// cross-partition L2 traffic (bench_results/h100/2026-11-22_sm90_raster_l2hint_5120.txt).
 // Constraints: sm_90 device and a build with sm_90a code (supports() says which is missing);
 // layout TN; f16 (f32 or f16 accumulate) or bf16 (f32 accumulate); K % 8 == 0 (TMA row strides
 // are multiples of 16 bytes); any M, N >= 1 (TMA zero-fills out-of-bounds rows and k, stores are
@@ -160,7 +160,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <tuple>
 #include <utility>
 
 #include "common/ptx.cuh"
@@ -252,8 +251,6 @@ struct Sm90Schedule {
   int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
   long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
   int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
-  int l2_hint_a;        // L2 eviction hint of the A / B loads: 0 none, 1 evict_first,
-  int l2_hint_b;        // 2 evict_last (GEMMBENCH_SM90_L2_HINT, a measuring knob)
 };
 
 // Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
@@ -286,7 +283,6 @@ Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int clus
   s.dp_tiles = s.tiles_total - (stream_k ? sk_tile_count(s.tiles_total, s.clusters) : 0);
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
   s.c_tma = 0;
-  s.l2_hint_a = s.l2_hint_b = 0;
   return s;
 }
 
@@ -603,7 +599,9 @@ __device__ __forceinline__ void pack_box(const AccReg (&acc)[ACC_REGS], int s, f
     v[i] = out_pair<T, F16_ACCUM, SCALE>(acc, 8 * s + i / 2, i % 2, alpha);
 }
 
-// The whole tile at once, right after its mainloop (the tensor cores wait for it).
+// The whole tile at once, right after its mainloop (the tensor cores wait for it). It packs box
+// by box: packing the whole tile first (as the deferred path does) needs BM/4 more live registers,
+// and with BM = 320 (160 f32 accumulators) ptxas then spills 168 bytes.
 template <class T, bool F16_ACCUM, bool SCALE, int BM, int EPI_BUFS, class AccReg, int ACC_REGS>
 __device__ __forceinline__ void store_tile_tma(const AccReg (&acc)[ACC_REGS], float alpha,
                                                const CUtensorMap* tmap_c, uint32_t s_epi_wg,
@@ -764,10 +762,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
       uint32_t phase = 0;  // parity of the ring's current lap
       Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
       Sm90Work w;
-      const uint64_t pol_a =
-          sched.l2_hint_a == 1 ? sm90::l2_policy_evict_first() : sm90::l2_policy_evict_last();
-      const uint64_t pol_b =
-          sched.l2_hint_b == 1 ? sm90::l2_policy_evict_first() : sm90::l2_policy_evict_last();
       while (work_iter.next(w)) {
         const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
@@ -780,23 +774,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
           const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + cta_rank * Cfg::A_SLICE_BYTES;
-          const uint16_t mask = uint16_t((1u << CLUSTER) - 1);
-          if (sched.l2_hint_a == 0) {
-            if constexpr (CLUSTER > 1)
-              sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), mask, k0, a_row);
-            else
-              sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
-          } else {
-            if constexpr (CLUSTER > 1)
-              sm90::tma_load_2d_multicast_hint(a_dst, &tmap_a, full(stage), mask, k0, a_row, pol_a);
-            else
-              sm90::tma_load_2d_hint(a_dst, &tmap_a, full(stage), k0, a_row, pol_a);
-          }
-          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES;
-          if (sched.l2_hint_b == 0)
-            sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
+          if constexpr (CLUSTER > 1)
+            sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                        k0, a_row);
           else
-            sm90::tma_load_2d_hint(b_dst, &tmap_b, full(stage), k0, b_row, pol_b);
+            sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
+          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, &tmap_b, full(stage), k0, b_row);
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }
@@ -925,13 +908,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, EPI_BUFS>:
             pending = true, pending_m0 = m_tile0, pending_n0 = n0;
             continue;
           }
-          const uint32_t s_epi_wg = s_epi_own;
           if (alpha == 1.f)
-            store_tile_tma<T, F16_ACCUM, false, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
+            store_tile_tma<T, F16_ACCUM, false, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_own,
                                                               Cfg::EPI_BUF_BYTES, m_tile0, n0, M,
                                                               warp, lane, wg_thread, wg_bar);
           else
-            store_tile_tma<T, F16_ACCUM, true, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_wg,
+            store_tile_tma<T, F16_ACCUM, true, BM, EPI_BUFS>(acc, alpha, &tmap_c, s_epi_own,
                                                              Cfg::EPI_BUF_BYTES, m_tile0, n0, M,
                                                              warp, lane, wg_thread, wg_bar);
           continue;
@@ -1122,18 +1104,6 @@ int max_clusters_from_env() {
   return cap;
 }
 
-// GEMMBENCH_SM90_L2_HINT=ab, a and b each n (no hint), f (evict_first) or l (evict_last): the L2
-// eviction priority of the A and B loads, for measuring (see the header). Unset: "nn".
-std::pair<int, int> l2_hint_from_env() {
-  static const std::pair<int, int> hint = [] {
-    auto code = [](char ch) { return ch == 'f' ? 1 : ch == 'l' ? 2 : 0; };
-    const char* e = std::getenv("GEMMBENCH_SM90_L2_HINT");
-    if (!e || std::strlen(e) != 2) return std::pair<int, int>{0, 0};
-    return std::pair<int, int>{code(e[0]), code(e[1])};
-  }();
-  return hint;
-}
-
 // GEMMBENCH_SM90_LOG_TILE=L (0..4): raster bands 2^L cluster tiles wide instead of
 // raster_log_tile's choice, for measuring how the tile order changes L2 traffic (see the header).
 int log_tile_from_env() {
@@ -1156,7 +1126,6 @@ void run(const GemmArgs& args, cudaStream_t stream) {
                                      V::STREAM_K, log_tile_from_env());
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
-  std::tie(sched.l2_hint_a, sched.l2_hint_b) = l2_hint_from_env();
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (V::TMA_STORE && args.beta == 0.f && M % 8 == 0 &&
       reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
