@@ -115,6 +115,10 @@ __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src),
                "r"(src_bytes));
 }
+// Unpredicated: all 16 bytes are copied (no src-size operand, so ptxas needs no predicate).
+__device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_dst), "l"(gmem_src));
+}
 // Operand layout as ldmatrix_x4 / ldmatrix_x4_trans above: lanes 8i..8i+7 address the 8 rows of
 // matrix i, register ri receives matrix i.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_row) {

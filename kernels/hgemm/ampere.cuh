@@ -100,7 +100,9 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -178,6 +180,7 @@ struct AmpereParams {
   __half* c;        // (M,N) column-major
   float alpha, beta;
   int tiles_m, tiles_n, log_tile;
+  int inside_copies;  // 1: CTAs inside M and N copy whole k-tiles unpredicated (see the mainloop)
 };
 
 // One operand's global->shared copy state for one thread: CopyMap says which chunks it moves.
@@ -219,15 +222,21 @@ struct OperandCopy {
   }
 
   // Copy iterations [i0, i1) of the next k-tile into the stage at shared address `stage`
-  // (i0, i1 are compile-time after unrolling).
+  // (i0, i1 are compile-time after unrolling). INSIDE: the caller knows every chunk lies in the
+  // matrix (a whole k-tile of a CTA tile inside M and N), so no chunk is predicated or redirected.
+  template <bool INSIDE = false>
   __device__ __forceinline__ void copy(uint32_t stage, int i0, int i1) const {
 #pragma unroll
     for (int i = 0; i < Map::kIters; ++i) {
       if (i < i0 || i >= i1) continue;
-      const bool ok = K_MAJOR ? (i * Map::kStep < lines_left && k_left > 0)
-                              : (chunk_ok && i * Map::kStep < lines_left);
-      const __half* g = ok ? src + i * line_stride : base;
-      ptx::cp_async_16(stage + smem_off + 2u * i * Map::kSmemStep, g, ok ? 16 : 0);
+      const uint32_t dst = stage + smem_off + 2u * i * Map::kSmemStep;
+      if constexpr (INSIDE) {
+        ptx::cp_async_16(dst, src + i * line_stride);
+      } else {
+        const bool ok = K_MAJOR ? (i * Map::kStep < lines_left && k_left > 0)
+                                : (chunk_ok && i * Map::kStep < lines_left);
+        ptx::cp_async_16(dst, ok ? src + i * line_stride : base, ok ? 16 : 0);
+      }
     }
   }
   // Move on to the k-tile after (once per k-tile, after its last copy).
@@ -239,9 +248,10 @@ struct OperandCopy {
       lines_left -= BK;
     }
   }
-  // Copy the whole next k-tile, predicated, and move on to the one after.
+  // Copy the whole next k-tile (predicated unless INSIDE) and move on to the one after.
+  template <bool INSIDE = false>
   __device__ __forceinline__ void copy_next(uint32_t stage) {
-    copy(stage, 0, Map::kIters);
+    copy<INSIDE>(stage, 0, Map::kIters);
     advance();
   }
 };
@@ -364,13 +374,17 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // copy state moves on to the k-tile after once its last part is issued. A k-tile past K is
   // not skipped but copied as zeros (every chunk fails the K predicate) into a stage nobody
   // reads again: a branch around the copies would keep the compiler from interleaving them
-  // with the mma.
-  auto copy_part = [&](int stage, int part, int parts) {
+  // with the mma. `inside` (std::true_type / std::false_type): the k-tile lies wholly inside the
+  // matrix, so its copies go unpredicated (see the mainloop).
+  auto copy_part = [&](int stage, int part, int parts, auto inside) {
+    constexpr bool IN = decltype(inside)::value;
     constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
     const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
     const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
-    copy_a.copy(stage_a, copy_part_begin(IA, parts, part), copy_part_begin(IA, parts, part + 1));
-    copy_b.copy(stage_b, copy_part_begin(IB, parts, part), copy_part_begin(IB, parts, part + 1));
+    copy_a.template copy<IN>(stage_a, copy_part_begin(IA, parts, part),
+                             copy_part_begin(IA, parts, part + 1));
+    copy_b.template copy<IN>(stage_b, copy_part_begin(IB, parts, part),
+                             copy_part_begin(IB, parts, part + 1));
     if (part == parts - 1) {
       copy_a.advance();
       copy_b.advance();
@@ -390,17 +404,18 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     }
     ptx::cp_async_commit();
   }
-  if constexpr (SPREAD) copy_part(write_stage, 0, KI);
+  if constexpr (SPREAD) copy_part(write_stage, 0, KI, std::false_type{});
 
   int read_stage = 0;  // stage holding k-tile kt
   uint32_t read_off_a = 0, read_off_b = 0;
 
   // g2s of the step0 schedule: all of k-tile `fill` into write_stage (an empty group past the
   // last k-tile keeps "tile t landed" at "at most STAGES-2 pending"), then the next write stage.
-  auto copy_whole_tile = [&](int fill) {
-    if (fill < k_tiles) {
-      copy_a.copy_next(sA + write_stage * K::STAGE_BYTES_A);
-      copy_b.copy_next(sB + write_stage * K::STAGE_BYTES_B);
+  auto copy_whole_tile = [&](int fill, auto inside) {
+    constexpr bool IN = decltype(inside)::value;
+    if (IN || fill < k_tiles) {
+      copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
+      copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
     }
     ptx::cp_async_commit();
     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
@@ -447,13 +462,26 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // stage: every warp loaded its last fragments of k-tile kt-1 at step KI-2), parts 1..KI-1 at
   // steps 0..KI-2 of k-tile kt. Either way its group is committed in k-tile kt before the wait
   // at step KI-1, so "at most STAGES-2 pending" there means k-tile kt+1 landed.
+  //
+  // Two copies of the k-tile loop. A CTA whose tile lies inside M and N runs its first
+  // `inside_end` k-tiles with the copies unpredicated: every k-tile they copy is a whole BK
+  // inside K, so no chunk needs a bounds test or a redirected address (most of the mainloop's
+  // integer instructions otherwise, which share the warp's issue slots with the mma). The
+  // remaining k-tiles, and every k-tile of an edge CTA, run the predicated copies. The second
+  // loop picks up the copy state exactly where the first left it.
+  const int k_whole = p.k / BK;  // k-tiles with all BK columns inside K
+  // Iteration kt copies (parts of) k-tile kt+STAGES-1, and with the spread schedule also part 0
+  // of k-tile kt+STAGES: both must be whole.
+  const int inside_end = p.inside_copies && m0 + BM <= p.m && n0 + BN <= p.n
+                             ? max(0, k_whole - (STAGES - 1) - (SPREAD ? 1 : 0))
+                             : 0;
   if constexpr (!Cfg::B_STREAM) {
     if (k_tiles > 0) {
       ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
       __syncthreads();                   // ... and every other thread's
       load_step(0, 0);
     }
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    auto k_tile = [&](int kt, auto inside) {
       const int fill = kt + STAGES - 1;  // k-tile copied during this one
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
@@ -469,12 +497,12 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         // g2s.
         if constexpr (SPREAD) {
           if (kk < KI - 1) {
-            copy_part(write_stage, kk + 1, KI);  // parts 1..KI-1 of k-tile kt+STAGES-1
+            copy_part(write_stage, kk + 1, KI, inside);  // parts 1..KI-1 of k-tile kt+STAGES-1
           } else {
-            copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
+            copy_part(write_stage, 0, KI, inside);  // part 0 of k-tile kt+STAGES
           }
         } else if (kk == 0) {
-          copy_whole_tile(fill);
+          copy_whole_tile(fill, inside);
         }
 
         // mma on step kk.
@@ -490,7 +518,10 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           }
         }
       }
-    }
+    };
+    int kt = 0;
+    for (; kt < inside_end; ++kt) k_tile(kt, std::true_type{});
+    for (; kt < k_tiles; ++kt) k_tile(kt, std::false_type{});
   } else {
     // B streaming (Cfg::B_STREAM): step kk's mma run in NB groups, group nb = every row block
     // against B block nb; B block nb + B_AHEAD (of this step, or of the next one) is loaded
@@ -522,7 +553,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       for (int nb = 0; nb < BD; ++nb) load_b(0, nb);
     }
 
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    auto k_tile = [&](int kt, auto inside) {
       const int fill = kt + STAGES - 1;  // k-tile copied during this one
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
@@ -531,15 +562,15 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           if (nb == 0) {
             // g2s, as in the loop above.
             if constexpr (SPREAD) {
-              if (kk < KI - 1) copy_part(write_stage, kk + 1, KI);
+              if (kk < KI - 1) copy_part(write_stage, kk + 1, KI, inside);
             } else if (kk == 0) {
-              copy_whole_tile(fill);
+              copy_whole_tile(fill, inside);
             }
           }
           if (nb == NB - BD) {
             if (kk == KI - 1) {
               next_read_stage();
-              if constexpr (SPREAD) copy_part(write_stage, 0, KI);  // part 0 of k-tile kt+STAGES
+              if constexpr (SPREAD) copy_part(write_stage, 0, KI, inside);  // of k-tile kt+STAGES
             }
             load_a((kk + 1) % 2, (kk + 1) % KI);
           }
@@ -562,7 +593,10 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           }
         }
       }
-    }
+    };
+    int kt = 0;
+    for (; kt < inside_end; ++kt) k_tile(kt, std::true_type{});
+    for (; kt < k_tiles; ++kt) k_tile(kt, std::false_type{});
   }
 
   // ================================ EPILOGUE ================================
@@ -680,6 +714,17 @@ std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
   return "";
 }
 
+// Measuring knob: GEMMBENCH_AMPERE_INSIDE_COPIES=0 makes every CTA run the predicated copies
+// on every k-tile, as the kernel did before the unpredicated loop existed, so one binary
+// measures both (read once per process).
+inline int ampere_inside_copies_from_env() {
+  static const int on = [] {
+    const char* e = std::getenv("GEMMBENCH_AMPERE_INSIDE_COPIES");
+    return e && std::atoi(e) == 0 ? 0 : 1;
+  }();
+  return on;
+}
+
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
@@ -708,6 +753,7 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   p.tiles_m = ceil_div(p.m, Cfg::BM);
   p.tiles_n = ceil_div(p.n, Cfg::BN);
   p.log_tile = raster_log_tile(p.tiles_n, kRasterMaxSwizzle);
+  p.inside_copies = ampere_inside_copies_from_env();
   const RasterGrid g = raster_grid(p.tiles_m, p.tiles_n, p.log_tile);
   kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
 }
