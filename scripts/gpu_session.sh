@@ -220,6 +220,25 @@ for step in "${steps[@]}"; do
       grep -E "issue_stalled|hmma|issue_active|cycles_elapsed|Duration|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps" \
         "$logs/ncu_stalls_$tag.txt" | awk '$NF+0 >= 0.05 || /hmma|issue_active|elapsed|Duration|Warp Cycles|Issue Slots|Eligible/' | head -40 | tee -a "$summary"
       ;;
+    ncu-source:*)
+      # ncu-source:<tag>:<kernel name regex>:<gemmbench args>; warp-state samples per SASS
+      # instruction of one launch (where in the mainloop the warps wait, and on what), as CSV in
+      # the logs; scripts/ncu_source_summary.py condenses it (run here on the CSV, or later).
+      rest=${step#ncu-source:}
+      tag=${rest%%:*}
+      rest=${rest#*:}
+      regex=${rest%%:*}
+      args=${rest#*:}
+      timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
+        --section WarpStateStats --section SourceCounters --import-source no -f -o "$logs/ncu_source_$tag" \
+        "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_source_$tag.log" 2>&1
+      rc=$?
+      ncu -i "$logs/ncu_source_$tag.ncu-rep" --page source --csv --print-source sass \
+        >"$logs/ncu_source_$tag.csv" 2>>"$logs/ncu_source_$tag.log"
+      note "ncu-source $tag: rc=$rc, csv rc=$? ($(wc -l <"$logs/ncu_source_$tag.csv") lines)"
+      rm -f "$logs/ncu_source_$tag.ncu-rep"
+      python3 "$root/scripts/ncu_source_summary.py" "$logs/ncu_source_$tag.csv" 2>&1 | head -40 | tee -a "$summary"
+      ;;
     *)
       note "unknown step $step"
       ;;
