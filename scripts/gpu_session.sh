@@ -238,6 +238,8 @@ for step in "${steps[@]}"; do
       note "ncu-source $tag: rc=$rc, csv rc=$? ($(wc -l <"$logs/ncu_source_$tag.csv") lines)"
       rm -f "$logs/ncu_source_$tag.ncu-rep"
       python3 "$root/scripts/ncu_source_summary.py" "$logs/ncu_source_$tag.csv" 2>&1 | head -40 | tee -a "$summary"
+      # The CSV is large: it comes back compressed, on its own, not inside the logs' tarball.
+      gzip -c "$logs/ncu_source_$tag.csv" >"$out/ncu_source_$tag.csv.gz" && rm -f "$logs/ncu_source_$tag.csv"
       ;;
     *)
       note "unknown step $step"
