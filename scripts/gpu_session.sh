@@ -96,6 +96,20 @@ for step in "${steps[@]}"; do
         "$build/tests/test_kernels" --gtest_filter='*sm90*' >"$logs/sm90_streamk_memcheck.log" 2>&1
       note "sm90 stream-K memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/sm90_streamk_memcheck.log" | tail -1)"
       ;;
+    ampere-persist)
+      # The persistent Ampere schedule walks several tiles per CTA only on large shapes; capping
+      # the grid makes every test shape do it (copies running from one tile into the next,
+      # deferred stores, short K with the prologue spanning tiles).
+      for cap in 1 3 7; do
+        log=$logs/ampere_persist_cap$cap.log
+        GEMMBENCH_AMPERE_MAX_CTAS=$cap timeout 150 "$build/tests/test_kernels" --gtest_filter='*persist*' >"$log" 2>&1
+        note "ampere persistent, max CTAs $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+        grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
+      done
+      GEMMBENCH_AMPERE_MAX_CTAS=3 GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
+        "$build/tests/test_kernels" --gtest_filter='*persist*' >"$logs/ampere_persist_memcheck.log" 2>&1
+      note "ampere persistent memcheck (max CTAs 3): rc=$? $(grep -E 'ERROR SUMMARY' "$logs/ampere_persist_memcheck.log" | tail -1)"
+      ;;
     test-kernels)
       timeout 400 "$build/tests/test_kernels" >"$logs/test_kernels.log" 2>&1
       note "test_kernels: rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$logs/test_kernels.log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"

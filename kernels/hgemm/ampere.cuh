@@ -98,13 +98,16 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "common/occupancy.hpp"
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
 #include "hgemm/ampere_index.hpp"
@@ -124,11 +127,15 @@ enum class CopySchedule {
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
-          CopySchedule SCHED_ = CopySchedule::step0>
+          CopySchedule SCHED_ = CopySchedule::step0, bool PERSISTENT_ = false>
 struct AmpereTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
   static constexpr CopySchedule SCHED = SCHED_;
+  // Persistent grid (one CTA per SM walks the tiles): the cp.async ring runs on from one tile
+  // into the next, and a finished tile is staged as f16 in its own shared buffer and stored
+  // during the next tile's first k-tiles (see the kernel's PERSISTENT path).
+  static constexpr bool PERSISTENT = PERSISTENT_;
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M;  // warp tile rows
   static constexpr int WN = BN / WARPS_N;  // warp tile columns
@@ -137,6 +144,10 @@ struct AmpereTile {
   static constexpr int NB = WN / 16;       // B ldmatrix.x4 blocks (two n8 tiles each)
   static constexpr int KI = BK / 16;       // k16 steps per k-tile
   static constexpr int PIPE_BYTES = STAGES * (BM + BN) * BK * 2;
+  // The persistent schedule's staging tile: D of one tile, (BM,BN) f16 column-major, each
+  // column padded by 16 bytes (the fragment stores then hit distinct banks, see StageMap).
+  static constexpr int LD_D = BM + 8;
+  static constexpr int SMEM_BYTES = PIPE_BYTES + (PERSISTENT ? BN * LD_D * 2 : 0);
   // f32 accumulators of a warp tile above 64x64 take more than 128 of the 255 registers a
   // thread may have, which with the fragments spills: such tiles register f16 accumulation only.
   static constexpr bool F32_ACC = MI * NI * 4 <= 128;
@@ -164,6 +175,9 @@ struct AmpereTile {
   static_assert(STAGES >= 2,
                 "the cp.async ring needs at least 2 stages to overlap copy and compute");
   static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
+  static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
+                "the persistent schedule is written for the step0 copy schedule and the plain "
+                "(not B-streaming) fragment double-buffering");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to: the best
@@ -179,6 +193,8 @@ struct AmpereParams {
   __half* c;        // (M,N) column-major
   float alpha, beta;
   int tiles_m, tiles_n, log_tile;
+  int raster_x;      // the raster grid's x extent (raster_grid), ...
+  int raster_slots;  // ... and its size: a persistent CTA walks slots blockIdx.x + i * gridDim.x
 };
 
 // One operand's global->shared copy state for one thread: CopyMap says which chunks it moves.
@@ -314,8 +330,40 @@ struct AmpereKernel {
   static constexpr int STORE_ITERS = (BM / 8) * SC / THREADS;
   static_assert((BM / 8) * SC % THREADS == 0,
                 "the staged tile's 16-byte column pieces must split evenly over the threads");
-  static constexpr int SMEM_BYTES = Cfg::PIPE_BYTES;
+  static constexpr int SMEM_BYTES = Cfg::SMEM_BYTES;
+  // Persistent schedule: each thread stores STORE_PIECES 16-byte pieces of a staged tile,
+  // STORE_BATCH of them in each of the next tile's first STORE_BATCHES k-tiles.
+  static constexpr int STORE_PIECES = (BM / 8) * BN / THREADS;
+  static constexpr int STORE_BATCH = 2;
+  static constexpr int STORE_BATCHES = STORE_PIECES / STORE_BATCH;
+  static_assert(!Cfg::PERSISTENT || ((BM / 8) * BN % THREADS == 0 && STORE_PIECES % STORE_BATCH == 0),
+                "the staged tile's 16-byte pieces must split evenly over the threads and batches");
 };
+
+// Where a k-tile's global->shared copies come from: none (past the CTA's last tile), every chunk
+// predicated (zero-filled outside the matrix), or none predicated (the k-tile lies wholly inside).
+enum class CopyMode { none, predicated, inside };
+template <CopyMode M>
+using CopyModeC = std::integral_constant<CopyMode, M>;
+
+// A persistent CTA walks the raster grid's slots in launch order (x fastest), gridDim.x apart.
+__device__ __forceinline__ TileCoord raster_slot_tile(const AmpereParams& p, int slot) {
+  return raster_tile(slot % p.raster_x, slot / p.raster_x, p.log_tile);
+}
+// The first slot at or after `slot` (in steps of gridDim.x) that maps to a tile; raster_slots
+// when none is left.
+__device__ __forceinline__ int next_tile_slot(const AmpereParams& p, int slot) {
+  while (slot < p.raster_slots &&
+         !raster_tile_valid(raster_slot_tile(p, slot), p.tiles_m, p.tiles_n)) {
+    slot += int(gridDim.x);
+  }
+  return slot;
+}
+// First row (column) of the tile computed for the tile that owns rows from `owned0` on: shifted
+// back to end at the matrix's edge when the matrix is at least a tile large (see the kernel).
+__device__ __forceinline__ int shifted_origin(int owned0, int extent, int tile) {
+  return extent >= tile ? min(owned0, extent - tile) : owned0;
+}
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const AmpereParams p) {
@@ -323,18 +371,29 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   constexpr int WM = Cfg::WM, WN = Cfg::WN, MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB;
   constexpr int KI = Cfg::KI, THREADS = Cfg::THREADS;
+  constexpr bool PERSISTENT = Cfg::PERSISTENT;
 
-  const TileCoord tile = raster_tile(int(blockIdx.x), int(blockIdx.y), p.log_tile);
-  if (!raster_tile_valid(tile, p.tiles_m, p.tiles_n)) return;  // no-op CTA of the last grid column
+  // The CTA's tile (a persistent CTA's first one: it then walks the raster grid's slots
+  // blockIdx.x, blockIdx.x + gridDim.x, ...; see the PERSISTENT path of the mainloop).
+  int slot = 0;
+  TileCoord tile;
+  if constexpr (PERSISTENT) {
+    slot = next_tile_slot(p, int(blockIdx.x));
+    if (slot >= p.raster_slots) return;  // more CTAs than tiles
+    tile = raster_slot_tile(p, slot);
+  } else {
+    tile = raster_tile(int(blockIdx.x), int(blockIdx.y), p.log_tile);
+    if (!raster_tile_valid(tile, p.tiles_m, p.tiles_n)) return;  // no-op CTA of the last column
+  }
   // The CTA owns C rows [m0, m0+BM) and columns [n0, n0+BN), clipped to the matrix. It computes
   // the BM x BN tile at (mt, nt): an edge tile is shifted back to end at the matrix's edge when
   // the matrix is at least a tile large, so every row and column it reads exists (the rows and
   // columns it shares with its neighbour are computed twice and written by the neighbour only).
   // Then only K can cut a k-tile short, which lets the mainloop copy without predicates.
-  const int m0 = tile.m * BM;
-  const int n0 = tile.n * BN;
-  const int mt = p.m >= BM ? min(m0, p.m - BM) : m0;
-  const int nt = p.n >= BN ? min(n0, p.n - BN) : n0;
+  int m0 = tile.m * BM;
+  int n0 = tile.n * BN;
+  int mt = shifted_origin(m0, p.m, BM);
+  int nt = shifted_origin(n0, p.n, BN);
 
   extern __shared__ __align__(128) unsigned char smem[];
   // A stages: (BM,BK) K-major or (BK,BM) M-major; B stages: (BN,BK) K-major or (BK,BN) N-major.
@@ -379,10 +438,10 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // copy state moves on to the k-tile after once its last part is issued. A k-tile past K is
   // not skipped but copied as zeros (every chunk fails the K predicate) into a stage nobody
   // reads again: a branch around the copies would keep the compiler from interleaving them
-  // with the mma. `inside` (std::true_type / std::false_type): the k-tile lies wholly inside the
+  // with the mma. `mode` (CopyModeC): CopyMode::inside when the k-tile lies wholly inside the
   // matrix, so its copies go unpredicated (see the mainloop).
-  auto copy_part = [&](int stage, int part, int parts, auto inside) {
-    constexpr bool IN = decltype(inside)::value;
+  auto copy_part = [&](int stage, int part, int parts, auto mode) {
+    constexpr bool IN = decltype(mode)::value == CopyMode::inside;
     constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
     const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
     const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
@@ -400,16 +459,18 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // Fill stages 0..STAGES-2 with k-tiles 0..STAGES-2. One commit group per stage even when the
   // tile does not exist, so "tile t landed" is always "at most STAGES-2 groups pending". The
   // spread schedule also issues part 0 of k-tile STAGES-1 (stage STAGES-1 is free), uncommitted:
-  // it joins that tile's group.
+  // it joins that tile's group. (The persistent schedule has its own prologue, below.)
+  if constexpr (!PERSISTENT) {
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) {
-      copy_a.copy_next(sA + s * K::STAGE_BYTES_A);
-      copy_b.copy_next(sB + s * K::STAGE_BYTES_B);
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_tiles) {
+        copy_a.copy_next(sA + s * K::STAGE_BYTES_A);
+        copy_b.copy_next(sB + s * K::STAGE_BYTES_B);
+      }
+      ptx::cp_async_commit();
     }
-    ptx::cp_async_commit();
   }
-  if constexpr (SPREAD) copy_part(write_stage, 0, KI, std::false_type{});
+  if constexpr (SPREAD) copy_part(write_stage, 0, KI, CopyModeC<CopyMode::predicated>{});
 
   int read_stage = 0;  // stage holding k-tile kt
   uint32_t read_off_a = 0, read_off_b = 0;
@@ -419,10 +480,14 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // zeros into a stage nobody reads again rather than skipped: with the two k-tile loops below, a
   // branch around the copies kept ptxas from interleaving them with the mma (hgemm_tn measured
   // 0.57x cuBLAS instead of 0.70x on edge CTAs' loop).
-  auto copy_whole_tile = [&](auto inside) {
-    constexpr bool IN = decltype(inside)::value;
-    copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
-    copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
+  // CopyMode::none (the persistent schedule past its CTA's last tile) only commits the group.
+  auto copy_whole_tile = [&](auto mode) {
+    constexpr CopyMode MODE = decltype(mode)::value;
+    if constexpr (MODE != CopyMode::none) {
+      constexpr bool IN = MODE == CopyMode::inside;
+      copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
+      copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
+    }
     ptx::cp_async_commit();
     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
   };
@@ -484,12 +549,16 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
                              ? max(0, k_whole - (STAGES - 1) - (SPREAD ? 1 : 0))
                              : 0;
   if constexpr (!Cfg::B_STREAM) {
-    if (k_tiles > 0) {
-      ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
-      __syncthreads();                   // ... and every other thread's
-      load_step(0, 0);
-    }
-    auto k_tile = [&](int kt, auto inside) {
+    auto first_fragments = [&]() {
+      if (k_tiles > 0) {
+        ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+        __syncthreads();                   // ... and every other thread's
+        load_step(0, 0);
+      }
+    };
+    // One k-tile: `mode` (CopyModeC) says how its g2s copies, `before_copies` runs at step 0
+    // ahead of them (the persistent schedule's deferred C stores).
+    auto k_tile = [&](auto mode, auto before_copies) {
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
         // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
@@ -502,14 +571,15 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         load_step((kk + 1) % 2, (kk + 1) % KI);
 
         // g2s.
+        if (kk == 0) before_copies();
         if constexpr (SPREAD) {
           if (kk < KI - 1) {
-            copy_part(write_stage, kk + 1, KI, inside);  // parts 1..KI-1 of k-tile kt+STAGES-1
+            copy_part(write_stage, kk + 1, KI, mode);  // parts 1..KI-1 of k-tile kt+STAGES-1
           } else {
-            copy_part(write_stage, 0, KI, inside);  // part 0 of k-tile kt+STAGES
+            copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
           }
         } else if (kk == 0) {
-          copy_whole_tile(inside);
+          copy_whole_tile(mode);
         }
 
         // mma on step kk.
@@ -526,9 +596,144 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         }
       }
     };
-    int kt = 0;
-    for (; kt < inside_end; ++kt) k_tile(kt, std::true_type{});
-    for (; kt < k_tiles; ++kt) k_tile(kt, std::false_type{});
+    if constexpr (!PERSISTENT) {
+      first_fragments();
+      const auto no_stores = [] {};
+      int kt = 0;
+      for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
+      for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{}, no_stores);
+    } else {
+      // ---------------------------- PERSISTENT ----------------------------
+      // The CTA's tiles form one stream of k-tiles: the copy cursor (copy_slot, copy_kt) runs
+      // STAGES-1 k-tiles ahead of the mma, from the end of one tile into the start of the next,
+      // so a new tile starts with its first k-tiles already in shared memory (no prologue per
+      // tile), and the register double-buffering's load at the last step of a tile is the next
+      // tile's step 0. A finished tile's epilogue only stages D = alpha*acc + beta*C as f16 in
+      // its own buffer (s_d); its 16-byte pieces go to global memory STORE_BATCH at a time at
+      // step 0 of the next tile's first STORE_BATCHES k-tiles, under that tile's mma.
+      //
+      // Copy modes: when every tile lies inside M and N and K is whole k-tiles, every copy goes
+      // unpredicated (as the non-persistent CTAs inside the matrix do) and the last STAGES-1
+      // k-tiles of the CTA's last tile copy nothing; otherwise every copy is predicated, and
+      // past the last tile the copies walk on past K as zero-fills into stages nobody reads.
+      const bool all_inside = p.m >= BM && p.n >= BN && p.k % BK == 0;
+      int copy_slot = slot;  // the tile the cursor copies from, and its next k-tile
+      int copy_kt = 0;
+      bool copy_more = k_tiles > 0;
+      // The cursor has issued copy_kt's copies: move on, to the next tile after the last k-tile.
+      auto cursor_next = [&]() {
+        if (++copy_kt < k_tiles) return;
+        copy_kt = 0;
+        copy_slot = next_tile_slot(p, copy_slot + int(gridDim.x));
+        copy_more = copy_slot < p.raster_slots;
+        if (copy_more) {
+          const TileCoord t = raster_slot_tile(p, copy_slot);
+          copy_a = typename K::CopyA(p.a, p.m, p.k, shifted_origin(t.m * BM, p.m, BM), tid);
+          copy_b = typename K::CopyB(p.b, p.n, p.k, shifted_origin(t.n * BN, p.n, BN), tid);
+        }
+      };
+
+      __half* s_d = reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
+      const bool c_vec = p.m % 8 == 0;  // as in the non-persistent epilogue below
+      // Where the staged tile goes: the computed tile's origin and the rows/columns it owns.
+      int d_mt = 0, d_nt = 0, d_m0 = 0, d_n0 = 0;
+      int batches_left = 0;  // store batches of the staged tile not yet issued
+      auto store_batch = [&]() {
+        const int batch = K::STORE_BATCHES - batches_left--;
+#pragma unroll
+        for (int j = 0; j < K::STORE_BATCH; ++j) {
+          const int id = (batch * K::STORE_BATCH + j) * THREADS + tid;
+          const int mc = id % (BM / 8);
+          const int sc = id / (BM / 8);
+          const int m = d_mt + mc * 8;
+          const int n = d_nt + sc;
+          if (n < d_n0 || n >= p.n || m + 8 <= d_m0 || m >= p.m) continue;  // not owned / outside
+          const uint4 v = *reinterpret_cast<const uint4*>(s_d + sc * Cfg::LD_D + mc * 8);  // (8) D
+          __half* dst = p.c + int64_t(n) * p.m + m;  // (8) C(m..m+7, n), M contiguous
+          if (c_vec) {
+            *reinterpret_cast<uint4*>(dst) = v;
+          } else {
+            const __half* h = reinterpret_cast<const __half*>(&v);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+              if (m + e >= d_m0 && m + e < p.m) dst[e] = h[e];
+            }
+          }
+        }
+      };
+      const auto deferred_stores = [&] {
+        if (batches_left > 0) store_batch();
+      };
+
+      // PROLOGUE: the first STAGES-1 k-tiles of the stream (of several tiles when K is short).
+#pragma unroll
+      for (int s = 0; s < STAGES - 1; ++s) {
+        if (copy_more) {
+          if (all_inside) {
+            copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
+            copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
+          } else {
+            copy_a.copy_next(sA + s * K::STAGE_BYTES_A);
+            copy_b.copy_next(sB + s * K::STAGE_BYTES_B);
+          }
+          cursor_next();
+        }
+        ptx::cp_async_commit();
+      }
+      first_fragments();
+
+      for (;;) {
+        // MAINLOOP of one tile.
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          if (!all_inside) {
+            k_tile(CopyModeC<CopyMode::predicated>{}, deferred_stores);
+          } else if (copy_more) {
+            k_tile(CopyModeC<CopyMode::inside>{}, deferred_stores);
+          } else {
+            k_tile(CopyModeC<CopyMode::none>{}, deferred_stores);
+          }
+          if (copy_more) cursor_next();
+        }
+
+        // EPILOGUE of one tile: the previous tile's last pieces (when K had fewer k-tiles than
+        // batches), a barrier so no thread still reads s_d, D staged as f16, a barrier so the
+        // whole staged tile is visible before the next tile's k-tiles store from it.
+        while (batches_left > 0) store_batch();
+        __syncthreads();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+          for (int ni = 0; ni < NI; ++ni) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const RowCol rc = acc_coord(lane, i);
+              const int row = wm * WM + mi * 16 + rc.row;  // within the computed tile
+              const int col = wn * WN + ni * 8 + rc.col;
+              float v = p.alpha * to_float(acc[mi][ni].element(i));
+              if (p.beta != 0.f && mt + row < p.m && nt + col < p.n) {
+                v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
+              }
+              s_d[col * Cfg::LD_D + row] = __float2half_rn(v);
+            }
+            acc[mi][ni].clear();
+          }
+        }
+        __syncthreads();
+        d_mt = mt, d_nt = nt, d_m0 = m0, d_n0 = n0;
+        batches_left = K::STORE_BATCHES;
+
+        slot = next_tile_slot(p, slot + int(gridDim.x));
+        if (slot >= p.raster_slots) break;
+        tile = raster_slot_tile(p, slot);
+        m0 = tile.m * BM;
+        n0 = tile.n * BN;
+        mt = shifted_origin(m0, p.m, BM);
+        nt = shifted_origin(n0, p.n, BN);
+      }
+      while (batches_left > 0) store_batch();
+      ptx::cp_async_wait<0>();  // leave no copy in flight into the shared memory of an exited CTA
+      return;
+    }
   } else {
     // B streaming (Cfg::B_STREAM): step kk's mma run in NB groups, group nb = every row block
     // against B block nb; B block nb + B_AHEAD (of this step, or of the next one) is loaded
@@ -560,7 +765,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       for (int nb = 0; nb < BD; ++nb) load_b(0, nb);
     }
 
-    auto k_tile = [&](int kt, auto inside) {
+    auto k_tile = [&](auto mode) {
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
 #pragma unroll
@@ -568,15 +773,15 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           if (nb == 0) {
             // g2s, as in the loop above.
             if constexpr (SPREAD) {
-              if (kk < KI - 1) copy_part(write_stage, kk + 1, KI, inside);
+              if (kk < KI - 1) copy_part(write_stage, kk + 1, KI, mode);
             } else if (kk == 0) {
-              copy_whole_tile(inside);
+              copy_whole_tile(mode);
             }
           }
           if (nb == NB - BD) {
             if (kk == KI - 1) {
               next_read_stage();
-              if constexpr (SPREAD) copy_part(write_stage, 0, KI, inside);  // of k-tile kt+STAGES
+              if constexpr (SPREAD) copy_part(write_stage, 0, KI, mode);  // of k-tile kt+STAGES
             }
             load_a((kk + 1) % 2, (kk + 1) % KI);
           }
@@ -601,8 +806,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       }
     };
     int kt = 0;
-    for (; kt < inside_end; ++kt) k_tile(kt, std::true_type{});
-    for (; kt < k_tiles; ++kt) k_tile(kt, std::false_type{});
+    for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{});
+    for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{});
   }
 
   // ================================ EPILOGUE ================================
@@ -712,8 +917,8 @@ std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "N must be a multiple of 8: B is N-contiguous here and its rows are copied in 16-byte "
            "(8 x f16) cp.async pieces";
   }
-  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(Cfg::PIPE_BYTES)) {
-    return "needs " + std::to_string(Cfg::PIPE_BYTES / 1024) +
+  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES)) {
+    return "needs " + std::to_string(Cfg::SMEM_BYTES / 1024) +
            " KB of shared memory per block, the device allows " +
            std::to_string(caps.smem_per_block_optin / 1024) + " KB";
   }
@@ -722,6 +927,16 @@ std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "N is too large for the grid's y dimension (65535 CTA rows)";
   }
   return "";
+}
+
+// GEMMBENCH_AMPERE_MAX_CTAS=n (n >= 1): a persistent grid of at most n CTAs, so the GPU tests
+// walk several tiles per CTA on small shapes (read once per process).
+inline int ampere_max_ctas_from_env() {
+  static const int cap = [] {
+    const char* e = std::getenv("GEMMBENCH_AMPERE_MAX_CTAS");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  return cap;
 }
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
@@ -753,7 +968,17 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   p.tiles_n = ceil_div(p.n, Cfg::BN);
   p.log_tile = raster_log_tile(p.tiles_n, kRasterMaxSwizzle);
   const RasterGrid g = raster_grid(p.tiles_m, p.tiles_n, p.log_tile);
-  kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
+  p.raster_x = g.x;
+  p.raster_slots = g.x * g.y;
+  if constexpr (Cfg::PERSISTENT) {
+    // As many CTAs as are resident at once (one wave), never more than there are tiles.
+    static ResidentCtas resident;
+    int ctas = std::min(resident.get(kernel, Cfg::THREADS, K::SMEM_BYTES), p.tiles_m * p.tiles_n);
+    if (const int cap = ampere_max_ctas_from_env(); cap > 0) ctas = std::min(ctas, cap);
+    kernel<<<unsigned(ctas), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
+  } else {
+    kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
+  }
 }
 
 template <class Cfg, Layout L>

@@ -58,6 +58,12 @@ using Tile128x256x64S4Spread = AmpereTile<128, 256, 64, 2, 4, 4, kSpread>;
 using Tile128x256x32S4W64x128 = AmpereTile<128, 256, 32, 2, 2, 4, kSpread>;
 using Tile256x256x32S4W64x128 = AmpereTile<256, 256, 32, 4, 2, 4, kSpread>;
 
+constexpr CopySchedule kStep0 = CopySchedule::step0;
+using Tile128x256x32S4Persist = AmpereTile<128, 256, 32, 2, 4, 4, kStep0, true>;
+using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
+using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
+using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
+
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tn>(
@@ -99,5 +105,19 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4W64x128, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x256x32S4W64x128, Layout::tn>(
     "hgemm_tn_256x256x32_s4_w64x128", 3,
     "Ampere TN: 256x256x32, 8 warps of 64x128 (B streamed), 4 stages, spread; f16 acc only"));
+
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4Persist, Layout::tn>(
+    "hgemm_tn_128x256x32_s4_persist", 3,
+    "Ampere TN: 128x256x32 s4, persistent: copies run across tiles, C stored under the next "
+    "tile's mma (164 KB smem)"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x32S4Persist, Layout::tn>(
+    "hgemm_tn_256x128x32_s4_persist", 3,
+    "Ampere TN: 256x128x32 s4, persistent, C stored under the next tile's mma (165 KB smem)"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S3Persist, Layout::tn>(
+    "hgemm_tn_128x256x32_s3_persist", 3,
+    "Ampere TN: 128x256x32 s3, persistent, C stored under the next tile's mma (140 KB smem)"));
+GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn>(
+    "hgemm_tn_128x256x64_s3_persist", 3,
+    "Ampere TN: 128x256x64 s3, persistent, C stored under the next tile's mma (212 KB smem)"));
 
 }  // namespace gemmbench::hgemm
