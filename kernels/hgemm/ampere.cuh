@@ -604,101 +604,71 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{}, no_stores);
     } else {
       // ---------------------------- PERSISTENT ----------------------------
-      // The CTA's tiles form one stream of k-tiles: the copy cursor (copy_slot, copy_kt) runs
-      // STAGES-1 k-tiles ahead of the mma, from the end of one tile into the start of the next,
-      // so a new tile starts with its first k-tiles already in shared memory (no prologue per
-      // tile), and the register double-buffering's load at the last step of a tile is the next
-      // tile's step 0. A finished tile's epilogue only stages D = alpha*acc + beta*C as f16 in
-      // its own buffer (s_d); its 16-byte pieces go to global memory STORE_BATCH at a time at
-      // step 0 of the next tile's first STORE_BATCHES k-tiles, under that tile's mma.
-      //
-      // Copy modes: when every tile lies inside M and N and K is whole k-tiles, every copy goes
-      // unpredicated (as the non-persistent CTAs inside the matrix do) and the last STAGES-1
-      // k-tiles of the CTA's last tile copy nothing; otherwise every copy is predicated, and
-      // past the last tile the copies walk on past K as zero-fills into stages nobody reads.
-      const bool all_inside = p.m >= BM && p.n >= BN && p.k % BK == 0;
-      int copy_slot = slot;  // the tile the cursor copies from, and its next k-tile
-      int copy_kt = 0;
-      bool copy_more = k_tiles > 0;
-      // The cursor has issued copy_kt's copies: move on, to the next tile after the last k-tile.
-      auto cursor_next = [&]() {
-        if (++copy_kt < k_tiles) return;
-        copy_kt = 0;
-        copy_slot = next_tile_slot(p, copy_slot + int(gridDim.x));
-        copy_more = copy_slot < p.raster_slots;
-        if (copy_more) {
-          const TileCoord t = raster_slot_tile(p, copy_slot);
-          copy_a = typename K::CopyA(p.a, p.m, p.k, shifted_origin(t.m * BM, p.m, BM), tid);
-          copy_b = typename K::CopyB(p.b, p.n, p.k, shifted_origin(t.n * BN, p.n, BN), tid);
-        }
-      };
-
+      // The CTA's tiles form one stream of k-tiles: the copies run STAGES-1 k-tiles ahead of the
+      // mma, from the end of one tile into the start of the next, so a new tile starts with its
+      // first k-tiles already in shared memory (no prologue per tile), and the register
+      // double-buffering's load at the last step of a tile is the next tile's step 0. A finished
+      // tile's epilogue only stages D = alpha*acc + beta*C as f16 in its own buffer (s_d); its
+      // 16-byte pieces go to global memory STORE_BATCH at a time at step 0 of the next tile's
+      // first k-tiles, under that tile's mma. The launcher runs this path only where every copy
+      // can go unpredicated (persistent_fits: M >= BM, N >= BN, K whole k-tiles, at least
+      // STAGES-1 of them, M % 8 == 0), so a tile's k-tiles fall into three loops whose copy mode
+      // and stores are compile-time: no per-k-tile branch joins the mainloop (one cost the
+      // first build of this schedule 20%: 0.566x against hgemm_tn's 0.719x).
       __half* s_d = reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
-      const bool c_vec = p.m % 8 == 0;  // as in the non-persistent epilogue below
       // Where the staged tile goes: the computed tile's origin and the rows/columns it owns.
       int d_mt = 0, d_nt = 0, d_m0 = 0, d_n0 = 0;
-      int batches_left = 0;  // store batches of the staged tile not yet issued
-      auto store_batch = [&]() {
-        const int batch = K::STORE_BATCHES - batches_left--;
+      // Batch `batch` of the staged tile: STORE_BATCH 16-byte pieces along M per thread.
+      auto store_batch = [&](int batch) {
 #pragma unroll
         for (int j = 0; j < K::STORE_BATCH; ++j) {
           const int id = (batch * K::STORE_BATCH + j) * THREADS + tid;
           const int mc = id % (BM / 8);
           const int sc = id / (BM / 8);
-          const int m = d_mt + mc * 8;
+          const int m = d_mt + mc * 8;  // a multiple of 8 (M % 8 == 0): wholly owned or not
           const int n = d_nt + sc;
-          if (n < d_n0 || n >= p.n || m + 8 <= d_m0 || m >= p.m) continue;  // not owned / outside
           const uint4 v = *reinterpret_cast<const uint4*>(s_d + sc * Cfg::LD_D + mc * 8);  // (8) D
-          __half* dst = p.c + int64_t(n) * p.m + m;  // (8) C(m..m+7, n), M contiguous
-          if (c_vec) {
-            *reinterpret_cast<uint4*>(dst) = v;
-          } else {
-            const __half* h = reinterpret_cast<const __half*>(&v);
-#pragma unroll
-            for (int e = 0; e < 8; ++e) {
-              if (m + e >= d_m0 && m + e < p.m) dst[e] = h[e];
-            }
+          if (n >= d_n0 && m >= d_m0) {  // owned (the shifted edge tile's other rows/columns not)
+            *reinterpret_cast<uint4*>(p.c + int64_t(n) * p.m + m) = v;  // (8) C(m..m+7, n)
           }
         }
       };
-      const auto deferred_stores = [&] {
-        if (batches_left > 0) store_batch();
-      };
+      const auto no_stores = [] {};
 
-      // PROLOGUE: the first STAGES-1 k-tiles of the stream (of several tiles when K is short).
+      // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
 #pragma unroll
       for (int s = 0; s < STAGES - 1; ++s) {
-        if (copy_more) {
-          if (all_inside) {
-            copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
-            copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
-          } else {
-            copy_a.copy_next(sA + s * K::STAGE_BYTES_A);
-            copy_b.copy_next(sB + s * K::STAGE_BYTES_B);
-          }
-          cursor_next();
-        }
+        copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
+        copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
         ptx::cp_async_commit();
       }
       first_fragments();
 
+      const int copy_switch = k_tiles - (STAGES - 1);  // first k-tile copying the next tile's
+      int batches = 0;  // store batches of the staged tile (none before the first tile)
       for (;;) {
-        // MAINLOOP of one tile.
-        for (int kt = 0; kt < k_tiles; ++kt) {
-          if (!all_inside) {
-            k_tile(CopyModeC<CopyMode::predicated>{}, deferred_stores);
-          } else if (copy_more) {
-            k_tile(CopyModeC<CopyMode::inside>{}, deferred_stores);
-          } else {
-            k_tile(CopyModeC<CopyMode::none>{}, deferred_stores);
-          }
-          if (copy_more) cursor_next();
+        const int next = next_tile_slot(p, slot + int(gridDim.x));
+        // MAINLOOP of one tile: the previous tile's stores at step 0 of its first k-tiles, the
+        // copies of this tile's k-tiles, then of the next tile's first STAGES-1 (or none).
+        const int store_end = min(batches, copy_switch);
+        int kt = 0;
+        for (; kt < store_end; ++kt) {
+          k_tile(CopyModeC<CopyMode::inside>{}, [&] { store_batch(kt); });
+        }
+        for (; kt < copy_switch; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
+        if (next < p.raster_slots) {
+          const TileCoord t = raster_slot_tile(p, next);
+          copy_a = typename K::CopyA(p.a, p.m, p.k, shifted_origin(t.m * BM, p.m, BM), tid);
+          copy_b = typename K::CopyB(p.b, p.n, p.k, shifted_origin(t.n * BN, p.n, BN), tid);
+          for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
+        } else {
+          for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::none>{}, no_stores);
         }
 
-        // EPILOGUE of one tile: the previous tile's last pieces (when K had fewer k-tiles than
-        // batches), a barrier so no thread still reads s_d, D staged as f16, a barrier so the
-        // whole staged tile is visible before the next tile's k-tiles store from it.
-        while (batches_left > 0) store_batch();
+        // EPILOGUE of one tile: the previous tile's pieces the k-tiles had no room for, a
+        // barrier so no thread still reads s_d, D staged as f16, a barrier so the whole staged
+        // tile is visible before the next tile's k-tiles store from it.
+        for (int b = store_end; b < batches; ++b) store_batch(b);
         __syncthreads();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
@@ -710,7 +680,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
               const int row = wm * WM + mi * 16 + rc.row;  // within the computed tile
               const int col = wn * WN + ni * 8 + rc.col;
               float v = p.alpha * to_float(acc[mi][ni].element(i));
-              if (p.beta != 0.f && mt + row < p.m && nt + col < p.n) {
+              if (p.beta != 0.f) {
                 v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
               }
               s_d[col * Cfg::LD_D + row] = __float2half_rn(v);
@@ -720,17 +690,17 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         }
         __syncthreads();
         d_mt = mt, d_nt = nt, d_m0 = m0, d_n0 = n0;
-        batches_left = K::STORE_BATCHES;
+        batches = K::STORE_BATCHES;
 
-        slot = next_tile_slot(p, slot + int(gridDim.x));
-        if (slot >= p.raster_slots) break;
+        if (next >= p.raster_slots) break;
+        slot = next;
         tile = raster_slot_tile(p, slot);
         m0 = tile.m * BM;
         n0 = tile.n * BN;
         mt = shifted_origin(m0, p.m, BM);
         nt = shifted_origin(n0, p.n, BN);
       }
-      while (batches_left > 0) store_batch();
+      for (int b = 0; b < batches; ++b) store_batch(b);
       ptx::cp_async_wait<0>();  // leave no copy in flight into the shared memory of an exited CTA
       return;
     }
@@ -939,6 +909,17 @@ inline int ampere_max_ctas_from_env() {
   return cap;
 }
 
+// Whether the persistent schedule runs a problem: every tile inside M and N (after the edge
+// shift), K whole k-tiles and at least STAGES-1 of them (so the prologue and every copy stay
+// unpredicated and inside one tile or the next), and M % 8 == 0 (16-byte C pieces wholly owned or
+// not). Other problems run the same tile without persistence: correct for any shape, and small or
+// ragged problems are where a persistent grid gains least.
+template <class Cfg>
+bool persistent_fits(const AmpereParams& p) {
+  return p.m >= Cfg::BM && p.n >= Cfg::BN && p.k % Cfg::BK == 0 &&
+         p.k / Cfg::BK >= Cfg::STAGES - 1 && p.m % 8 == 0;
+}
+
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
@@ -971,6 +952,13 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   p.raster_x = g.x;
   p.raster_slots = g.x * g.y;
   if constexpr (Cfg::PERSISTENT) {
+    if (!persistent_fits<Cfg>(p)) {
+      // The same tile, one CTA per tile (see persistent_fits).
+      using NonPersistent = AmpereTile<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N,
+                                       Cfg::STAGES, Cfg::SCHED, false>;
+      ampere_run<NonPersistent, A_K_MAJOR, B_K_MAJOR, AccT>(args, stream);
+      return;
+    }
     // As many CTAs as are resident at once (one wave), never more than there are tiles.
     static ResidentCtas resident;
     int ctas = std::min(resident.get(kernel, Cfg::THREADS, K::SMEM_BYTES), p.tiles_m * p.tiles_n);

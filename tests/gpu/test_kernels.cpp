@@ -27,13 +27,16 @@ struct Shape3 {
 // 1x1x1, primes, tile +-1 for 32/64/128/256 tiles, tall-skinny and long-K, K multiples of 8 with
 // prime M and N (for kernels that need 16-byte rows), a long K with a partial last k-tile under
 // CTA tiles both inside and across the M and N edges (264x520x1000: the Ampere kernels' inside
-// CTAs switch from unpredicated to predicated copies mid-K), and a grid of more tiles than SMs.
+// CTAs switch from unpredicated to predicated copies mid-K), shapes the persistent Ampere schedule
+// takes (M, N at least a tile, K whole 32-wide k-tiles, M % 8 == 0: 264x520x96 with exactly the
+// STAGES-1 k-tiles of its prologue, 392x776x512 with more k-tiles than store batches, both with
+// shifted edge tiles), and a grid of more tiles than SMs.
 const std::vector<Shape3> kShapes = {
     {1, 1, 1},       {2, 3, 5},        {37, 53, 71},     {1, 1, 8},      {5, 3, 8},
     {127, 131, 136}, {64, 64, 64},     {128, 128, 128},  {129, 257, 63}, {257, 129, 72},
     {255, 256, 257}, {300, 520, 264},  {1000, 1, 999},   {1, 1000, 64},  {1024, 8, 2048},
     {513, 257, 136}, {130, 130, 64},   {136, 264, 77},   {264, 37, 40},  {8, 129, 24},
-    {520, 77, 256},  {264, 520, 1000}, {4096, 2048, 128}};
+    {520, 77, 256},  {264, 520, 1000}, {264, 520, 96},  {392, 776, 512}, {4096, 2048, 128}};
 
 // Under compute-sanitizer: GEMMBENCH_TEST_SMALL=1 leaves out the last, largest shape;
 // GEMMBENCH_TEST_FEW=1 (racecheck, which is slow) keeps a few shapes that still cross tile edges.
