@@ -219,16 +219,25 @@ struct OperandCopy {
     base = tensor;
     smem_off = 2u * SmemTile<ROWS, BK, K_MAJOR>::offset(c.row, c.k);
     if constexpr (K_MAJOR) {
-      src = tensor + int64_t(row0 + c.row) * K + c.k;
       line_stride = int64_t(Map::kStep) * K;
       tile_stride = BK;
+    } else {
+      line_stride = int64_t(Map::kStep) * rows_total;
+      tile_stride = int64_t(BK) * rows_total;
+    }
+    restart(rows_total, K, row0, tid);
+  }
+  // Point the copies at k-tile 0 of the tile starting at row `row0` (the persistent schedule's
+  // next tile); the strides and the shared offset stay.
+  __device__ __forceinline__ void restart(int rows_total, int K, int row0, int tid) {
+    const RowK c = Map::start(tid);
+    if constexpr (K_MAJOR) {
+      src = base + int64_t(row0 + c.row) * K + c.k;
       lines_left = rows_total - (row0 + c.row);
       k_left = K - c.k;
       chunk_ok = true;
     } else {
-      src = tensor + int64_t(c.k) * rows_total + row0 + c.row;
-      line_stride = int64_t(Map::kStep) * rows_total;
-      tile_stride = int64_t(BK) * rows_total;
+      src = base + int64_t(c.k) * rows_total + row0 + c.row;
       lines_left = K - c.k;
       k_left = 0;
       chunk_ok = row0 + c.row < rows_total;
@@ -331,13 +340,10 @@ struct AmpereKernel {
   static_assert((BM / 8) * SC % THREADS == 0,
                 "the staged tile's 16-byte column pieces must split evenly over the threads");
   static constexpr int SMEM_BYTES = Cfg::SMEM_BYTES;
-  // Persistent schedule: each thread stores STORE_PIECES 16-byte pieces of a staged tile,
-  // STORE_BATCH of them in each of the next tile's first STORE_BATCHES k-tiles.
+  // Persistent schedule: each thread stores STORE_PIECES 16-byte pieces of a staged tile.
   static constexpr int STORE_PIECES = (BM / 8) * BN / THREADS;
-  static constexpr int STORE_BATCH = 2;
-  static constexpr int STORE_BATCHES = STORE_PIECES / STORE_BATCH;
-  static_assert(!Cfg::PERSISTENT || ((BM / 8) * BN % THREADS == 0 && STORE_PIECES % STORE_BATCH == 0),
-                "the staged tile's 16-byte pieces must split evenly over the threads and batches");
+  static_assert(!Cfg::PERSISTENT || (BM / 8) * BN % THREADS == 0,
+                "the staged tile's 16-byte pieces must split evenly over the threads");
 };
 
 // Where a k-tile's global->shared copies come from: none (past the CTA's last tile), every chunk
@@ -605,34 +611,20 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     } else {
       // ---------------------------- PERSISTENT ----------------------------
       // The CTA's tiles form one stream of k-tiles: the copies run STAGES-1 k-tiles ahead of the
-      // mma, from the end of one tile into the start of the next, so a new tile starts with its
-      // first k-tiles already in shared memory (no prologue per tile), and the register
-      // double-buffering's load at the last step of a tile is the next tile's step 0. A finished
-      // tile's epilogue only stages D = alpha*acc + beta*C as f16 in its own buffer (s_d); its
-      // 16-byte pieces go to global memory STORE_BATCH at a time at step 0 of the next tile's
-      // first k-tiles, under that tile's mma. The launcher runs this path only where every copy
-      // can go unpredicated (persistent_fits: M >= BM, N >= BN, K whole k-tiles, at least
-      // STAGES-1 of them, M % 8 == 0), so a tile's k-tiles fall into three loops whose copy mode
-      // and stores are compile-time: no per-k-tile branch joins the mainloop (one cost the
-      // first build of this schedule 20%: 0.566x against hgemm_tn's 0.719x).
+      // mma, from the end of one tile into the start of the next (the copy state is pointed at
+      // the next tile once the current one's last k-tile has been copied), so a new tile starts
+      // with its first k-tiles in shared memory (no prologue per tile), and the register
+      // double-buffering's load at a tile's last step is the next tile's step 0. The epilogue
+      // stages D = alpha*acc + beta*C as f16 in a buffer of its own (s_d), not in the pipeline's
+      // stages, which hold the next tile's k-tiles, and issues its 16-byte stores, which drain
+      // while the next tile's mma run. The launcher runs this path only where every copy can go
+      // unpredicated (persistent_fits: M >= BM, N >= BN, K whole k-tiles, at least STAGES-1 of
+      // them, M % 8 == 0), so the k-tile loop is the non-persistent CTAs' inside loop. (A first
+      // build that chose each k-tile's copy mode and deferred stores at run time measured 0.566x
+      // against hgemm_tn's 0.719x; one with compile-time segments and the stores spread over the
+      // next tile's first k-tiles 0.683x against 0.714x: ptxas then reordered the mainloop's mma
+      // and reused fragment registers, and it stalled on barriers and ldmatrix results.)
       __half* s_d = reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
-      // Where the staged tile goes: the computed tile's origin and the rows/columns it owns.
-      int d_mt = 0, d_nt = 0, d_m0 = 0, d_n0 = 0;
-      // Batch `batch` of the staged tile: STORE_BATCH 16-byte pieces along M per thread.
-      auto store_batch = [&](int batch) {
-#pragma unroll
-        for (int j = 0; j < K::STORE_BATCH; ++j) {
-          const int id = (batch * K::STORE_BATCH + j) * THREADS + tid;
-          const int mc = id % (BM / 8);
-          const int sc = id / (BM / 8);
-          const int m = d_mt + mc * 8;  // a multiple of 8 (M % 8 == 0): wholly owned or not
-          const int n = d_nt + sc;
-          const uint4 v = *reinterpret_cast<const uint4*>(s_d + sc * Cfg::LD_D + mc * 8);  // (8) D
-          if (n >= d_n0 && m >= d_m0) {  // owned (the shifted edge tile's other rows/columns not)
-            *reinterpret_cast<uint4*>(p.c + int64_t(n) * p.m + m) = v;  // (8) C(m..m+7, n)
-          }
-        }
-      };
       const auto no_stores = [] {};
 
       // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
@@ -644,32 +636,27 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       }
       first_fragments();
 
-      const int copy_switch = k_tiles - (STAGES - 1);  // first k-tile copying the next tile's
-      int batches = 0;  // store batches of the staged tile (none before the first tile)
+      const int copy_switch = k_tiles - (STAGES - 1);  // k-tiles whose copies are this tile's
       for (;;) {
+        // The copies after this tile's: the next tile's, or after the last tile this tile's
+        // again (valid addresses; what they bring is never read).
         const int next = next_tile_slot(p, slot + int(gridDim.x));
-        // MAINLOOP of one tile: the previous tile's stores at step 0 of its first k-tiles, the
-        // copies of this tile's k-tiles, then of the next tile's first STAGES-1 (or none).
-        const int store_end = min(batches, copy_switch);
-        int kt = 0;
-        for (; kt < store_end; ++kt) {
-          k_tile(CopyModeC<CopyMode::inside>{}, [&] { store_batch(kt); });
-        }
-        for (; kt < copy_switch; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
-        if (next < p.raster_slots) {
-          const TileCoord t = raster_slot_tile(p, next);
-          copy_a = typename K::CopyA(p.a, p.m, p.k, shifted_origin(t.m * BM, p.m, BM), tid);
-          copy_b = typename K::CopyB(p.b, p.n, p.k, shifted_origin(t.n * BN, p.n, BN), tid);
-          for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
-        } else {
-          for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::none>{}, no_stores);
+        const TileCoord after = next < p.raster_slots ? raster_slot_tile(p, next) : tile;
+        const int after_mt = shifted_origin(after.m * BM, p.m, BM);
+        const int after_nt = shifted_origin(after.n * BN, p.n, BN);
+        auto copy_after = [&] {
+          copy_a.restart(p.m, p.k, after_mt, tid);
+          copy_b.restart(p.n, p.k, after_nt, tid);
+        };
+        if (copy_switch == 0) copy_after();
+        // MAINLOOP of one tile.
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
+          if (kt + 1 == copy_switch) copy_after();
         }
 
-        // EPILOGUE of one tile: the previous tile's pieces the k-tiles had no room for, a
-        // barrier so no thread still reads s_d, D staged as f16, a barrier so the whole staged
-        // tile is visible before the next tile's k-tiles store from it.
-        for (int b = store_end; b < batches; ++b) store_batch(b);
-        __syncthreads();
+        // EPILOGUE of one tile: D staged as f16 (the last reads of s_d, the previous tile's
+        // stores, were followed by the mainloop's barriers), a barrier, and the stores.
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -689,18 +676,27 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           }
         }
         __syncthreads();
-        d_mt = mt, d_nt = nt, d_m0 = m0, d_n0 = n0;
-        batches = K::STORE_BATCHES;
+#pragma unroll
+        for (int j = 0; j < K::STORE_PIECES; ++j) {
+          const int id = j * THREADS + tid;
+          const int mc = id % (BM / 8);
+          const int sc = id / (BM / 8);
+          const int m = mt + mc * 8;  // a multiple of 8 (M % 8 == 0): wholly owned or not
+          const int n = nt + sc;
+          const uint4 v = *reinterpret_cast<const uint4*>(s_d + sc * Cfg::LD_D + mc * 8);  // (8) D
+          if (n >= n0 && m >= m0) {  // owned (the shifted edge tile's other rows/columns not)
+            *reinterpret_cast<uint4*>(p.c + int64_t(n) * p.m + m) = v;  // (8) C(m..m+7, n)
+          }
+        }
 
         if (next >= p.raster_slots) break;
         slot = next;
-        tile = raster_slot_tile(p, slot);
+        tile = after;
         m0 = tile.m * BM;
         n0 = tile.n * BN;
-        mt = shifted_origin(m0, p.m, BM);
-        nt = shifted_origin(n0, p.n, BN);
+        mt = after_mt;
+        nt = after_nt;
       }
-      for (int b = 0; b < batches; ++b) store_batch(b);
       ptx::cp_async_wait<0>();  // leave no copy in flight into the shared memory of an exited CTA
       return;
     }
