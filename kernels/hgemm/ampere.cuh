@@ -201,20 +201,14 @@ struct AmpereParams {
 // A K-major operand is stored (rows_total, K) with ld = K; an MN-major one (K, rows_total) with
 // ld = rows_total. Rows outside the matrix and k beyond K are zero-filled (src-size 0, source
 // address = the tensor's base so it is always valid).
-//
-// Positions are 32-bit element offsets from the tensor's start (ampere_supports: fewer than 2^32
-// elements per operand), so a thread's chunks cost one register each, not a 64-bit pointer pair:
-// with f32 accumulators the kernel sits at the 255-register limit, and ptxas, keeping one pointer
-// per chunk, reused the cp.async address registers at once, and the warp waited for the copies to
-// release them (long-scoreboard stalls, then every other warp at the barrier).
 template <int ROWS, int BK, int THREADS, bool K_MAJOR>
 struct OperandCopy {
   using Map = CopyMap<ROWS, BK, THREADS, K_MAJOR>;
-  const __half* base;    // tensor start: the valid address behind zero-fill copies
-  uint32_t src;          // elements from base: iteration-0 chunk of the k-tile copied last
-  uint32_t line_stride;  // elements between a thread's iterations
-  uint32_t tile_stride;  // elements between k-tiles
-  uint32_t smem_off;     // bytes, iteration-0 chunk within a stage
+  const __half* base;   // tensor start: the valid address behind zero-fill copies
+  const __half* src;    // iteration-0 chunk of the next k-tile to copy
+  int64_t line_stride;  // elements between a thread's iterations
+  int64_t tile_stride;  // elements between k-tiles
+  uint32_t smem_off;    // bytes, iteration-0 chunk within a stage
   int lines_left;       // K-major: rows left from the iteration-0 row; MN-major: k-rows left
   int k_left;           // K-major: K minus the next tile's chunk k (chunk valid while > 0)
   bool chunk_ok;        // MN-major: the chunk's 8 elements along M/N lie inside the matrix
@@ -225,30 +219,29 @@ struct OperandCopy {
     base = tensor;
     smem_off = 2u * SmemTile<ROWS, BK, K_MAJOR>::offset(c.row, c.k);
     if constexpr (K_MAJOR) {
-      line_stride = uint32_t(Map::kStep) * uint32_t(K);
+      line_stride = int64_t(Map::kStep) * K;
       tile_stride = BK;
     } else {
-      line_stride = uint32_t(Map::kStep) * uint32_t(rows_total);
-      tile_stride = uint32_t(BK) * uint32_t(rows_total);
+      line_stride = int64_t(Map::kStep) * rows_total;
+      tile_stride = int64_t(BK) * rows_total;
     }
     restart(rows_total, K, row0, tid);
   }
-  // Point the copies at the tile starting at row `row0` (the persistent schedule's next tile),
-  // so that the next copy is its k-tile 0; the strides and the shared offset stay.
+  // Point the copies at k-tile 0 of the tile starting at row `row0` (the persistent schedule's
+  // next tile); the strides and the shared offset stay.
   __device__ __forceinline__ void restart(int rows_total, int K, int row0, int tid) {
     const RowK c = Map::start(tid);
     if constexpr (K_MAJOR) {
-      src = uint32_t(row0 + c.row) * uint32_t(K) + uint32_t(c.k);
+      src = base + int64_t(row0 + c.row) * K + c.k;
       lines_left = rows_total - (row0 + c.row);
       k_left = K - c.k;
       chunk_ok = true;
     } else {
-      src = uint32_t(c.k) * uint32_t(rows_total) + uint32_t(row0 + c.row);
+      src = base + int64_t(c.k) * rows_total + row0 + c.row;
       lines_left = K - c.k;
       k_left = 0;
       chunk_ok = row0 + c.row < rows_total;
     }
-    retreat();
   }
 
   // Copy iterations [i0, i1) of the next k-tile into the stage at shared address `stage`
@@ -260,21 +253,16 @@ struct OperandCopy {
     for (int i = 0; i < Map::kIters; ++i) {
       if (i < i0 || i >= i1) continue;
       const uint32_t dst = stage + smem_off + 2u * i * Map::kSmemStep;
-      const __half* g = base + (src + uint32_t(i) * line_stride);  // unsigned: wraps, never < 0
       if constexpr (INSIDE) {
-        ptx::cp_async_16(dst, g);
+        ptx::cp_async_16(dst, src + i * line_stride);
       } else {
         const bool ok = K_MAJOR ? (i * Map::kStep < lines_left && k_left > 0)
                                 : (chunk_ok && i * Map::kStep < lines_left);
-        ptx::cp_async_16(dst, ok ? g : base, ok ? 16 : 0);
+        ptx::cp_async_16(dst, ok ? src + i * line_stride : base, ok ? 16 : 0);
       }
     }
   }
-  // Move on to the next k-tile, before its first copy. The state rests on the k-tile copied last
-  // (restart() leaves it one k-tile before the first): moving the pointer right after a k-tile's
-  // cp.async would overwrite the address registers they may still hold, and with registers
-  // short (f32 accumulation) ptxas reuses them at once: the warp then waits for the copies to
-  // leave (long-scoreboard stalls, then the others at the barrier).
+  // Move on to the k-tile after (once per k-tile, after its last copy).
   __device__ __forceinline__ void advance() {
     src += tile_stride;
     if constexpr (K_MAJOR) {
@@ -283,19 +271,11 @@ struct OperandCopy {
       lines_left -= BK;
     }
   }
-  __device__ __forceinline__ void retreat() {
-    src -= tile_stride;
-    if constexpr (K_MAJOR) {
-      k_left += BK;
-    } else {
-      lines_left += BK;
-    }
-  }
-  // Move on to the next k-tile and copy all of it (predicated unless INSIDE).
+  // Copy the whole next k-tile (predicated unless INSIDE) and move on to the one after.
   template <bool INSIDE = false>
   __device__ __forceinline__ void copy_next(uint32_t stage) {
-    advance();
     copy<INSIDE>(stage, 0, Map::kIters);
+    advance();
   }
 };
 
@@ -461,7 +441,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   int write_stage = STAGES - 1;  // stage receiving k-tile kt + STAGES - 1
 
   // g2s of part `part` of `parts` of the next k-tile into stage `stage` (spread schedule); the
-  // copy state moves on to that k-tile at its part 0. A k-tile past K is
+  // copy state moves on to the k-tile after once its last part is issued. A k-tile past K is
   // not skipped but copied as zeros (every chunk fails the K predicate) into a stage nobody
   // reads again: a branch around the copies would keep the compiler from interleaving them
   // with the mma. `mode` (CopyModeC): CopyMode::inside when the k-tile lies wholly inside the
@@ -471,14 +451,14 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
     const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
     const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
-    if (part == 0) {  // the next k-tile (see OperandCopy::advance)
-      copy_a.advance();
-      copy_b.advance();
-    }
     copy_a.template copy<IN>(stage_a, copy_part_begin(IA, parts, part),
                              copy_part_begin(IA, parts, part + 1));
     copy_b.template copy<IN>(stage_b, copy_part_begin(IB, parts, part),
                              copy_part_begin(IB, parts, part + 1));
+    if (part == parts - 1) {
+      copy_a.advance();
+      copy_b.advance();
+    }
   };
 
   // ================================ PROLOGUE ================================
@@ -886,10 +866,6 @@ template <class Cfg, Layout L>
 std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) {
     return "M, N and K must each fit in a 32-bit int";
-  }
-  if (p.m * p.k >= (int64_t(1) << 32) || p.n * p.k >= (int64_t(1) << 32)) {
-    return "op(A) (M x K) and op(B) (N x K) must each have fewer than 2^32 elements: the "
-           "cp.async copies address them with 32-bit offsets";
   }
   if (a_is_k_major(L) && p.k % 8 != 0) {
     return "K must be a multiple of 8: A is K-contiguous here and its rows are copied in 16-byte "
