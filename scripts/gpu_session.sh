@@ -100,14 +100,16 @@ for step in "${steps[@]}"; do
       # The persistent Ampere schedule walks several tiles per CTA only on large shapes; capping
       # the grid makes every test shape do it (copies running from one tile into the next,
       # deferred stores, short K with the prologue spanning tiles).
+      # The persistent variants, and the short names bound to the persistent default tile.
+      persist_tests='*persist*:*/hgemm_tn_tn_*:*/hgemm_nn_*:*/hgemm_nt_*:*/hgemm_tt_*'
       for cap in 1 3 7; do
         log=$logs/ampere_persist_cap$cap.log
-        GEMMBENCH_AMPERE_MAX_CTAS=$cap timeout 150 "$build/tests/test_kernels" --gtest_filter='*persist*' >"$log" 2>&1
+        GEMMBENCH_AMPERE_MAX_CTAS=$cap timeout 150 "$build/tests/test_kernels" --gtest_filter="$persist_tests" >"$log" 2>&1
         note "ampere persistent, max CTAs $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
         grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
       done
       GEMMBENCH_AMPERE_MAX_CTAS=3 GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
-        "$build/tests/test_kernels" --gtest_filter='*persist*' >"$logs/ampere_persist_memcheck.log" 2>&1
+        "$build/tests/test_kernels" --gtest_filter="$persist_tests" >"$logs/ampere_persist_memcheck.log" 2>&1
       note "ampere persistent memcheck (max CTAs 3): rc=$? $(grep -E 'ERROR SUMMARY' "$logs/ampere_persist_memcheck.log" | tail -1)"
       ;;
     test-kernels)

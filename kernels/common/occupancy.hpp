@@ -1,5 +1,6 @@
 // How many CTAs of a kernel can be resident on the current device at once: what a persistent
-// grid is sized to (more would wait for a whole wave to finish). Asked once per device.
+// grid is sized to (more would wait for a whole wave to finish); and how much shared memory a
+// block may have. Asked once per device.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,5 +37,22 @@ class ResidentCtas {
   std::once_flag once_[kMaxDevices];
   int count_[kMaxDevices] = {};
 };
+
+// The most dynamic shared memory one block of the current device may opt in to (bytes), asked
+// once per device.
+inline size_t device_smem_per_block_optin() {
+  constexpr int kMaxDevices = 64;
+  static std::once_flag once[kMaxDevices];
+  static size_t bytes[kMaxDevices];
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= kMaxDevices) throw std::runtime_error("device index above 63");
+  std::call_once(once[dev], [dev] {
+    int v = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    bytes[dev] = size_t(v);
+  });
+  return bytes[dev];
+}
 
 }  // namespace gemmbench

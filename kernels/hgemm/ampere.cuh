@@ -180,11 +180,13 @@ struct AmpereTile {
                 "(not B-streaming) fragment double-buffering");
 };
 
-// The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to: the best
-// guess for H100 before measuring, the CTA shape of CUTLASS's fastest mma.sync f16 GEMMs.
-// 8 warps of 64x64 (32 mma per k16 step per warp for 8 ldmatrix.x4), 4 stages in 96 KB of
-// shared memory, one CTA per SM (~230 registers per thread with f32 accumulators).
-using AmpereDefault = AmpereTile<128, 256, 32, 2, 4, 4>;
+// The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
+// measurement on the H100 (see the header): CUTLASS's fastest mma.sync f16 CTA shape, 8 warps of
+// 64x64 (32 mma per k16 step per warp for 8 ldmatrix.x4), BK = 64 (one barrier per 4 k-steps),
+// 3 stages (144 KB) and the persistent schedule (+68 KB staging tile: 212 KB, one CTA per SM).
+// Where the device allows less shared memory per block (A100: 163 KB) or the shape does not fit
+// the persistent path, the same tile runs one CTA per tile (ampere_run).
+using AmpereDefault = AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::step0, true>;
 
 struct AmpereParams {
   int m, n, k;
@@ -883,8 +885,9 @@ std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "N must be a multiple of 8: B is N-contiguous here and its rows are copied in 16-byte "
            "(8 x f16) cp.async pieces";
   }
-  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES)) {
-    return "needs " + std::to_string(Cfg::SMEM_BYTES / 1024) +
+  // A persistent configuration runs on less (without its staging tile, see ampere_run).
+  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(Cfg::PIPE_BYTES)) {
+    return "needs " + std::to_string(Cfg::PIPE_BYTES / 1024) +
            " KB of shared memory per block, the device allows " +
            std::to_string(caps.smem_per_block_optin / 1024) + " KB";
   }
@@ -920,16 +923,6 @@ template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
   const auto kernel = hgemm_ampere_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
-  // Opt in to > 48 KB of dynamic shared memory once per kernel (no allocation, nothing on the
-  // timed path after the first call). A failure here shows up as the launch's error.
-  static const bool configured = [&] {
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::SMEM_BYTES);
-    cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         int(cudaSharedmemCarveoutMaxShared));
-    return true;
-  }();
-  (void)configured;
-
   const GemmProblem& pr = args.problem;
   AmpereParams p{};
   p.m = int(pr.m);
@@ -948,13 +941,25 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   p.raster_x = g.x;
   p.raster_slots = g.x * g.y;
   if constexpr (Cfg::PERSISTENT) {
-    if (!persistent_fits<Cfg>(p)) {
-      // The same tile, one CTA per tile (see persistent_fits).
+    if (!persistent_fits<Cfg>(p) || device_smem_per_block_optin() < size_t(K::SMEM_BYTES)) {
+      // The same tile, one CTA per tile (see persistent_fits; or the device's shared memory
+      // holds the pipeline but not the staging tile too).
       using NonPersistent = AmpereTile<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N,
                                        Cfg::STAGES, Cfg::SCHED, false>;
       ampere_run<NonPersistent, A_K_MAJOR, B_K_MAJOR, AccT>(args, stream);
       return;
     }
+  }
+  // Opt in to > 48 KB of dynamic shared memory once per kernel (no allocation, nothing on the
+  // timed path after the first call). A failure here shows up as the launch's error.
+  static const bool configured = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::SMEM_BYTES);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                         int(cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)configured;
+  if constexpr (Cfg::PERSISTENT) {
     // As many CTAs as are resident at once (one wave), never more than there are tiles.
     static ResidentCtas resident;
     int ctas = std::min(resident.get(kernel, Cfg::THREADS, K::SMEM_BYTES), p.tiles_m * p.tiles_n);
