@@ -130,7 +130,7 @@ for step in "${steps[@]}"; do
         fi
         env "${envs[@]}" timeout "${SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool $tool --error-exitcode 99 \
           "${extra[@]}" "$build/tests/test_kernels" --gtest_filter="$filter" >"$logs/sanitize_$tool.log" 2>&1
-        note "compute-sanitizer $tool: rc=$? $(grep -c '^\[       OK' "$logs/sanitize_$tool.log") tests ok, $(grep -E 'ERROR SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+        note "compute-sanitizer $tool: rc=$? $(grep -c '^\[       OK' "$logs/sanitize_$tool.log") tests ok, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       done
       ;;
     bench-foundation)
@@ -207,6 +207,16 @@ for step in "${steps[@]}"; do
       for ins in LDGSTS LDSM 'HMMA.16816' HGMMA UTMALDG 'LDS.128' FFMA; do
         note "sass: $ins $(grep -c "$ins" "$logs/sass.txt")"
       done
+      # The whole binary's SASS is too large to come back; SASS_KERNEL=<regex> keeps the
+      # functions whose names match it (their instruction counts and resources in the summary).
+      if [ -n "${SASS_KERNEL:-}" ]; then
+        awk -v re="$SASS_KERNEL" '/Function :/ {keep = ($0 ~ re)} keep' "$logs/sass.txt" >"$logs/sass_selected.txt"
+        grep -E "Function|REG:" "$logs/res_usage.txt" | grep -A1 -E "$SASS_KERNEL" | grep -v '^--' | tee -a "$summary"
+        for ins in LDGSTS LDSM 'HMMA.16816' 'BAR.SYNC' STL LDL; do
+          note "sass ($SASS_KERNEL): $ins $(grep -c "$ins" "$logs/sass_selected.txt")"
+        done
+      fi
+      rm -f "$logs/sass.txt"
       ;;
     ncu:*)
       # ncu:<kernel name regex>:<gemmbench args>; bank conflicts and pipe use of one launch.
