@@ -46,5 +46,11 @@ __device__ __forceinline__ float to_float(float x) {
 __device__ __forceinline__ float to_float(__half x) {
   return __half2float(x);
 }
+__device__ __forceinline__ __half to_half(float x) {
+  return __float2half_rn(x);
+}
+__device__ __forceinline__ __half to_half(__half x) {
+  return x;
+}
 
 }  // namespace gemmbench::hgemm
