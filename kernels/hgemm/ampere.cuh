@@ -553,9 +553,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   const int k_whole = p.k / BK;  // k-tiles with all BK columns inside K
   // Iteration kt copies (parts of) k-tile kt+STAGES-1, and with the spread schedule also part 0
   // of k-tile kt+STAGES: both must be whole.
-  const int inside_end = mt + BM <= p.m && nt + BN <= p.n
-                             ? max(0, k_whole - (STAGES - 1) - (SPREAD ? 1 : 0))
-                             : 0;
+  const int inside_end =
+      mt + BM <= p.m && nt + BN <= p.n ? max(0, k_whole - (STAGES - 1) - (SPREAD ? 1 : 0)) : 0;
   if constexpr (!Cfg::B_STREAM) {
     auto first_fragments = [&]() {
       if (k_tiles > 0) {
@@ -626,7 +625,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       // against hgemm_tn's 0.719x; one with compile-time segments and the stores spread over the
       // next tile's first k-tiles 0.683x against 0.714x: ptxas then reordered the mainloop's mma
       // and reused fragment registers, and it stalled on barriers and ldmatrix results.)
-      __half* s_d = reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
+      __half* s_d =
+          reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
       const auto no_stores = [] {};
 
       // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
