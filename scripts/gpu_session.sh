@@ -20,6 +20,14 @@ steps=("$@")
 summary=$logs/summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# A step's "<tag>:<kernel name regex>:<gemmbench args>" after its name: sets tag, regex and args.
+split_tag_regex_args() {
+  local rest=$1
+  tag=${rest%%:*}
+  rest=${rest#*:}
+  regex=${rest%%:*}
+  args=${rest#*:}
+}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 
 for step in "${steps[@]}"; do
@@ -233,11 +241,7 @@ for step in "${steps[@]}"; do
     ncu-stalls:*)
       # ncu-stalls:<tag>:<kernel name regex>:<gemmbench args>; where one launch's warps wait:
       # the stall reasons per issued instruction, issue-slot and tensor-pipe use, SM clock.
-      rest=${step#ncu-stalls:}
-      tag=${rest%%:*}
-      rest=${rest#*:}
-      regex=${rest%%:*}
-      args=${rest#*:}
+      split_tag_regex_args "${step#ncu-stalls:}"
       timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
         --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio",sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second \
@@ -250,11 +254,7 @@ for step in "${steps[@]}"; do
       # ncu-source:<tag>:<kernel name regex>:<gemmbench args>; warp-state samples per SASS
       # instruction of one launch (where in the mainloop the warps wait, and on what), as CSV in
       # the logs; scripts/ncu_source_summary.py condenses it (run here on the CSV, or later).
-      rest=${step#ncu-source:}
-      tag=${rest%%:*}
-      rest=${rest#*:}
-      regex=${rest%%:*}
-      args=${rest#*:}
+      split_tag_regex_args "${step#ncu-source:}"
       timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
         --section WarpStateStats --section SourceCounters --import-source no -f -o "$logs/ncu_source_$tag" \
         "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_source_$tag.log" 2>&1
