@@ -20,6 +20,15 @@
 //   - MN-major operands (NN/NT/TT) land in shared memory unchanged (M or N contiguous, 64-wide
 //     swizzled blocks) and are read with ldmatrix .trans, which hands each thread the same
 //     fragment mma expects from a K-major tile (seed 002).
+//   - edge CTAs shift their tile back inside M and N (computing rows and columns a neighbour
+//     owns, writing only their own), so once M >= BM and N >= BN every k-tile that lies within K
+//     is copied without predicates: 120 instead of 146 instructions per k-tile, +2.5% (0.700x
+//     -> 0.718x f16 acc, bench_results/h100/2026-11-24_ampere_shift_5120.json).
+//   - a persistent schedule (PERSISTENT, the default binding): one CTA per SM walks its tiles as
+//     one stream of k-tiles, so the cp.async ring runs from one tile into the next (no pipeline
+//     fill per tile) and the epilogue stages D as f16 in a buffer of its own and issues its
+//     stores, which drain under the next tile's mma. Nsight Compute: the tensor pipe active in
+//     91.4% of the cycles instead of 85.8%, 95% of the warp samples in the k-tile loop.
 //
 // Tile parameters (AmpereTile): BM x BN x BK CTA tile, WARPS_M x WARPS_N warps (each WM x WN =
 // BM/WARPS_M x BN/WARPS_N, i.e. (WM/16) x (WN/8) mma m16n8k16 tiles), STAGES pipeline stages,
@@ -44,8 +53,27 @@
 // rows are moved in 16-byte (8-half) cp.async pieces that must be 16-byte aligned and either
 // wholly inside or wholly outside the matrix. Any M, N, K >= 1 otherwise: edge tiles are
 // zero-filled (cp.async src-size 0) and the C stores are guarded; K need not be a multiple of BK.
-// Measured on an H100 80GB HBM3, 2026-11-22, TN 5120x4096x4096, cold L2, TFLOP/s (ratio to
-// cuBLAS COMPUTE_16F / COMPUTE_32F), from bench_results/h100/2026-11-22_hgemm_ladder.json (git
+// Measured on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0), 2026-11-24, cold
+// L2, uniform data, ratio = cuBLAS median / kernel median from interleaved samples (cuBLAS
+// COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
+//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096, seven runs at four
+//   commits: f16 acc 0.747-0.751x (median 0.7498x, 476-494 TFLOP/s), f32 acc 0.607-0.617x
+//   (median 0.610x, 420-431 TFLOP/s); 4096^3 0.659-0.660x / 0.608-0.612x; 8192^3 0.677-0.681x /
+//   0.596-0.601x; hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.765x (f16) and 0.606-0.619x (f32)
+//   (bench_results/h100/2026-11-24_ampere_acceptance{,_final}.json, _hgemm_tn_5120_repeat*.json,
+//   _hgemm_ladder_5120.json, _persist_5120.json, _persist_bk64_5120.json). Issue 4's targets
+//   are 0.75x (f16 acc: met at the line, not with margin) and 0.65x (f32 acc: missed by 6%).
+//   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.715-0.720x / 0.595-0.597x;
+//   128x256x64 s3 one CTA per tile 0.726x / 0.592x; persistent 128x256x32 s4 0.743x / 0.600-0.604x,
+//   256x128x64 s3 0.747x / 0.609x. The f32 accumulate build sits at 254 registers, and ptxas
+//   reuses the cp.async address registers at once: 8.9% of its warp samples wait on the copies
+//   releasing them (long scoreboard) and 5.4% at the barrier behind such a warp. 32-bit copy
+//   offsets (one register per chunk) moved the wait to the address temporaries and measured no
+//   gain (0.610x; 0.518x for the BK = 32 persistent build; reverted, report
+//   2026-11-24_copy_offsets32_5120.json). Two first builds of the persistent schedule lost to
+//   ptxas's scheduling (0.566x and 0.683x, see the PERSISTENT path).
+// Earlier, one CTA per tile (H100, 2026-11-22), TN 5120x4096x4096, TFLOP/s (ratio to cuBLAS
+// COMPUTE_16F / COMPUTE_32F), from bench_results/h100/2026-11-22_hgemm_ladder.json (git
 // f990559002bc):
 //   variant                           f16 accumulate    f32 accumulate
 //   hgemm_tn                          452.9 (0.709x)    398.3 (0.590x)
@@ -63,8 +91,8 @@
 //   (0.621x), f32 acc 401.2 (0.591x).
 // hgemm_tn_256x256x32_s4_w64x128 at 8192^3, f16 acc: 472.0 (0.660x), hgemm_tn 452.6 (0.645x) in the
 // same run (bench_results/h100/2026-11-22_hgemm_256x256_8192.json).
-// Every variant lands within 0.68-0.71x (f16 acc) and 0.54-0.60x (f32 acc): below issue 4's
-// targets (0.75x, 0.65x). hgemm_tn stays bound to 128x256x32_s4, within noise of the best.
+// Every variant landed within 0.68-0.71x (f16 acc) and 0.54-0.60x (f32 acc); hgemm_tn was then
+// bound to 128x256x32_s4.
 // Against the instruction's own ceiling: `gemmbench inspect mma-peak` (mma.sync m16n8k16 from
 // registers on every SM, the board at its 700 W cap) measured 633.3 TFLOP/s with f16 and 613.1
 // with f32 accumulation at ~1.7-1.76 GHz (2723-2730 FLOP/clk/SM); in the same session hgemm_tn ran

@@ -10,11 +10,15 @@
 // template in ampere.cuh (shared with rung 4's layouts); this file registers its TN variants.
 // TN is the layout both operands are K-contiguous in, i.e. exactly mma's row.col operands.
 //
+// hgemm_tn binds to AmpereDefault: 128x256x64, 2x4 warps (64x64 each), 3 stages (144 KB), the
+// persistent schedule (+68 KB staging tile, 212 KB): one CTA per SM walks the tiles, the
+// cp.async ring runs on across tiles, C is stored while the next tile's mma run. Where the
+// device or the shape does not allow that (see ampere_run), the same tile runs one CTA per tile.
 // Variants (CTA tile BM x BN x BK, warps WARPS_M x WARPS_N, STAGES, shared memory):
 //   hgemm_tn_128x128x64_s3  2x2 warps (64x64 each), 3 stages, 96 KB   seed 000's tile
 //   hgemm_tn_128x128x32_s4  2x2 warps (64x64 each), 4 stages, 64 KB
 //   hgemm_tn_128x256x32_s3  2x4 warps (64x64 each), 3 stages, 72 KB
-//   hgemm_tn_128x256x32_s4  2x4 warps (64x64 each), 4 stages, 96 KB   = hgemm_tn (AmpereDefault)
+//   hgemm_tn_128x256x32_s4  2x4 warps (64x64 each), 4 stages, 96 KB   hgemm_tn until 2026-11-24
 //   hgemm_tn_128x256x32_s5  2x4 warps (64x64 each), 5 stages, 120 KB  (no sm_86/89: > 99 KB)
 //   hgemm_tn_256x128x32_s4  4x2 warps (64x64 each), 4 stages, 96 KB
 //   hgemm_tn_128x256x64_s3  2x4 warps (64x64 each), 3 stages, 144 KB  (no sm_86/89: > 99 KB)
@@ -31,11 +35,18 @@
 //   hgemm_tn_256x256x32_s4_w64x128 4x2 warps of 64x128, spread, 128 KB: also a third less L2
 //                                  and cp.async traffic per flop; few, large tiles (2.4 waves
 //                                  at 5120x4096), so for large outputs; f16 accumulation only
+// Persistent variants (the schedule of AmpereTile::PERSISTENT, 68 KB staging on top):
+//   hgemm_tn_128x256x64_s3_persist = hgemm_tn; 212 KB
+//   hgemm_tn_256x128x64_s3_persist the same in the other orientation, 210 KB
+//   hgemm_tn_128x256x32_s4_persist BK = 32 (twice the k-tiles, barriers and copy bursts), 164 KB
+//   hgemm_tn_256x128x32_s4_persist the same in the other orientation, 165 KB
+//   hgemm_tn_128x256x32_s3_persist 3 stages, 140 KB (fits an A100's 163 KB)
 // Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
 // M, N >= 1, any K >= 1 with K % 8 == 0 (tails zero-filled), any alpha, beta.
-// Measured (H100, 2026-11-22): the table in ampere.cuh's header, from
-// bench_results/h100/2026-11-22_hgemm_ladder.json; hgemm_tn at 5120x4096x4096 is 0.709x cuBLAS with
-// f16 accumulation and 0.590x with f32 (issue 4's targets, 0.75x and 0.65x, are not met).
+// Measured (H100, 2026-11-24; ampere.cuh's header has every figure and its report): hgemm_tn at
+// 5120x4096x4096 0.747-0.751x cuBLAS with f16 accumulation (median 0.7498x of seven runs) and
+// 0.607-0.617x with f32; 128x256x32_s4 (one CTA per tile) 0.715-0.720x / 0.595-0.597x. Issue 4's
+// targets: 0.75x (f16: at the line) and 0.65x (f32: missed).
 #include "hgemm/ampere.cuh"
 
 namespace gemmbench::hgemm {
