@@ -376,9 +376,9 @@ struct AmpereKernel {
                 "the staged tile's 16-byte pieces must split evenly over the threads");
 };
 
-// Where a k-tile's global->shared copies come from: none (past the CTA's last tile), every chunk
-// predicated (zero-filled outside the matrix), or none predicated (the k-tile lies wholly inside).
-enum class CopyMode { none, predicated, inside };
+// How a k-tile's global->shared copies go: every chunk predicated (zero-filled outside the
+// matrix), or none (the k-tile lies wholly inside it).
+enum class CopyMode { predicated, inside };
 template <CopyMode M>
 using CopyModeC = std::integral_constant<CopyMode, M>;
 
@@ -516,14 +516,10 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // zeros into a stage nobody reads again rather than skipped: with the two k-tile loops below, a
   // branch around the copies kept ptxas from interleaving them with the mma (hgemm_tn measured
   // 0.57x cuBLAS instead of 0.70x on edge CTAs' loop).
-  // CopyMode::none (the persistent schedule past its CTA's last tile) only commits the group.
   auto copy_whole_tile = [&](auto mode) {
-    constexpr CopyMode MODE = decltype(mode)::value;
-    if constexpr (MODE != CopyMode::none) {
-      constexpr bool IN = MODE == CopyMode::inside;
-      copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
-      copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
-    }
+    constexpr bool IN = decltype(mode)::value == CopyMode::inside;
+    copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
+    copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
     ptx::cp_async_commit();
     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
   };
@@ -591,9 +587,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         load_step(0, 0);
       }
     };
-    // One k-tile: `mode` (CopyModeC) says how its g2s copies, `before_copies` runs at step 0
-    // ahead of them (the persistent schedule's deferred C stores).
-    auto k_tile = [&](auto mode, auto before_copies) {
+    // One k-tile; `mode` (CopyModeC) says how its g2s copies.
+    auto k_tile = [&](auto mode) {
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
         // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
@@ -606,7 +601,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         load_step((kk + 1) % 2, (kk + 1) % KI);
 
         // g2s.
-        if (kk == 0) before_copies();
         if constexpr (SPREAD) {
           if (kk < KI - 1) {
             copy_part(write_stage, kk + 1, KI, mode);  // parts 1..KI-1 of k-tile kt+STAGES-1
@@ -633,10 +627,9 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     };
     if constexpr (!PERSISTENT) {
       first_fragments();
-      const auto no_stores = [] {};
       int kt = 0;
-      for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
-      for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{}, no_stores);
+      for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{});
+      for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{});
     } else {
       // ---------------------------- PERSISTENT ----------------------------
       // The CTA's tiles form one stream of k-tiles: the copies run STAGES-1 k-tiles ahead of the
@@ -655,7 +648,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       // and reused fragment registers, and it stalled on barriers and ldmatrix results.)
       __half* s_d =
           reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
-      const auto no_stores = [] {};
 
       // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
 #pragma unroll
@@ -681,7 +673,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         if (copy_switch == 0) copy_after();
         // MAINLOOP of one tile.
         for (int kt = 0; kt < k_tiles; ++kt) {
-          k_tile(CopyModeC<CopyMode::inside>{}, no_stores);
+          k_tile(CopyModeC<CopyMode::inside>{});
           if (kt + 1 == copy_switch) copy_after();
         }
 
