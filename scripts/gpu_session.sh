@@ -20,6 +20,23 @@ steps=("$@")
 summary=$logs/summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# A persistent kernel walks several tiles per CTA only on shapes larger than the suite's; these
+# runs cap its grid (the variable ENV) so every test shape does, then memcheck one cap.
+# capped_grid_tests LABEL ENV FILTER MEMCHECK_CAP CAP...
+capped_grid_tests() {
+  local label=$1 var=$2 filter=$3 mem_cap=$4 cap log
+  shift 4
+  for cap in "$@"; do
+    log=$logs/${label// /_}_cap$cap.log
+    env "$var=$cap" timeout 150 "$build/tests/test_kernels" --gtest_filter="$filter" >"$log" 2>&1
+    note "$label, grid capped to $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
+  done
+  log=$logs/${label// /_}_memcheck.log
+  env "$var=$mem_cap" GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck \
+    --error-exitcode 99 "$build/tests/test_kernels" --gtest_filter="$filter" >"$log" 2>&1
+  note "$label memcheck (grid capped to $mem_cap): rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+}
 # A step's "<tag>:<kernel name regex>:<gemmbench args>" after its name: sets tag, regex and args.
 split_tag_regex_args() {
   local rest=$1
@@ -92,33 +109,14 @@ for step in "${steps[@]}"; do
         "$logs/ncu_kernels_$tag.txt" | head -80 | tee -a "$summary"
       ;;
     sm90-streamk)
-      # The stream-K tail only triggers when tiles do not divide evenly into the persistent grid;
-      # capping the grid forces it on the small shapes of the suite.
-      for cap in 1 3 5; do
-        log=$logs/sm90_streamk_cap$cap.log
-        GEMMBENCH_SM90_MAX_CLUSTERS=$cap timeout 120 "$build/tests/test_kernels" --gtest_filter='*sm90*' >"$log" 2>&1
-        note "sm90 max clusters $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
-        grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
-      done
-      GEMMBENCH_SM90_MAX_CLUSTERS=3 GEMMBENCH_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 \
-        "$build/tests/test_kernels" --gtest_filter='*sm90*' >"$logs/sm90_streamk_memcheck.log" 2>&1
-      note "sm90 stream-K memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/sm90_streamk_memcheck.log" | tail -1)"
+      # The stream-K tail only triggers when tiles do not divide evenly into the persistent grid.
+      capped_grid_tests "sm90 stream-K" GEMMBENCH_SM90_MAX_CLUSTERS '*sm90*' 3 1 3 5
       ;;
     ampere-persist)
-      # The persistent Ampere schedule walks several tiles per CTA only on large shapes; capping
-      # the grid makes every test shape do it (copies running from one tile into the next,
-      # deferred stores, short K with the prologue spanning tiles).
-      # The persistent variants, and the short names bound to the persistent default tile.
-      persist_tests='*persist*:*/hgemm_tn_tn_*:*/hgemm_nn_*:*/hgemm_nt_*:*/hgemm_tt_*'
-      for cap in 1 3 7; do
-        log=$logs/ampere_persist_cap$cap.log
-        GEMMBENCH_AMPERE_MAX_CTAS=$cap timeout 150 "$build/tests/test_kernels" --gtest_filter="$persist_tests" >"$log" 2>&1
-        note "ampere persistent, max CTAs $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
-        grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
-      done
-      GEMMBENCH_AMPERE_MAX_CTAS=3 GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
-        "$build/tests/test_kernels" --gtest_filter="$persist_tests" >"$logs/ampere_persist_memcheck.log" 2>&1
-      note "ampere persistent memcheck (max CTAs 3): rc=$? $(grep -E 'ERROR SUMMARY' "$logs/ampere_persist_memcheck.log" | tail -1)"
+      # Copies running from one tile into the next, stores draining under the next tile, short K:
+      # the persistent variants and the short names bound to the persistent default tile.
+      capped_grid_tests "ampere persistent" GEMMBENCH_AMPERE_MAX_CTAS \
+        '*persist*:*/hgemm_tn_tn_*:*/hgemm_nn_*:*/hgemm_nt_*:*/hgemm_tt_*' 3 1 3 7
       ;;
     test-kernels)
       timeout 400 "$build/tests/test_kernels" >"$logs/test_kernels.log" 2>&1

@@ -161,8 +161,8 @@ struct AmpereTile {
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
   static constexpr CopySchedule SCHED = SCHED_;
   // Persistent grid (one CTA per SM walks the tiles): the cp.async ring runs on from one tile
-  // into the next, and a finished tile is staged as f16 in its own shared buffer and stored
-  // during the next tile's first k-tiles (see the kernel's PERSISTENT path).
+  // into the next, and a finished tile is staged as f16 in its own shared buffer, from which its
+  // stores drain under the next tile's mma (see the kernel's PERSISTENT path).
   static constexpr bool PERSISTENT = PERSISTENT_;
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M;  // warp tile rows
@@ -997,8 +997,10 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   (void)configured;
   if constexpr (Cfg::PERSISTENT) {
     // As many CTAs as are resident at once (one wave), never more than there are tiles.
-    static ResidentCtas resident;
-    int ctas = std::min(resident.get(kernel, Cfg::THREADS, K::SMEM_BYTES), p.tiles_m * p.tiles_n);
+    static PerDevice<int> resident;
+    const int wave = resident.get(
+        [&](int dev) { return resident_ctas(kernel, Cfg::THREADS, K::SMEM_BYTES, dev); });
+    int ctas = std::min(wave, p.tiles_m * p.tiles_n);
     if (const int cap = ampere_max_ctas_from_env(); cap > 0) ctas = std::min(ctas, cap);
     kernel<<<unsigned(ctas), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
   } else {

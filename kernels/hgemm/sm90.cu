@@ -162,6 +162,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/occupancy.hpp"
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
 #include "common/sm90.cuh"
@@ -1059,23 +1060,14 @@ constexpr auto kernel_ptr() {
 template <class T, bool F16_ACCUM, class V>
 int resident_clusters() {
   using Cfg = typename V::Cfg;
-  constexpr int kMaxDevices = 64;
-  static std::once_flag once[kMaxDevices];
-  static int count[kMaxDevices];
-  int dev = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev >= kMaxDevices) throw std::runtime_error("hgemm_tn_sm90: device index above 63");
-  std::call_once(once[dev], [dev] {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
     const auto kernel = kernel_ptr<T, F16_ACCUM, V>();
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     int n = 0;
     if constexpr (V::CLUSTER == 1) {
-      int per_sm = 0, sms = 0;
-      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::THREADS,
-                                                               Cfg::SMEM_BYTES));
-      CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      n = per_sm * sms;
+      n = resident_ctas(kernel, Cfg::THREADS, Cfg::SMEM_BYTES, dev);
     } else {
       cudaLaunchAttribute attr{};
       attr.id = cudaLaunchAttributeClusterDimension;
@@ -1090,9 +1082,8 @@ int resident_clusters() {
     }
     if (n < 1)
       throw std::runtime_error("hgemm_tn_sm90: not even one CTA/cluster fits on the device");
-    count[dev] = n;
+    return n;
   });
-  return count[dev];
 }
 
 // GEMMBENCH_SM90_MAX_CLUSTERS=n (n >= 1): a smaller persistent grid, for tests (see the header).
