@@ -150,10 +150,8 @@ inline constexpr int kRasterMaxSwizzle = 8;
 
 // When the mainloop issues a k-tile's cp.async copies (see the header).
 enum class CopySchedule {
-  step0,        // all at k-step 0, after the s2r loads of step 1
-  step0_early,  // all at k-step 0, before the s2r loads of step 1
-  steps,        // split over k-steps 0..BK/16-2, each part before that step's s2r loads
-  spread,       // split evenly over the BK/16 k-steps, the first part right after the barrier
+  step0,   // all at k-step 0
+  spread,  // split evenly over the BK/16 k-steps, the first part right after the barrier
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
@@ -177,10 +175,7 @@ struct AmpereTile {
   // The persistent schedule's staging tile: D of one tile, (BM,BN) f16 column-major, each
   // column padded by 16 bytes (the fragment stores then hit distinct banks, see StageMap).
   static constexpr int LD_D = BM + 8;
-  // ... and, after it, the k-tile steps of its copy pointers (two int64, see ChunkPointers).
-  static constexpr int STEPS_OFFSET = PIPE_BYTES + BN * LD_D * 2;
-  static_assert(STEPS_OFFSET % 8 == 0, "the copy pointers' steps are read as aligned int64");
-  static constexpr int SMEM_BYTES = PERSISTENT ? STEPS_OFFSET + 16 : PIPE_BYTES;
+  static constexpr int SMEM_BYTES = PIPE_BYTES + (PERSISTENT ? BN * LD_D * 2 : 0);
   // f32 accumulators of a warp tile above 64x64 take more than 128 of the 255 registers a
   // thread may have, which with the fragments spills: such tiles register f16 accumulation only.
   static constexpr bool F32_ACC = MI * NI * 4 <= 128;
@@ -208,11 +203,9 @@ struct AmpereTile {
   static_assert(STAGES >= 2,
                 "the cp.async ring needs at least 2 stages to overlap copy and compute");
   static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
-  static_assert(!PERSISTENT || (SCHED != CopySchedule::spread && !B_STREAM),
-                "the persistent schedule is written for copies issued within the k-tile being "
-                "read (not spread) and the plain (not B-streaming) fragment double-buffering");
-  static_assert(!B_STREAM || SCHED == CopySchedule::step0 || SCHED == CopySchedule::spread,
-                "the B-streaming loop issues its copies with the step0 or spread schedule");
+  static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
+                "the persistent schedule is written for the step0 copy schedule and the plain "
+                "(not B-streaming) fragment double-buffering");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
@@ -316,52 +309,6 @@ struct OperandCopy {
   }
 };
 
-// The persistent schedule's copy state for one thread (every copy unpredicated there): a pointer
-// to each of its kIters chunks, all moved on together by one CTA-uniform step per k-tile. Each
-// cp.async then reads an address register that nothing writes again until the k-tile's last
-// step. Computing the addresses in turn from one pointer (OperandCopy) leaves them in a few
-// temporaries at 250 registers (f32 accumulation), and ptxas rewrote each temporary a few
-// instructions after the cp.async that reads it: a write that waits until the copy, queued
-// behind the step's ldmatrix, has read its operands (8.9% of the warp samples, long scoreboard).
-template <int ROWS, int BK, int THREADS, bool K_MAJOR>
-struct ChunkPointers {
-  using Map = CopyMap<ROWS, BK, THREADS, K_MAJOR>;
-  const __half* ptr[Map::kIters];  // (kIters) the thread's chunks of the next k-tile
-  uint32_t smem_off;               // bytes, iteration-0 chunk within a stage
-
-  // Chunks of k-tile 0 of the tile starting at row `row0` (of rows_total along M or N).
-  __device__ __forceinline__ ChunkPointers(const __half* tensor, int rows_total, int K, int row0,
-                                           int tid) {
-    const RowK c = Map::start(tid);
-    smem_off = 2u * SmemTile<ROWS, BK, K_MAJOR>::offset(c.row, c.k);
-    const __half* first = K_MAJOR ? tensor + int64_t(row0 + c.row) * K + c.k
-                                  : tensor + int64_t(c.k) * rows_total + row0 + c.row;
-    const int64_t line = int64_t(Map::kStep) * (K_MAJOR ? K : rows_total);
-#pragma unroll
-    for (int i = 0; i < Map::kIters; ++i) ptr[i] = first + i * line;
-  }
-  // Elements from a chunk to the same chunk of the next k-tile, and of the tile `rows` further
-  // along M or N.
-  static __device__ __forceinline__ int64_t k_tile_step(int rows_total, int K) {
-    (void)K;
-    return K_MAJOR ? BK : int64_t(BK) * rows_total;
-  }
-  static __device__ __forceinline__ int64_t row_step(int rows, int K) {
-    return K_MAJOR ? int64_t(rows) * K : rows;
-  }
-  // Copy iterations [i0, i1) (compile-time after unrolling) into the stage at shared `stage`.
-  __device__ __forceinline__ void copy(uint32_t stage, int i0 = 0, int i1 = Map::kIters) const {
-#pragma unroll
-    for (int i = 0; i < Map::kIters; ++i) {
-      if (i >= i0 && i < i1) ptx::cp_async_16(stage + smem_off + 2u * i * Map::kSmemStep, ptr[i]);
-    }
-  }
-  __device__ __forceinline__ void advance(int64_t step) {
-#pragma unroll
-    for (int i = 0; i < Map::kIters; ++i) ptr[i] += step;
-  }
-};
-
 // Load block b (16 rows x 16 k) of step kk of a warp's operand slab with one ldmatrix.x4;
 // .trans for an MN-major tile. `lane_base` are the LdsmOffsets bases as shared addresses of the
 // current stage.
@@ -398,8 +345,6 @@ struct AmpereKernel {
   using TileB = SmemTile<BN, BK, B_K_MAJOR>;
   using CopyA = OperandCopy<BM, BK, THREADS, A_K_MAJOR>;
   using CopyB = OperandCopy<BN, BK, THREADS, B_K_MAJOR>;
-  using PtrsA = ChunkPointers<BM, BK, THREADS, A_K_MAJOR>;
-  using PtrsB = ChunkPointers<BN, BK, THREADS, B_K_MAJOR>;
   using OffA = LdsmOffsets<BM, BK, A_K_MAJOR, true, MI>;   // registers = mma a0..a3
   using OffB = LdsmOffsets<BN, BK, B_K_MAJOR, false, NB>;  // registers = {b0,b1} x 2 n8 tiles
   static constexpr int STAGE_BYTES_A = TileA::kElems * 2;
@@ -432,9 +377,8 @@ struct AmpereKernel {
 };
 
 // How a k-tile's global->shared copies go: every chunk predicated (zero-filled outside the
-// matrix), or none (the k-tile lies wholly inside it), or none from per-chunk pointers that the
-// k-tile moves on at its last step (the persistent schedule, ChunkPointers).
-enum class CopyMode { predicated, inside, pointers };
+// matrix), or none (the k-tile lies wholly inside it).
+enum class CopyMode { predicated, inside };
 template <CopyMode M>
 using CopyModeC = std::integral_constant<CopyMode, M>;
 
@@ -502,19 +446,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
 
   typename K::CopyA copy_a(p.a, p.m, p.k, mt, tid);  // A tile (BM,BK) -> sA stage
   typename K::CopyB copy_b(p.b, p.n, p.k, nt, tid);  // B tile (BN,BK) -> sB stage
-  // The persistent schedule's copy state instead (unused, and compiled away, elsewhere). Its
-  // pointers move on by one k-tile at the end of each k-tile, plus, once per tile, the jump to
-  // the next tile (jump_a/b, set per k-tile by the PERSISTENT path). The k-tile steps are read
-  // back from shared memory (s_steps) after the k-tile's barrier: ptxas cannot hoist that load
-  // above the barrier, nor the adds above the load, so the pointers are rewritten a whole k-tile
-  // of ldmatrix and mma after the copies read them. With the steps in registers it placed each
-  // add right behind the copy reading that pointer, and the add then waits for the copy, queued
-  // behind the step's ldmatrix, to read its operands.
-  typename K::PtrsA ptrs_a(p.a, p.m, p.k, mt, tid);  // A tile (BM,BK) -> sA stage
-  typename K::PtrsB ptrs_b(p.b, p.n, p.k, nt, tid);  // B tile (BN,BK) -> sB stage
-  int64_t jump_a = 0, jump_b = 0;
-  const int64_t* s_steps =
-      reinterpret_cast<const int64_t*>(smem + (PERSISTENT ? Cfg::STEPS_OFFSET : 0));  // (2)
 
   // Per-lane ldmatrix row addresses in stage 0 (the stage offset is added per k-tile).
   uint32_t a_lane[K::OffA::kBases];  // (kBases) smem addr, stage 0
@@ -550,11 +481,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     constexpr int IA = K::CopyA::Map::kIters, IB = K::CopyB::Map::kIters;
     const uint32_t stage_a = sA + stage * K::STAGE_BYTES_A;
     const uint32_t stage_b = sB + stage * K::STAGE_BYTES_B;
-    if constexpr (decltype(mode)::value == CopyMode::pointers) {
-      ptrs_a.copy(stage_a, copy_part_begin(IA, parts, part), copy_part_begin(IA, parts, part + 1));
-      ptrs_b.copy(stage_b, copy_part_begin(IB, parts, part), copy_part_begin(IB, parts, part + 1));
-      return;  // the k-tile moves the pointers on (k_tile)
-    }
     copy_a.template copy<IN>(stage_a, copy_part_begin(IA, parts, part),
                              copy_part_begin(IA, parts, part + 1));
     copy_b.template copy<IN>(stage_b, copy_part_begin(IB, parts, part),
@@ -592,35 +518,11 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
   // 0.57x cuBLAS instead of 0.70x on edge CTAs' loop).
   auto copy_whole_tile = [&](auto mode) {
     constexpr bool IN = decltype(mode)::value == CopyMode::inside;
-    if constexpr (decltype(mode)::value == CopyMode::pointers) {
-      ptrs_a.copy(sA + write_stage * K::STAGE_BYTES_A);  // moved on by k_tile
-      ptrs_b.copy(sB + write_stage * K::STAGE_BYTES_B);
-    } else {
-      copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
-      copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
-    }
+    copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
+    copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
     ptx::cp_async_commit();
     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
   };
-  // g2s of the step0, step0_early and steps schedules at step kk of k-tile kt: k-tile
-  // kt+STAGES-1 goes to write_stage (freed by the barrier at step KI-1 of k-tile kt-1) in
-  // COPY_PARTS parts, part kk at step kk, and its group is committed with its last part, at step
-  // COPY_PARTS-1 <= KI-2, i.e. before the wait at step KI-1 counts the groups.
-  constexpr int COPY_PARTS = Cfg::SCHED == CopySchedule::steps ? KI - 1 : 1;
-  auto copy_in_step = [&](int kk, auto mode) {
-    if (kk >= COPY_PARTS) return;
-    if constexpr (COPY_PARTS == 1) {
-      copy_whole_tile(mode);
-    } else {
-      copy_part(write_stage, kk, COPY_PARTS, mode);
-      if (kk == COPY_PARTS - 1) {
-        ptx::cp_async_commit();
-        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
-      }
-    }
-  };
-  constexpr bool COPY_EARLY = Cfg::SCHED == CopySchedule::step0_early ||
-                              Cfg::SCHED == CopySchedule::steps;
   // At the last step of k-tile kt, before any read of k-tile kt+1: close the spread schedule's
   // group of the k-tile being filled, move the read stage on, wait for k-tile kt+1 (groups up to
   // kt+1 complete = at most STAGES-2 pending) and sync. The barrier also means every warp has
@@ -691,18 +593,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       for (int kk = 0; kk < KI; ++kk) {
         // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
         // k-tile kt at step KI-2, so the barrier frees k-tile kt's stage for k-tile kt+STAGES.
-        if (kk == KI - 1) {
-          next_read_stage();
-          // The k-tile's copies were all issued at steps 0..KI-2: move the pointers on, as far
-          // from those copies as the k-tile allows.
-          if constexpr (decltype(mode)::value == CopyMode::pointers) {
-            ptrs_a.advance(s_steps[0] + jump_a);
-            ptrs_b.advance(s_steps[1] + jump_b);
-          }
-        }
-        // g2s issued ahead of the s2r loads (step0_early, steps): the copies read their address
-        // registers before 2 * (MI + NB) ldmatrix queue up in front of them.
-        if constexpr (!SPREAD && COPY_EARLY) copy_in_step(kk, mode);
+        if (kk == KI - 1) next_read_stage();
         // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
         // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
         // no copy is writing (all real tiles have landed) and the values go unused; loading
@@ -716,8 +607,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           } else {
             copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
           }
-        } else if constexpr (!COPY_EARLY) {
-          copy_in_step(kk, mode);
+        } else if (kk == 0) {
+          copy_whole_tile(mode);
         }
 
         // mma on step kk.
@@ -759,44 +650,31 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
 
       // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
-      const int64_t k_step_a = K::PtrsA::k_tile_step(p.m, p.k);
-      const int64_t k_step_b = K::PtrsB::k_tile_step(p.n, p.k);
-      if (tid == 0) {  // read after the barrier in first_fragments
-        int64_t* steps = reinterpret_cast<int64_t*>(smem + Cfg::STEPS_OFFSET);
-        steps[0] = k_step_a;
-        steps[1] = k_step_b;
-      }
 #pragma unroll
       for (int s = 0; s < STAGES - 1; ++s) {
-        ptrs_a.copy(sA + s * K::STAGE_BYTES_A);
-        ptrs_b.copy(sB + s * K::STAGE_BYTES_B);
+        copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
+        copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
         ptx::cp_async_commit();
-        ptrs_a.advance(k_step_a);
-        ptrs_b.advance(k_step_b);
       }
       first_fragments();
 
       const int copy_switch = k_tiles - (STAGES - 1);  // k-tiles whose copies are this tile's
       for (;;) {
         // The copies after this tile's: the next tile's, or after the last tile this tile's
-        // again (valid addresses; what they bring is never read). Once the tile's last k-tile
-        // is copied, the pointers (past it by one k-tile step) jump to k-tile 0 of that tile.
+        // again (valid addresses; what they bring is never read).
         const int next = next_tile_slot(p, slot + int(gridDim.x));
         const TileCoord after = next < p.raster_slots ? raster_slot_tile(p, next) : tile;
         const int after_mt = shifted_origin(after.m * BM, p.m, BM);
         const int after_nt = shifted_origin(after.n * BN, p.n, BN);
-        const int64_t tile_jump_a = K::PtrsA::row_step(after_mt - mt, p.k) - k_tiles * k_step_a;
-        const int64_t tile_jump_b = K::PtrsB::row_step(after_nt - nt, p.k) - k_tiles * k_step_b;
-        if (copy_switch == 0) {
-          ptrs_a.advance(tile_jump_a);
-          ptrs_b.advance(tile_jump_b);
-        }
+        auto copy_after = [&] {
+          copy_a.restart(p.m, p.k, after_mt, tid);
+          copy_b.restart(p.n, p.k, after_nt, tid);
+        };
+        if (copy_switch == 0) copy_after();
         // MAINLOOP of one tile.
         for (int kt = 0; kt < k_tiles; ++kt) {
-          const bool last_copy = kt + 1 == copy_switch;  // copies the tile's last k-tile
-          jump_a = last_copy ? tile_jump_a : 0;
-          jump_b = last_copy ? tile_jump_b : 0;
-          k_tile(CopyModeC<CopyMode::pointers>{});
+          k_tile(CopyModeC<CopyMode::inside>{});
+          if (kt + 1 == copy_switch) copy_after();
         }
 
         // EPILOGUE of one tile: D staged as f16 (the last reads of s_d, the previous tile's

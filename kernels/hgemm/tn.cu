@@ -75,9 +75,6 @@ using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
 using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
 using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
 using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
-using Tile128x256x64S3PersistEarly =
-    AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::step0_early, true>;
-using Tile128x256x64S3PersistSteps = AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::steps, true>;
 
 }  // namespace
 
@@ -137,11 +134,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x64S3Persist, Layout::tn>(
     "hgemm_tn_256x128x64_s3_persist", 3,
     "Ampere TN: 256x128x64 s3, persistent, C stored under the next tile's mma (210 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3PersistEarly, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_persist_early", 3,
-    "Ampere TN: 128x256x64 s3, persistent, a k-tile's copies before step 1's ldmatrix"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3PersistSteps, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_persist_steps", 3,
-    "Ampere TN: 128x256x64 s3, persistent, a k-tile's copies split over k-steps 0..2"));
 
 }  // namespace gemmbench::hgemm
