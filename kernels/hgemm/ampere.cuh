@@ -151,8 +151,6 @@ inline constexpr int kRasterMaxSwizzle = 8;
 // When the mainloop issues a k-tile's cp.async copies (see the header).
 enum class CopySchedule {
   step0,   // all at k-step 0
-  step1,   // all at k-step 1 (BK >= 48)
-  step2,   // all at k-step 2 (BK >= 64)
   spread,  // split evenly over the BK/16 k-steps, the first part right after the barrier
 };
 
@@ -205,18 +203,9 @@ struct AmpereTile {
   static_assert(STAGES >= 2,
                 "the cp.async ring needs at least 2 stages to overlap copy and compute");
   static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
-  // stepN: the k-step at which the whole next k-tile is copied.
-  static constexpr int COPY_STEP = SCHED == CopySchedule::step1 ? 1
-                                   : SCHED == CopySchedule::step2 ? 2
-                                                                  : 0;
-  static_assert(COPY_STEP <= KI - 2,
-                "a k-tile's copies must be committed before the wait at its last k-step, which "
-                "counts them");
-  static_assert(!PERSISTENT || (SCHED != CopySchedule::spread && !B_STREAM),
-                "the persistent schedule is written for a whole k-tile copied at one k-step and "
-                "the plain (not B-streaming) fragment double-buffering");
-  static_assert(!B_STREAM || SCHED == CopySchedule::step0 || SCHED == CopySchedule::spread,
-                "the B-streaming loop copies with the step0 or spread schedule");
+  static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
+                "the persistent schedule is written for the step0 copy schedule and the plain "
+                "(not B-streaming) fragment double-buffering");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
@@ -618,7 +607,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           } else {
             copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
           }
-        } else if (kk == Cfg::COPY_STEP) {
+        } else if (kk == 0) {
           copy_whole_tile(mode);
         }
 

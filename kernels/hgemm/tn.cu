@@ -75,8 +75,6 @@ using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
 using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
 using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
 using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
-using Tile128x256x64S3PersistCopy1 = AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::step1, true>;
-using Tile128x256x64S3PersistCopy2 = AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::step2, true>;
 
 }  // namespace
 
@@ -136,11 +134,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x64S3Persist, Layout::tn>(
     "hgemm_tn_256x128x64_s3_persist", 3,
     "Ampere TN: 256x128x64 s3, persistent, C stored under the next tile's mma (210 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3PersistCopy1, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_persist_copy1", 3,
-    "Ampere TN: 128x256x64 s3, persistent, each k-tile's copies at its k-step 1"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3PersistCopy2, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_persist_copy2", 3,
-    "Ampere TN: 128x256x64 s3, persistent, each k-tile's copies at its k-step 2"));
 
 }  // namespace gemmbench::hgemm
