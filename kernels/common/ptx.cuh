@@ -36,6 +36,68 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// The arrival of this thread on mbarrier `bar` (below) once every cp.async it issued before has
+// landed: the barrier's pending count drops by one then. noinc: that arrival is one of the
+// arrivals the barrier was initialised to expect (a producer of T threads inits with T).
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+// ---- mbarrier (sm_80+; a 64-bit object in shared memory, `bar` its shared-window address) ---
+// Counts arrivals in phases: a phase completes when its pending arrival count reaches 0 (on
+// sm_90 also its transaction count, see sm90.cuh), and the barrier moves on to the next phase,
+// whose parity is the opposite bit.
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// One arrival on this CTA's barrier (release: this thread's earlier accesses happen before).
+__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// True once the phase with parity `parity` has completed, i.e. while the barrier's current phase
+// has the other parity (acquire: what the arrivals released is visible after it). A fresh
+// barrier is in phase 0, so waiting on parity 1 returns at once (the "phase before the first"
+// counts as complete): that is how a producer treats every slot of a new ring as free. sm_90's
+// try_wait may suspend the thread for a while before answering false; sm_80 has test_wait only.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+#else
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+#endif
+  return done != 0;
+}
+__device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
+  while (!mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// ---- Named barriers (sm_70+) ----------------------------------------------------------------
+// bar.sync on barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32):
+// lets a group of warps synchronise without stopping the others (a producer warp, another
+// warpgroup). Every thread of each participating warp executes it (.aligned). Orders
+// shared-memory accesses among the participants like __syncthreads does.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- ldmatrix (sm_75+): shared -> registers, 8x8 b16 matrices ------------------------------
 // Threads 8i..8i+7 give the addresses of the 8 rows (16 bytes each) of matrix i. Without .trans,
 // thread t receives, for each matrix, the pair (row t/4, cols 2*(t%4), 2*(t%4)+1) packed in one

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "common/hd.hpp"
+#include "common/ptx.cuh"
 
 // nvcc defines __CUDA_ARCH_FEAT_SM90_ALL only in the -gencode arch=compute_90a pass (checked with
 // nvcc 13.0: absent for compute_90 and compute_80, and in the host pass).
@@ -98,21 +99,19 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// ---- mbarrier (64-bit object in shared memory; `bar` is its shared-window address) ----------
+// ---- mbarrier, Hopper additions (init, arrive and the parity waits are in ptx.cuh) ------------
 // A phase completes when its pending arrival count reaches 0 AND its transaction count (bytes
 // announced by expect_tx minus bytes delivered by complete_tx) is 0; the barrier then moves to
 // the next phase, whose parity is the opposite bit.
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
-}
+using ptx::mbarrier_arrive;
+using ptx::mbarrier_init;
+using ptx::mbarrier_wait_parity;
+using ptx::named_barrier_sync;
+
 // One arrival, and `bytes` more expected from complete_tx (TMA) in the current phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
-}
-// One arrival on this CTA's barrier (release: this thread's earlier accesses happen before).
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // One arrival on the barrier at the same shared offset in CTA `cta` of the cluster (mapa turns the
 // local address into that CTA's shared::cluster address; `cta` may be this CTA's own rank).
@@ -130,28 +129,6 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t c
       "r"(cta)
       : "memory");
 }
-// True once the phase with parity `parity` has completed, i.e. while the barrier's current phase
-// has the other parity. A fresh barrier is in phase 0, so waiting on parity 1 returns at once
-// (the "phase before the first" counts as complete): that is how a producer treats every slot of
-// a new ring as free.
-__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-__device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
-  while (!mbarrier_try_wait_parity(bar, parity)) {
-  }
-}
-
 // ---- TMA: cp.async.bulk.tensor, 2D tile, global -> shared ----------------------------------
 // Copies the box the tensor map declares (boxDim[0] elements along the contiguous dimension x
 // boxDim[1] rows) whose first element is at coordinates (c0 = along the contiguous dimension,
@@ -225,15 +202,6 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row, uint32_t r0, uint
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
-}
-
-// ---- Named barriers ----------------------------------------------------------------------------
-// bar.sync on barrier `id` (1..15; 0 is __syncthreads) for `threads` threads (a multiple of 32):
-// lets one warpgroup synchronise without stopping the others. Every thread of each participating
-// warp executes it (.aligned). Orders shared-memory accesses among the participants like
-// __syncthreads does.
-__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // ---- GPU-scope flags (inter-CTA hand-off through global memory) -------------------------------
