@@ -36,13 +36,6 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// The arrival of this thread on mbarrier `bar` (below) once every cp.async it issued before has
-// landed: the barrier's pending count drops by one then. noinc: that arrival is one of the
-// arrivals the barrier was initialised to expect (a producer of T threads inits with T).
-__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-
 // ---- mbarrier (sm_80+; a 64-bit object in shared memory, `bar` its shared-window address) ---
 // Counts arrivals in phases: a phase completes when its pending arrival count reaches 0 (on
 // sm_90 also its transaction count, see sm90.cuh), and the barrier moves on to the next phase,

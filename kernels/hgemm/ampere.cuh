@@ -138,7 +138,6 @@
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
-#include "common/sm90.cuh"
 #include "hgemm/ampere_index.hpp"
 #include "hgemm/fragments.cuh"
 #include "registry.hpp"
@@ -156,8 +155,7 @@ enum class CopySchedule {
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
-          CopySchedule SCHED_ = CopySchedule::step0, bool PERSISTENT_ = false,
-          bool PRODUCER_ = false>
+          CopySchedule SCHED_ = CopySchedule::step0, bool PERSISTENT_ = false>
 struct AmpereTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
@@ -166,22 +164,7 @@ struct AmpereTile {
   // into the next, and a finished tile is staged as f16 in its own shared buffer, from which its
   // stores drain under the next tile's mma (see the kernel's PERSISTENT path).
   static constexpr bool PERSISTENT = PERSISTENT_;
-  // A producer warpgroup beside the math warps issues every cp.async of the persistent schedule
-  // and hands the stages over through mbarriers (full: landed, empty: read), so the math warps
-  // issue only ldmatrix and mma and never wait at a CTA barrier in the mainloop (see the
-  // kernel). Registers: 384 threads get 168 each at launch (the register file is split among
-  // the 4 SM sub-partitions, 3 warps each); setmaxnreg (sm_90a) then gives the math warps
-  // MATH_REGS and the producer PRODUCER_REGS: 2 x 32 x 224 + 32 x 56 = 16128 of a
-  // sub-partition's 16384. One warp of 288 threads would leave 168 too, and no room for the
-  // f32 accumulators; hence a warpgroup, and sm_90a.
-  static constexpr bool PRODUCER = PRODUCER_;
-  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;  // the math warps' threads
-  static constexpr int PRODUCER_THREADS = PRODUCER ? 128 : 0;
-  static constexpr int BLOCK_THREADS = THREADS + PRODUCER_THREADS;
-  static constexpr int MATH_REGS = 224, PRODUCER_REGS = 56;
-  static_assert(!PRODUCER || (THREADS == 256 && (2 * MATH_REGS + PRODUCER_REGS) * 32 <= 16384),
-                "the register split is written for two math warpgroups and one producer "
-                "warpgroup sharing each sub-partition's 16384 registers");
+  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int WM = BM / WARPS_M;  // warp tile rows
   static constexpr int WN = BN / WARPS_N;  // warp tile columns
   static constexpr int MI = WM / 16;       // m16 tiles per warp = A ldmatrix.x4 blocks
@@ -223,7 +206,6 @@ struct AmpereTile {
   static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
                 "the persistent schedule is written for the step0 copy schedule and the plain "
                 "(not B-streaming) fragment double-buffering");
-  static_assert(!PRODUCER || PERSISTENT, "the producer warp serves the persistent schedule");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
@@ -256,16 +238,16 @@ struct OperandCopy {
   const __half* src;    // iteration-0 chunk of the next k-tile to copy
   int64_t line_stride;  // elements between a thread's iterations
   int64_t tile_stride;  // elements between k-tiles
-  uint32_t smem_off[Map::kPhases];  // bytes, iterations 0..kPhases-1 within a stage
+  uint32_t smem_off;    // bytes, iteration-0 chunk within a stage
   int lines_left;       // K-major: rows left from the iteration-0 row; MN-major: k-rows left
   int k_left;           // K-major: K minus the next tile's chunk k (chunk valid while > 0)
   bool chunk_ok;        // MN-major: the chunk's 8 elements along M/N lie inside the matrix
 
   __device__ __forceinline__ OperandCopy(const __half* tensor, int rows_total, int K, int row0,
                                          int tid) {
+    const RowK c = Map::start(tid);
     base = tensor;
-#pragma unroll
-    for (int ph = 0; ph < Map::kPhases; ++ph) smem_off[ph] = 2u * Map::smem_offset(tid, ph);
+    smem_off = 2u * SmemTile<ROWS, BK, K_MAJOR>::offset(c.row, c.k);
     if constexpr (K_MAJOR) {
       line_stride = int64_t(Map::kStep) * K;
       tile_stride = BK;
@@ -300,8 +282,7 @@ struct OperandCopy {
 #pragma unroll
     for (int i = 0; i < Map::kIters; ++i) {
       if (i < i0 || i >= i1) continue;
-      const uint32_t dst =
-          stage + smem_off[i % Map::kPhases] + 2u * (i / Map::kPhases) * Map::kSmemStep;
+      const uint32_t dst = stage + smem_off + 2u * i * Map::kSmemStep;
       if constexpr (INSIDE) {
         ptx::cp_async_16(dst, src + i * line_stride);
       } else {
@@ -420,56 +401,8 @@ __device__ __forceinline__ int shifted_origin(int owned0, int extent, int tile) 
   return extent >= tile ? min(owned0, extent - tile) : owned0;
 }
 
-// The producer warpgroup of the persistent schedule (Cfg::PRODUCER): walks the CTA's tiles as the
-// math warps do and copies their k-tiles, in order, into the stage ring. A stage is refilled once
-// the math warps have released it (empty[stage], THREADS arrivals), and announced landed through
-// full[stage]: each producer thread's cp.async.mbarrier.arrive.noinc fires when that thread's
-// copies have landed (PRODUCER_THREADS arrivals). Barrier addresses: full[s] = bars + 8 s,
-// empty[s] = bars + 8 (STAGES + s). `ptid`: the thread's index within the producer warpgroup.
-template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
-__device__ __forceinline__ void ampere_producer(const AmpereParams& p, uint32_t sA, uint32_t sB,
-                                                uint32_t bars, int slot, TileCoord tile,
-                                                int k_tiles, int ptid) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
-  constexpr int PT = Cfg::PRODUCER_THREADS;
-  constexpr uint32_t STAGE_BYTES_A = SmemTile<BM, BK, A_K_MAJOR>::kElems * 2;
-  constexpr uint32_t STAGE_BYTES_B = SmemTile<BN, BK, B_K_MAJOR>::kElems * 2;
-  OperandCopy<BM, BK, PT, A_K_MAJOR> copy_a(p.a, p.m, p.k, shifted_origin(tile.m * BM, p.m, BM),
-                                            ptid);  // A tile (BM,BK) -> sA stage
-  OperandCopy<BN, BK, PT, B_K_MAJOR> copy_b(p.b, p.n, p.k, shifted_origin(tile.n * BN, p.n, BN),
-                                            ptid);  // B tile (BN,BK) -> sB stage
-  int stage = 0;
-  uint32_t phase = 0;  // parity of the ring's current pass
-  auto produce = [&] {  // the next k-tile into `stage`
-    ptx::mbarrier_wait_parity(bars + 8u * (STAGES + stage), phase ^ 1u);  // released
-    copy_a.template copy_next<true>(sA + stage * STAGE_BYTES_A);
-    copy_b.template copy_next<true>(sB + stage * STAGE_BYTES_B);
-    ptx::cp_async_mbarrier_arrive_noinc(bars + 8u * stage);
-    if (++stage == STAGES) {
-      stage = 0;
-      phase ^= 1u;
-    }
-  };
-  for (;;) {
-    for (int kt = 0; kt < k_tiles; ++kt) produce();
-    const int next = next_tile_slot(p, slot + int(gridDim.x));
-    if (next >= p.raster_slots) break;
-    slot = next;
-    tile = raster_slot_tile(p, slot);
-    copy_a.restart(p.m, p.k, shifted_origin(tile.m * BM, p.m, BM), ptid);
-    copy_b.restart(p.n, p.k, shifted_origin(tile.n * BN, p.n, BN), ptid);
-  }
-  // The math warps' register double-buffering loads step 0 of one k-tile past their last (the
-  // values go unused): give that load a landed stage, the last tile's k-tile 0 again.
-  copy_a.restart(p.m, p.k, shifted_origin(tile.m * BM, p.m, BM), ptid);
-  copy_b.restart(p.n, p.k, shifted_origin(tile.n * BN, p.n, BN), ptid);
-  produce();
-  ptx::cp_async_wait<0>();
-}
-
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
-__global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
-    hgemm_ampere_kernel(const AmpereParams p) {
+__global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const AmpereParams p) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   constexpr int WM = Cfg::WM, WN = Cfg::WN, MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB;
@@ -510,39 +443,6 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
   const int wn = warp / Cfg::WARPS_M;
   const int k_tiles = ceil_div(p.k, BK);
   constexpr bool SPREAD = Cfg::SCHED == CopySchedule::spread;
-  constexpr bool PRODUCER = Cfg::PRODUCER;
-
-  // The producer warpgroup (the last one) splits off here; the math warps see the stages through
-  // the full/empty mbarriers and synchronise among themselves with named barrier 1 only.
-  uint32_t bars = 0;  // PRODUCER: full[STAGES], empty[STAGES]
-  auto full_bar = [&](int s) { return bars + 8u * s; };
-  auto empty_bar = [&](int s) { return bars + 8u * (STAGES + s); };
-  if constexpr (PRODUCER) {
-#if GEMMBENCH_SM90A
-    // The barriers are this kernel's only static shared memory: ampere_supports reads its size
-    // back to learn that the driver picked this (sm_90a) image.
-    __shared__ alignas(8) uint64_t ring_bars[2 * STAGES];
-    bars = ptx::smem_u32(ring_bars);
-    if (tid == 0) {
-#pragma unroll
-      for (int s = 0; s < STAGES; ++s) {
-        ptx::mbarrier_init(full_bar(s), Cfg::PRODUCER_THREADS);  // as its copies land
-        ptx::mbarrier_init(empty_bar(s), THREADS);  // every math thread, once it read the stage
-      }
-    }
-    __syncthreads();  // the only CTA-wide barrier: the inits are seen before any use
-    if (tid >= THREADS) {
-      sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
-      ampere_producer<Cfg, A_K_MAJOR, B_K_MAJOR>(p, sA, sB, bars, slot, tile, k_tiles,
-                                                 tid - THREADS);
-      return;
-    }
-    sm90::setmaxnreg_inc<Cfg::MATH_REGS>();
-#else
-    // Not the sm_90a image (setmaxnreg is sm_90a): ampere_supports keeps the runner from it.
-    __trap();
-#endif
-  }
 
   typename K::CopyA copy_a(p.a, p.m, p.k, mt, tid);  // A tile (BM,BK) -> sA stage
   typename K::CopyB copy_b(p.b, p.n, p.k, nt, tid);  // B tile (BN,BK) -> sB stage
@@ -627,24 +527,14 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
   // group of the k-tile being filled, move the read stage on, wait for k-tile kt+1 (groups up to
   // kt+1 complete = at most STAGES-2 pending) and sync. The barrier also means every warp has
   // finished reading k-tile kt's stage, which the spread schedule refills next.
-  // With the producer warp: release k-tile kt's stage (every read of it was issued at steps
-  // 0..KI-2; the arrival's release orders them before the producer's refill) and wait until
-  // k-tile kt+1 has landed, with no CTA barrier.
-  uint32_t read_phase = 0;  // PRODUCER: parity of the ring pass read_stage belongs to
   auto next_read_stage = [&]() {
     if constexpr (SPREAD) ptx::cp_async_commit();  // k-tile fill's group
     const int freed_stage = read_stage;
     read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
     read_off_a = read_stage * K::STAGE_BYTES_A;
     read_off_b = read_stage * K::STAGE_BYTES_B;
-    if constexpr (PRODUCER) {
-      ptx::mbarrier_arrive(empty_bar(freed_stage));
-      if (read_stage == 0) read_phase ^= 1u;
-      ptx::mbarrier_wait_parity(full_bar(read_stage), read_phase);
-    } else {
-      ptx::cp_async_wait<STAGES - 2>();
-      __syncthreads();
-    }
+    ptx::cp_async_wait<STAGES - 2>();
+    __syncthreads();
     if constexpr (SPREAD) write_stage = freed_stage;
   };
 
@@ -692,12 +582,8 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
   if constexpr (!Cfg::B_STREAM) {
     auto first_fragments = [&]() {
       if (k_tiles > 0) {
-        if constexpr (PRODUCER) {
-          ptx::mbarrier_wait_parity(full_bar(0), 0);  // k-tile 0 landed
-        } else {
-          ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
-          __syncthreads();                   // ... and every other thread's
-        }
+        ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+        __syncthreads();                   // ... and every other thread's
         load_step(0, 0);
       }
     };
@@ -721,7 +607,7 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
           } else {
             copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
           }
-        } else if (kk == 0 && !PRODUCER) {
+        } else if (kk == 0) {
           copy_whole_tile(mode);
         }
 
@@ -763,14 +649,12 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
       __half* s_d =
           reinterpret_cast<__half*>(smem + Cfg::PIPE_BYTES);  // (BM,BN) col-major, ld LD_D
 
-      // PROLOGUE: the first STAGES-1 k-tiles of the first tile (the producer's, with one).
-      if constexpr (!PRODUCER) {
+      // PROLOGUE: the first STAGES-1 k-tiles of the first tile.
 #pragma unroll
-        for (int s = 0; s < STAGES - 1; ++s) {
-          copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
-          copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
-          ptx::cp_async_commit();
-        }
+      for (int s = 0; s < STAGES - 1; ++s) {
+        copy_a.template copy_next<true>(sA + s * K::STAGE_BYTES_A);
+        copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
+        ptx::cp_async_commit();
       }
       first_fragments();
 
@@ -783,10 +667,8 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
         const int after_mt = shifted_origin(after.m * BM, p.m, BM);
         const int after_nt = shifted_origin(after.n * BN, p.n, BN);
         auto copy_after = [&] {
-          if constexpr (!PRODUCER) {
-            copy_a.restart(p.m, p.k, after_mt, tid);
-            copy_b.restart(p.n, p.k, after_nt, tid);
-          }
+          copy_a.restart(p.m, p.k, after_mt, tid);
+          copy_b.restart(p.n, p.k, after_nt, tid);
         };
         if (copy_switch == 0) copy_after();
         // MAINLOOP of one tile.
@@ -794,9 +676,6 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
           k_tile(CopyModeC<CopyMode::inside>{});
           if (kt + 1 == copy_switch) copy_after();
         }
-        // With the producer there is no CTA barrier in the mainloop to order the previous
-        // tile's reads of s_d (its stores, below) before the staging writes.
-        if constexpr (PRODUCER) ptx::named_barrier_sync(1, THREADS);
 
         // EPILOGUE of one tile: D staged as f16 (the last reads of s_d, the previous tile's
         // stores, were followed by the mainloop's barriers), a barrier, and the stores. With
@@ -834,11 +713,7 @@ __global__ void __launch_bounds__(Cfg::BLOCK_THREADS, Cfg::PRODUCER ? 1 : 0)
         } else {
           stage_tile(std::false_type{});
         }
-        if constexpr (PRODUCER) {
-          ptx::named_barrier_sync(1, THREADS);  // the math warps only
-        } else {
-          __syncthreads();
-        }
+        __syncthreads();
 #pragma unroll
         for (int j = 0; j < K::STORE_PIECES; ++j) {
           const int id = j * THREADS + tid;
@@ -1102,25 +977,9 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   p.raster_x = g.x;
   p.raster_slots = g.x * g.y;
   if constexpr (Cfg::PERSISTENT) {
-    // A producer warpgroup needs the kernel's sm_90a image (setmaxnreg): the only one with static
-    // shared memory (its mbarriers), which also counts against the device's per-block limit.
-    size_t static_smem = 0;
-    if constexpr (Cfg::PRODUCER) {
-      static PerDevice<int> image_smem;
-      static_smem = size_t(image_smem.get([&](int) {
-        cudaFuncAttributes attr{};
-        if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
-          (void)cudaGetLastError();
-          return 0;
-        }
-        return int(attr.sharedSizeBytes);
-      }));
-    }
-    if (!persistent_fits<Cfg>(p) || (Cfg::PRODUCER && static_smem == 0) ||
-        device_smem_per_block_optin() < size_t(K::SMEM_BYTES) + static_smem) {
+    if (!persistent_fits<Cfg>(p) || device_smem_per_block_optin() < size_t(K::SMEM_BYTES)) {
       // The same tile, one CTA per tile (see persistent_fits; or the device's shared memory
-      // holds the pipeline but not the staging tile too; or a producer warpgroup's sm_90a image
-      // is not the one this device runs).
+      // holds the pipeline but not the staging tile too).
       using NonPersistent = AmpereTile<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N,
                                        Cfg::STAGES, Cfg::SCHED, false>;
       ampere_run<NonPersistent, A_K_MAJOR, B_K_MAJOR, AccT>(args, stream);
@@ -1140,12 +999,12 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
     // As many CTAs as are resident at once (one wave), never more than there are tiles.
     static PerDevice<int> resident;
     const int wave = resident.get(
-        [&](int dev) { return resident_ctas(kernel, Cfg::BLOCK_THREADS, K::SMEM_BYTES, dev); });
+        [&](int dev) { return resident_ctas(kernel, Cfg::THREADS, K::SMEM_BYTES, dev); });
     int ctas = std::min(wave, p.tiles_m * p.tiles_n);
     if (const int cap = ampere_max_ctas_from_env(); cap > 0) ctas = std::min(ctas, cap);
-    kernel<<<unsigned(ctas), Cfg::BLOCK_THREADS, K::SMEM_BYTES, stream>>>(p);
+    kernel<<<unsigned(ctas), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
   } else {
-    kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::BLOCK_THREADS, K::SMEM_BYTES, stream>>>(p);
+    kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
   }
 }
 

@@ -70,15 +70,10 @@ struct CopyMap {
   static constexpr int kStep = THREADS / kChunksPerLine;  // lines between a thread's iterations
   static_assert(kLines % kStep == 0, "the tile's lines must split evenly over the iterations");
   static constexpr int kIters = kLines / kStep;
-  // The swizzle repeats every 8 lines. Iterations kStep lines apart with kStep < 8 (few threads:
-  // a producer warp) cycle through kPhases = 8 / kStep swizzle phases, so a thread keeps one
-  // shared offset per phase; from iteration i to i + kPhases the offset grows by kSmemStep.
-  static_assert(kStep % 8 == 0 || 8 % kStep == 0,
-                "a thread's iterations must be a multiple or a divisor of 8 lines apart, so every "
-                "kPhases-th iteration shares the swizzle phase");
-  static constexpr int kPhases = kStep % 8 == 0 ? 1 : 8 / kStep;
-  static_assert(kIters % kPhases == 0, "the iterations must be whole swizzle periods");
-  static constexpr int kSmemStep = kPhases * kStep * (K_MAJOR ? BK : 64);  // elements
+  static_assert(kStep % 8 == 0,
+                "a thread's iterations must be a multiple of 8 lines apart, so they share the "
+                "swizzle phase and the shared offset of iteration i is offset(0) + i * kSmemStep");
+  static constexpr int kSmemStep = K_MAJOR ? kStep * BK : kStep * 64;  // elements
 
   // (row, k) of the first element of the thread's chunk in iteration 0.
   GB_HD static RowK start(int tid) {
@@ -96,12 +91,6 @@ struct CopyMap {
       c.k += iter * kStep;
     }
     return c;
-  }
-  // Element offset within a stage of the thread's chunk in iteration `iter`, the way the kernel
-  // computes it: the offset of its phase plus whole periods (= Tile::offset(at(tid, iter))).
-  GB_HD static int smem_offset(int tid, int iter) {
-    const RowK c = at(tid, iter % kPhases);
-    return Tile::offset(c.row, c.k) + (iter / kPhases) * kSmemStep;
   }
 };
 
