@@ -174,25 +174,6 @@ __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_
 __device__ __forceinline__ void cp_async_16(uint32_t smem_dst, const void* gmem_src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_dst), "l"(gmem_src));
 }
-// Issued only where `on` holds, under a guard predicate (no branch: the instruction takes its
-// issue slot either way), for copies that only some warps issue at a given point.
-__device__ __forceinline__ void cp_async_16_if(bool on, uint32_t smem_dst, const void* gmem_src) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "setp.ne.b32 p, %0, 0;\n"
-      "@p cp.async.cg.shared.global [%1], [%2], 16;\n"
-      "}\n" ::"r"(int(on)),
-      "r"(smem_dst), "l"(gmem_src));
-}
-__device__ __forceinline__ void cp_async_commit_if(bool on) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "setp.ne.b32 p, %0, 0;\n"
-      "@p cp.async.commit_group;\n"
-      "}\n" ::"r"(int(on)));
-}
 // Operand layout as ldmatrix_x4 / ldmatrix_x4_trans above: lanes 8i..8i+7 address the 8 rows of
 // matrix i, register ri receives matrix i.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_row) {

@@ -152,7 +152,6 @@ inline constexpr int kRasterMaxSwizzle = 8;
 enum class CopySchedule {
   step0,   // all at k-step 0
   spread,  // split evenly over the BK/16 k-steps, the first part right after the barrier
-  halves,  // warps 0..3 at k-step 0, warps 4..7 at k-step BK/32: one burst per sub-partition
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
@@ -204,13 +203,9 @@ struct AmpereTile {
   static_assert(STAGES >= 2,
                 "the cp.async ring needs at least 2 stages to overlap copy and compute");
   static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
-  static_assert(!PERSISTENT || (SCHED != CopySchedule::spread && !B_STREAM),
-                "the persistent schedule is written for whole k-tiles copied at one k-step and "
-                "the plain (not B-streaming) fragment double-buffering");
-  static_assert(SCHED != CopySchedule::halves || (WARPS_M * WARPS_N == 8 && !B_STREAM),
-                "the halves schedule pairs warps w and w + 4, which share a sub-partition");
-  static_assert(SCHED != CopySchedule::halves || PERSISTENT,
-                "the halves schedule is written for the persistent (unpredicated) path");
+  static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
+                "the persistent schedule is written for the step0 copy schedule and the plain "
+                "(not B-streaming) fragment double-buffering");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
@@ -295,13 +290,6 @@ struct OperandCopy {
                                 : (chunk_ok && i * Map::kStep < lines_left);
         ptx::cp_async_16(dst, ok ? src + i * line_stride : base, ok ? 16 : 0);
       }
-    }
-  }
-  // Copy the whole next k-tile, unpredicated, where `on` holds (guard predicate, no branch).
-  __device__ __forceinline__ void copy_if(bool on, uint32_t stage) const {
-#pragma unroll
-    for (int i = 0; i < Map::kIters; ++i) {
-      ptx::cp_async_16_if(on, stage + smem_off + 2u * i * Map::kSmemStep, src + i * line_stride);
     }
   }
   // Move on to the k-tile after (once per k-tile, after its last copy).
@@ -618,23 +606,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
             copy_part(write_stage, kk + 1, KI, mode);  // parts 1..KI-1 of k-tile kt+STAGES-1
           } else {
             copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
-          }
-        } else if constexpr (Cfg::SCHED == CopySchedule::halves) {
-          // Warps w and w + 4 share a sub-partition (and its MIO queue): one bursts its copies
-          // at step 0, the other at step KI/2, so one of them is always free to issue mma.
-          // Each thread issues and commits one group per k-tile, before the wait at KI-1.
-          static_assert(decltype(mode)::value == CopyMode::inside,
-                        "the halves schedule runs the persistent (unpredicated) path only");
-          if (kk == 0 || kk == KI / 2) {
-            const bool mine = (warp < 4) == (kk == 0);
-            copy_a.copy_if(mine, sA + write_stage * K::STAGE_BYTES_A);
-            copy_b.copy_if(mine, sB + write_stage * K::STAGE_BYTES_B);
-            ptx::cp_async_commit_if(mine);
-          }
-          if (kk == KI / 2) {
-            copy_a.advance();
-            copy_b.advance();
-            write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
           }
         } else if (kk == 0) {
           copy_whole_tile(mode);
@@ -1009,9 +980,8 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
     if (!persistent_fits<Cfg>(p) || device_smem_per_block_optin() < size_t(K::SMEM_BYTES)) {
       // The same tile, one CTA per tile (see persistent_fits; or the device's shared memory
       // holds the pipeline but not the staging tile too).
-      using NonPersistent = AmpereTile<
-          Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N, Cfg::STAGES,
-          Cfg::SCHED == CopySchedule::halves ? CopySchedule::step0 : Cfg::SCHED, false>;
+      using NonPersistent = AmpereTile<Cfg::BM, Cfg::BN, Cfg::BK, Cfg::WARPS_M, Cfg::WARPS_N,
+                                       Cfg::STAGES, Cfg::SCHED, false>;
       ampere_run<NonPersistent, A_K_MAJOR, B_K_MAJOR, AccT>(args, stream);
       return;
     }

@@ -75,7 +75,6 @@ using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
 using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
 using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
 using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
-using Tile128x256x64S3Halves = AmpereTile<128, 256, 64, 2, 4, 3, CopySchedule::halves, true>;
 
 }  // namespace
 
@@ -135,8 +134,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x64S3Persist, Layout::tn>(
     "hgemm_tn_256x128x64_s3_persist", 3,
     "Ampere TN: 256x128x64 s3, persistent, C stored under the next tile's mma (210 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Halves, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_halves", 3,
-    "Ampere TN: 128x256x64 s3, persistent, warps 0-3 copy at k-step 0, warps 4-7 at k-step 2"));
 
 }  // namespace gemmbench::hgemm
