@@ -31,10 +31,11 @@
 namespace gemmbench::hgemm {
 
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::nn>(
-    "hgemm_nn", 4, "Ampere NN: A M-major via ldmatrix.trans, 128x256x32 s4 (seeds 000, 002)"));
+    "hgemm_nn", 4,
+    "Ampere NN: A M-major via ldmatrix.trans, 128x256x64 s3, persistent (seeds 000, 002)"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::nt>(
-    "hgemm_nt", 4, "Ampere NT: A and B MN-major via ldmatrix.trans, 128x256x32 s4"));
+    "hgemm_nt", 4, "Ampere NT: A and B MN-major via ldmatrix.trans, 128x256x64 s3, persistent"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tt>(
-    "hgemm_tt", 4, "Ampere TT: B N-major via ldmatrix.trans, 128x256x32 s4"));
+    "hgemm_tt", 4, "Ampere TT: B N-major via ldmatrix.trans, 128x256x64 s3, persistent"));
 
 }  // namespace gemmbench::hgemm

@@ -80,7 +80,8 @@ using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
 
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tn>(
     "hgemm_tn", 3,
-    "Ampere TN: cp.async ring + swizzle + ldmatrix + mma.sync, 128x256x32 s4 (seed 000)"));
+    "Ampere TN: cp.async ring + swizzle + ldmatrix + mma.sync, 128x256x64 s3, persistent "
+    "(seed 000)"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x64S3, Layout::tn>(
     "hgemm_tn_128x128x64_s3", 3, "Ampere TN, seed 000's tile: 128x128x64, 4 warps, 3 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x32S4, Layout::tn>(
