@@ -65,13 +65,18 @@
 //   are 0.75x (f16 acc: met at the line, not with margin) and 0.65x (f32 acc: missed by 6%).
 //   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.715-0.720x / 0.595-0.597x;
 //   128x256x64 s3 one CTA per tile 0.726x / 0.592x; persistent 128x256x32 s4 0.743x / 0.600-0.604x,
-//   256x128x64 s3 0.747x / 0.609x. The f32 accumulate build sits at 254 registers, and ptxas
-//   reuses the cp.async address registers at once: 8.9% of its warp samples wait on the copies
-//   releasing them (long scoreboard) and 5.4% at the barrier behind such a warp. 32-bit copy
-//   offsets (one register per chunk) moved the wait to the address temporaries and measured no
-//   gain (0.610x; 0.518x for the BK = 32 persistent build; reverted, report
-//   2026-11-24_copy_offsets32_5120.json). Two first builds of the persistent schedule lost to
-//   ptxas's scheduling (0.566x and 0.683x, see the PERSISTENT path).
+//   256x128x64 s3 0.747x / 0.609x. Why f32 trails f16 (Nsight Compute, one launch each,
+//   2026-11-24_ncu_f32_copy_interference.txt): the same ldmatrix and cp.async, yet the f32
+//   build's tensor pipe is active in 83% of the cycles against 92%, its warps waiting on the
+//   MIO queue, on the copies' address registers and at the k-tile barrier; a diagnostic build
+//   without the mainloop copies (wrong results) runs its f32 mma at 91.8% and 0.709x. None of
+//   five schedules meant to take the copies out of the f32 stream's way beat this one:
+//   32-bit copy offsets (0.610x; 0.518x at BK = 32; 2026-11-24_copy_offsets32_5120.json), a
+//   pointer per chunk (0.586x), the copies at k-step 1 or 2 (0.597-0.601x), sub-partition
+//   partners copying at different steps (0.568x), and a producer warpgroup that issues every
+//   cp.async behind mbarriers while the math warps only ldmatrix and mma (setmaxnreg 224/56,
+//   0.579x; f16 0.70x). Two first builds of the persistent schedule lost to ptxas's scheduling
+//   (0.566x and 0.683x, see the PERSISTENT path).
 // Earlier, one CTA per tile (H100, 2026-11-22), TN 5120x4096x4096, TFLOP/s (ratio to cuBLAS
 // COMPUTE_16F / COMPUTE_32F), from bench_results/h100/2026-11-22_hgemm_ladder.json (git
 // f990559002bc):
