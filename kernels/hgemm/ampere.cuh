@@ -56,14 +56,16 @@
 // Measured on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0), 2026-11-24, cold
 // L2, uniform data, ratio = cuBLAS median / kernel median from interleaved samples (cuBLAS
 // COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
-//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096, seven runs at four
-//   commits: f16 acc 0.747-0.751x (median 0.7498x, 476-494 TFLOP/s), f32 acc 0.607-0.617x
-//   (median 0.610x, 420-431 TFLOP/s); 4096^3 0.659-0.660x / 0.608-0.612x; 8192^3 0.677-0.681x /
-//   0.596-0.601x; hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.765x (f16) and 0.606-0.619x (f32)
-//   (bench_results/h100/2026-11-24_ampere_acceptance{,_final}.json, _hgemm_tn_5120_repeat*.json,
-//   _hgemm_ladder_5120.json, _persist_5120.json, _persist_bk64_5120.json). Issue 4's targets
+//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096, thirteen runs of the same
+//   SASS: f16 acc 0.744-0.752x (median 0.7498x, 470-494 TFLOP/s), f32 acc 0.602-0.617x
+//   (median 0.609x, 413-431 TFLOP/s); 4096^3 0.659-0.665x / 0.606-0.612x; 8192^3 0.677-0.681x /
+//   0.594-0.601x; hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.765x (f16) and 0.605-0.619x (f32)
+//   (bench_results/h100/2026-11-24_ampere_acceptance{,_final,_rerun}.json,
+//   _hgemm_tn_5120_repeat*.json, _hgemm_ladder_5120.json, _after_review_5120.json, and hgemm_tn's
+//   rows in _copy_step_*, _halves_*, _producer_*; _persist_5120.json, _persist_bk64_5120.json
+//   for the variants). Issue 4's targets
 //   are 0.75x (f16 acc: met at the line, not with margin) and 0.65x (f32 acc: missed by 6%).
-//   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.715-0.720x / 0.595-0.597x;
+//   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.713-0.720x / 0.595-0.597x;
 //   128x256x64 s3 one CTA per tile 0.726x / 0.592x; persistent 128x256x32 s4 0.743x / 0.600-0.604x,
 //   256x128x64 s3 0.747x / 0.609x. Why f32 trails f16 (Nsight Compute, one launch each,
 //   2026-11-24_ncu_f32_copy_interference.txt): the same ldmatrix and cp.async, yet the f32
