@@ -162,12 +162,8 @@ enum class CopySchedule {
 };
 
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_,
-          CopySchedule SCHED_ = CopySchedule::step0, bool PERSISTENT_ = false,
-          int N_OUTER_ = 0>
+          CopySchedule SCHED_ = CopySchedule::step0, bool PERSISTENT_ = false>
 struct AmpereTile {
-  // 0: mma rows outer (A reused); 1: columns outer, serpentine over rows (B reused);
-  // 2: columns outer, rows in order; 3: as 1, with each k-step's B fragments loaded before A.
-  static constexpr int N_OUTER = N_OUTER_;
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, STAGES = STAGES_;
   static constexpr CopySchedule SCHED = SCHED_;
@@ -406,29 +402,6 @@ __device__ __forceinline__ int next_tile_slot(const AmpereParams& p, int slot) {
   }
   return slot;
 }
-// EXPERIMENT: the order of a warp's MI x NI mma in one k-step, as (mi, nj) of step st.
-template <int ORDER, int MI, int NI>
-__device__ __forceinline__ constexpr int mma_order_mi(int st) {
-  if (ORDER == 0 || ORDER == 5) return st / NI;
-  if (ORDER == 1) return (st / MI) % 2 == 0 ? st % MI : MI - 1 - st % MI;
-  if (ORDER == 2 || ORDER == 3) return ORDER == 3 && (st / MI) % 2 ? MI - 1 - st % MI : st % MI;
-  if (ORDER == 4) return (st % (MI * 2)) / 2;
-  return 2 * (st / (2 * NI)) + st % 2;  // 7
-}
-template <int ORDER, int MI, int NI>
-__device__ __forceinline__ constexpr int mma_order_nj(int st) {
-  if (ORDER == 0) return (st / NI) % 2 == 0 ? st % NI : NI - 1 - st % NI;
-  if (ORDER == 5) return st % NI;
-  if (ORDER == 1 || ORDER == 2 || ORDER == 3) return st / MI;
-  if (ORDER == 4) {
-    const int mi = (st % (MI * 2)) / 2;
-    const int h = mi % 2 == 0 ? st % 2 : 1 - st % 2;
-    return 2 * (st / (MI * 2)) + h;
-  }
-  const int p = st / (2 * NI), r = (st % (2 * NI)) / 2;  // 7
-  return p % 2 == 0 ? r : NI - 1 - r;
-}
-
 // First row (column) of the tile computed for the tile that owns rows from `owned0` on: shifted
 // back to end at the matrix's edge when the matrix is at least a tile large (see the kernel).
 __device__ __forceinline__ int shifted_origin(int owned0, int extent, int tile) {
@@ -586,9 +559,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk, 0, 1);
       load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
       load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk, 1, MI);
-    } else if constexpr (Cfg::N_OUTER == 3) {
-      load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
-      load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
     } else {
       load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
       load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
@@ -650,12 +620,15 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
 
         // mma on step kk.
 #pragma unroll
-        for (int st = 0; st < MI * NI; ++st) {
-          const int mi = mma_order_mi<Cfg::N_OUTER, MI, NI>(st);
-          const int nj = mma_order_nj<Cfg::N_OUTER, MI, NI>(st);
-          const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
-                                 b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
-          acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+        for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+          for (int ni = 0; ni < NI; ++ni) {
+            // Serpentine over n: consecutive mma share the B fragment at the turn.
+            const int nj = (mi % 2 == 0) ? ni : NI - 1 - ni;
+            const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
+                                   b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
+            acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+          }
         }
       }
     };

@@ -75,10 +75,6 @@ using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
 using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
 using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
 using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
-using Tile128x256x64S3NOuter = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true, 1>;
-using Tile128x256x64S3O4 = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true, 4>;
-using Tile128x256x64S3O5 = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true, 5>;
-using Tile128x256x64S3O7 = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true, 7>;
 
 }  // namespace
 
@@ -139,14 +135,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x64S3Persist, Layout::tn>(
     "hgemm_tn_256x128x64_s3_persist", 3,
     "Ampere TN: 256x128x64 s3, persistent, C stored under the next tile's mma (210 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3NOuter, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_nouter", 3,
-    "Ampere TN: 128x256x64 s3, persistent, mma ordered n-outer (B fragment reuse)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3O4, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_o4", 3, "EXPERIMENT: B block outer, rows, n8 halves"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3O5, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_o5", 3, "EXPERIMENT: rows outer, columns in order"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3O7, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_o7", 3, "EXPERIMENT: row pairs outer, columns serpentine"));
 
 }  // namespace gemmbench::hgemm
