@@ -356,6 +356,16 @@ struct AmpereKernel {
   using OffB = LdsmOffsets<BN, BK, B_K_MAJOR, false, NB>;  // registers = {b0,b1} x 2 n8 tiles
   static constexpr int STAGE_BYTES_A = TileA::kElems * 2;
   static constexpr int STAGE_BYTES_B = TileB::kElems * 2;
+  // The order of a warp's MI x NI mma within a k-step (the plain double-buffered loop): f16
+  // accumulators rows outer (each A fragment serves NI mma in a row), f32 accumulators columns
+  // outer (each B fragment serves MI mma in a row). Measured on the persistent 128x256x64 tile
+  // (H100, TN 5120x4096x4096, 2026-11-24_mma_order_5120_r1..r6.json, git c60699b and working-tree
+  // builds of the same experiment): f32 columns outer 0.633-0.638x against rows outer
+  // 0.606-0.610x in the same six runs (+4-5%), ahead of three other orders (row pairs outer
+  // 0.623x, B blocks outer 0.616-0.617x, rows outer in plain order 0.601-0.604x) and of columns
+  // outer with the rows in plain order (0.631x); f16 rows outer 0.743-0.746x against columns
+  // outer 0.740-0.741x in four of them. Why f32 prefers it is not established here.
+  static constexpr bool COLS_OUTER = sizeof(AccT) == 4;
 
   // Epilogue staging: the fewest passes (over each warp's n8 tiles) whose (BM, BN/PASSES)
   // column-major AccT tile fits in the pipeline's shared memory, which it reuses.
@@ -618,13 +628,22 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           copy_whole_tile(mode);
         }
 
-        // mma on step kk.
+        // mma on step kk, in the order K::COLS_OUTER picks.
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
+        for (int o = 0; o < MI; ++o) {  // outer: row blocks, or column pairs
 #pragma unroll
-          for (int ni = 0; ni < NI; ++ni) {
-            // Serpentine over n: consecutive mma share the B fragment at the turn.
-            const int nj = (mi % 2 == 0) ? ni : NI - 1 - ni;
+          for (int i = 0; i < NI; ++i) {
+            const int st = o * NI + i;  // the step's st-th mma
+            int mi, nj;
+            if constexpr (K::COLS_OUTER) {
+              // Columns outer, serpentine over rows: consecutive mma share the B fragment.
+              nj = st / MI;
+              mi = (nj % 2 == 0) ? st % MI : MI - 1 - st % MI;
+            } else {
+              // Rows outer, serpentine over columns: consecutive mma share the A fragment.
+              mi = st / NI;
+              nj = (mi % 2 == 0) ? st % NI : NI - 1 - st % NI;
+            }
             const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
                                    b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
             acc[mi][nj].mma(a_frag[kk % 2][mi], b);
