@@ -56,15 +56,18 @@
 // Measured on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0), 2026-11-24, cold
 // L2, uniform data, ratio = cuBLAS median / kernel median from interleaved samples (cuBLAS
 // COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
-//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096, thirteen runs of the same
-//   SASS: f16 acc 0.744-0.752x (median 0.7498x, 470-494 TFLOP/s), f32 acc 0.602-0.617x
-//   (median 0.609x, 413-431 TFLOP/s); 4096^3 0.659-0.665x / 0.606-0.612x; 8192^3 0.677-0.681x /
-//   0.594-0.601x; hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.765x (f16) and 0.605-0.619x (f32)
-//   (bench_results/h100/2026-11-24_ampere_acceptance{,_final,_rerun}.json,
-//   _hgemm_tn_5120_repeat*.json, _hgemm_ladder_5120.json, _after_review_5120.json, and hgemm_tn's
-//   rows in _copy_step_*, _halves_*, _producer_*; _persist_5120.json, _persist_bk64_5120.json
-//   for the variants). Issue 4's targets
-//   are 0.75x (f16 acc: met at the line, not with margin) and 0.65x (f32 acc: missed by 6%).
+//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096: f16 acc 0.744-0.752x over
+//   sixteen runs of the same SASS (median 0.750x, 470-494 TFLOP/s); f32 acc, since its mma run
+//   columns outer (COLS_OUTER, git b3a93ec), 0.630x / 0.632x / 0.634x (422-435 TFLOP/s), before
+//   that 0.602-0.617x (median 0.609x, thirteen runs). 4096^3 0.659-0.665x (f16) and 0.631x
+//   (f32; before 0.606-0.612x); 8192^3 0.677-0.687x and 0.628x (before 0.594-0.601x);
+//   hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.768x (f16) and 0.615-0.623x (f32; before
+//   0.605-0.619x) (bench_results/h100/2026-11-24_ampere_acceptance{,_final,_rerun,_colsouter}.json,
+//   _hgemm_tn_5120_repeat*.json, _hgemm_ladder_5120{,_colsouter}.json, _after_review_5120.json,
+//   and hgemm_tn's rows in _copy_step_*, _halves_*, _producer_*; _persist_5120.json,
+//   _persist_bk64_5120.json for the variants). Issue 4's targets are 0.75x (f16 acc: met at the
+//   line, not with margin) and 0.65x (f32 acc: missed by 3%). The variants' f32 figures below
+//   predate the f32 order change.
 //   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.713-0.720x / 0.595-0.597x;
 //   128x256x64 s3 one CTA per tile 0.726x / 0.592x; persistent 128x256x32 s4 0.743x / 0.600-0.604x,
 //   256x128x64 s3 0.747x / 0.609x. Why f32 trails f16 (Nsight Compute, one launch each,
