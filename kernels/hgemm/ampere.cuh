@@ -70,8 +70,8 @@
 //   predate the f32 order change.
 //   Same runs: 128x256x32 s4 one CTA per tile (the earlier binding) 0.713-0.720x / 0.595-0.597x;
 //   128x256x64 s3 one CTA per tile 0.726x / 0.592x; persistent 128x256x32 s4 0.743x / 0.600-0.604x,
-//   256x128x64 s3 0.747x / 0.609x. Why f32 trails f16 (Nsight Compute, one launch each,
-//   2026-11-24_ncu_f32_copy_interference.txt): the same ldmatrix and cp.async, yet the f32
+//   256x128x64 s3 0.747x / 0.609x. Why f32 trailed f16 before that (Nsight Compute, one launch
+//   each, 2026-11-24_ncu_f32_copy_interference.txt): the same ldmatrix and cp.async, yet the f32
 //   build's tensor pipe is active in 83% of the cycles against 92%, its warps waiting on the
 //   MIO queue, on the copies' address registers and at the k-tile barrier; a diagnostic build
 //   without the mainloop copies (wrong results) runs its f32 mma at 91.8% and 0.709x. None of
@@ -367,7 +367,9 @@ struct AmpereKernel {
   // 0.606-0.610x in the same six runs (+4-5%), ahead of three other orders (row pairs outer
   // 0.623x, B blocks outer 0.616-0.617x, rows outer in plain order 0.601-0.604x) and of columns
   // outer with the rows in plain order (0.631x); f16 rows outer 0.743-0.746x against columns
-  // outer 0.740-0.741x in four of them. Why f32 prefers it is not established here.
+  // outer 0.740-0.741x in four of them. Nsight Compute (2026-11-24_ncu_f32_copy_interference.txt,
+  // section 7): the f32 tensor pipe active 87.3% instead of 83.2%, MIO-throttle stalls per issued
+  // instruction 0.12 instead of 0.61. Why the order moves them is not established here.
   static constexpr bool COLS_OUTER = sizeof(AccT) == 4;
 
   // Epilogue staging: the fewest passes (over each warp's n8 tiles) whose (BM, BN/PASSES)
