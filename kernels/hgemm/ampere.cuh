@@ -58,7 +58,8 @@
 // COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
 //   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096: f16 acc 0.744-0.752x over
 //   sixteen runs of the same SASS (median 0.750x, 470-494 TFLOP/s); f32 acc, since its mma run
-//   columns outer (COLS_OUTER, git b3a93ec), 0.630x / 0.632x / 0.634x (422-435 TFLOP/s), before
+//   columns outer (COLS_OUTER, git b3a93ec), 0.630-0.636x over seven runs (median 0.635x,
+//   422-444 TFLOP/s; _persist_variants_colsouter_r*.json, _w128x32_5120_r*.json too), before
 //   that 0.602-0.617x (median 0.609x, thirteen runs). 4096^3 0.659-0.665x (f16) and 0.631x
 //   (f32; before 0.606-0.612x); 8192^3 0.677-0.687x and 0.628x (before 0.594-0.601x);
 //   hgemm_nn / nt / tt at 5120x4096x4096 0.747-0.768x (f16) and 0.615-0.623x (f32; before
