@@ -24,6 +24,9 @@
 //     owns, writing only their own), so once M >= BM and N >= BN every k-tile that lies within K
 //     is copied without predicates: 120 instead of 146 instructions per k-tile, +2.5% (0.700x
 //     -> 0.718x f16 acc, bench_results/h100/2026-11-24_ampere_shift_5120.json).
+//   - the order of each k-step's mma by accumulate type (AmpereKernel::COLS_OUTER): f16 rows
+//     outer (A fragment reused), f32 columns outer (B reused), which took most of the f32
+//     build's MIO stalls away (+4-5% f32, see "Measured").
 //   - a persistent schedule (PERSISTENT, the default binding): one CTA per SM walks its tiles as
 //     one stream of k-tiles, so the cp.async ring runs from one tile into the next (no pipeline
 //     fill per tile) and the epilogue stages D as f16 in a buffer of its own and issues its
