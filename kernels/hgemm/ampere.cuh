@@ -639,24 +639,20 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
 
         // mma on step kk, in the order K::COLS_OUTER picks.
 #pragma unroll
-        for (int o = 0; o < MI; ++o) {  // outer: row blocks, or column pairs
-#pragma unroll
-          for (int i = 0; i < NI; ++i) {
-            const int st = o * NI + i;  // the step's st-th mma
-            int mi, nj;
-            if constexpr (K::COLS_OUTER) {
-              // Columns outer, serpentine over rows: consecutive mma share the B fragment.
-              nj = st / MI;
-              mi = (nj % 2 == 0) ? st % MI : MI - 1 - st % MI;
-            } else {
-              // Rows outer, serpentine over columns: consecutive mma share the A fragment.
-              mi = st / NI;
-              nj = (mi % 2 == 0) ? st % NI : NI - 1 - st % NI;
-            }
-            const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
-                                   b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
-            acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+        for (int st = 0; st < MI * NI; ++st) {  // the step's st-th mma
+          int mi, nj;
+          if constexpr (K::COLS_OUTER) {
+            // Columns outer, serpentine over rows: consecutive mma share the B fragment.
+            nj = st / MI;
+            mi = (nj % 2 == 0) ? st % MI : MI - 1 - st % MI;
+          } else {
+            // Rows outer, serpentine over columns: consecutive mma share the A fragment.
+            mi = st / NI;
+            nj = (mi % 2 == 0) ? st % NI : NI - 1 - st % NI;
           }
+          const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
+                                 b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
+          acc[mi][nj].mma(a_frag[kk % 2][mi], b);
         }
       }
     };
