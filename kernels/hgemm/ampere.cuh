@@ -217,9 +217,9 @@ struct AmpereTile {
   static_assert(STAGES >= 2,
                 "the cp.async ring needs at least 2 stages to overlap copy and compute");
   static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
-  static_assert(!PERSISTENT || !B_STREAM,
-                "the persistent schedule is written for the plain (not B-streaming) fragment "
-                "double-buffering");
+  static_assert(!PERSISTENT || (SCHED == CopySchedule::step0 && !B_STREAM),
+                "the persistent schedule is written for the step0 copy schedule and the plain "
+                "(not B-streaming) fragment double-buffering");
 };
 
 // The configuration the short names (hgemm_tn, hgemm_nn, hgemm_nt, hgemm_tt) bind to, chosen by
@@ -532,9 +532,7 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
       ptx::cp_async_commit();
     }
   }
-  if constexpr (SPREAD && !PERSISTENT) {
-    copy_part(write_stage, 0, KI, CopyModeC<CopyMode::predicated>{});
-  }
+  if constexpr (SPREAD) copy_part(write_stage, 0, KI, CopyModeC<CopyMode::predicated>{});
 
   int read_stage = 0;  // stage holding k-tile kt
   uint32_t read_off_a = 0, read_off_b = 0;
@@ -615,10 +613,8 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         load_step(0, 0);
       }
     };
-    // One k-tile; `mode` (CopyModeC) says how its g2s copies. `before_part0` runs at the last
-    // step right before the spread schedule's part 0 of the k-tile after next is issued (the
-    // persistent schedule points the copies at its next tile there).
-    auto k_tile = [&](auto mode, auto&& before_part0) {
+    // One k-tile; `mode` (CopyModeC) says how its g2s copies.
+    auto k_tile = [&](auto mode) {
 #pragma unroll
       for (int kk = 0; kk < KI; ++kk) {
         // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
@@ -635,7 +631,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           if (kk < KI - 1) {
             copy_part(write_stage, kk + 1, KI, mode);  // parts 1..KI-1 of k-tile kt+STAGES-1
           } else {
-            before_part0();
             copy_part(write_stage, 0, KI, mode);  // part 0 of k-tile kt+STAGES
           }
         } else if (kk == 0) {
@@ -663,10 +658,9 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
     };
     if constexpr (!PERSISTENT) {
       first_fragments();
-      const auto nothing = [] {};
       int kt = 0;
-      for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{}, nothing);
-      for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{}, nothing);
+      for (; kt < inside_end; ++kt) k_tile(CopyModeC<CopyMode::inside>{});
+      for (; kt < k_tiles; ++kt) k_tile(CopyModeC<CopyMode::predicated>{});
     } else {
       // ---------------------------- PERSISTENT ----------------------------
       // The CTA's tiles form one stream of k-tiles: the copies run STAGES-1 k-tiles ahead of the
@@ -693,15 +687,9 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         copy_b.template copy_next<true>(sB + s * K::STAGE_BYTES_B);
         ptx::cp_async_commit();
       }
-      // spread: part 0 of k-tile STAGES-1 too (persistent_fits: the tile has k-tile STAGES-1).
-      if constexpr (SPREAD) copy_part(write_stage, 0, KI, CopyModeC<CopyMode::inside>{});
       first_fragments();
 
-      // The copies switch to the next tile once this tile's last k-tile has been copied: step0
-      // after k-tile copy_switch - 1 (whose step 0 copied k-tile k_tiles - 1), spread at the
-      // last step of k-tile copy_switch (whose step KI-2 issued the last part of k-tile
-      // k_tiles - 1 and whose step KI-1 issues part 0 of the next tile's k-tile 0).
-      const int copy_switch = k_tiles - (STAGES - 1) - (SPREAD ? 1 : 0);
+      const int copy_switch = k_tiles - (STAGES - 1);  // k-tiles whose copies are this tile's
       for (;;) {
         // The copies after this tile's: the next tile's, or after the last tile this tile's
         // again (valid addresses; what they bring is never read).
@@ -713,19 +701,11 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
           copy_a.restart(p.m, p.k, after_mt, tid);
           copy_b.restart(p.n, p.k, after_nt, tid);
         };
+        if (copy_switch == 0) copy_after();
         // MAINLOOP of one tile.
-        if constexpr (SPREAD) {
-          for (int kt = 0; kt < k_tiles; ++kt) {
-            k_tile(CopyModeC<CopyMode::inside>{}, [&] {
-              if (kt == copy_switch) copy_after();
-            });
-          }
-        } else {
-          if (copy_switch == 0) copy_after();
-          for (int kt = 0; kt < k_tiles; ++kt) {
-            k_tile(CopyModeC<CopyMode::inside>{}, [] {});
-            if (kt + 1 == copy_switch) copy_after();
-          }
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          k_tile(CopyModeC<CopyMode::inside>{});
+          if (kt + 1 == copy_switch) copy_after();
         }
 
         // EPILOGUE of one tile: D staged as f16 (the last reads of s_d, the previous tile's
@@ -786,7 +766,6 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         mt = after_mt;
         nt = after_nt;
       }
-      if constexpr (SPREAD) ptx::cp_async_commit();  // the uncommitted part 0, into its group
       ptx::cp_async_wait<0>();  // leave no copy in flight into the shared memory of an exited CTA
       return;
     }
@@ -1003,10 +982,8 @@ inline int ampere_max_ctas_from_env() {
 // ragged problems are where a persistent grid gains least.
 template <class Cfg>
 bool persistent_fits(const AmpereParams& p) {
-  // The spread schedule's prologue also copies part of k-tile STAGES-1.
-  constexpr int kMinKTiles = Cfg::STAGES - 1 + (Cfg::SCHED == CopySchedule::spread ? 1 : 0);
-  return p.m >= Cfg::BM && p.n >= Cfg::BN && p.k % Cfg::BK == 0 && p.k / Cfg::BK >= kMinKTiles &&
-         p.m % 8 == 0;
+  return p.m >= Cfg::BM && p.n >= Cfg::BN && p.k % Cfg::BK == 0 &&
+         p.k / Cfg::BK >= Cfg::STAGES - 1 && p.m % 8 == 0;
 }
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>

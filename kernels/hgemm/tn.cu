@@ -76,8 +76,6 @@ using Tile256x128x32S4Persist = AmpereTile<256, 128, 32, 4, 2, 4, kStep0, true>;
 using Tile128x256x32S3Persist = AmpereTile<128, 256, 32, 2, 4, 3, kStep0, true>;
 using Tile128x256x64S3Persist = AmpereTile<128, 256, 64, 2, 4, 3, kStep0, true>;
 using Tile256x128x64S3Persist = AmpereTile<256, 128, 64, 4, 2, 3, kStep0, true>;
-using Tile128x256x64S3PersistSpread = AmpereTile<128, 256, 64, 2, 4, 3, kSpread, true>;
-using Tile128x256x32S4PersistSpread = AmpereTile<128, 256, 32, 2, 4, 4, kSpread, true>;
 
 }  // namespace
 
@@ -138,11 +136,5 @@ GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3Persist, Layout::tn
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile256x128x64S3Persist, Layout::tn>(
     "hgemm_tn_256x128x64_s3_persist", 3,
     "Ampere TN: 256x128x64 s3, persistent, C stored under the next tile's mma (210 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x64S3PersistSpread, Layout::tn>(
-    "hgemm_tn_128x256x64_s3_persist_spread", 3,
-    "Ampere TN: 128x256x64 s3, persistent, copies spread over the k-steps (212 KB smem)"));
-GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4PersistSpread, Layout::tn>(
-    "hgemm_tn_128x256x32_s4_persist_spread", 3,
-    "Ampere TN: 128x256x32 s4, persistent, copies spread over the k-steps (164 KB smem)"));
 
 }  // namespace gemmbench::hgemm
