@@ -714,30 +714,22 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         // rounds 1 * acc, so that case skips the float round trip (f16 accumulators are stored
         // as they are): bit for bit the same D, a third of the epilogue's instructions.
         const auto stage_tile = [&](auto plain) {
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-#pragma unroll
-              for (int i = 0; i < 4; ++i) {
-                const RowCol rc = acc_coord(lane, i);
-                const int row = wm * WM + mi * 16 + rc.row;  // within the computed tile
-                const int col = wn * WN + ni * 8 + rc.col;
-                __half d;
-                if constexpr (decltype(plain)::value) {
-                  d = to_half(acc[mi][ni].element(i));
-                } else {
-                  float v = p.alpha * to_float(acc[mi][ni].element(i));
-                  if (p.beta != 0.f) {
-                    v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
-                  }
-                  d = __float2half_rn(v);
-                }
-                s_d[col * Cfg::LD_D + row] = d;
+          for_each_acc_element<MI, NI>(lane, [&](int mi, int ni, int i, int wrow, int wcol) {
+            const int row = wm * WM + wrow;  // within the computed tile
+            const int col = wn * WN + wcol;
+            __half d;
+            if constexpr (decltype(plain)::value) {
+              d = to_half(acc[mi][ni].element(i));
+            } else {
+              float v = p.alpha * to_float(acc[mi][ni].element(i));
+              if (p.beta != 0.f) {
+                v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
               }
-              acc[mi][ni].clear();
+              d = __float2half_rn(v);
             }
-          }
+            s_d[col * Cfg::LD_D + row] = d;
+            if (i == 3) acc[mi][ni].clear();  // the fragment is staged: the next tile's starts
+          });
         };
         if (p.alpha == 1.f && p.beta == 0.f) {
           stage_tile(std::true_type{});
@@ -861,20 +853,13 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
 #pragma unroll
   for (int pass = 0; pass < K::PASSES; ++pass) {
     constexpr int NIP = NI / K::PASSES;
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int j = 0; j < NIP; ++j) {
-        const int ni = pass * NIP + j;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const RowCol rc = acc_coord(lane, i);
-          const int row = wm * WM + mi * 16 + rc.row;
-          const int col = K::Stage::staged_col(wn, ni * 8 + rc.col);
-          s_c[col * K::Stage::kLd + row] = acc[mi][ni].element(i);
-        }
-      }
-    }
+    for_each_acc_element<MI, NI>(
+        lane,
+        [&](int mi, int ni, int i, int wrow, int wcol) {
+          s_c[K::Stage::staged_col(wn, wcol) * K::Stage::kLd + wm * WM + wrow] =
+              acc[mi][ni].element(i);
+        },
+        pass * NIP, (pass + 1) * NIP);
     __syncthreads();
 #pragma unroll
     for (int it = 0; it < K::STORE_ITERS; ++it) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/ptx.cuh"
+#include "hgemm/ampere_index.hpp"
 
 namespace gemmbench::hgemm {
 
@@ -39,6 +40,27 @@ struct AccFrag<__half> {
     return __ushort_as_half(static_cast<unsigned short>(v[i / 2] >> (16 * (i % 2))));
   }
 };
+
+// Walks a warp's accumulator fragments acc[mi][ni] (mi < MI, ni < NI; only ni in [ni_first,
+// ni_last) when given, compile-time after unrolling): f(mi, ni, i, row, col) for element i of
+// each, (row, col) its place in the warp's (16*MI, 8*NI) tile. The one walk behind every epilogue
+// that reads accumulators element by element.
+template <int MI, int NI, class F>
+__device__ __forceinline__ void for_each_acc_element(int lane, F&& f, int ni_first = 0,
+                                                     int ni_last = NI) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) {
+      if (ni < ni_first || ni >= ni_last) continue;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const RowCol rc = acc_coord(lane, i);
+        f(mi, ni, i, mi * 16 + rc.row, ni * 8 + rc.col);
+      }
+    }
+  }
+}
 
 __device__ __forceinline__ float to_float(float x) {
   return x;

@@ -136,23 +136,15 @@ __global__ void __launch_bounds__(THREADS)
   // ================================ EPILOGUE ================================
   // Straight from the fragments: per warp, each 2-byte store instruction covers 8 consecutive
   // rows (g) of 4 columns (2t or 2t+1), i.e. four 16-byte segments of the column-major C.
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const RowCol rc = acc_coord(lane, i);
-        const int m = m0 + wm * WM + mi * 16 + rc.row;
-        const int n = n0 + wn * WN + ni * 8 + rc.col;
-        if (m >= M || n >= N) continue;
-        __half* dst = C + int64_t(n) * M + m;
-        float v = alpha * to_float(acc[mi][ni].element(i));
-        if (beta != 0.f) v = fmaf(beta, __half2float(*dst), v);
-        *dst = __float2half_rn(v);
-      }
-    }
-  }
+  for_each_acc_element<MI, NI>(lane, [&](int mi, int ni, int i, int row, int col) {
+    const int m = m0 + wm * WM + row;
+    const int n = n0 + wn * WN + col;
+    if (m >= M || n >= N) return;
+    __half* dst = C + int64_t(n) * M + m;
+    float v = alpha * to_float(acc[mi][ni].element(i));
+    if (beta != 0.f) v = fmaf(beta, __half2float(*dst), v);
+    *dst = __float2half_rn(v);
+  });
 }
 
 template <class AccT>
