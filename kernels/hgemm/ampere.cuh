@@ -84,8 +84,15 @@
 //   pointer per chunk (0.586x), the copies at k-step 1 or 2 (0.597-0.601x), sub-partition
 //   partners copying at different steps (0.568x), and a producer warpgroup that issues every
 //   cp.async behind mbarriers while the math warps only ldmatrix and mma (setmaxnreg 224/56,
-//   0.579x; f16 0.70x). Two first builds of the persistent schedule lost to ptxas's scheduling
-//   (0.566x and 0.683x, see the PERSISTENT path).
+//   0.579x; f16 0.70x). After the order change, the copies spread over the k-steps in the
+//   persistent path (MIO and barrier stalls down to 0.03 / 0.04, tensor pipe 85.1%) ran at
+//   0.620-0.623x against 0.635x (2026-11-24_persist_spread_5120_r*.json, git 6a7e4cc). Two
+//   first builds of the persistent schedule lost to ptxas's scheduling (0.566x and 0.683x, see
+//   the PERSISTENT path).
+//   CUTLASS 4.2.0's own mma.sync GEMM (device::Gemm, Sm80, 64x64 warp tiles), measured the same
+//   way (scripts/reference/cutlass_mma_sync.cu, 2026-11-24_cutlass_mma_sync_reference.json):
+//   at 5120x4096x4096 its best tile gives 0.717x (f16 acc, 256x128x32 s4) and 0.595x (f32 acc,
+//   128x256x32 s4), against hgemm_tn's 0.752x and 0.634x in the same device session.
 // Earlier, one CTA per tile (H100, 2026-11-22), TN 5120x4096x4096, TFLOP/s (ratio to cuBLAS
 // COMPUTE_16F / COMPUTE_32F), from bench_results/h100/2026-11-22_hgemm_ladder.json (git
 // f990559002bc):
