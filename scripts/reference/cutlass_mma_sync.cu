@@ -13,7 +13,7 @@
 // (CFG 0-3 f32 accumulation, 4-7 f16), each printing one JSON line.
 // Build: nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I<cutlass>/include \
 //          -DCFG=<n> cutlass_mma_sync.cu -lcublas -o cutlass_mma_sync_<n>
-// Run:   cutlass_mma_sync_<n> M N K seconds
+// Run:   cutlass_mma_sync_<n> M N K seconds [int3]
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cutlass/epilogue/thread/linear_combination.h"
@@ -94,7 +95,10 @@ static const char* kName = "cutlass_128x256x64_s3_w64x64";
 #endif
 static constexpr bool kF32 = std::is_same<Acc, float>::value;
 
-__global__ void fill_uniform(__half* p, size_t n, unsigned long long seed, unsigned tensor) {
+// int3: integers in [-3, 3] (floor(7u) - 3), the values cutlass_profiler fills f16 with by
+// default, as gemmbench's --data int3.
+__global__ void fill_inputs(__half* p, size_t n, unsigned long long seed, unsigned tensor,
+                            bool int3) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
     unsigned long long z =
@@ -103,7 +107,7 @@ __global__ void fill_uniform(__half* p, size_t n, unsigned long long seed, unsig
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
     const double u = double(z >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-    p[i] = __double2half(2.0 * u - 1.0);
+    p[i] = int3 ? __int2half_rn(int((z >> 40) * 7 >> 24) - 3) : __double2half(2.0 * u - 1.0);
   }
 }
 
@@ -118,6 +122,7 @@ int main(int argc, char** argv) {
   const int N = argc > 2 ? std::atoi(argv[2]) : 4096;
   const int K = argc > 3 ? std::atoi(argv[3]) : 4096;
   const double seconds = argc > 4 ? std::atof(argv[4]) : 2.0;
+  const bool int3 = argc > 5 && std::string(argv[5]) == "int3";
 
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -134,8 +139,8 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&b, size_t(N) * K * 2));
   CK(cudaMalloc(&c_cut, size_t(M) * N * 2));
   CK(cudaMalloc(&c_cub, size_t(M) * N * 2));
-  fill_uniform<<<1024, 256>>>(a, size_t(M) * K, 20261122ull, 0);
-  fill_uniform<<<1024, 256>>>(b, size_t(N) * K, 20261122ull, 1);
+  fill_inputs<<<1024, 256>>>(a, size_t(M) * K, 20261122ull, 0, int3);
+  fill_inputs<<<1024, 256>>>(b, size_t(N) * K, 20261122ull, 1, int3);
   CK(cudaGetLastError());
   const size_t flush_bytes = 2 * size_t(prop.l2CacheSize);
   void* flush;
@@ -237,9 +242,10 @@ int main(int argc, char** argv) {
       "\"cublas_tflops\": %.1f, \"ratio_to_cublas\": %.4f, \"rel_diff_vs_cublas\": %.3e, "
       "\"nonfinite\": %zu, \"device\": \"%s\", \"sms\": %d, \"driver_api\": %d, "
       "\"runtime\": %d, \"cublas\": \"%d.%d.%d\", \"cutlass\": \"%d.%d.%d\", \"cache\": \"cold\", "
-      "\"data\": \"uniform [-1,1) f16, seed 20261122\"}\n",
+      "\"data\": \"%s, seed 20261122\"}\n",
       kName, kF32 ? "f32" : "f16", M, N, K, t_cut.size(), m_cut, m_cub, flops / m_cut * 1e-9,
       flops / m_cub * 1e-9, m_cub / m_cut, rel, bad, prop.name, prop.multiProcessorCount, drv, rt,
-      cb_major, cb_minor, cb_patch, CUTLASS_MAJOR, CUTLASS_MINOR, CUTLASS_PATCH);
+      cb_major, cb_minor, cb_patch, CUTLASS_MAJOR, CUTLASS_MINOR, CUTLASS_PATCH,
+      int3 ? "int3: integers in [-3, 3]" : "uniform [-1,1) f16");
   return 0;
 }
