@@ -59,9 +59,9 @@
 // Measured on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0), 2026-11-24, cold
 // L2, uniform data, ratio = cuBLAS median / kernel median from interleaved samples (cuBLAS
 // COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
-//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096: f16 acc 0.744-0.752x over
-//   sixteen runs of the same SASS (median 0.750x, 470-494 TFLOP/s); f32 acc, since its mma run
-//   columns outer (COLS_OUTER, git b3a93ec), 0.630-0.636x over seven runs (median 0.635x,
+//   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096: f16 acc 0.7435-0.7518x over
+//   27 runs (median 0.7498x, 466-494 TFLOP/s); f32 acc, since its mma run
+//   columns outer (COLS_OUTER, git b3a93ec), 0.630-0.639x over twelve runs (median 0.635x,
 //   422-444 TFLOP/s; _persist_variants_colsouter_r*.json, _w128x32_5120_r*.json too), before
 //   that 0.602-0.617x (median 0.609x, thirteen runs). 4096^3 0.659-0.665x (f16) and 0.631x
 //   (f32; before 0.606-0.612x); 8192^3 0.677-0.687x and 0.628x (before 0.594-0.601x);
