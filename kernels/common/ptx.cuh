@@ -162,16 +162,6 @@ __device__ __forceinline__ void mma_m16n8k16_f16(uint32_t (&d)[2], const uint32_
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// ---- movmatrix (sm_75+) ---------------------------------------------------------------------
-// Transposes an 8x8 b16 matrix held across the warp in the accumulator layout above: lane (g, t)
-// holds M[g][2t..2t+1] in `a` (low half = column 2t) and receives M[2t..2t+1][g] (low half = row
-// 2t), i.e. two consecutive rows of column g.
-__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t a) {
-  uint32_t d;
-  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(a));
-  return d;
-}
-
 // ---- Variants on 32-bit shared addresses ------------------------------------------------------
 // Same instructions as above; the kernel keeps shared addresses as uint32_t (a stage base plus
 // per-lane offsets computed once), so no generic->shared conversion sits in the mainloop.

@@ -721,37 +721,22 @@ __global__ void __launch_bounds__(Cfg::THREADS) hgemm_ampere_kernel(const Ampere
         // rounds 1 * acc, so that case skips the float round trip (f16 accumulators are stored
         // as they are): bit for bit the same D, a third of the epilogue's instructions.
         const auto stage_tile = [&](auto plain) {
-          if constexpr (decltype(plain)::value) {
-            // Each 8x8 half of a fragment, as f16, transposed across the warp (movmatrix): the
-            // thread then holds rows 2t, 2t+1 of column g, one 4-byte store into the column-major
-            // s_d (a column is BM/2 + 4 words, 4 mod 32 for BM a multiple of 64: the warp's 32
-            // stores hit 32 distinct banks).
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-              for (int ni = 0; ni < NI; ++ni) {
-#pragma unroll
-                for (int j = 0; j < 2; ++j) {
-                  const uint32_t d = ptx::movmatrix_trans(acc[mi][ni].packed(j));  // (2 rows) D
-                  const int row = wm * WM + mi * 16 + 8 * j + 2 * (lane % 4);
-                  const int col = wn * WN + ni * 8 + lane / 4;
-                  *reinterpret_cast<uint32_t*>(s_d + col * Cfg::LD_D + row) = d;
-                }
-                acc[mi][ni].clear();  // the fragment is staged: the next tile's starts
-              }
-            }
-          } else {
-            for_each_acc_element<MI, NI>(lane, [&](int mi, int ni, int i, int wrow, int wcol) {
-              const int row = wm * WM + wrow;  // within the computed tile
-              const int col = wn * WN + wcol;
+          for_each_acc_element<MI, NI>(lane, [&](int mi, int ni, int i, int wrow, int wcol) {
+            const int row = wm * WM + wrow;  // within the computed tile
+            const int col = wn * WN + wcol;
+            __half d;
+            if constexpr (decltype(plain)::value) {
+              d = to_half(acc[mi][ni].element(i));
+            } else {
               float v = p.alpha * to_float(acc[mi][ni].element(i));
               if (p.beta != 0.f) {
                 v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
               }
-              s_d[col * Cfg::LD_D + row] = __float2half_rn(v);
-              if (i == 3) acc[mi][ni].clear();  // the fragment is staged: the next tile's starts
-            });
-          }
+              d = __float2half_rn(v);
+            }
+            s_d[col * Cfg::LD_D + row] = d;
+            if (i == 3) acc[mi][ni].clear();  // the fragment is staged: the next tile's starts
+          });
         };
         if (p.alpha == 1.f && p.beta == 0.f) {
           stage_tile(std::true_type{});

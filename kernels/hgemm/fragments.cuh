@@ -27,11 +27,6 @@ struct AccFrag<float> {
     ptx::mma_m16n8k16_f32(v, a, b);
   }
   __device__ __forceinline__ float element(int i) const { return v[i]; }
-  // Row half j (rows g, then g+8) as f16x2 rounded once, low half = column 2t.
-  __device__ __forceinline__ uint32_t packed(int j) const {
-    const __half2 h = __floats2half2_rn(v[2 * j], v[2 * j + 1]);
-    return *reinterpret_cast<const uint32_t*>(&h);
-  }
 };
 
 template <>
@@ -44,7 +39,6 @@ struct AccFrag<__half> {
   __device__ __forceinline__ __half element(int i) const {
     return __ushort_as_half(static_cast<unsigned short>(v[i / 2] >> (16 * (i % 2))));
   }
-  __device__ __forceinline__ uint32_t packed(int j) const { return v[j]; }
 };
 
 // Walks a warp's accumulator fragments acc[mi][ni] (mi < MI, ni < NI; only ni in [ni_first,
@@ -73,6 +67,12 @@ __device__ __forceinline__ float to_float(float x) {
 }
 __device__ __forceinline__ float to_float(__half x) {
   return __half2float(x);
+}
+__device__ __forceinline__ __half to_half(float x) {
+  return __float2half_rn(x);
+}
+__device__ __forceinline__ __half to_half(__half x) {
+  return x;
 }
 
 }  // namespace gemmbench::hgemm
