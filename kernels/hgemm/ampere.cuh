@@ -60,8 +60,8 @@
 // L2, uniform data, ratio = cuBLAS median / kernel median from interleaved samples (cuBLAS
 // COMPUTE_16F for f16 accumulation, COMPUTE_32F for f32):
 //   hgemm_tn = 128x256x64, 3 stages, persistent, TN 5120x4096x4096: f16 acc 0.7435-0.7518x over
-//   27 runs (median 0.7498x, 466-494 TFLOP/s); f32 acc, since its mma run
-//   columns outer (COLS_OUTER, git b3a93ec), 0.630-0.639x over twelve runs (median 0.635x,
+//   30 runs (median 0.7492x, 466-494 TFLOP/s); f32 acc, since its mma run
+//   columns outer (COLS_OUTER, git b3a93ec), 0.630-0.639x over fifteen runs (median 0.635x,
 //   422-444 TFLOP/s; _persist_variants_colsouter_r*.json, _w128x32_5120_r*.json too), before
 //   that 0.602-0.617x (median 0.609x, thirteen runs). 4096^3 0.659-0.665x (f16) and 0.631x
 //   (f32; before 0.606-0.612x); 8192^3 0.677-0.687x and 0.628x (before 0.594-0.601x);
@@ -86,7 +86,9 @@
 //   cp.async behind mbarriers while the math warps only ldmatrix and mma (setmaxnreg 224/56,
 //   0.579x; f16 0.70x). After the order change, the copies spread over the k-steps in the
 //   persistent path (MIO and barrier stalls down to 0.03 / 0.04, tensor pipe 85.1%) ran at
-//   0.620-0.623x against 0.635x (2026-11-24_persist_spread_5120_r*.json, git 6a7e4cc). Two
+//   0.620-0.623x against 0.635x (2026-11-24_persist_spread_5120_r*.json, git 6a7e4cc); staging
+//   D with movmatrix (4-byte stores) moved f32 +0.2-0.4% and f16 -0.0-0.1%, within the spread
+//   (2026-11-24_movmatrix_ab_*.json, git e8d3919). Two
 //   first builds of the persistent schedule lost to ptxas's scheduling (0.566x and 0.683x, see
 //   the PERSISTENT path).
 //   CUTLASS 4.2.0's own mma.sync GEMM (device::Gemm, Sm80, 64x64 warp tiles), measured the same

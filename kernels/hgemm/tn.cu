@@ -44,8 +44,8 @@
 // Constraints: K % 8 == 0 (A and B rows are K-contiguous and copied in 16-byte pieces); any
 // M, N >= 1, any K >= 1 with K % 8 == 0 (tails zero-filled), any alpha, beta.
 // Measured (H100, 2026-11-24; ampere.cuh's header has every figure and its report): hgemm_tn at
-// 5120x4096x4096 0.7435-0.7518x cuBLAS with f16 accumulation (median 0.7498x of 27 runs) and
-// 0.630-0.639x with f32 (twelve runs since the f32 mma order changed; 0.602-0.617x before);
+// 5120x4096x4096 0.7435-0.7518x cuBLAS with f16 accumulation (median 0.7492x of 30 runs) and
+// 0.630-0.639x with f32 (fifteen runs since the f32 mma order changed; 0.602-0.617x before);
 // 128x256x32_s4 (one CTA per tile) 0.713-0.721x / 0.617x (0.595-0.597x before). Issue 4's
 // targets: 0.75x (f16: at the line) and 0.65x (f32: missed by 3%). CUTLASS 4.2's mma.sync GEMM
 // measured the same way reaches 0.717x / 0.595x at best (see ampere.cuh).
