@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cutlass/epilogue/thread/linear_combination.h"
@@ -60,39 +61,17 @@ using CutlassGemm = cutlass::gemm::device::Gemm<
 #ifndef CFG
 #define CFG 0
 #endif
-#if CFG == 0
-using Acc = float;
-using Gemm = CutlassGemm<float, 128, 256, 32, 64, 64, 4>;
-static const char* kName = "cutlass_128x256x32_s4_w64x64";
-#elif CFG == 1
-using Acc = float;
-using Gemm = CutlassGemm<float, 128, 128, 32, 64, 64, 4>;
-static const char* kName = "cutlass_128x128x32_s4_w64x64";
-#elif CFG == 2
-using Acc = float;
-using Gemm = CutlassGemm<float, 256, 128, 32, 64, 64, 4>;
-static const char* kName = "cutlass_256x128x32_s4_w64x64";
-#elif CFG == 3
-using Acc = float;
-using Gemm = CutlassGemm<float, 128, 256, 64, 64, 64, 3>;
-static const char* kName = "cutlass_128x256x64_s3_w64x64";
-#elif CFG == 4
-using Acc = cutlass::half_t;
-using Gemm = CutlassGemm<cutlass::half_t, 128, 256, 32, 64, 64, 4>;
-static const char* kName = "cutlass_128x256x32_s4_w64x64";
-#elif CFG == 5
-using Acc = cutlass::half_t;
-using Gemm = CutlassGemm<cutlass::half_t, 128, 128, 32, 64, 64, 4>;
-static const char* kName = "cutlass_128x128x32_s4_w64x64";
-#elif CFG == 6
-using Acc = cutlass::half_t;
-using Gemm = CutlassGemm<cutlass::half_t, 256, 128, 32, 64, 64, 4>;
-static const char* kName = "cutlass_256x128x32_s4_w64x64";
-#elif CFG == 7
-using Acc = cutlass::half_t;
-using Gemm = CutlassGemm<cutlass::half_t, 128, 256, 64, 64, 64, 3>;
-static const char* kName = "cutlass_128x256x64_s3_w64x64";
-#endif
+// One configuration per binary: CFG 0-3 accumulate in f32, 4-7 in f16, over these CTA tiles
+// (warp tile 64x64).
+struct Tile {
+  int bm, bn, bk, stages;
+};
+constexpr Tile kTiles[] = {
+    {128, 256, 32, 4}, {128, 128, 32, 4}, {256, 128, 32, 4}, {128, 256, 64, 3}};
+static_assert(CFG >= 0 && CFG < 8, "CFG selects one of 4 tiles x 2 accumulate types");
+constexpr Tile kTile = kTiles[CFG % 4];
+using Acc = std::conditional_t<(CFG < 4), float, cutlass::half_t>;
+using Gemm = CutlassGemm<Acc, kTile.bm, kTile.bn, kTile.bk, 64, 64, kTile.stages>;
 static constexpr bool kF32 = std::is_same<Acc, float>::value;
 
 // int3: integers in [-3, 3] (floor(7u) - 3), the values cutlass_profiler fills f16 with by
@@ -123,6 +102,10 @@ int main(int argc, char** argv) {
   const int K = argc > 3 ? std::atoi(argv[3]) : 4096;
   const double seconds = argc > 4 ? std::atof(argv[4]) : 2.0;
   const bool int3 = argc > 5 && std::string(argv[5]) == "int3";
+
+  char kName[64];
+  std::snprintf(kName, sizeof kName, "cutlass_%dx%dx%d_s%d_w64x64", kTile.bm, kTile.bn, kTile.bk,
+                kTile.stages);
 
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
