@@ -20,6 +20,7 @@ const char* to_string(Status s);
 struct ClockStats {
   std::optional<unsigned> sm_clock_mhz;      // lowest SM clock seen while sampling
   std::optional<unsigned> sm_clock_max_mhz;  // the device's maximum SM clock
+  std::optional<unsigned> sm_clock_median_mhz;  // median SM clock over the row's samples
   std::optional<double> power_w;             // highest board power seen
   std::optional<unsigned> temperature_c;     // highest GPU temperature seen
   std::string throttle_reasons;              // NVML clock-event reasons seen, '|'-separated
@@ -60,6 +61,10 @@ struct DeviceMetadata {
   std::string cuda_runtime;     // "13.0"
   std::string cublas_version;   // "13.0.0"
   bool nvml_available = false;
+  // Memory ceiling: a device-to-device copy measured once per run ((read + write bytes) / time),
+  // beside the datasheet figure (memory clock x bus width x 2, DDR).
+  std::optional<double> mem_bw_measured_gbs;
+  std::optional<double> mem_bw_datasheet_gbs;
 };
 
 struct RunMetadata {
