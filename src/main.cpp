@@ -11,6 +11,7 @@
 #include "cli/cli.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/provenance.hpp"
 #include "inspect/inspect.hpp"
 #include "plan/plan.hpp"
@@ -117,6 +118,7 @@ int run_benchmarks(const CliOutcome& cli) {
   if (!o.json.empty()) reporters.attach(make_json_reporter(o.json));
   reporters.begin(meta);
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
+  install_stop_handlers();
   const RunSummary summary =
       runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
   progress.clear();
@@ -126,6 +128,11 @@ int run_benchmarks(const CliOutcome& cli) {
         stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
         summary.abort_reason.c_str(), summary.rows_written - summary.errors, summary.rows_planned);
     return kExitCudaError;
+  }
+  if (summary.interrupted_by) {
+    std::fprintf(stderr, "gemmbench: stopped by %s after %zu of %zu rows; the reports hold them\n",
+                 signal_name(summary.interrupted_by), summary.rows_written, summary.rows_planned);
+    return exit_code_for_signal(summary.interrupted_by);
   }
   return summary.failed > 0 ? kExitFailedVerification : kExitOk;
 }

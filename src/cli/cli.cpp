@@ -166,9 +166,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
-  const bool work_flags = !o.kernels.empty() || !o.m.empty() || !o.n.empty() || !o.k.empty() ||
-                          !o.layouts.empty() || !o.dtypes.empty() || !o.accums.empty() || o.alpha ||
-                          o.beta;
+  const bool work_flags =
+      o.kernels || o.m || o.n || o.k || o.layouts || o.dtypes || o.accums || o.alpha || o.beta;
   if (!o.config.empty() && work_flags)
     throw UsageError(
         "--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
@@ -183,17 +182,17 @@ RunRequest resolve_request(const CliOptions& o) {
   }
   RunSpec run;
   run.name = "cli";
-  run.kernels = split_list(o.kernels.empty() ? std::string("all") : o.kernels);
-  if (run.kernels.empty()) throw UsageError("--kernel: empty value");
-  run.shapes = cross_shapes(parse_dim_list(o.m.empty() ? "4096" : o.m, "--m"),
-                            parse_dim_list(o.n.empty() ? "4096" : o.n, "--n"),
-                            parse_dim_list(o.k.empty() ? "4096" : o.k, "--k"));
-  if (!o.layouts.empty())
-    run.layouts = parse_enum_list<Layout>(o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
-  if (!o.dtypes.empty())
-    run.dtypes = parse_enum_list<DType>(o.dtypes, "--dtype", parse_dtype, "f32, f16, bf16");
-  if (!o.accums.empty())
-    run.accums = parse_enum_list<Accum>(o.accums, "--accum", parse_accum, "f32, f16");
+  run.kernels = split_list(o.kernels.value_or("all"));
+  if (run.kernels.empty())
+    throw UsageError("--kernel: empty value (accepted: kernel names, globs, all, cublas)");
+  run.shapes = cross_shapes(parse_dim_list(o.m.value_or("4096"), "--m"),
+                            parse_dim_list(o.n.value_or("4096"), "--n"),
+                            parse_dim_list(o.k.value_or("4096"), "--k"));
+  if (o.layouts)
+    run.layouts = parse_enum_list<Layout>(*o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
+  if (o.dtypes)
+    run.dtypes = parse_enum_list<DType>(*o.dtypes, "--dtype", parse_dtype, "f32, f16, bf16");
+  if (o.accums) run.accums = parse_enum_list<Accum>(*o.accums, "--accum", parse_accum, "f32, f16");
   run.alpha = o.alpha.value_or(1.0);
   run.beta = o.beta.value_or(0.0);
   req.runs.push_back(std::move(run));

@@ -16,9 +16,10 @@
 namespace gemmbench {
 
 struct CliOptions {
-  std::string kernels;  // comma list of names/globs/"all"/"cublas"
-  std::string m, n, k;  // dimension lists (see plan/ranges.hpp)
-  std::string layouts, dtypes, accums;
+  // Unset when not typed; an empty value typed is an error, never the default.
+  std::optional<std::string> kernels;  // comma list of names/globs/"all"/"cublas"
+  std::optional<std::string> m, n, k;  // dimension lists (see plan/ranges.hpp)
+  std::optional<std::string> layouts, dtypes, accums;
   std::optional<double> alpha, beta;
   std::string config, csv, json;
   std::optional<uint64_t> seed;

@@ -1,3 +1,4 @@
+#include "core/interrupt.hpp"
 #include "report/json_codec.hpp"
 
 namespace gemmbench {
@@ -174,15 +175,18 @@ json to_json(const RunMetadata& m) {
 }
 
 json to_json(const RunSummary& s) {
-  return json{{"rows_planned", s.rows_planned},
-              {"rows_written", s.rows_written},
-              {"ok", s.ok},
-              {"failed", s.failed},
-              {"skipped", s.skipped},
-              {"errors", s.errors},
-              {"aborted", s.aborted},
-              {"abort_reason", s.abort_reason},
-              {"complete", !s.aborted && s.rows_written == s.rows_planned}};
+  return json{
+      {"rows_planned", s.rows_planned},
+      {"rows_written", s.rows_written},
+      {"ok", s.ok},
+      {"failed", s.failed},
+      {"skipped", s.skipped},
+      {"errors", s.errors},
+      {"aborted", s.aborted},
+      {"abort_reason", s.abort_reason},
+      {"interrupted", s.interrupted_by != 0},
+      {"interrupted_by", signal_name(s.interrupted_by)},
+      {"complete", !s.aborted && s.interrupted_by == 0 && s.rows_written == s.rows_planned}};
 }
 
 }  // namespace gemmbench

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "core/interrupt.hpp"
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
 #include "report/reporter.hpp"
@@ -88,6 +89,9 @@ class ConsoleReporter : public Reporter {
     out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error\n", s.rows_written, s.ok,
                         s.failed, s.skipped, s.errors);
     if (s.aborted) out_ << "run aborted: " << s.abort_reason << "\n";
+    if (s.interrupted_by)
+      out_ << fmt::format("run interrupted by {}: {} of {} rows ran\n",
+                          signal_name(s.interrupted_by), s.rows_written, s.rows_planned);
     out_.flush();
   }
 

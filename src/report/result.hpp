@@ -91,6 +91,7 @@ struct RunSummary {
   size_t ok = 0, failed = 0, skipped = 0, errors = 0;
   bool aborted = false;  // a sticky CUDA error ended the run early
   std::string abort_reason;
+  int interrupted_by = 0;  // the signal (SIGINT, SIGTERM) that stopped the run early, or 0
 };
 
 }  // namespace gemmbench

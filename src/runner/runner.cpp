@@ -7,6 +7,7 @@
 #include "core/cuda_check.hpp"
 #include "core/provenance.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "runner/device_buffer.hpp"
 #include "runner/nvml.hpp"
@@ -142,6 +143,7 @@ struct Runner::Impl {
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (n >= size_t(s.min_samples) && gpu_seconds >= s.min_time_s) break;
+      if (stop_requested()) break;  // the row keeps the samples it has
       if (wall >= s.max_time_s || n >= kMaxSamples) break;
     }
     Nvml::finish(clock);
@@ -221,6 +223,16 @@ size_t Runner::free_bytes() const {
   return free;
 }
 
+namespace {
+
+// Why a row failed verification, in one wording for every provider.
+std::string failure_reason(const ErrorStats& e) {
+  return e.nonfinite ? std::to_string(e.nonfinite) + " non-finite elements (unwritten or overflow)"
+                     : "normwise error above tolerance";
+}
+
+}  // namespace
+
 RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progress) {
   Impl& im = *impl_;
   RunSummary summary;
@@ -256,6 +268,13 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.measure = g.measure;
     return r;
   };
+  // The one place a row that was planned but never ran is built.
+  auto emit_not_run = [&](const ProblemGroup& g, const KernelInfo* k, const std::string& why) {
+    CaseResult r = base_row(g, k);
+    r.status = Status::error;
+    r.reason = "not run: " + why;
+    emit(r);
+  };
   // A CUDA error on a row: record it; if the context is gone, every later row is an error too.
   auto on_cuda_error = [&](CaseResult& r, const CudaError& e) {
     r.status = Status::error;
@@ -266,55 +285,66 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       summary.abort_reason = std::string("CUDA context lost: ") + e.what();
     }
   };
+  // Verifies (when asked) and samples one provider; `launches` holds it first, then the
+  // baselines it is interleaved with. Sets time, TFLOP/s, status and reason.
+  auto measure_row = [&](CaseResult& r, const ProblemGroup& g, GroupData& d,
+                         const std::vector<std::function<void()>>& launches) {
+    const GemmProblem& p = g.problem;
+    if (g.measure.verify) r.error = im.verify(g, d, launches[0]);
+    const auto times = im.sample(g, d, launches, r.clock);
+    r.time = summarize(times[0]);
+    r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
+    if (launches.size() > 1) {
+      r.cublas_median_ms = summarize(times[1]).median_ms;
+      r.ratio_to_cublas = *r.cublas_median_ms / r.time->median_ms;
+    }
+    if (!g.measure.verify) {
+      r.status = Status::ok;
+      r.reason = "not verified";
+    } else if (verification_passed(r.error)) {
+      r.status = Status::ok;
+    } else {
+      r.status = Status::failed;
+      r.reason = failure_reason(r.error);
+    }
+    if (stop_requested())
+      r.reason += std::string(r.reason.empty() ? "" : "; ") + "sampling interrupted after " +
+                  std::to_string(r.time->samples) + " samples";
+  };
 
   for (const ProblemGroup& g : plan.groups) {
+    if (stop_requested()) break;
     const GemmProblem& p = g.problem;
     if (summary.aborted) {
-      for (size_t i = 0; i <= g.kernels.size(); ++i) {
-        CaseResult r = base_row(g, i == 0 ? nullptr : g.kernels[i - 1]);
-        r.status = Status::error;
-        r.reason = "not run: " + summary.abort_reason;
-        emit(r);
-      }
+      emit_not_run(g, nullptr, summary.abort_reason);
+      for (const KernelInfo* k : g.kernels) emit_not_run(g, k, summary.abort_reason);
       continue;
     }
     if (progress) progress({row + 1, summary.rows_planned, &g, "cublas"});
     GroupData d;
+    const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
     {
       CaseResult r = base_row(g, nullptr);
       try {
         d = im.setup(g);
-        const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
-        if (g.measure.verify) r.error = im.verify(g, d, cublas);
-        const auto times = im.sample(g, d, {cublas}, r.clock);
-        r.time = summarize(times[0]);
-        r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-        r.status =
-            (!g.measure.verify || verification_passed(r.error)) ? Status::ok : Status::failed;
+        measure_row(r, g, d, {cublas});
       } catch (const CudaError& e) {
         on_cuda_error(r, e);
       }
-      if (r.status == Status::failed)
-        r.reason = r.error.nonfinite ? "non-finite output" : "error above tolerance";
-      if (!g.measure.verify && r.status == Status::ok) r.reason = "not verified";
       const bool group_dead = r.status == Status::error;
       emit(r);
-      if (group_dead) {  // no operands: every kernel row of this group is an error too
-        for (const KernelInfo* k : g.kernels) {
-          CaseResult kr = base_row(g, k);
-          kr.status = Status::error;
-          kr.reason = "not run: setting up the problem failed (see the cublas row)";
-          emit(kr);
-        }
+      if (group_dead) {  // no operands: every kernel row of this group is not run
+        for (const KernelInfo* k : g.kernels)
+          emit_not_run(g, k,
+                       summary.aborted ? summary.abort_reason
+                                       : "setting up the problem failed (see the cublas row)");
         continue;
       }
     }
     for (const KernelInfo* k : g.kernels) {
+      if (stop_requested()) break;
       if (summary.aborted) {
-        CaseResult r = base_row(g, k);
-        r.status = Status::error;
-        r.reason = "not run: " + summary.abort_reason;
-        emit(r);
+        emit_not_run(g, k, summary.abort_reason);
         continue;
       }
       if (progress) progress({row + 1, summary.rows_planned, &g, k->name});
@@ -331,30 +361,14 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
           k->launch(args, im.stream);
           CUDA_CHECK_LAST_LAUNCH();
         };
-        const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
-        if (g.measure.verify) r.error = im.verify(g, d, kernel);
-        const auto times = im.sample(g, d, {kernel, cublas}, r.clock);
-        r.time = summarize(times[0]);
-        r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-        r.cublas_median_ms = summarize(times[1]).median_ms;
-        r.ratio_to_cublas = *r.cublas_median_ms / r.time->median_ms;
-        if (!g.measure.verify) {
-          r.status = Status::ok;
-          r.reason = "not verified";
-        } else if (verification_passed(r.error)) {
-          r.status = Status::ok;
-        } else {
-          r.status = Status::failed;
-          r.reason = r.error.nonfinite ? std::to_string(r.error.nonfinite) +
-                                             " non-finite elements (unwritten or overflow)"
-                                       : "normwise error above tolerance";
-        }
+        measure_row(r, g, d, {kernel, cublas});
       } catch (const CudaError& e) {
         on_cuda_error(r, e);
       }
       emit(r);
     }
   }
+  summary.interrupted_by = stop_signal().load();
   return summary;
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli/cli.hpp"
 #include "core/errors.hpp"
+#include "plan/plan.hpp"
 
 using namespace gemmbench;
 
@@ -128,4 +129,33 @@ TEST(Cli, NoArgumentsRunsTheDefaultConfig) {
   const RunRequest r = resolve_request(parse({}).options);
   EXPECT_NE(r.config_file.find("default.json"), std::string::npos);
   EXPECT_FALSE(r.runs.empty());
+}
+
+TEST(Cli, EmptyKernelListIsAUsageError) {
+  // An empty value must not fall back to the default "all": every other empty list is an error.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", ""}, {"--kernel", " , "}, {"--kernels", ","}}) {
+    const std::string msg = usage_error_of(args);
+    EXPECT_NE(msg.find("--kernel: empty value"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  for (const char* flag : {"--m", "--n", "--k", "--layout", "--dtype", "--accum"}) {
+    const std::string msg = usage_error_of({flag, ""});
+    EXPECT_NE(msg.find(flag), std::string::npos) << flag << ": " << msg;
+    EXPECT_NE(msg.find("empty"), std::string::npos) << flag << ": " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST(Cli, ARepeatedKernelIsPlannedOnce) {
+  const auto& reg = KernelRegistry::instance();
+  for (const KernelInfo* k : reg.all()) {
+    const RunRequest once = resolve_request(parse({"--kernel", k->name, "--m", "64"}).options);
+    const RunRequest twice =
+        resolve_request(parse({"--kernel", k->name + "," + k->name, "--m", "64,64"}).options);
+    const Plan a = build_plan(once.runs, MeasureSettings{}, {}, reg);
+    const Plan b = build_plan(twice.runs, MeasureSettings{}, {}, reg);
+    EXPECT_EQ(b.row_count(), a.row_count()) << k->name << ": a name typed twice is one case";
+    EXPECT_EQ(b.row_count(), 2u) << k->name << ": one cuBLAS row and one kernel row";
+  }
 }

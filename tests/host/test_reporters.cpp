@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -331,4 +333,31 @@ TEST(Metadata, DataDistributionNamesWhatWasUsed) {
   const std::string both = data_distribution_text({DataDist::int3, DataDist::uniform});
   EXPECT_NE(both.find("uniform: uniform [-1, 1)"), std::string::npos) << both;
   EXPECT_NE(both.find("int3: integers"), std::string::npos) << both;
+}
+
+TEST(Json, AnInterruptedRunSaysSoAndIsNotComplete) {
+  const fs::path path = temp_path("interrupted.json");
+  auto rep = make_json_reporter(path.string());
+  rep->begin(sample_meta());
+  rep->add(sample_row(1, Status::ok));
+  RunSummary s;
+  s.rows_planned = 5;
+  s.rows_written = s.ok = 1;
+  s.interrupted_by = SIGINT;
+  rep->end(s);
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["summary"]["interrupted"], true);
+  EXPECT_EQ(doc["summary"]["interrupted_by"], "SIGINT");
+  EXPECT_EQ(doc["summary"]["complete"], false);
+  EXPECT_EQ(doc["results"].size(), 1u);
+  fs::remove(path);
+
+  std::ostringstream out;
+  auto console = make_console_reporter(out);
+  console->begin(sample_meta());
+  s.interrupted_by = SIGTERM;
+  console->end(s);
+  EXPECT_NE(out.str().find("run interrupted by SIGTERM: 1 of 5 rows ran"), std::string::npos)
+      << out.str();
 }
