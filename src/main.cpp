@@ -17,6 +17,7 @@
 #include "plan/plan.hpp"
 #include "report/reporter.hpp"
 #include "runner/runner.hpp"
+#include "verify/tolerance.hpp"
 #include "version.hpp"
 
 namespace gemmbench {
@@ -101,15 +102,9 @@ int run_benchmarks(const CliOutcome& cli) {
         meta.data_used.end())
       meta.data_used.push_back(g.measure.data);
   meta.data_distribution = data_distribution_text(meta.data_used);
-  meta.timing_method =
-      "CUDA events around each launch on one stream; warm-up launches first; L2 flushed by a "
-      "2x-L2 memset before each sample (cache=cold) and C restored before each sample when "
-      "beta != 0, both outside the events; kernel and cuBLAS sampled interleaved; median quoted";
-  meta.flops_convention = "2*M*N*K per GEMM";
-  meta.verification =
-      "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
-      "seeded when beta != 0) before the verified run; pass when every element is finite and "
-      "||C-R||_F/||R||_F <= 2*u_out + u_acc*sqrt(K)";
+  meta.timing_method = Runner::timing_method();
+  meta.flops_convention = kFlopsConvention;
+  meta.verification = kVerificationMethod;
   meta.device = runner.device();
 
   MultiReporter reporters;

@@ -47,6 +47,9 @@ constexpr bool b_is_k_major(Layout l) {
   return l == Layout::nn || l == Layout::tn;
 }
 
+// How TFLOP/s are counted, as reports record it (cutlass_profiler counts 2*(M*N*K + M*N)).
+inline constexpr const char* kFlopsConvention = "2*M*N*K per GEMM";
+
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   Layout layout = Layout::nn;
@@ -57,8 +60,8 @@ struct GemmProblem {
   int64_t lda() const { return a_is_k_major(layout) ? k : m; }
   int64_t ldb() const { return b_is_k_major(layout) ? k : n; }
   int64_t ldc() const { return m; }
-  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
-  std::string shape_string() const;  // "MxNxK"
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }  // kFlopsConvention
+  std::string shape_string() const;                                         // "MxNxK"
 };
 
 }  // namespace gemmbench

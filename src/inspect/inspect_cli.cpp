@@ -35,6 +35,8 @@ struct Options {
   std::string tiles, problem, raster_tile, log_tile;
   // mma-peak
   std::string accum = "both", mma_dtype = "f16", seconds = "2.0";
+  // ldmatrix and mma-peak
+  std::string device = "0";
 };
 
 // One signed integer, the whole of `text`.
@@ -55,6 +57,14 @@ std::optional<double> parse_double(std::string_view text) {
   return v;
 }
 
+// --device: a CUDA device index, 0 or more (whether it exists is the device's to say).
+int parse_device(const std::string& text) {
+  const auto v = parse_int(text);
+  if (!v || *v < 0 || *v > 1024)
+    throw UsageError("--device: '" + text + "' is not a device index (0, 1, ...)");
+  return int(*v);
+}
+
 int run_ldmatrix(const Options& o, const LdmatrixRunner& run_on_device, std::ostream& out) {
   const std::optional<int64_t> num = parse_int(o.num);
   if (!num || (*num != 1 && *num != 2 && *num != 4))
@@ -64,7 +74,7 @@ int run_ldmatrix(const Options& o, const LdmatrixRunner& run_on_device, std::ost
   LdmatrixRegs regs = model;
   LdmatrixSource source = LdmatrixSource::model;
   if (!o.model) {
-    regs = run_on_device(spec);
+    regs = run_on_device(spec, parse_device(o.device));
     source = LdmatrixSource::gpu;
   }
   const bool matches = regs == model;
@@ -183,6 +193,7 @@ int run_mma_peak(const Options& o, const MmaPeakRunner& run_on_device, std::ostr
   req.seconds = *seconds;
   for (Accum a : accums)
     for (int w : kMmaPeakWarps) req.configs.push_back(MmaPeakConfig{a, *dtype, w});
+  req.device = parse_device(o.device);
   MmaPeakReport report = run_on_device(req);
   derive_mma_peak(report);
   if (o.json)
@@ -237,6 +248,7 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_
   ldm->add_option("--num", o->num, "Matrices per instruction: 1, 2 or 4 (default 4)");
   ldm->add_flag("--model", o->model, "Print the host-side model of the instruction (no GPU)");
   ldm->add_flag("--json", o->json, "Print JSON instead of a table");
+  ldm->add_option("--device", o->device, "CUDA device index (default 0)");
   ldm->footer(
       "Shared memory holds 8x8 b16 matrices with values 0..64*num-1 (matrix i, row r, column c\n"
       "holds 64i+8r+c); thread t gives the address of row t%8 of matrix t/8. Without a GPU the\n"
@@ -275,12 +287,13 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_
                   fmt::format("Timed seconds per row, {}..{} (default 2)", kMmaPeakMinSeconds,
                               kMmaPeakMaxSeconds));
   mma->add_flag("--json", o->json, "Print JSON instead of a table");
+  mma->add_option("--device", o->device, "CUDA device index (default 0)");
   mma->footer(
       "One CTA per SM of 4, 8 and 16 warps; each warp loads A and B fragments (uniform in [-1,1])\n"
       "once and then issues only mma.sync over 16 independent accumulators. Every row warms up\n"
       "(a quarter of --seconds, at most 0.5 s), then runs back-to-back launches for --seconds\n"
       "while NVML is sampled. SM MHz is clock64 cycles over the event time; FLOP/clk/SM uses the\n"
-      "cycles alone. Runs on device 0; without a GPU (or below sm_80) it exits 3.");
+      "cycles alone. Runs on --device (default 0); without a GPU (or below sm_80) it exits 3.");
 
   return [o, ldm, swz, ras, mma, run = std::move(run_on_device), &out]() -> int {
     if (ldm->parsed()) return run_ldmatrix(*o, run.ldmatrix, out);

@@ -19,7 +19,8 @@ class App;
 
 namespace gemmbench::inspect {
 
-using LdmatrixRunner = std::function<LdmatrixRegs(const LdmatrixSpec&)>;
+// The spec and the CUDA device index (--device).
+using LdmatrixRunner = std::function<LdmatrixRegs(const LdmatrixSpec&, int)>;
 // Returns the measured fields of each requested row; the command derives the rest.
 using MmaPeakRunner = std::function<MmaPeakReport(const MmaPeakRequest&)>;
 

@@ -1,4 +1,5 @@
 // `inspect ldmatrix` on the hardware: one warp, one ldmatrix through the kernels' own wrappers.
+#include "device/open.hpp"
 #include "inspect/ldmatrix_device.hpp"
 
 #include <cuda_runtime.h>
@@ -67,10 +68,10 @@ std::string device_unavailable_reason() {
   return "";
 }
 
-LdmatrixRegs run_ldmatrix_on_device(const LdmatrixSpec& spec) {
-  if (const std::string why = device_unavailable_reason(); !why.empty())
-    throw NoDeviceError("inspect ldmatrix runs the instruction on a GPU and none is usable (" +
-                        why + "); add --model to print the host-side model instead");
+LdmatrixRegs run_ldmatrix_on_device(const LdmatrixSpec& spec, int device) {
+  open_device(
+      device,
+      "inspect ldmatrix runs the instruction on a GPU (add --model for the host-side model)");
   // The rows the instruction dereferences must lie inside the smem array.
   validate_ldmatrix_spec(spec);
 

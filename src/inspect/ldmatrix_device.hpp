@@ -13,8 +13,8 @@ namespace gemmbench::inspect {
 std::string device_unavailable_reason();
 
 // One warp executes the spec's ldmatrix variant over the smem described in ldmatrix_model.hpp
-// and returns every thread's registers. Throws NoDeviceError (with a hint to use --model) when
-// no device is usable, CudaError when a CUDA call fails.
-LdmatrixRegs run_ldmatrix_on_device(const LdmatrixSpec& spec);
+// on device `device` and returns every thread's registers. Throws NoDeviceError (with a hint to
+// use --model) when no device is usable, UsageError for a bad index, CudaError when a call fails.
+LdmatrixRegs run_ldmatrix_on_device(const LdmatrixSpec& spec, int device = 0);
 
 }  // namespace gemmbench::inspect

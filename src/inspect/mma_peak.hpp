@@ -31,6 +31,7 @@ struct MmaPeakConfig {
 struct MmaPeakRequest {
   std::vector<MmaPeakConfig> configs;
   double seconds = 2.0;  // timed launches per config, after a warm-up
+  int device = 0;        // CUDA device index (--device)
 };
 
 struct MmaPeakRow {

@@ -33,7 +33,8 @@
 #include "core/provenance.hpp"
 #include "hgemm/fragments.cuh"
 #include "inspect/ldmatrix_device.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
+#include "device/open.hpp"
 #include "runner/nvml.hpp"
 #include "verify/device_verify.hpp"
 
@@ -124,22 +125,18 @@ Kernel kernel_for(const MmaPeakConfig& c) {
 }
 
 struct DeviceInfo {
+  OpenedDevice dev;
   cudaDeviceProp prop{};
-  char pci[32] = {};
 };
 
-DeviceInfo open_device() {
-  if (const std::string why = device_unavailable_reason(); !why.empty())
-    throw NoDeviceError("inspect mma-peak runs on a GPU and none is usable (" + why + ")");
-  DeviceInfo d;
-  CUDA_CHECK(cudaSetDevice(0));
-  CUDA_CHECK(cudaGetDeviceProperties(&d.prop, 0));
-  CUDA_CHECK(cudaDeviceGetPCIBusId(d.pci, sizeof(d.pci), 0));
+DeviceInfo open_mma_device(int index) {
+  DeviceInfo d{open_device(index, "inspect mma-peak runs on a GPU")};
+  CUDA_CHECK(cudaGetDeviceProperties(&d.prop, index));
   if (d.prop.major < 8)
     throw NoDeviceError(
-        "inspect mma-peak needs sm_80 or newer (mma.sync m16n8k16 with f16/bf16); "
-        "device 0 (" +
-        std::string(d.prop.name) + ") is sm_" + std::to_string(d.prop.major * 10 + d.prop.minor));
+        "inspect mma-peak needs sm_80 or newer (mma.sync m16n8k16 with f16/bf16); device " +
+        std::to_string(index) + " (" + d.dev.meta.name + ") is sm_" +
+        std::to_string(d.dev.meta.sm));
   return d;
 }
 
@@ -256,22 +253,18 @@ float decode(uint16_t bits, DType t) {
 }  // namespace
 
 MmaPeakReport run_mma_peak_on_device(const MmaPeakRequest& req) {
-  const DeviceInfo d = open_device();
-  const Nvml nvml(d.pci);
+  const DeviceInfo d = open_mma_device(req.device);
+  const Nvml nvml(d.dev.meta.pci_bus_id);
+  const DeviceMetadata& m = d.dev.meta;
   MmaPeakReport report;
-  {
-    report.date_utc = utc_now();
-    int rt = 0, drv = 0;
-    CUDA_CHECK(cudaRuntimeGetVersion(&rt));
-    CUDA_CHECK(cudaDriverGetVersion(&drv));
-    report.cuda_runtime = cuda_version_string(rt);
-    report.cuda_driver_api = cuda_version_string(drv);
-    report.driver_version = nvml.driver_version().value_or(report.cuda_driver_api);
-  }
-  report.device_name = d.prop.name;
-  report.device_index = 0;
-  report.sm = d.prop.major * 10 + d.prop.minor;
-  report.num_sms = d.prop.multiProcessorCount;
+  report.date_utc = utc_now();
+  report.cuda_runtime = m.cuda_runtime;
+  report.cuda_driver_api = m.cuda_driver_api;
+  report.driver_version = nvml.driver_version().value_or(m.cuda_driver_api);
+  report.device_name = m.name;
+  report.device_index = m.index;
+  report.sm = m.sm;
+  report.num_sms = m.num_sms;
   report.seconds = req.seconds;
   report.warmup_seconds = std::min(0.5, req.seconds / 4);
   for (const MmaPeakConfig& c : req.configs)
@@ -279,8 +272,8 @@ MmaPeakReport run_mma_peak_on_device(const MmaPeakRequest& req) {
   return report;
 }
 
-MmaChainSample run_mma_chain_on_device(const MmaPeakConfig& config, int iters) {
-  open_device();
+MmaChainSample run_mma_chain_on_device(const MmaPeakConfig& config, int iters, int device) {
+  open_mma_device(device);
   const Kernel kernel = kernel_for(config);
   DeviceBuffer frags(kFragRegs * 32 * sizeof(uint32_t));
   DeviceBuffer acc(kMmaChains * 4 * 32 * sizeof(float));

@@ -22,6 +22,6 @@ struct MmaChainSample {
                             // A_0 a0..a3, ..., A_3 a0..a3, B_0 b0 b1, ..., B_3 b0 b1 (ptx.cuh)
   std::vector<float> acc;   // (32 lanes, kMmaChains chains i*kMmaTileN + j, 4 elements c0..c3)
 };
-MmaChainSample run_mma_chain_on_device(const MmaPeakConfig& config, int iters);
+MmaChainSample run_mma_chain_on_device(const MmaPeakConfig& config, int iters, int device = 0);
 
 }  // namespace gemmbench::inspect

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/types.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
 
 namespace gemmbench {
 

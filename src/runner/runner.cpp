@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
-#include "core/provenance.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "runner/cublas_gemm.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
+#include "device/open.hpp"
 #include "runner/nvml.hpp"
 #include "verify/device_verify.hpp"
 
@@ -152,61 +152,23 @@ struct Runner::Impl {
 };
 
 Runner::Runner(int device, uint64_t seed) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e == cudaErrorInsufficientDriver || e == cudaErrorCompatNotSupportedOnDevice) {
-    int rt = 0;
-    cudaRuntimeGetVersion(&rt);
-    throw NoDeviceError("the NVIDIA driver is missing or too old for this build (CUDA runtime " +
-                        cuda_version_string(rt) + "): " + cudaGetErrorString(e));
-  }
-  if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
-    throw NoDeviceError(
-        "no CUDA device found (cudaGetDeviceCount: " + std::string(cudaGetErrorString(e)) + ")");
-  if (e != cudaSuccess)
-    throw NoDeviceError(std::string("cannot use the CUDA driver: ") + cudaGetErrorName(e) + ": " +
-                        cudaGetErrorString(e));
-  if (device >= count)
-    throw UsageError("--device " + std::to_string(device) + ": this machine has " +
-                     std::to_string(count) + " CUDA device(s), indices 0.." +
-                     std::to_string(count - 1));
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  auto attr = [&](cudaDeviceAttr a) {
-    int v = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));
-    return v;
-  };
-  char pci[32] = {};
-  CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof(pci), device));
-  meta_.index = device;
-  meta_.name = prop.name;
-  meta_.sm = prop.major * 10 + prop.minor;
-  meta_.num_sms = prop.multiProcessorCount;
-  meta_.memory_bytes = int64_t(prop.totalGlobalMem);
-  meta_.l2_bytes = prop.l2CacheSize;
-  meta_.sm_clock_max_mhz = attr(cudaDevAttrClockRate) / 1000;
-  meta_.memory_clock_mhz = attr(cudaDevAttrMemoryClockRate) / 1000;
-  meta_.memory_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
-  meta_.pci_bus_id = pci;
-  int drv = 0, rt = 0;
-  cudaDriverGetVersion(&drv);
-  cudaRuntimeGetVersion(&rt);
-  meta_.cuda_driver_api = cuda_version_string(drv);
-  meta_.cuda_runtime = cuda_version_string(rt);
-  meta_.cublas_version = CublasGemm::version();
-  caps_.sm = meta_.sm;
-  caps_.num_sms = meta_.num_sms;
-  caps_.smem_per_block_optin = size_t(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  caps_.l2_bytes = size_t(prop.l2CacheSize);
+  OpenedDevice opened = open_device(device);
+  meta_ = std::move(opened.meta);
+  caps_ = opened.caps;
   impl_ = std::make_unique<Impl>(device, seed, caps_.l2_bytes, meta_.pci_bus_id);
   meta_.nvml_available = impl_->nvml.available();
-  meta_.driver_version =
-      impl_->nvml.driver_version().value_or("CUDA driver API " + meta_.cuda_driver_api);
+  if (auto v = impl_->nvml.driver_version()) meta_.driver_version = *v;
 }
 
 Runner::~Runner() = default;
+
+std::string Runner::timing_method() {
+  return "CUDA events around each launch on one stream (Impl::sample); " +
+         std::to_string(MeasureSettings{}.warmup) +
+         " warm-up launches per provider by default; L2 flushed by a 2x-L2 memset before each "
+         "sample (cache=cold) and C restored before each sample when beta != 0, both outside the "
+         "events; kernel and cuBLAS sampled interleaved; median quoted";
+}
 
 size_t Runner::bytes_needed(const ProblemGroup& g) {
   const GemmProblem& p = g.problem;

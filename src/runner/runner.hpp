@@ -36,6 +36,9 @@ class Runner {
   const DeviceMetadata& device() const { return meta_; }
   const DeviceCaps& caps() const { return caps_; }
 
+  // How rows are timed, as reports record it: written beside the code that does it.
+  static std::string timing_method();
+
   // Device memory a group allocates (operands, C copy, fp64 reference).
   static size_t bytes_needed(const ProblemGroup& g);
   size_t free_bytes() const;

@@ -8,7 +8,7 @@
 
 #include "core/types.hpp"
 #include "plan/spec.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
 #include "verify/tolerance.hpp"
 
 namespace gemmbench {

@@ -55,4 +55,10 @@ struct ErrorStats {
 // True when the case passes: every element finite and normwise <= tolerance. NaN fails.
 bool verification_passed(const ErrorStats& e);
 
+// The rule above in one sentence, as reports record it.
+inline constexpr const char* kVerificationMethod =
+    "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
+    "seeded when beta != 0) before the verified run; pass when every element is finite and "
+    "||C-R||_F/||R||_F <= 2*u_out + u_acc*sqrt(K)";
+
 }  // namespace gemmbench

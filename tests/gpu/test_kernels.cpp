@@ -13,7 +13,7 @@
 #include "gpu_test_util.hpp"
 #include "registry.hpp"
 #include "runner/cublas_gemm.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
 #include "verify/device_verify.hpp"
 
 using namespace gemmbench;

@@ -15,7 +15,7 @@
 namespace gemmbench::inspect {
 namespace {
 
-LdmatrixRegs no_device(const LdmatrixSpec&) {
+LdmatrixRegs no_device(const LdmatrixSpec&, int) {
   throw NoDeviceError("inspect ldmatrix runs the instruction on a GPU and none is usable");
 }
 
@@ -83,13 +83,14 @@ TEST(InspectCli, LdmatrixWithoutGpuPassesNoDeviceErrorOn) {
 }
 
 TEST(InspectCli, LdmatrixOnDeviceComparesWithModel) {
-  const CommandResult good = run("inspect ldmatrix --num 1 --json", ldmatrix_model);
+  const CommandResult good = run("inspect ldmatrix --num 1 --json",
+                                 [](const LdmatrixSpec& s, int) { return ldmatrix_model(s); });
   EXPECT_EQ(good.code, 0);
   const nlohmann::json j = nlohmann::json::parse(good.out);
   EXPECT_EQ(j["source"], "gpu");
   EXPECT_EQ(j["matches_model"], true);
 
-  auto wrong = [](const LdmatrixSpec& spec) {
+  auto wrong = [](const LdmatrixSpec& spec, int) {
     LdmatrixRegs regs = ldmatrix_model(spec);
     regs[7][0] ^= 1u;
     return regs;
@@ -341,4 +342,30 @@ TEST(ParseExtents, AcceptsExactlyCountPositiveIntegers) {
 }
 
 }  // namespace
+}  // namespace gemmbench::inspect
+
+namespace gemmbench::inspect {
+
+TEST(InspectCli, DeviceIndexReachesTheGpuRunsAndBadIndicesAreUsageErrors) {
+  int seen = -1;
+  const CommandResult r =
+      run("inspect ldmatrix --num 1 --device 3", [&](const LdmatrixSpec& s, int d) {
+        seen = d;
+        return ldmatrix_model(s);
+      });
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(seen, 3);
+  int mma_seen = -1;
+  EXPECT_THROW(run("inspect mma-peak --accum f16 --seconds 0.05 --device 2", no_device,
+                   [&](const MmaPeakRequest& req) -> MmaPeakReport {
+                     mma_seen = req.device;
+                     throw NoDeviceError("stand-in");
+                   }),
+               NoDeviceError);
+  EXPECT_EQ(mma_seen, 2);
+  for (const char* bad : {"inspect ldmatrix --device -1", "inspect ldmatrix --device x",
+                          "inspect mma-peak --device 1.5"})
+    EXPECT_THROW(run(bad), UsageError) << bad;
+}
+
 }  // namespace gemmbench::inspect
