@@ -1211,47 +1211,15 @@ KernelInfo sm90_info(std::string name, std::string summary) {
 
 }  // namespace
 
-// hgemm_tn_sm90 is the variant measured best at seed 000's 5120x4096x4096 and at 4096^3 on the
-// H100 (bench_results/h100/2026-11-22_hgemm_ladder.json): the TMA-store epilogue.
+// hgemm_tn_sm90: the deferred TMA-store epilogue, measured best at 5120x4096x4096 and 4096^3;
+// hgemm_tn_sm90_sk_defer adds the stream-K tail, best at 8192^3 (see the header).
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, 2, true>>(
     "hgemm_tn_sm90",
     "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; 256x128x64, 4 stages, 2-CTA "
     "multicast, stmatrix + TMA-store epilogue deferred into the next tile's first k-blocks"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, 2>>(
-    "hgemm_tn_sm90_tmastore",
-    "256x128x64, 4 stages, 2-CTA multicast, stmatrix + TMA-store epilogue right after the tile's "
-    "mainloop (the tensor cores wait for it)"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 3, 2, false, 4>>(
-    "hgemm_tn_sm90_s3e4",
-    "256x128x64, 3 stages, 2-CTA multicast, TMA-store epilogue with a staging box per 64x64 of "
-    "the tile (no waits inside a tile's epilogue)"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<320, 128, 3, 2, false, 2>>(
-    "hgemm_tn_sm90_320x128",
-    "320x128x64 tiles (two m64n160k16 per k16 step), 3 stages, 2-CTA multicast, TMA-store "
-    "epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 4, false, 2>>(
-    "hgemm_tn_sm90_c4",
-    "256x128x64, 4 stages, 4-CTA clusters along N sharing the A tile (a quarter each), TMA-store "
-    "epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
-    "hgemm_tn_sm90_regepi",
-    "256x128x64, 4 stages, 2-CTA multicast; epilogue stored from registers (quad transpose)"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1>>(
-    "hgemm_tn_sm90_c1",
-    "256x128x64, 4 stages, no cluster (each CTA loads its own A), register epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<128, 128, 6, 2>>(
-    "hgemm_tn_sm90_128x128",
-    "128x128x64 tiles (m64n128k16), 6 stages, 2-CTA multicast, register epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, false>>(
-    "hgemm_tn_sm90_sk", "256x128x64, stream-K over the last partial wave, register epilogue"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2>>(
-    "hgemm_tn_sm90_sk_tmastore",
-    "256x128x64, stream-K tail and TMA-store epilogue (for large shapes such as 8192^3)"));
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true, 2, true>>(
     "hgemm_tn_sm90_sk_defer",
     "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90 (the fastest "
     "at 8192^3)"));
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true, 2>>(
-    "hgemm_tn_sm90_c1_sk_tmastore", "stream-K tail and TMA-store epilogue without clusters"));
 
 }  // namespace gemmbench

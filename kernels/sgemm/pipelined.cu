@@ -430,12 +430,7 @@ KernelInfo variant(std::string name, std::string summary) {
 
 //                     BM   BN  BK  WM  WN  TM  TN STAGES MIN_BLOCKS
 using Default = Config<128, 128, 8, 64, 32, 8, 8, 3, 2>;
-using K16 = Config<128, 128, 16, 64, 32, 8, 8, 2, 2>;
-using W64x64 = Config<128, 128, 8, 64, 64, 8, 16, 3, 2>;
-using Wide = Config<128, 256, 8, 64, 64, 8, 16, 3, 1>;
 using Tall = Config<256, 128, 8, 64, 64, 16, 8, 3, 1>;
-using TallK16 = Config<256, 128, 16, 64, 64, 16, 8, 2, 1>;
-using TallS4 = Config<256, 128, 8, 64, 64, 16, 8, 4, 1>;
 using Small = Config<128, 64, 8, 64, 32, 8, 8, 4, 3>;
 
 }  // namespace
@@ -446,19 +441,6 @@ GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
     "sgemm_pipelined", "rung 7 + 3-stage cp.async pipeline, 256x128x8, warps 64x64, 16x8/thread"));
 GEMMBENCH_REGISTER_KERNEL(variant<Default>(
     "sgemm_pipelined_128x128", "cp.async 3-stage, 128x128x8, warps 64x32, 8x8/thread, 2 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<K16>("sgemm_pipelined_128x128_k16",
-                                       "cp.async 2-stage, 128x128x16, warps 64x32, 8x8/thread"));
-GEMMBENCH_REGISTER_KERNEL(
-    variant<W64x64>("sgemm_pipelined_128x128_w64x64",
-                    "cp.async 3-stage, 128x128x8, 4 warps of 64x64, 8x16/thread"));
-GEMMBENCH_REGISTER_KERNEL(variant<Wide>(
-    "sgemm_pipelined_128x256", "cp.async 3-stage, 128x256x8, warps 64x64, 8x16/thread, 1 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
-    "sgemm_pipelined_256x128", "cp.async 3-stage, 256x128x8, warps 64x64, 16x8/thread, 1 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<TallK16>(
-    "sgemm_pipelined_256x128_k16", "cp.async 2-stage, 256x128x16, 16x8/thread, 49 KB smem"));
-GEMMBENCH_REGISTER_KERNEL(variant<TallS4>("sgemm_pipelined_256x128_s4",
-                                          "cp.async 4-stage, 256x128x8, 16x8/thread, 49 KB smem"));
 GEMMBENCH_REGISTER_KERNEL(variant<Small>("sgemm_pipelined_128x64",
                                          "cp.async 4-stage, 128x64x8, warps 64x32, 8x8/thread"));
 

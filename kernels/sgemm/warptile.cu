@@ -19,8 +19,7 @@
 // E.g. t = 77: w = 2, l = 13 -> (wm, wn) = (0, 1), (lm, ln) = (5, 1) -> rows 20..23, 52..55,
 // columns 36..39, 52..55.
 //
-// Variants: sgemm_warptile (= sgemm_warptile_128x128), sgemm_warptile_128x64 (4 warps of
-// 64 x 32; more blocks for mid-size problems). Shared memory: (8, BM+4) + (8, BN+4) floats,
+// Variant: sgemm_warptile_128x64 (4 warps of 64 x 32; more blocks for mid-size problems). Shared memory: (8, BM+4) + (8, BN+4) floats,
 // 8.4 KB for 128 x 128.
 // Layouts: all four. Constraints: none. As in rung 6, the 128-bit path needs lda, ldb and ldc to
 // be multiples of 4 floats and 16-byte aligned pointers; otherwise the launcher picks the same
@@ -123,10 +122,6 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "sgemm_warptile", 7, "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8", 50,
     sgemm::grid_supports<128>, launch<128, 128, 8, 64, 32, 8, 8>));
-GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x128", 7,
-                                           "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
-                                           50, sgemm::grid_supports<128>,
-                                           launch<128, 128, 8, 64, 32, 8, 8>));
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x64", 7,
                                            "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
                                            50, sgemm::grid_supports<64>,
