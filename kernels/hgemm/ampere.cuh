@@ -959,16 +959,6 @@ std::string ampere_supports(const GemmProblem& p, const DeviceCaps& caps) {
   return "";
 }
 
-// GEMMBENCH_AMPERE_MAX_CTAS=n (n >= 1): a persistent grid of at most n CTAs, so the GPU tests
-// walk several tiles per CTA on small shapes (read once per process).
-inline int ampere_max_ctas_from_env() {
-  static const int cap = [] {
-    const char* e = std::getenv("GEMMBENCH_AMPERE_MAX_CTAS");
-    return e ? std::max(0, std::atoi(e)) : 0;
-  }();
-  return cap;
-}
-
 // Whether the persistent schedule runs a problem: every tile inside M and N (after the edge
 // shift), K whole k-tiles and at least STAGES-1 of them (so the prologue and every copy stay
 // unpredicated and inside one tile or the next), and M % 8 == 0 (16-byte C pieces wholly owned or
@@ -1026,7 +1016,7 @@ void ampere_run(const GemmArgs& args, cudaStream_t stream) {
     const int wave = resident.get(
         [&](int dev) { return resident_ctas(kernel, Cfg::THREADS, K::SMEM_BYTES, dev); });
     int ctas = std::min(wave, p.tiles_m * p.tiles_n);
-    if (const int cap = ampere_max_ctas_from_env(); cap > 0) ctas = std::min(ctas, cap);
+    if (args.test_max_ctas > 0) ctas = std::min(ctas, args.test_max_ctas);  // test-only
     kernel<<<unsigned(ctas), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
   } else {
     kernel<<<dim3(unsigned(g.x), unsigned(g.y)), Cfg::THREADS, K::SMEM_BYTES, stream>>>(p);
