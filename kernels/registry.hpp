@@ -32,6 +32,10 @@ struct GemmArgs {
   const void* b = nullptr;  // op(B) source, dtype elements, ldb = problem.ldb()
   void* c = nullptr;        // (M,N) column-major, dtype elements, ldc = M
   float alpha = 1.f, beta = 0.f;
+  // Test-only: caps the persistent grid at this many CTAs (whole clusters, at least one, for
+  // clustered kernels), so that small shapes walk several tiles per CTA and split stream-K
+  // tiles. 0 = the device default. Nothing outside the tests sets it.
+  int test_max_ctas = 0;
 };
 
 // Returns an empty string when the kernel can run the problem, else a human reason

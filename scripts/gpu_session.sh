@@ -20,23 +20,6 @@ steps=("$@")
 summary=$logs/summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
-# A persistent kernel walks several tiles per CTA only on shapes larger than the suite's; these
-# runs cap its grid (the variable ENV) so every test shape does, then memcheck one cap.
-# capped_grid_tests LABEL ENV FILTER MEMCHECK_CAP CAP...
-capped_grid_tests() {
-  local label=$1 var=$2 filter=$3 mem_cap=$4 cap log
-  shift 4
-  for cap in "$@"; do
-    log=$logs/${label// /_}_cap$cap.log
-    env "$var=$cap" timeout 150 "$build/tests/test_kernels" --gtest_filter="$filter" >"$log" 2>&1
-    note "$label, grid capped to $cap: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
-    grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
-  done
-  log=$logs/${label// /_}_memcheck.log
-  env "$var=$mem_cap" GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck \
-    --error-exitcode 99 "$build/tests/test_kernels" --gtest_filter="$filter" >"$log" 2>&1
-  note "$label memcheck (grid capped to $mem_cap): rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
-}
 # A step's "<tag>:<kernel name regex>:<gemmbench args>" after its name: sets tag, regex and args.
 split_tag_regex_args() {
   local rest=$1
@@ -108,15 +91,17 @@ for step in "${steps[@]}"; do
       grep -E '^  [A-Za-z_].*\(|Duration|Cluster Size|Grid Size|Registers Per|SM Frequency|dram__bytes|lts__t_bytes|sm__cycles_elapsed|inst_executed.sum|Compute \(SM\) Throughput' \
         "$logs/ncu_kernels_$tag.txt" | head -80 | tee -a "$summary"
       ;;
-    sm90-streamk)
-      # The stream-K tail only triggers when tiles do not divide evenly into the persistent grid.
-      capped_grid_tests "sm90 stream-K" GEMMBENCH_SM90_MAX_CLUSTERS '*sm90*' 3 1 3 5
-      ;;
-    ampere-persist)
-      # Copies running from one tile into the next, stores draining under the next tile, short K:
-      # the persistent variants and the short names bound to the persistent default tile.
-      capped_grid_tests "ampere persistent" GEMMBENCH_AMPERE_MAX_CTAS \
-        '*persist*:*/hgemm_tn_tn_*:*/hgemm_nn_*:*/hgemm_nt_*:*/hgemm_tt_*' 3 1 3 7
+    capped-grid)
+      # The persistent kernels with their grid capped by the tests themselves (CappedGrid/*,
+      # GemmArgs::test_max_ctas): multi-tile walks and stream-K splits; then memcheck over them.
+      log=$logs/capped_grid.log
+      timeout 300 "$build/tests/test_kernels" --gtest_filter='CappedGrid*' >"$log" 2>&1
+      note "capped grid: rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+      grep -E '^\[  FAILED  \]' "$log" | head -10 | tee -a "$summary"
+      log=$logs/capped_grid_memcheck.log
+      GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
+        "$build/tests/test_kernels" --gtest_filter='CappedGrid*' >"$log" 2>&1
+      note "capped grid memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
       ;;
     test-kernels)
       timeout 400 "$build/tests/test_kernels" >"$logs/test_kernels.log" 2>&1

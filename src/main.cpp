@@ -142,7 +142,8 @@ int main_impl(int argc, char** argv) {
       std::cout << cli.text;
       return cli.exit_code;
     case CliOutcome::Kind::list:
-      std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json);
+      std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json,
+                                      cli.options.list_all);
       return kExitOk;
     case CliOutcome::Kind::extension:
       return inspect_main();

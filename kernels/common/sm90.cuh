@@ -7,7 +7,7 @@
 // wgmma and setmaxnreg exist only in the arch-specific sm_90a target, so the device wrappers are
 // compiled only in that pass (GEMMBENCH_SM90A below). A kernel that uses them wraps its body in
 // `#if GEMMBENCH_SM90A` and traps in every other pass (sm_80, plain sm_90, the host pass); its
-// supports() tells the runner which image the driver picked (see kernels/hgemm/sm90.cu).
+// supports() tells the runner which image the driver picked (see kernels/hgemm/sm90/launch.cuh).
 // The descriptor encoding is host+device so that a host test can check it.
 #pragma once
 

@@ -94,15 +94,6 @@ struct CopyMap {
   }
 };
 
-// ---- copy schedule --------------------------------------------------------------------------
-// The spread schedule splits a thread's `iters` copy iterations of one operand tile over `parts`
-// k-steps: part p issues iterations [copy_part_begin(iters, parts, p),
-// copy_part_begin(iters, parts, p + 1)), which tile [0, iters) for p = 0..parts-1 (a part is
-// empty when iters < parts).
-GB_HD constexpr int copy_part_begin(int iters, int parts, int part) {
-  return part * iters / parts;
-}
-
 // ---- shared -> register: ldmatrix.x4 row addresses -----------------------------------------
 // One ldmatrix.x4 loads a 16 (row) x 16 (k) block as four 8x8 matrices. Lane l addresses row
 // l%8 of matrix q = l/8, and register q of every thread (g = lane/4, t = lane%4) receives the

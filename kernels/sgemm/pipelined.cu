@@ -1,74 +1,17 @@
 // sgemm_pipelined — SGEMM ladder, rung 8 (top).
 //
-// Adds a software pipeline to sgemm_warptile. Rung 7 runs copy -> barrier -> compute ->
-// barrier: while a tile is loaded no FFMA issues, and while it is consumed no load is in
-// flight, so global-memory latency is paid on every k-tile. Here the shared tiles have STAGES
-// slots, filled by cp.async (global -> shared without a round trip through registers, sm_80+):
-// while the warps compute on tile kt, tiles kt+1 .. kt+STAGES-1 are already in flight, and one
-// barrier per k-tile both publishes the next tile and frees the slot the copy of tile
-// kt+STAGES-1 overwrites. Inside a tile the fragments are double-buffered in registers: the
-// LDS.128s for step k+1 are issued before the FFMAs of step k, so shared-memory latency hides
-// behind 64+ independent FFMAs. Blocks are rasterized (seed 003, common/raster.hpp) so that
-// blocks resident together share rows of op(A) and columns of op(B) in L2.
-//
-// Why this can approach the FFMA ceiling (128 FP32 lanes/SM/clk on H100): per k-step a thread
-// issues TM*TN = 64 FFMAs against 4 LDS.128 (8 x 8 tile: 16 FFMA per shared load), and each
-// LDS.128 of a warp touches at most 128 contiguous bytes (warp tiling, rung 7), i.e. one
-// wavefront; the global copies are 5 cp.async per thread per 512 FFMAs (128x128x8 tile).
-// __launch_bounds__(256, 2) caps the 128x128 variant at 128 registers so two blocks (16 warps)
-// share an SM and one block's barrier is covered by the other's FFMAs. What is left is issue
-// slots: the ptxas output (CUDA 13.0, NN, VEC) of its k-tile loop is about 600 instructions for
-// 512 FFMA (32 LDS.128, 5 cp.async, pointer increments, stage rotation, barrier): ~85% FFMA.
-// The 8 x 16 thread tiles (w64x64, 128x256, 256x128 variants) reach ~90% (1024 FFMA, 48
-// LDS.128 in ~1130) at the price of ~210-240 registers and 8 warps per SM.
-//
-// Shared-memory layout (bank-conflict-free): both tiles k-outer, [STAGES][BK][ROWS + 4]. Rows
-// are 16-byte aligned for LDS.128; the pad makes the row stride 4 (mod 32) words, so the
-// transposing copies of a K-contiguous operand (a warp writes 8 k x 4 columns) land in banks
-// 4k + column, all distinct. The copy of an M/N-contiguous operand is one 16-byte cp.async per
-// float4 (VEC) or one 4-byte cp.async per element; a K-contiguous operand always uses 4-byte
-// cp.async, scattered into the k-outer tile (the transposition rung 6 did through registers).
-// Out-of-range elements are copied with src-size 0 (zero-filled), stores are guarded.
-//
-// Index map (128x128 variant, as rung 7): BM x BN x BK = 128 x 128 x 8, STAGES = 3, warp tile
-// WM x WN = 64 x 32 (2 x 4 warps), thread tile TM x TN = 8 x 8 as 2 x 2 sub-tiles of 4 x 4,
-// lanes LM x LN = 8 x 4. Thread t = 32 w + l owns C rows (w % 2)*64 + q*32 + (l % 8)*4 + i and
-// columns (w / 2)*32 + p*16 + (l / 8)*4 + j, q, p < 2, i, j < 4. Copies per k-tile: op(A) in NN
-// is 256 float4s, thread t takes column-chunk t % 32 of row k = t / 32; op(B) in NN is 1024
-// K-contiguous elements, thread t takes k = t % 8 of columns (t / 8) + 32 i, i < 4.
-//
-// Variants (BM x BN x BK, warp tile, thread tile, threads, STAGES, blocks/SM aimed at):
-//   sgemm_pipelined_128x128: 128x128x8, 64x32, 8x8, 256, 3, 2 (25 KB smem)
-//   sgemm_pipelined_128x128_k16: 128x128x16, 64x32, 8x8, 256, 2, 2 (half the barriers, 34 KB)
-//   sgemm_pipelined_128x128_w64x64: 128x128x8, 64x64, 8x16, 128, 3, 2 (24 FFMA per LDS.128)
-//   sgemm_pipelined_128x256: 128x256x8, 64x64, 8x16, 256, 3, 1 (up to 255 registers, 38 KB)
-//   sgemm_pipelined = sgemm_pipelined_256x128: 256x128x8, 64x64, 16x8, 256, 3, 1 (up to 255
-//     registers, 38 KB)
-//   sgemm_pipelined_256x128_k16: 256x128x16, 64x64, 16x8, 256, 2, 1 (49 KB, dynamic smem)
-//   sgemm_pipelined_256x128_s4: 256x128x8, 64x64, 16x8, 256, 4, 1 (49 KB, dynamic smem)
-//   sgemm_pipelined_128x64: 128x64x8, 64x32, 8x8, 128, 4, 3 (more blocks for mid-size shapes)
-// In NN, op(B) is the K-contiguous operand (4-byte cp.async); per FFMA, the BM = 256 tiles copy
-// half as many of its elements as the BM = 128 ones (op(B) elements per FFMA = 1/BM).
-// Layouts: all four; the copies are templated on each operand's major mode, the shared tiles and
-// the inner loop are the same. Constraints: sm_80+ (cp.async); supports() rejects M, N, K past
-// int and N so large that the rasterized grid passes 65535 rows. Any M, N, K >= 1: VEC (16-byte
-// copies of an M/N-contiguous operand, float4 C stores) needs ldc and the leading dimension of
-// every M/N-contiguous operand to be multiples of 4 and 16-byte aligned pointers; otherwise the
-// launcher picks the same kernel with VEC = false (4-byte copies, scalar stores).
-// Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off, from
-// bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee), TFLOP/s (ratio):
-//                      1024^3        2048^3        4096^3        5120x4096x4096
-//   _256x128 (default) 12.18 (0.355) 49.35 (0.982) 50.01 (0.976) 50.02 (0.977)
-//   _256x128_s4        12.19 (0.360) 49.41 (0.983) 50.01 (0.976) 50.02 (0.977)
-//   _128x128 (rung 7+) 20.55 (0.597) 45.06 (0.896) 45.96 (0.890) 45.37 (0.891)
-//   _128x128_w64x64    20.52 (0.597) 46.17 (0.921) 46.85 (0.914) 46.93 (0.917)
-//   _128x64            35.66 (1.040) 44.76 (0.890) 45.83 (0.913) 45.96 (0.917)
-// (every variant in the report). Against rung 7, sgemm_warptile (36.9 TFLOP/s
-// at 4096^3, 0.714x), the pipeline is +36%: unlike the classic worklog's double-buffered rungs it
-// is faster, because the copies bypass registers (cp.async) and the 16x8 register tile gives
-// 128 FFMA per 6 128-bit shared loads per k. At 1024^3 the 256x128 tile leaves most SMs idle (32
-// blocks on 132 SMs); the 128x64 variant is the one to use there. Resources (sm_90a): see the
-// closing note of issue 3 (cuobjdump -res-usage of the measured binary).
+// Adds a software pipeline to sgemm_warptile: the shared tiles have STAGES slots filled by
+// cp.async (global -> shared without a round trip through registers, sm_80+), so while the warps
+// compute on k-tile kt, tiles kt+1 .. kt+STAGES-1 are in flight; one barrier per k-tile publishes
+// the next tile and frees a slot. Fragments are double-buffered in registers (LDS.128 of step k+1
+// before the FFMAs of step k), and blocks are rasterized (seed 003) for L2 reuse. Shared tiles
+// are k-outer [STAGES][BK][ROWS + 4]: 16-byte aligned rows, bank-conflict-free transposing copies.
+// Tile: sgemm_pipelined 256x128x8, warps 64x64, 16x8 per thread, 3 stages (38 KB); variants
+// sgemm_pipelined_128x128 (128x128x8, 8x8/thread, 2 blocks/SM) and sgemm_pipelined_128x64
+// (128x64x8, 4 stages, 3 blocks/SM: the one to use at 1024^3).
+// Constraints: sm_80+; any M, N, K >= 1 (VEC paths need 16-byte aligned leading dimensions).
+// Measured (H100, 2026-11-22, NN 4096^3 vs cuBLAS SGEMM, TF32 off): 50.01 TFLOP/s (0.976x)
+// (bench_results/h100/2026-11-22_sgemm_ladder.json); history: docs/sgemm.md.
 #include <cstdint>
 #include <string>
 
@@ -430,12 +373,7 @@ KernelInfo variant(std::string name, std::string summary) {
 
 //                     BM   BN  BK  WM  WN  TM  TN STAGES MIN_BLOCKS
 using Default = Config<128, 128, 8, 64, 32, 8, 8, 3, 2>;
-using K16 = Config<128, 128, 16, 64, 32, 8, 8, 2, 2>;
-using W64x64 = Config<128, 128, 8, 64, 64, 8, 16, 3, 2>;
-using Wide = Config<128, 256, 8, 64, 64, 8, 16, 3, 1>;
 using Tall = Config<256, 128, 8, 64, 64, 16, 8, 3, 1>;
-using TallK16 = Config<256, 128, 16, 64, 64, 16, 8, 2, 1>;
-using TallS4 = Config<256, 128, 8, 64, 64, 16, 8, 4, 1>;
 using Small = Config<128, 64, 8, 64, 32, 8, 8, 4, 3>;
 
 }  // namespace
@@ -446,19 +384,6 @@ GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
     "sgemm_pipelined", "rung 7 + 3-stage cp.async pipeline, 256x128x8, warps 64x64, 16x8/thread"));
 GEMMBENCH_REGISTER_KERNEL(variant<Default>(
     "sgemm_pipelined_128x128", "cp.async 3-stage, 128x128x8, warps 64x32, 8x8/thread, 2 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<K16>("sgemm_pipelined_128x128_k16",
-                                       "cp.async 2-stage, 128x128x16, warps 64x32, 8x8/thread"));
-GEMMBENCH_REGISTER_KERNEL(
-    variant<W64x64>("sgemm_pipelined_128x128_w64x64",
-                    "cp.async 3-stage, 128x128x8, 4 warps of 64x64, 8x16/thread"));
-GEMMBENCH_REGISTER_KERNEL(variant<Wide>(
-    "sgemm_pipelined_128x256", "cp.async 3-stage, 128x256x8, warps 64x64, 8x16/thread, 1 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
-    "sgemm_pipelined_256x128", "cp.async 3-stage, 256x128x8, warps 64x64, 16x8/thread, 1 blk/SM"));
-GEMMBENCH_REGISTER_KERNEL(variant<TallK16>(
-    "sgemm_pipelined_256x128_k16", "cp.async 2-stage, 256x128x16, 16x8/thread, 49 KB smem"));
-GEMMBENCH_REGISTER_KERNEL(variant<TallS4>("sgemm_pipelined_256x128_s4",
-                                          "cp.async 4-stage, 256x128x8, 16x8/thread, 49 KB smem"));
 GEMMBENCH_REGISTER_KERNEL(variant<Small>("sgemm_pipelined_128x64",
                                          "cp.async 4-stage, 128x64x8, warps 64x32, 8x8/thread"));
 

@@ -19,14 +19,12 @@
 // E.g. t = 77: w = 2, l = 13 -> (wm, wn) = (0, 1), (lm, ln) = (5, 1) -> rows 20..23, 52..55,
 // columns 36..39, 52..55.
 //
-// Variants: sgemm_warptile (= sgemm_warptile_128x128), sgemm_warptile_128x64 (4 warps of
-// 64 x 32; more blocks for mid-size problems). Shared memory: (8, BM+4) + (8, BN+4) floats,
-// 8.4 KB for 128 x 128.
-// Layouts: all four. Constraints: none. As in rung 6, the 128-bit path needs lda, ldb and ldc to
-// be multiples of 4 floats and 16-byte aligned pointers; otherwise the launcher picks the same
-// kernel with VEC = false (scalar, predicated copies and stores).
-// Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off,
-// from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// Variant: sgemm_warptile_128x64 (4 warps of 64 x 32; more blocks for mid-size problems). Shared
+// memory: (8, BM+4) + (8, BN+4) floats, 8.4 KB for 128 x 128. Layouts: all four. Constraints: none.
+// As in rung 6, the 128-bit path needs lda, ldb and ldc to be multiples of 4 floats and 16-byte
+// aligned pointers; otherwise the launcher picks the same kernel with VEC = false (scalar,
+// predicated copies and stores). Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS
+// SGEMM with TF32 off, from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
 //   sgemm_warptile: 1024^3 11.1 TFLOP/s (0.322x), 2048^3 36.8 TFLOP/s (0.728x), 4096^3 36.9
 //     TFLOP/s (0.714x), 5120x4096x4096 37.2 TFLOP/s (0.717x)
 //   sgemm_warptile_128x64: 1024^3 16.4 TFLOP/s (0.476x), 2048^3 37.7 TFLOP/s (0.746x), 4096^3
@@ -123,10 +121,6 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "sgemm_warptile", 7, "rung 6 + warp tiles (64x32 per warp, 8x8 per thread), 128x128x8", 50,
     sgemm::grid_supports<128>, launch<128, 128, 8, 64, 32, 8, 8>));
-GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x128", 7,
-                                           "warp-tiled 128x128x8, 8 warps of 64x32, 8x8 per thread",
-                                           50, sgemm::grid_supports<128>,
-                                           launch<128, 128, 8, 64, 32, 8, 8>));
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info("sgemm_warptile_128x64", 7,
                                            "warp-tiled 128x64x8, 4 warps of 64x32, 8x8 per thread",
                                            50, sgemm::grid_supports<64>,

@@ -121,7 +121,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
 
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
-  list->add_flag("--json", o.list_json, "As JSON");
+  list->add_flag("--json", o.list_json, "Every kernel, as JSON");
+  list->add_flag("--all", o.list_all, "Every kernel, not one line per rung of the ladder");
   if (extend) extend(app);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
@@ -217,7 +218,7 @@ std::string find_default_config(const std::string& argv0) {
       "next to the executable and in the source tree); pass --config FILE or --kernel/--m/--n/--k");
 }
 
-std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
+std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all) {
   auto join = [](const auto& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ",") + std::string(to_string(x));
@@ -237,6 +238,33 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
       arr.push_back(j);
     }
     return arr.dump(2) + "\n";
+  }
+  if (!all) {
+    // reg.all() is sorted by family, then rung: each rung is one run of it.
+    const auto kernels = reg.all();
+    std::string out = fmt::format("{:<7} {:>4}  {:<24} {:<12}  {}\n", "family", "rung", "kernel",
+                                  "variants", "summary");
+    for (size_t i = 0; i < kernels.size();) {
+      size_t end = i;
+      const KernelInfo* rep = kernels[i];
+      while (end < kernels.size() && kernels[end]->family == kernels[i]->family &&
+             kernels[end]->rung == kernels[i]->rung) {
+        const KernelInfo* k = kernels[end++];
+        if (k->name.size() < rep->name.size() ||
+            (k->name.size() == rep->name.size() && k->name < rep->name))
+          rep = k;
+      }
+      const size_t variants = end - i - 1;
+      out += fmt::format("{:<7} {:>4}  {:<24} {:<12}  {}\n", rep->family, rep->rung, rep->name,
+                         variants ? fmt::format("+{} variant{}", variants, variants > 1 ? "s" : "")
+                                  : std::string("-"),
+                         rep->summary);
+      i = end;
+    }
+    out += fmt::format("{:<7} {:>4}  {:<24} {:<12}  {}\n", "cublas", "-", "cublas", "-",
+                       "the baseline: cublasGemmEx with the matching compute type");
+    out += "\nOne line per rung of each ladder; `gemmbench list --all` shows every kernel.\n";
+    return out;
   }
   std::string out = fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "kernel",
                                 "family", "rung", "dtype", "accum", "layouts", "min SM", "summary");

@@ -26,7 +26,8 @@ struct CliOptions {
   int device = 0;
   MeasureOverrides measure;
   bool quiet = false;
-  bool list_json = false;  // `gemmbench list --json`
+  bool list_json = false;  // `gemmbench list --json` (every kernel)
+  bool list_all = false;   // `gemmbench list --all`: every kernel, not one line per rung
 };
 
 struct CliOutcome {
@@ -59,7 +60,9 @@ RunRequest resolve_request(const CliOptions& opts);
 // configs folder next to the executable's parent, then the source tree it was built from.
 std::string find_default_config(const std::string& argv0);
 
-// `gemmbench list` output.
-std::string format_kernel_list(const KernelRegistry& reg, bool as_json);
+// `gemmbench list` output: the ladder, one line per (family, rung) with its representative
+// kernel (the shortest name, then the first alphabetically: the rung's main kernel) and how many
+// other variants the rung registers; `all` lists every kernel; `as_json` every kernel as JSON.
+std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all = false);
 
 }  // namespace gemmbench

@@ -123,7 +123,9 @@ ErrorStats run_case(const GemmProblem& p, uint64_t seed, Launch&& launch) {
 class KernelVsReference : public ::testing::TestWithParam<Combo> {};
 class CublasVsReference : public ::testing::TestWithParam<Combo> {};
 
-void check_all_shapes(const Combo& c) {
+// max_ctas > 0: the persistent grid capped there (GemmArgs::test_max_ctas), so that the suite's
+// small shapes walk several tiles per CTA and split stream-K tiles between clusters.
+void check_all_shapes(const Combo& c, int max_ctas = 0) {
   const DeviceCaps caps = device_caps();
   CublasGemm cublas;
   int ran = 0;
@@ -145,7 +147,8 @@ void check_all_shapes(const Combo& c) {
         continue;
       }
     }
-    const ErrorStats e = run_case(p, 1000 + i, [&](const GemmArgs& args) {
+    const ErrorStats e = run_case(p, 1000 + i, [&](GemmArgs args) {
+      args.test_max_ctas = max_ctas;
       if (c.kernel)
         c.kernel->launch(args, nullptr);
       else
@@ -178,6 +181,41 @@ TEST_P(CublasVsReference, OddShapesAlphaBeta) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel_combos()),
                          combo_name);
+
+// The persistent kernels with a capped grid: the persistent Ampere binding (hgemm_tn and the
+// other layouts' short names) at caps of 1, 3 and 7 CTAs, the Hopper kernels (2-CTA clusters,
+// stream-K included) at 1, 3, 7 and 14 CTAs (1, 1, 3 and 7 clusters).
+struct CappedCombo {
+  Combo combo;
+  int max_ctas;
+};
+std::vector<CappedCombo> capped_combos() {
+  std::vector<CappedCombo> out;
+  for (const Combo& c : kernel_combos()) {
+    const std::string& n = c.kernel->name;
+    const bool sm90 = n == "hgemm_tn_sm90" || n == "hgemm_tn_sm90_sk_defer";
+    const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
+    if (!sm90 && !ampere) continue;
+    for (int cap : {1, 3, 7}) out.push_back({c, cap});
+    if (sm90) out.push_back({c, 14});
+  }
+  return out;
+}
+class KernelCappedGrid : public ::testing::TestWithParam<CappedCombo> {};
+TEST_P(KernelCappedGrid, OddShapesAlphaBeta) {
+  GEMMBENCH_REQUIRE_GPU();
+  const CappedCombo& c = GetParam();
+  if (device_caps().sm < c.combo.kernel->min_sm)
+    GTEST_SKIP() << "needs sm_" << c.combo.kernel->min_sm;
+  check_all_shapes(c.combo, c.max_ctas);
+}
+INSTANTIATE_TEST_SUITE_P(CappedGrid, KernelCappedGrid, ::testing::ValuesIn(capped_combos()),
+                         [](const ::testing::TestParamInfo<CappedCombo>& info) {
+                           const Combo& c = info.param.combo;
+                           return c.kernel->name + "_" + to_string(c.layout) + "_" +
+                                  to_string(c.dtype) + "_" + to_string(c.accum) + "_cap" +
+                                  std::to_string(info.param.max_ctas);
+                         });
 INSTANTIATE_TEST_SUITE_P(Baseline, CublasVsReference, ::testing::ValuesIn(cublas_combos()),
                          combo_name);
 

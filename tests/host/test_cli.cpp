@@ -1,8 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <utility>
+
 #include "cli/cli.hpp"
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
+#include "registry.hpp"
 
 using namespace gemmbench;
 
@@ -87,6 +94,8 @@ TEST(Cli, DataDistribution) {
 TEST(Cli, SubcommandsHelpAndVersion) {
   EXPECT_EQ(parse({"list"}).kind, CliOutcome::Kind::list);
   EXPECT_TRUE(parse({"list", "--json"}).options.list_json);
+  EXPECT_FALSE(parse({"list"}).options.list_all);
+  EXPECT_TRUE(parse({"list", "--all"}).options.list_all);
   const CliOutcome help = parse({"--help"});
   EXPECT_EQ(help.kind, CliOutcome::Kind::exit);
   EXPECT_EQ(help.exit_code, 0);
@@ -158,4 +167,75 @@ TEST(Cli, ARepeatedKernelIsPlannedOnce) {
     EXPECT_EQ(b.row_count(), a.row_count()) << k->name << ": a name typed twice is one case";
     EXPECT_EQ(b.row_count(), 2u) << k->name << ": one cuBLAS row and one kernel row";
   }
+}
+
+namespace {
+KernelInfo fake_kernel(std::string name, std::string family, int rung) {
+  KernelInfo k;
+  k.name = std::move(name);
+  k.family = std::move(family);
+  k.rung = rung;
+  k.summary = "summary of " + k.name;
+  k.dtypes = {DType::f16};
+  k.accums = {Accum::f32};
+  k.layouts = {Layout::tn};
+  k.min_sm = 80;
+  k.launch = [](const GemmArgs&, cudaStream_t) {};
+  return k;
+}
+
+size_t count_lines_with(const std::string& text, const std::string& what) {
+  size_t n = 0, pos = 0;
+  while ((pos = text.find(what, pos)) != std::string::npos) ++n, pos += what.size();
+  return n;
+}
+}  // namespace
+
+// The ladder view: one line per (family, rung), its main kernel (shortest name) and "+N
+// variants"; --all and --json list every kernel.
+TEST(Cli, ListShowsTheLadderAndAllShowsEveryKernel) {
+  KernelRegistry reg;
+  reg.add(fake_kernel("sgemm_naive", "sgemm", 1));
+  reg.add(fake_kernel("hgemm_tn_128x128", "hgemm", 3));
+  reg.add(fake_kernel("hgemm_tn", "hgemm", 3));
+  reg.add(fake_kernel("hgemm_tn_256x128", "hgemm", 3));
+  reg.add(fake_kernel("hgemm_nt", "hgemm", 4));
+  reg.add(fake_kernel("hgemm_nn", "hgemm", 4));
+
+  const std::string ladder = format_kernel_list(reg, false);
+  EXPECT_NE(ladder.find("sgemm_naive"), std::string::npos);
+  EXPECT_EQ(count_lines_with(ladder, "summary of sgemm_naive"), 1u);
+  EXPECT_NE(ladder.find("hgemm_tn "), std::string::npos);
+  EXPECT_NE(ladder.find("+2 variants"), std::string::npos);
+  EXPECT_NE(ladder.find("hgemm_nn "), std::string::npos);  // same length: first alphabetically
+  EXPECT_NE(ladder.find("+1 variant "), std::string::npos);
+  for (const char* hidden : {"hgemm_tn_128x128", "hgemm_tn_256x128", "hgemm_nt"})
+    EXPECT_EQ(ladder.find(hidden), std::string::npos) << hidden;
+  EXPECT_NE(ladder.find("list --all"), std::string::npos);
+  // Rungs in ladder order: sgemm first, then hgemm by rung.
+  EXPECT_LT(ladder.find("sgemm_naive"), ladder.find("hgemm_tn "));
+  EXPECT_LT(ladder.find("hgemm_tn "), ladder.find("hgemm_nn "));
+
+  const std::string all = format_kernel_list(reg, false, true);
+  for (const char* name :
+       {"sgemm_naive", "hgemm_tn ", "hgemm_tn_128x128", "hgemm_tn_256x128", "hgemm_nn", "hgemm_nt"})
+    EXPECT_NE(all.find(name), std::string::npos) << name;
+  EXPECT_EQ(all.find("variant"), std::string::npos);
+
+  const auto json = nlohmann::json::parse(format_kernel_list(reg, true));
+  ASSERT_TRUE(json.is_array());
+  EXPECT_EQ(json.size(), 6u);
+}
+
+// The real registry: the ladder has one line per rung, and every kernel is in --all.
+TEST(Cli, ListOfTheRegisteredKernels) {
+  const KernelRegistry& reg = KernelRegistry::instance();
+  std::set<std::pair<std::string, int>> rungs;
+  for (const KernelInfo* k : reg.all()) rungs.insert({k->family, k->rung});
+  const std::string ladder = format_kernel_list(reg, false);
+  // Header, one line per rung, cuBLAS, blank line, note.
+  EXPECT_EQ(count_lines_with(ladder, "\n"), rungs.size() + 4);
+  const std::string all = format_kernel_list(reg, false, true);
+  for (const KernelInfo* k : reg.all())
+    EXPECT_NE(all.find(k->name + " "), std::string::npos) << k->name;
 }

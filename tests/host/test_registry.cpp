@@ -115,3 +115,24 @@ TEST(Registry, MalformedRegistrationsAreRejected) {
       },
       "reserved");
 }
+
+// The variant matrix stays cut (STYLE.md: a variant is registered because a document, a config or
+// a measured choice relies on it): every rung has a main kernel whose name prefixes its variants',
+// and the known duplicates and losers stay deleted.
+TEST(Registry, LadderRungsAndNoDeletedVariants) {
+  const auto& reg = KernelRegistry::instance();
+  for (const char* name : {"hgemm_tn", "hgemm_tn_sm90", "hgemm_tn_sm90_sk_defer", "sgemm_pipelined",
+                           "hgemm_tn_128x128x64_s3", "hgemm_tn_128x256x32_s4"})
+    EXPECT_NE(reg.find(name), nullptr) << name;
+  for (const char* name :
+       {"hgemm_tn_128x256x64_s3_persist", "sgemm_pipelined_256x128", "sgemm_warptile_128x128",
+        "hgemm_tn_sm90_tmastore", "hgemm_tn_sm90_sk_tmastore", "hgemm_tn_sm90_regepi",
+        "hgemm_tn_128x256x32_s4_spread", "hgemm_tn_256x256x32_s4_w64x128"})
+    EXPECT_EQ(reg.find(name), nullptr) << name << " was deleted (a duplicate or a loser)";
+  std::map<std::pair<std::string, int>, std::vector<std::string>> rungs;
+  for (const KernelInfo* k : reg.all()) rungs[{k->family, k->rung}].push_back(k->name);
+  for (const auto& [rung, names] : rungs) {
+    SCOPED_TRACE(rung.first + " rung " + std::to_string(rung.second));
+    EXPECT_LE(names.size(), 4u) << "a rung registers its main kernel and a few variants";
+  }
+}

@@ -1,0 +1,59 @@
+// Compile-time configuration of the Hopper kernel (hgemm_tn_sm90*): tile, ring depth, cluster
+// size, the warpgroup roles' register split and the shared-memory plan. Plain C++.
+#pragma once
+
+#include <cstdint>
+
+namespace gemmbench {
+
+template <int BM_, int BN_, int STAGES_, int CLUSTER_>
+struct Sm90Config {
+  static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N
+  static constexpr int BN = BN_;  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup
+  static constexpr int BK = 64;   // one 128-byte swizzle row of 16-bit elements
+  static constexpr int STAGES = STAGES_;
+  static constexpr int CLUSTER = CLUSTER_;  // CTAs per cluster, along N; they share the A tile
+  static constexpr int WG_N = 64;           // GEMM N rows per consumer warpgroup (wgmma M)
+  static constexpr int CONSUMERS = BN / WG_N;
+  static constexpr int THREADS = 128 * (1 + CONSUMERS);
+  static constexpr int A_SLICE_ROWS = BM / CLUSTER;  // rows of the A tile each CTA loads
+  static constexpr uint32_t ROW_BYTES = BK * 2;
+  static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES;
+  static constexpr uint32_t A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
+  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES;
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // expect_tx per stage
+  // TMA-store epilogue staging, after the stages: per consumer warpgroup EPI_BUFS boxes of
+  // (64 GEMM-N rows, 64 GEMM-M = 128 bytes) written by stmatrix, 128B-swizzled, 8 KB each:
+  // one box filling while the copy engine reads the other.
+  static constexpr int EPI_BOX = 64;  // box edge, both dimensions
+  static constexpr int EPI_BUFS = 2;
+  static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
+  static constexpr uint32_t EPI_BYTES = CONSUMERS * EPI_BUFS * EPI_BUF_BYTES;
+  // + 1024: the dynamic window is aligned up to the 1024-byte swizzle period in the kernel.
+  static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) + int(EPI_BYTES) + 1024;
+  static constexpr int PRODUCER_REGS = 40;
+  static constexpr int CONSUMER_REGS = 232;
+
+  static_assert(BM == 128 || BM == 256, "BM is wgmma's N: one instruction covers 128 or 256");
+  static_assert(STAGES >= 2,
+                "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
+                "1-stage ring deadlocks");
+  static_assert(BN == 128, "the 40/232 register split assumes 2 consumer warpgroups (BN = 128)");
+  static_assert(BM % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0,
+                "each CTA's A slice must be whole 8-row swizzle atoms (1024 B) so the multicast "
+                "slices keep the 128B swizzle phase");
+  static_assert(A_SLICE_ROWS <= 256 && BN <= 256, "a TMA box has at most 256 rows");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 8, "portable cluster sizes are 1..8");
+  static_assert(A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0 &&
+                    (WG_N * ROW_BYTES) % 1024 == 0,
+                "every stage and warpgroup operand must start on a 1024-byte swizzle period");
+  static_assert(128 * PRODUCER_REGS + 128 * CONSUMERS * CONSUMER_REGS <= 65536,
+                "the register split must fit the SM's 64K registers");
+  static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 227 * 1024,
+                "stages (and epilogue boxes) exceed the 227 KB of shared memory a block may opt "
+                "into");
+  static_assert(BM % EPI_BOX == 0 && WG_N == EPI_BOX,
+                "the TMA-store epilogue cuts a warpgroup's (64, BM) tile into 64x64 boxes");
+};
+
+}  // namespace gemmbench

@@ -1,0 +1,248 @@
+// Epilogues of the Hopper kernel, per consumer warpgroup and its (64 GEMM-N, BM GEMM-M) tile:
+//   - the deferred TMA-store epilogue (when beta == 0, M % 8 == 0 and C is 16-byte aligned):
+//     pack_tile right after the tile's mainloop, then store_packed_box box by box during the
+//     next tile's first k-blocks (stmatrix into a 128B-swizzled staging box, one TMA store each);
+//   - the register epilogue (any other case): store_tile_registers, alpha/beta applied in f32, a
+//     quad transpose and 16-byte (or clipped 2-byte) stores straight from the fragment.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "common/sm90.cuh"
+
+namespace gemmbench {
+
+#if GEMMBENCH_SM90A  // device code of the sm_90a kernel body only
+
+// ---- Epilogue helpers ---------------------------------------------------------------------
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  uint32_t u;
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    memcpy(&u, &h, 4);
+  }
+  return u;
+}
+template <class T>
+__device__ __forceinline__ float2 unpack2(uint32_t u) {
+  if constexpr (std::is_same_v<T, __half>) {
+    __half2 h;
+    memcpy(&h, &u, 4);
+    return __half22float2(h);
+  } else {
+    __nv_bfloat162 h;
+    memcpy(&h, &u, 4);
+    return __bfloat1622float2(h);
+  }
+}
+
+// The 4 lanes of a quad (q = lane % 4) hold v[c] = X[q][c]; afterwards lane q holds
+// v[c] = X[c][q]. Two butterfly steps, each swapping one bit of (lane, index) between lanes
+// q and q ^ bit: 4 shuffles, selects with compile-time indices only (no local memory). All 32
+// lanes must execute it. The transpose is its own inverse.
+__device__ __forceinline__ void quad_transpose(uint32_t (&v)[4], int q) {
+  const bool odd = q & 1;  // step 1: partner q ^ 1 trades index bit 0, for index bit 1 = k
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t send = odd ? v[2 * k] : v[2 * k + 1];
+    const uint32_t recv = __shfl_xor_sync(0xffffffffu, send, 1);
+    if (odd)
+      v[2 * k] = recv;
+    else
+      v[2 * k + 1] = recv;
+  }
+  const bool high = q & 2;  // step 2: partner q ^ 2 trades index bit 1, for index bit 0 = k
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t send = high ? v[k] : v[2 + k];
+    const uint32_t recv = __shfl_xor_sync(0xffffffffu, send, 2);
+    if (high)
+      v[k] = recv;
+    else
+      v[2 + k] = recv;
+  }
+}
+
+// 8 consecutive 16-bit C elements at p (one chunk along M), `valid` (1..8) of them in bounds;
+// v[i] packs elements 2i (low half) and 2i + 1. vec: p is 16-byte aligned and valid == 8.
+__device__ __forceinline__ void load_chunk(const uint16_t* p, int valid, bool vec,
+                                           uint32_t (&v)[4]) {
+  if (vec) {
+    const uint4 x = *reinterpret_cast<const uint4*>(p);
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e)
+    if (e < valid) v[e / 2] |= uint32_t(p[e]) << (16 * (e % 2));
+}
+__device__ __forceinline__ void store_chunk(uint16_t* p, int valid, bool vec,
+                                            const uint32_t (&v)[4]) {
+  if (vec) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(v[0], v[1], v[2], v[3]);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e)
+    if (e < valid) p[e] = uint16_t(v[e / 2] >> (16 * (e % 2)));
+}
+
+// ---- TMA-store epilogue ---------------------------------------------------------------------
+// The packed output pair of accumulator 8x8 block (j, h) (fragment layout: see
+// wgmma_m64k16_f32): C(m0 + 8j + 2q + {0,1}, n0 + 16w + 8h + g), scaled by alpha when SCALE.
+template <class T, bool F16_ACCUM, bool SCALE, class AccReg, int ACC_REGS>
+__device__ __forceinline__ uint32_t out_pair(const AccReg (&acc)[ACC_REGS], int j, int h,
+                                             float alpha) {
+  if constexpr (F16_ACCUM) {
+    if constexpr (!SCALE) return acc[2 * j + h];  // already two halves (T is __half)
+    const float2 v = unpack2<__half>(acc[2 * j + h]);
+    return pack2<T>(v.x * alpha, v.y * alpha);
+  } else {
+    float x = acc[4 * j + 2 * h], y = acc[4 * j + 2 * h + 1];
+    if constexpr (SCALE) x *= alpha, y *= alpha;
+    return pack2<T>(x, y);
+  }
+}
+
+// One consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile, cut into BM/64 boxes of 64x64: box s is
+// written into staging buffer s % EPI_BUFS with stmatrix, and thread 0 stores it with one TMA
+// copy (clipped to C's bounds by the copy engine). Boxes starting past M are skipped (uniform over
+// the warpgroup).
+// Staging box layout (what the C tensor map's SWIZZLE_128B box expects): row r = GEMM n0 + r,
+// 128 bytes = 64 consecutive m; 16-byte chunk c of row r at chunk c ^ (r % 8). Fragment block
+// (j, h) is an 8x8 matrix whose row g is n = 16w + 8h + g and whose 8 columns are m = 8j .. 8j+7
+// (one chunk, j % 8): one stmatrix matrix. stmatrix.x4 number p of box s takes blocks
+// (8s + 2p + i/2, h = i%2), i = 0..3; lane L addresses row L%8 of matrix L/8.
+// Buffer reuse: a buffer is written only after a barrier that follows thread 0's wait for the
+// store that last read it: the tile's first barrier (after waiting for every store of the
+// previous tile, long done), then the barrier of box s - 1, whose wait covers box s - E (E =
+// EPI_BUFS), the last user of buffer s % E: when box s - 1 is issued, boxes up to s - 2 are
+// pending, so "at most E - 2 pending" means box s - E has been read. With E >= BM/64 no box of a
+// tile reuses a buffer of the same tile and the in-tile waits vanish; with E = 2 the last box
+// needs none either (the next tile's first wait covers it).
+//
+// Box S of the tile: its 16 packed output pairs v[4p + i] = out_pair(8S + 2p + i/2, i%2) go to
+// staging buffer S % EPI_BUFS, and thread 0 stores the box. Box 0 first waits for the
+// previous tile's stores to have read their buffers. Returns at once (uniformly) for a box that
+// starts past M.
+template <int S, int BOXES, int EPI_BUFS>
+__device__ __forceinline__ void store_box_tma(const uint32_t (&v)[16], const CUtensorMap* tmap_c,
+                                              uint32_t s_epi_wg, uint32_t buf_bytes, int m0, int n0,
+                                              int M, int warp, int lane, int wg_thread,
+                                              uint32_t bar_id) {
+  if constexpr (S == 0) {
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the previous tile's boxes
+    sm90::named_barrier_sync(bar_id, 128);
+  }
+  const int m_s = m0 + 64 * S;
+  if (m_s >= M) return;
+  // This lane's stmatrix row address inside a box: row 16*warp + 8*(matrix % 2) + lane % 8.
+  const uint32_t row = 16 * warp + 8 * ((lane >> 3) & 1) + (lane & 7);
+  const uint32_t r8 = lane & 7;                                // row % 8: the swizzle phase
+  const uint32_t buf = s_epi_wg + (S % EPI_BUFS) * buf_bytes;  // (64, 64) box, SW128
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const uint32_t chunk = 2 * p + (lane >> 4);  // j % 8 of this lane's matrix
+    sm90::stmatrix_x4(buf + row * 128 + ((chunk ^ r8) << 4), v[4 * p], v[4 * p + 1], v[4 * p + 2],
+                      v[4 * p + 3]);
+  }
+  sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
+  // Box S + 1 goes to the buffer box S + 1 - E used: wait for that store to have read it.
+  if (S + 1 < BOXES && S + 1 >= EPI_BUFS && wg_thread == 0)
+    sm90::bulk_wait_group_read<EPI_BUFS - 2>();
+  sm90::named_barrier_sync(bar_id, 128);
+  if (wg_thread == 0) {
+    sm90::tma_store_2d(tmap_c, buf, m_s, n0);
+    sm90::bulk_commit_group();
+  }
+}
+
+// Deferred epilogue: the tile's outputs are packed to 16-bit pairs
+// (BM/4 registers, 64 for BM = 256) as soon as its last wgmma completes, which frees the
+// accumulators for the next tile; box s is then stored right after the next tile's k-block s
+// has been issued, while the tensor cores run it, instead of with the tensor cores idle.
+template <class T, bool F16_ACCUM, bool SCALE, class AccReg, int ACC_REGS, int P>
+__device__ __forceinline__ void pack_tile(const AccReg (&acc)[ACC_REGS], float alpha,
+                                          uint32_t (&packed)[P]) {
+#pragma unroll
+  for (int i = 0; i < P; ++i) packed[i] = out_pair<T, F16_ACCUM, SCALE>(acc, i / 2, i % 2, alpha);
+}
+template <int S, int BOXES, int EPI_BUFS, int P>
+__device__ __forceinline__ void store_packed_box(const uint32_t (&packed)[P],
+                                                 const CUtensorMap* tmap_c, uint32_t s_epi_wg,
+                                                 uint32_t buf_bytes, int m0, int n0, int M,
+                                                 int warp, int lane, int wg_thread,
+                                                 uint32_t bar_id) {
+  static_assert(P == 16 * BOXES, "16 packed pairs per 64x64 box");
+  store_box_tma<S, BOXES, EPI_BUFS>(*reinterpret_cast<const uint32_t(*)[16]>(&packed[16 * S]),
+                                    tmap_c, s_epi_wg, buf_bytes, m0, n0, M, warp, lane, wg_thread,
+                                    bar_id);
+}
+
+// Register epilogue: C = alpha * acc + beta * C straight from
+// the fragment (any M, beta, C). Thread (warp, g, q) holds,
+// for h in {0,1} and chunk j < BM/8, C(m, n) at n = n0 + 8h,
+// m = m0 + 8j + 2q + {0,1}. For each quad of chunks 4J..4J+3
+// the quad transpose leaves lane q with chunk 4J + q whole: 8
+// consecutive m, one 16-byte store. n_row: this thread's
+// GEMM-N row for h = 0 (n0 + 16 * warp + g); m_tile0: the
+// tile's first m.
+template <class T, bool F16_ACCUM, int BM, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REGS],
+                                                     T* __restrict__ c, int M, int N, int n_row,
+                                                     int m_tile0, int q, bool vec, float alpha,
+                                                     float beta) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int n = n_row + 8 * h;
+    const bool row_ok = n < N;
+    uint16_t* col =  // (M) column n of C, as raw 16-bit elements
+        reinterpret_cast<uint16_t*>(c) + (row_ok ? size_t(n) * size_t(M) : 0);
+#pragma unroll
+    for (int J = 0; J < BM / 32; ++J) {
+      const int m = m_tile0 + 8 * (4 * J + q);  // this lane's chunk after the transpose
+      const int valid = row_ok ? min(M - m, 8) : 0;
+      uint32_t c_old[4] = {0u, 0u, 0u, 0u};  // (8) C along m, 2 per register
+      if (beta != 0.f) {                     // uniform: BLAS semantics, C is not
+                                             // read when beta == 0
+        if (valid > 0) load_chunk(col + m, valid, vec, c_old);
+        quad_transpose(c_old,
+                       q);  // back to the fragment's pairs
+      }
+      uint32_t out[4];  // (4 chunks, 2) fragment pairs, then
+                        // (8) along m after the transpose
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int j = 4 * J + i;  // chunk of the fragment
+        float2 v;
+        if constexpr (F16_ACCUM)
+          v = unpack2<__half>(acc[2 * j + h]);
+        else
+          v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        v.x *= alpha, v.y *= alpha;
+        if (beta != 0.f) {
+          const float2 o = unpack2<T>(c_old[i]);
+          v.x += beta * o.x, v.y += beta * o.y;
+        }
+        out[i] = pack2<T>(v.x, v.y);
+      }
+      quad_transpose(out, q);
+      if (valid > 0) store_chunk(col + m, valid, vec, out);
+    }
+  }
+}
+
+#endif  // GEMMBENCH_SM90A
+
+}  // namespace gemmbench

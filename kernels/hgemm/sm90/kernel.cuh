@@ -1,0 +1,282 @@
+// The Hopper kernel body (hgemm_tn_sm90*): one producer warpgroup issues every TMA load into a
+// STAGES-deep full/empty mbarrier ring; two consumer warpgroups run wgmma over it and store C.
+// Read top to bottom: PROLOGUE (barriers, descriptors), PRODUCER, then per work item of the
+// schedule (sm90/schedule.hpp) the consumers' MAINLOOP, STREAM-K FIX-UP (sm90/stream_k.cuh)
+// and EPILOGUE (sm90/epilogue.cuh). Included by sm90/kernels.cu only.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "common/ptx.cuh"
+#include "common/sm90.cuh"
+#include "hgemm/sm90/config.hpp"
+#include "hgemm/sm90/epilogue.cuh"
+#include "hgemm/sm90/schedule.hpp"
+#include "hgemm/sm90/stream_k.cuh"
+
+namespace gemmbench {
+namespace {
+
+#if GEMMBENCH_SM90A  // device helpers of the sm_90a kernel body only
+
+// One k16 step of a consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile: one wgmma m64nBMk16.
+template <int BM, bool F16_ACCUM, class T, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
+                                               int accumulate) {
+  if constexpr (F16_ACCUM)
+    sm90::wgmma_m64k16_f16<BM>(acc, da, db, accumulate);
+  else
+    sm90::wgmma_m64k16_f32<BM, T>(acc, da, db, accumulate);
+}
+
+// f(std::integral_constant<int, i>{}) for i = 0 .. N-1, in order: a loop whose index is a
+// compile-time constant in the body (register arrays stay indexed statically).
+template <class F, int... I>
+__device__ __forceinline__ void static_for_impl(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+#endif  // GEMMBENCH_SM90A
+
+template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K>
+__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 1)
+    hgemm_tn_sm90_kernel(
+        const __grid_constant__ CUtensorMap tmap_a,  // A (M,K) k-major, box (BK, BM/CLUSTER)
+        const __grid_constant__ CUtensorMap tmap_b,  // B (N,K) k-major, box (BK, BN)
+        const __grid_constant__ CUtensorMap tmap_c,  // C (M,N) m-major, box (64, 64), SW128;
+                                                     // valid only when sched.c_tma
+        T* __restrict__ c,                           // C (M,N) column-major
+        int M, int N, float alpha, float beta, const Sm90Schedule sched,
+        uint32_t epoch) {  // stream-K: this launch's flag value
+#if GEMMBENCH_SM90A
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  constexpr int BK = Cfg::BK;
+  // f32: 4 floats per 8 columns of wgmma N; f16: 2 registers of 2 halves.
+  using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
+  constexpr int ACC_REGS = F16_ACCUM ? BM / 4 : BM / 2;
+  static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
+  constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
+
+  // The barriers are the kernel's only static shared memory: supports() reads its size back to
+  // learn that the driver picked this (sm_90a) image.
+  __shared__ alignas(8) uint64_t full_bar[STAGES];  // TMA -> consumers: stage landed
+  __shared__ alignas(8)
+      uint64_t empty_bar[STAGES];  // consumers (whole cluster) -> producer: stage free
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t s_a = smem;                                // (STAGES, BM, BK) k-major, SW128
+  const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN, BK) k-major, SW128
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (CONSUMERS, EPI_BUFS, 64, 64) SW128
+  auto full = [&](int s) { return ptx::smem_u32(&full_bar[s]); };
+  auto empty = [&](int s) { return ptx::smem_u32(&empty_bar[s]); };
+
+  const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
+  const int wg_thread = threadIdx.x % 128;
+  const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0;
+  const int cluster_id = blockIdx.x / CLUSTER;
+
+  // ======== PROLOGUE ========
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbarrier_init(full(s), 1);  // the local producer's arrive.expect_tx
+      sm90::mbarrier_init(empty(s), Cfg::CONSUMERS * CLUSTER);  // every consumer of the cluster
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(&tmap_a);
+    sm90::tma_prefetch_descriptor(&tmap_b);
+    if (sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
+  }
+  // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
+  if constexpr (CLUSTER > 1)
+    sm90::cluster_sync();
+  else
+    __syncthreads();
+
+  if (wg == 0) {
+    // ======== PRODUCER (one thread issues every TMA) ========
+    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (wg_thread == 0) {
+      int stage = 0;
+      uint32_t phase = 0;  // parity of the ring's current lap
+      Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+      Sm90Work w;
+      while (work_iter.next(w)) {
+        const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
+        // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
+        // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
+        // only C rows/columns the epilogue does not store, and no box starts out of bounds.
+        const int a_row = min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS, M - 1);
+        const int b_row = min(n_tile * BN, N - 1);
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+          sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
+          sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
+          const int k0 = kb * BK;
+          const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + cta_rank * Cfg::A_SLICE_BYTES;
+          if constexpr (CLUSTER > 1)
+            sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                        k0, a_row);
+          else
+            sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
+          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, &tmap_b, full(stage), k0, b_row);
+          if (++stage == STAGES) stage = 0, phase ^= 1;
+        }
+      }
+    }
+  } else {
+    // ======== CONSUMERS ========
+    sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+    const int consumer = wg - 1;  // which 64 GEMM-N rows of the tile (wgmma M)
+    const int warp = wg_thread / 32, lane = wg_thread % 32;
+    const int g = lane / 4, q = lane % 4;
+    const uint32_t wg_bar = 1 + consumer;  // named barrier of this warpgroup alone
+    // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads
+    // into this CTA (all of the cluster: the A slices are multicast), after the wgmma reading it
+    // has completed. Thread r < CLUSTER signals CTA r.
+    auto release = [&](int s) {
+      if constexpr (CLUSTER > 1) {
+        if (wg_thread < CLUSTER) sm90::mbarrier_arrive_cluster(empty(s), uint32_t(wg_thread));
+      } else {
+        if (wg_thread == 0) sm90::mbarrier_arrive(empty(s));
+      }
+    };
+    // Row 16*warp + g (+8) of this warpgroup's 64, within the CTA's BN.
+    const int n_in_tile = consumer * Cfg::WG_N + 16 * warp + g;
+    // 16-byte C accesses need every column start (n*M) and the base 16-byte aligned.
+    const bool vec = (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0);
+
+    AccReg acc[ACC_REGS];  // (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment
+    // Deferred epilogue: the previous tile's outputs, packed, and where they go.
+    uint32_t packed[BM / 4];  // (BM/4) output pairs, f16/bf16 x 2
+    bool pending = false;
+    int pending_m0 = 0, pending_n0 = 0;
+    const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+    int stage = 0;
+    uint32_t phase = 0;
+    Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+    Sm90Work w;
+    while (work_iter.next(w)) {
+      const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
+      // Stream-K role, decided before the mainloop so one register carries it across.
+      const int fixup = !STREAM_K                   ? kFixupNone
+                        : w.kb_end < sched.k_blocks ? kFixupPublish
+                        : w.kb_begin > 0            ? w.sk_tile  // gather, then finish
+                                                    : kFixupNone;
+      const int kb_count = w.kb_end - w.kb_begin;
+
+      // ======== MAINLOOP ========
+#pragma unroll
+      for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
+      int prev_stage = 0;
+      auto k_block = [&](int kb) {  // k-block w.kb_begin + kb of the tile
+        sm90::mbarrier_wait_parity(full(stage), phase);
+        sm90::wgmma_fence();
+        // wgmma A = this warpgroup's 64 rows of the B tile; wgmma B = the whole A tile.
+        const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
+            s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
+        const uint64_t desc_b =
+            sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+#pragma unroll
+        for (int k = 0; k < BK / 16; ++k) {
+          const uint64_t da = sm90::wgmma_desc_advance(desc_a, 32 * k);  // 16 elements = 32 B
+          const uint64_t db = sm90::wgmma_desc_advance(desc_b, 32 * k);
+          const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
+          wgmma_tile_k16<BM, F16_ACCUM, T>(acc, da, db, accumulate);
+        }
+        sm90::wgmma_commit_group();
+        // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
+        if (kb > 0) {
+          sm90::wgmma_wait_group<1>();
+          release(prev_stage);
+        }
+        prev_stage = stage;
+        if (++stage == STAGES) stage = 0, phase ^= 1;
+      };
+      int kb = 0;
+      // The previous tile's boxes, one after each of this tile's first k-blocks (all of them at
+      // the end when the tile has fewer k-blocks than boxes). The k-blocks are issued whether or
+      // not a tile is pending: wgmmas under a data-dependent branch make ptxas serialize them
+      // (C7520) in the stream-K build.
+      static_for<BOXES>([&](auto box) {
+        if (kb < kb_count) k_block(kb++);
+        if (pending)
+          store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+              packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp, lane,
+              wg_thread, wg_bar);
+      });
+      pending = false;
+      for (; kb < kb_count; ++kb) k_block(kb);
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
+
+      // ======== STREAM-K FIX-UP ========
+      // The padding N tile of an odd tiles_n (cluster runs only) is neither published nor
+      // gathered: publisher and finisher have the same rank, hence the same n_tile.
+      if constexpr (STREAM_K) {
+        const int slot_base = int(cta_rank) * Cfg::CONSUMERS + consumer;  // + cluster * CTA slots
+        if (fixup == kFixupPublish) {  // partial: the tile's finisher adds it
+          if (n_tile < sched.tiles_n)
+            sk_publish(acc, cluster_id * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread,
+                       wg_bar);
+          continue;
+        }
+        if (fixup >= 0 && n_tile < sched.tiles_n) {  // add the tile's first k-blocks
+          for (int cc = sk_prev_contributor(sched, cluster_id, fixup); cc >= 0;
+               cc = sk_prev_contributor(sched, cc, fixup))
+            sk_accumulate(acc, cc * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread, wg_bar);
+        }
+      }
+
+      // ======== EPILOGUE ========
+      // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
+      if (n_tile >= sched.tiles_n) continue;
+      const int m_tile0 = w.tile.m * BM;
+      if (sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
+        const int n0 = n_tile * BN + consumer * Cfg::WG_N;
+        if (n0 >= N) continue;  // this warpgroup's rows are all past N
+        // Packed now, stored during the next tile's first k-blocks.
+        if (alpha == 1.f)
+          pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
+        else
+          pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
+        pending = true, pending_m0 = m_tile0, pending_n0 = n0;
+        continue;
+      }
+      store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, N, n_tile * BN + n_in_tile, m_tile0, q, vec,
+                                             alpha, beta);
+    }
+    if (pending)  // the last tile's boxes
+      static_for<BOXES>([&](auto box) {
+        store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+            packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp, lane,
+            wg_thread, wg_bar);
+      });
+    // TMA stores read shared memory until they complete: finish them before the CTA exits.
+    if (wg_thread == 0) sm90::bulk_wait_group<0>();
+  }
+  // A CTA's shared memory must outlive its peers' last remote arrivals and multicasts into it.
+  if constexpr (CLUSTER > 1) {
+    __syncwarp();
+    sm90::cluster_sync();
+  }
+#else
+  // Not the sm_90a image: supports() keeps the runner from launching it.
+  __trap();
+#endif
+}
+
+}  // namespace
+}  // namespace gemmbench

@@ -1,0 +1,36 @@
+// hgemm_tn_sm90 — HGEMM ladder, rung 10 (top): Hopper TMA + mbarrier + wgmma, warp-specialized,
+// persistent, 2-CTA clusters with TMA multicast.
+//
+// Adds over the Ampere rung (cp.async + ldmatrix + mma.sync, which tops out near two thirds of
+// the H100's tensor throughput because every warp must load its operands into registers): TMA
+// copies whole 128B-swizzled tiles into shared memory and signals an mbarrier, and wgmma reads
+// both operands from shared memory asynchronously, so the consumer warps issue little but MMAs.
+// A producer warpgroup runs a 4-stage ring ahead of two consumer warpgroups; the two CTAs of a
+// cluster share (multicast) the A tile; a tile's outputs are packed at once and stored by TMA
+// during the next tile's first k-blocks (deferred epilogue). Files: sm90/schedule.hpp (tile
+// walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh, tma_desc.*, launch.cuh.
+// Tile: 256x128x64 (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232
+// registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave.
+// Constraints: sm_90 and an sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0.
+// Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
+// (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json); history: docs/hgemm-hopper.md.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "hgemm/sm90/launch.cuh"
+#include "registry.hpp"
+
+namespace gemmbench {
+
+// hgemm_tn_sm90: the deferred TMA-store epilogue, measured best at 5120x4096x4096 and 4096^3;
+// hgemm_tn_sm90_sk_defer adds the stream-K tail, best at 8192^3 (see the header).
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2>>(
+    "hgemm_tn_sm90",
+    "Hopper TMA+mbarrier+wgmma, warp-specialized, persistent; 256x128x64, 4 stages, 2-CTA "
+    "multicast, stmatrix + TMA-store epilogue deferred into the next tile's first k-blocks"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true>>(
+    "hgemm_tn_sm90_sk_defer",
+    "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90 (the fastest "
+    "at 8192^3)"));
+
+}  // namespace gemmbench

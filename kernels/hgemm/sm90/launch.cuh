@@ -1,0 +1,179 @@
+// Host side of the Hopper kernel: grid size (resident clusters, or the test cap), schedule,
+// tensor maps, the launch, supports() and the registry entry of a variant. Included by
+// sm90/kernels.cu only.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "common/occupancy.hpp"
+#include "core/cuda_check.hpp"
+#include "hgemm/sm90/config.hpp"
+#include "hgemm/sm90/kernel.cuh"
+#include "hgemm/sm90/schedule.hpp"
+#include "hgemm/sm90/stream_k.cuh"
+#include "hgemm/sm90/tma_desc.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+// A registered variant: tile, ring depth, cluster size, and whether the last waves run stream-K.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false>
+struct Sm90Variant {
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
+  static constexpr bool STREAM_K = STREAM_K_;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+};
+
+template <class T, bool F16_ACCUM, class V>
+constexpr auto kernel_ptr() {
+  return &hgemm_tn_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K>;
+}
+
+// Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
+// resident at once (a persistent grid must not exceed it: the CTAs of a later wave would wait for
+// the whole first wave; for CLUSTER = 1 it is the SM count).
+template <class T, bool F16_ACCUM, class V>
+int resident_clusters() {
+  using Cfg = typename V::Cfg;
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    const auto kernel = kernel_ptr<T, F16_ACCUM, V>();
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
+    int n = 0;
+    if constexpr (V::CLUSTER == 1) {
+      n = resident_ctas(kernel, Cfg::THREADS, Cfg::SMEM_BYTES, dev);
+    } else {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(V::CLUSTER);
+      cfg.blockDim = dim3(Cfg::THREADS);
+      cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+    }
+    if (n < 1)
+      throw std::runtime_error("hgemm_tn_sm90: not even one CTA/cluster fits on the device");
+    return n;
+  });
+}
+
+template <class T, bool F16_ACCUM, class V>
+void run(const GemmArgs& args, cudaStream_t stream) {
+  using Cfg = typename V::Cfg;
+  int max_clusters = resident_clusters<T, F16_ACCUM, V>();
+  if (args.test_max_ctas > 0)  // test-only: whole clusters within the cap, at least one
+    max_clusters = std::min(max_clusters, std::max(1, args.test_max_ctas / V::CLUSTER));
+  if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
+  const GemmProblem& p = args.problem;
+  const int M = int(p.m), N = int(p.n), K = int(p.k);
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
+  const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
+  const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
+  CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
+  if (args.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
+    map_c = make_c_store_map(args.c, p.dtype, M, N, Cfg::EPI_BOX);
+    sched.c_tma = 1;
+  }
+  const uint32_t epoch = V::STREAM_K ? next_sk_epoch() : 0u;
+
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(sched.clusters * V::CLUSTER);
+  cfg.blockDim = dim3(Cfg::THREADS);
+  cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = V::CLUSTER > 1 ? 1 : 0;  // CLUSTER = 1: a plain launch
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
+                                static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
+                                epoch));
+}
+
+template <class V>
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.dtype == DType::f16 && p.accum == Accum::f32)
+    run<__half, false, V>(args, stream);
+  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
+    run<__half, true, V>(args, stream);
+  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
+    run<__nv_bfloat16, false, V>(args, stream);
+  else
+    throw std::invalid_argument("hgemm_tn_sm90: unsupported dtype/accumulate pair");
+}
+
+template <class V>
+const void* kernel_for(const GemmProblem& p) {
+  if (p.dtype == DType::bf16)
+    return reinterpret_cast<const void*>(kernel_ptr<__nv_bfloat16, false, V>());
+  if (p.accum == Accum::f16) return reinterpret_cast<const void*>(kernel_ptr<__half, true, V>());
+  return reinterpret_cast<const void*>(kernel_ptr<__half, false, V>());
+}
+
+template <class V>
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  using Cfg = typename V::Cfg;
+  if (caps.sm != 90)
+    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
+  if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
+  // The sm_90a image declares the mbarriers as static shared memory; the trap stub that every
+  // other pass compiles declares none. A build without 90a (or with plain sm_90) makes the driver
+  // pick such a stub on this device.
+  cudaFuncAttributes attr{};
+  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel_for<V>(p));
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
+  }
+  if (attr.sharedSizeBytes == 0)
+    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
+  if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
+  if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
+    return "M, N and K must be below 2^30 (32-bit tile coordinates)";
+  const int64_t cluster_tiles_n =
+      (p.n + int64_t(V::BN) * V::CLUSTER - 1) / (int64_t(V::BN) * V::CLUSTER);
+  // Raster slots, padded to whole bands (of up to 8; 16 leaves room).
+  if ((p.m + V::BM - 1) / V::BM * 16 * (cluster_tiles_n + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
+    return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
+           " KB of shared memory per block, the device allows " +
+           std::to_string(caps.smem_per_block_optin / 1024);
+  return {};
+}
+
+template <class V>
+KernelInfo sm90_info(std::string name, std::string summary) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "hgemm",
+      .rung = 10,
+      .summary = std::move(summary),
+      .dtypes = {DType::f16, DType::bf16},
+      .accums = {Accum::f32, Accum::f16},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .supports = supports<V>,
+      .launch = launch<V>,
+  };
+}
+
+}  // namespace
+}  // namespace gemmbench

@@ -1,0 +1,175 @@
+// The Hopper kernel's tile schedule: which cluster computes which output tile, in which order,
+// and (stream-K) which k-blocks of the tiles of the last waves. Host and device share this code
+// (GB_HD); tests/host/test_sm90_schedule.cpp checks that every output tile is covered once and
+// every stream-K k-block once, over many shapes and grid sizes. Plain C++ as well as CUDA.
+#pragma once
+
+#include "common/hd.hpp"
+#include "common/raster.hpp"
+
+namespace gemmbench {
+
+// The raster of seed 003 (common/raster.hpp) over cluster tiles of BM x (BN * CLUSTER): linear
+// index t -> (t % raster_x, t / raster_x) -> raster_tile. A cluster's CTA of rank r computes N
+// tile cluster_tile.n * CLUSTER + r.
+// Plain walk: cluster c takes t = c, c + clusters, ...; slots outside the tile grid are skipped.
+// Stream-K walk: the valid tiles numbered densely in raster order (dense_cluster_tile); the first
+// dp_tiles walked whole as above; the k-blocks of the rest, sk_units = (tiles_total - dp_tiles) *
+// k_blocks "units" (tile-major), cut into contiguous ranges [sk_range_begin(c),
+// sk_range_begin(c + 1)), one per cluster (see Sm90WorkIter).
+struct Sm90Schedule {
+  int tiles_m;          // ceil(M / BM)
+  int tiles_n;          // ceil(N / BN)
+  int cluster_tiles_n;  // ceil(tiles_n / CLUSTER)
+  int log_tile;         // raster_log_tile(cluster_tiles_n, 8)
+  int raster_x;         // raster_grid(...).x
+  int raster_y;         // raster_grid(...).y
+  int raster_total;     // raster_grid(...).x * .y, no-op slots included
+  int last_row_n;       // valid cluster-tile columns in the raster's last row (1 .. 2^log_tile)
+  int tiles_total;      // tiles_m * cluster_tiles_n, the valid cluster tiles
+  int k_blocks;         // ceil(K / BK)
+  int clusters;         // the persistent grid, in clusters
+  int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
+  long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
+  int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
+};
+
+// Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
+// remainder is under half a wave, so that every cluster gets at least half a tile of k-blocks
+// (a tile is then split among at most 3 clusters, and its finisher adds at most 2 partials).
+// clusters <= tiles_total (make_schedule), so the extra wave always exists.
+GB_HD int sk_tile_count(int tiles_total, int clusters) {
+  const int rem = tiles_total % clusters;
+  if (rem == 0) return 0;
+  return 2 * rem < clusters ? rem + clusters : rem;
+}
+
+// clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
+// bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
+// see docs/hgemm-hopper.md).
+GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
+                                 int clusters_max, bool stream_k) {
+  Sm90Schedule s{};
+  s.tiles_m = ceil_div(m, bm);
+  s.tiles_n = ceil_div(n, bn);
+  s.cluster_tiles_n = ceil_div(s.tiles_n, cluster);
+  s.log_tile = raster_log_tile(s.cluster_tiles_n, 8);
+  const RasterGrid g = raster_grid(s.tiles_m, s.cluster_tiles_n, s.log_tile);
+  s.raster_x = g.x;
+  s.raster_y = g.y;
+  s.raster_total = g.x * g.y;
+  s.last_row_n = s.cluster_tiles_n - (g.y - 1) * (1 << s.log_tile);
+  s.tiles_total = s.tiles_m * s.cluster_tiles_n;
+  s.k_blocks = ceil_div(k, bk);
+  const int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
+  s.clusters = clusters > 1 ? clusters : 1;
+  s.dp_tiles = s.tiles_total - (stream_k ? sk_tile_count(s.tiles_total, s.clusters) : 0);
+  s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
+  s.c_tma = 0;
+  return s;
+}
+
+// Dense index d (0 .. tiles_total - 1) -> cluster tile, in raster order. Every raster row but
+// the last is full; in the last one only columns (x % 2^log_tile) < last_row_n are tiles.
+GB_HD TileCoord dense_cluster_tile(const Sm90Schedule& s, int d) {
+  const int full = (s.raster_y - 1) * s.raster_x;
+  if (d < full) return raster_tile(d % s.raster_x, d / s.raster_x, s.log_tile);
+  const int e = d - full;
+  const int x = ((e / s.last_row_n) << s.log_tile) + e % s.last_row_n;
+  return raster_tile(x, s.raster_y - 1, s.log_tile);
+}
+
+// First stream-K unit of cluster c (c = clusters: sk_units). Ranges differ by at most one unit.
+GB_HD long long sk_range_begin(const Sm90Schedule& s, int c) {
+  return s.sk_units * c / s.clusters;
+}
+
+// The finisher of stream-K tile `sk_tile` (in some cluster above `from`) adds the partials of the
+// lower clusters whose ranges end inside the tile, nearest first: this returns the next such
+// cluster below `from`, or -1. A non-empty range ending inside the tile (after its first unit)
+// ends with a partial item of that tile; empty ranges published nothing.
+GB_HD int sk_prev_contributor(const Sm90Schedule& s, int from, int sk_tile) {
+  const long long tile_u0 = (long long)sk_tile * s.k_blocks;
+  for (int cc = from - 1; cc >= 0; --cc) {
+    const long long e = sk_range_begin(s, cc + 1);
+    if (e <= tile_u0) return -1;
+    if (sk_range_begin(s, cc) < e) return cc;
+  }
+  return -1;
+}
+
+// One work item: k-blocks [kb_begin, kb_end) of a cluster tile. A stream-K item with
+// kb_end < k_blocks is a PARTIAL (its accumulators go to the workspace); with kb_end == k_blocks
+// it FINISHES the tile (after adding the partials of the lower clusters when kb_begin > 0).
+struct Sm90Work {
+  TileCoord tile;  // cluster tile
+  int kb_begin;
+  int kb_end;
+  int sk_tile;  // stream-K tile index (dense index - dp_tiles), -1 for a whole tile
+};
+
+// The work items of one cluster, in processing order; the producer and the consumers of every
+// CTA of the cluster walk the same sequence. Stream-K order: the whole tiles, then the cluster's
+// range from its END backwards, so that its one possible partial item (the range's last units,
+// the first k-blocks of a tile whose end lies in a higher cluster) is computed and published
+// first, and its finishing item (the range's first units, whose tile began in lower clusters)
+// comes last, when the lower clusters' partials are long published. The state is three ints
+// (it stays live across the mainloop, where the 128 accumulators leave little room): pos_ is
+// the next whole tile's raster slot / dense index, then, once the stream-K range starts
+// (sk_left_ >= 0), the stream-K tile of the range's last unit not handed out yet.
+template <bool STREAM_K>
+class Sm90WorkIter {
+ public:
+  GB_HD Sm90WorkIter(const Sm90Schedule& s, int cluster) : s_(s), pos_(cluster) {}
+  GB_HD bool next(Sm90Work& w) {
+    if constexpr (!STREAM_K) {
+      while (pos_ < s_.raster_total) {
+        const int t = pos_;
+        pos_ += s_.clusters;
+        w.tile = raster_tile(t % s_.raster_x, t / s_.raster_x, s_.log_tile);
+        if (!raster_tile_valid(w.tile, s_.tiles_m, s_.cluster_tiles_n)) continue;
+        w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
+        return true;
+      }
+      return false;
+    } else {
+      if (sk_left_ < 0) {  // whole tiles
+        if (pos_ < s_.dp_tiles) {
+          w.tile = dense_cluster_tile(s_, pos_);
+          w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
+          pos_ += s_.clusters;
+          return true;
+        }
+        // pos_ = cluster + i * clusters: the cluster is pos_ % clusters.
+        const int cluster = pos_ % s_.clusters;
+        const long long b = sk_range_begin(s_, cluster), e = sk_range_begin(s_, cluster + 1);
+        sk_left_ = int(e - b);  // at most 2 * k_blocks + 1: sk_tile_count keeps < 2 waves
+        if (sk_left_ == 0) return false;
+        pos_ = int((e - 1) / s_.k_blocks);
+        sk_kb_end_ = int(e - (long long)pos_ * s_.k_blocks);  // 1 .. k_blocks
+      }
+      if (sk_left_ == 0) return false;
+      const int len = sk_left_ < sk_kb_end_ ? sk_left_ : sk_kb_end_;  // stop at the tile's start
+      w.tile = dense_cluster_tile(s_, s_.dp_tiles + pos_);
+      w.kb_begin = sk_kb_end_ - len, w.kb_end = sk_kb_end_, w.sk_tile = pos_;
+      sk_left_ -= len;
+      --pos_;
+      sk_kb_end_ = s_.k_blocks;
+      return true;
+    }
+  }
+
+ private:
+  const Sm90Schedule& s_;
+  int pos_;
+  int sk_left_ = -1;   // stream-K: units of the range not handed out yet (-1: not started)
+  int sk_kb_end_ = 0;  // stream-K: one past the k-block of the last of them, in tile pos_
+};
+
+// Stream-K role of a work item in the consumer: kFixupNone for a whole tile or a finisher that
+// holds the tile's k-block 0; kFixupPublish for a partial (publish the accumulators, no
+// epilogue); a value >= 0 for a finisher that first adds the partials of that stream-K tile.
+inline constexpr int kFixupNone = -1;
+inline constexpr int kFixupPublish = -2;
+
+}  // namespace gemmbench

@@ -1,0 +1,68 @@
+// Host side of the Hopper kernel's TMA: tensor maps (CUtensorMap) for the K-major A and B
+// operands and for C's TMA stores, encoded by the driver's cuTensorMapEncodeTiled.
+#include "hgemm/sm90/tma_desc.hpp"
+
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+#include <cuda_runtime.h>
+
+#include "core/cuda_check.hpp"
+
+namespace gemmbench {
+namespace {
+
+using EncodeTiledFn = PFN_cuTensorMapEncodeTiled_v12000;
+
+// cuTensorMapEncodeTiled from the driver, fetched once through the runtime: no link-time
+// dependency on libcuda.
+EncodeTiledFn tensor_map_encoder() {
+  static const EncodeTiledFn fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &status));
+    if (status != cudaDriverEntryPointSuccess || p == nullptr)
+      throw CudaError("cuTensorMapEncodeTiled is not available from the installed CUDA driver");
+    return reinterpret_cast<EncodeTiledFn>(p);
+  }();
+  return fn;
+}
+
+CUtensorMapDataType tensor_map_type(DType dtype) {
+  return dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
+}  // namespace
+
+// A K-major operand stored (rows, K), K contiguous, as a 2D tensor map: dimension 0 = K,
+// dimension 1 = rows; box (64, box_rows) lands as box_rows rows of 128 bytes, 128B-swizzled;
+// out-of-bounds elements read as zero.
+CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(k) * 2};  // bytes between rows; K % 8 == 0
+  const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, const_cast<void*>(base), dims,
+                                strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+// C (M,N) column-major as a 2D tensor map for TMA stores: dimension 0 = M (contiguous),
+// dimension 1 = N; box (64, 64) read from a 128B-swizzled staging box (64 rows of 128 bytes, one
+// per n). Needs M % 8 == 0 (16-byte column stride) and a 16-byte aligned base.
+CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(m), cuuint64_t(n)};
+  const cuuint64_t strides[1] = {cuuint64_t(m) * 2};  // bytes between columns
+  const cuuint32_t box_dims[2] = {cuuint32_t(box), cuuint32_t(box)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, base, dims, strides, box_dims,
+                                elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,20 @@
+// TMA descriptors (CUtensorMap) of the Hopper kernel, built on the host once per launch.
+#pragma once
+
+#include <cuda.h>
+
+#include "core/types.hpp"
+
+namespace gemmbench {
+
+// A K-major operand stored (rows, K), K contiguous, as a 2D tensor map: dimension 0 = K,
+// dimension 1 = rows; box (64, box_rows) lands as box_rows rows of 128 bytes, 128B-swizzled;
+// out-of-bounds elements read as zero. K % 8 == 0 (16-byte row stride).
+CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows);
+
+// C (M,N) column-major as a 2D tensor map for TMA stores: dimension 0 = M (contiguous),
+// dimension 1 = N; box (box, box) read from a 128B-swizzled staging box. Needs M % 8 == 0
+// (16-byte column stride) and a 16-byte aligned base.
+CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box);
+
+}  // namespace gemmbench

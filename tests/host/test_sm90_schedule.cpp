@@ -1,0 +1,153 @@
+// The Hopper kernel's tile schedule (kernels/hgemm/sm90/schedule.hpp), the same code the kernel
+// runs: over many shapes, tile sizes and grid sizes, every output tile is computed exactly once,
+// and under stream-K every k-block of every tile exactly once, with each split tile finished by
+// one cluster that gathers exactly the partials the other clusters publish.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hgemm/sm90/schedule.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+struct Item {
+  int cluster;
+  Sm90Work w;
+};
+
+// Every cluster's work items, in its processing order.
+std::vector<std::vector<Sm90Work>> walk(const Sm90Schedule& s, bool stream_k) {
+  std::vector<std::vector<Sm90Work>> out(s.clusters);
+  for (int c = 0; c < s.clusters; ++c) {
+    Sm90Work w{};
+    if (stream_k) {
+      Sm90WorkIter<true> it(s, c);
+      while (it.next(w)) out[c].push_back(w);
+    } else {
+      Sm90WorkIter<false> it(s, c);
+      while (it.next(w)) out[c].push_back(w);
+    }
+  }
+  return out;
+}
+
+void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k) {
+  const Sm90Schedule s = make_schedule(m, n, k, bm, bn, 64, cluster, clusters_max, stream_k);
+  SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tile " << bm << "x" << bn
+                                  << " cluster " << cluster << " grid " << s.clusters
+                                  << (stream_k ? " stream-K" : ""));
+  ASSERT_GE(s.clusters, 1);
+  ASSERT_LE(s.clusters, clusters_max < 1 ? 1 : clusters_max);
+  EXPECT_EQ(s.tiles_total, s.tiles_m * s.cluster_tiles_n);
+  const auto items = walk(s, stream_k);
+
+  // k-block coverage per cluster tile: count[tile][kb].
+  std::map<std::pair<int, int>, std::vector<int>> count;
+  std::map<std::pair<int, int>, std::vector<int>> finishers, partial_holders;
+  for (int c = 0; c < s.clusters; ++c) {
+    int partials = 0;
+    for (size_t i = 0; i < items[c].size(); ++i) {
+      const Sm90Work& w = items[c][i];
+      ASSERT_GE(w.tile.m, 0);
+      ASSERT_LT(w.tile.m, s.tiles_m);
+      ASSERT_GE(w.tile.n, 0);
+      ASSERT_LT(w.tile.n, s.cluster_tiles_n);
+      ASSERT_LE(0, w.kb_begin);
+      ASSERT_LT(w.kb_begin, w.kb_end);
+      ASSERT_LE(w.kb_end, s.k_blocks);
+      auto& v = count[{w.tile.m, w.tile.n}];
+      v.resize(s.k_blocks);
+      for (int kb = w.kb_begin; kb < w.kb_end; ++kb) ++v[kb];
+      if (w.sk_tile < 0) {
+        EXPECT_EQ(w.kb_begin, 0);
+        EXPECT_EQ(w.kb_end, s.k_blocks);
+        continue;
+      }
+      ASSERT_TRUE(stream_k);
+      if (w.kb_end < s.k_blocks) {
+        ++partials;
+        // Published first, before the cluster's other stream-K work: a finisher waiting for
+        // it never waits on that cluster's own fix-up.
+        for (size_t j = 0; j < i; ++j) EXPECT_LT(items[c][j].sk_tile, 0) << "cluster " << c;
+        partial_holders[{w.sk_tile, 0}].push_back(c);
+      } else if (w.kb_begin > 0) {
+        finishers[{w.sk_tile, 0}].push_back(c);
+      }
+    }
+    EXPECT_LE(partials, 1) << "cluster " << c << ": one workspace slot per launch";
+  }
+  // Every valid cluster tile, every k-block, exactly once.
+  EXPECT_EQ(int(count.size()), s.tiles_total);
+  for (int tm = 0; tm < s.tiles_m; ++tm)
+    for (int tn = 0; tn < s.cluster_tiles_n; ++tn) {
+      const auto it = count.find({tm, tn});
+      ASSERT_NE(it, count.end()) << "tile (" << tm << "," << tn << ") never computed";
+      for (int kb = 0; kb < s.k_blocks; ++kb)
+        ASSERT_EQ(it->second[kb], 1) << "tile (" << tm << "," << tn << ") k-block " << kb;
+    }
+  // Each split tile: one finisher, which gathers exactly the clusters holding its partials, all
+  // lower-numbered (a cluster waits only for lower ones: no deadlock).
+  for (const auto& [key, holders] : partial_holders) {
+    const auto f = finishers.find(key);
+    ASSERT_NE(f, finishers.end()) << "stream-K tile " << key.first << " has no finisher";
+    ASSERT_EQ(f->second.size(), 1u);
+    const int fin = f->second[0];
+    std::set<int> gathered;
+    for (int cc = sk_prev_contributor(s, fin, key.first); cc >= 0;
+         cc = sk_prev_contributor(s, cc, key.first)) {
+      EXPECT_LT(cc, fin);
+      EXPECT_TRUE(gathered.insert(cc).second);
+    }
+    EXPECT_EQ(gathered, std::set<int>(holders.begin(), holders.end()));
+    EXPECT_LE(holders.size(), 2u) << "at most 2 partials per finisher (sk_tile_count)";
+  }
+  for (const auto& [key, fins] : finishers)
+    EXPECT_TRUE(partial_holders.count(key)) << "a finisher with kb_begin > 0 gathers something";
+}
+
+}  // namespace
+
+TEST(Sm90Schedule, StreamKTileCount) {
+  EXPECT_EQ(sk_tile_count(320, 66), 320 % 66);  // 56: more than half a wave
+  EXPECT_EQ(sk_tile_count(132, 66), 0);         // whole waves: no stream-K
+  EXPECT_EQ(sk_tile_count(70, 66), 4 + 66);     // under half a wave: one more wave joins
+  EXPECT_EQ(sk_tile_count(5, 7), 5);
+}
+
+TEST(Sm90Schedule, RasterIsTheDefaultWidth) {
+  const Sm90Schedule s = make_schedule(5120, 4096, 4096, 256, 128, 64, 2, 66, false);
+  EXPECT_EQ(s.cluster_tiles_n, 16);
+  EXPECT_EQ(s.log_tile, raster_log_tile(16, 8));
+  EXPECT_EQ(s.tiles_total, 20 * 16);
+  EXPECT_EQ(s.clusters, 66);
+  EXPECT_EQ(s.k_blocks, 64);
+}
+
+TEST(Sm90Schedule, EveryTileAndKBlockOnce) {
+  const int dims[] = {1, 7, 64, 127, 128, 129, 255, 256, 257, 1000, 2048, 5120};
+  const int ks[] = {1, 63, 64, 65, 200, 4096};
+  const int grids[] = {1, 2, 3, 5, 7, 13, 66, 132};
+  for (int cluster : {1, 2})
+    for (bool stream_k : {false, true})
+      for (int m : dims)
+        for (int n : dims)
+          for (int k : ks)
+            for (int g : grids) {
+              check(m, n, k, 256, 128, cluster, g, stream_k);
+              if (testing::Test::HasFatalFailure()) return;
+            }
+}
+
+TEST(Sm90Schedule, OtherTileShapes) {
+  for (int bm : {128, 256})
+    for (bool stream_k : {false, true})
+      for (int m : {100, 1000, 4096})
+        for (int n : {100, 1000, 4096})
+          for (int g : {1, 4, 9, 66}) check(m, n, 777, bm, 128, 2, g, stream_k);
+}
