@@ -160,19 +160,20 @@ TEST(Config, MissingAndUnreadableFiles) {
   EXPECT_THROW(load_config_file(std::filesystem::temp_directory_path().string()), UsageError);
 }
 
-// Every config shipped in configs/ parses (a new one is covered without being listed here), and
-// the ones the README and scripts name are among them.
+// Every config shipped in configs/ and configs/dev/ parses (a new one is covered without being
+// listed here), and the ones the README, docs and scripts name are among them.
 TEST(Config, ShippedConfigsParse) {
   const std::filesystem::path dir = std::filesystem::path(GEMMBENCH_SOURCE_DIR) / "configs";
   std::set<std::string> seen;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().string());
     const SweepConfig c = load_config_file(entry.path().string());
     EXPECT_FALSE(c.runs.empty());
-    seen.insert(entry.path().filename().string());
+    seen.insert(entry.path().lexically_relative(dir).generic_string());
   }
-  for (const char* name : {"default.json", "seed_attention.json", "square_sweep.json",
-                           "sgemm_ladder.json", "hgemm_ladder.json", "hopper_acceptance.json"})
+  for (const char* name :
+       {"default.json", "seed_attention.json", "square_sweep.json", "sgemm_ladder.json",
+        "hgemm_ladder.json", "dev/hopper_acceptance.json", "dev/ampere_acceptance.json"})
     EXPECT_TRUE(seen.count(name)) << name << " is missing from configs/";
 }

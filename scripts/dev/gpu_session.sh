@@ -2,14 +2,14 @@
 # One GPU session in one call (the GPU is lent by the minute): build, GPU tests, sanitizers,
 # benchmarks. Logs and reports go to $OUT (or ./gpu_out), a short table is printed last.
 #
-#   scripts/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
+#   scripts/dev/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
 #   (each step is one case of the loop below; ncu-kernels / ncu-stalls profile one launch)
-#   e.g. only the Hopper rung's tests: scripts/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
+#   e.g. only the Hopper rung's tests: scripts/dev/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
 #
 # Expects the dependencies staged in .deps (../shared/tools/stage-offline-deps.sh .deps) when the
 # host has no distro packages. Never changes clocks or resets the GPU.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/gpu_out}
 logs=$root/gpu_out/logs  # many files: tarred into $out at the end ($OUT returns few files)
 rm -rf "$logs" && mkdir -p "$logs" "$out"
@@ -236,7 +236,7 @@ for step in "${steps[@]}"; do
     ncu-source:*)
       # ncu-source:<tag>:<kernel name regex>:<gemmbench args>; warp-state samples per SASS
       # instruction of one launch (where in the mainloop the warps wait, and on what), as CSV in
-      # the logs; scripts/ncu_source_summary.py condenses it (run here on the CSV, or later).
+      # the logs; scripts/dev/ncu_source_summary.py condenses it (run here on the CSV, or later).
       split_tag_regex_args "${step#ncu-source:}"
       timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
         --section WarpStateStats --section SourceCounters --import-source no -f -o "$logs/ncu_source_$tag" \
@@ -246,7 +246,7 @@ for step in "${steps[@]}"; do
         >"$logs/ncu_source_$tag.csv" 2>>"$logs/ncu_source_$tag.log"
       note "ncu-source $tag: rc=$rc, csv rc=$? ($(wc -l <"$logs/ncu_source_$tag.csv") lines)"
       rm -f "$logs/ncu_source_$tag.ncu-rep"
-      python3 "$root/scripts/ncu_source_summary.py" "$logs/ncu_source_$tag.csv" 2>&1 | head -40 | tee -a "$summary"
+      python3 "$root/scripts/dev/ncu_source_summary.py" "$logs/ncu_source_$tag.csv" 2>&1 | head -40 | tee -a "$summary"
       # The CSV is large: it comes back compressed, on its own, not inside the logs' tarball.
       gzip -c "$logs/ncu_source_$tag.csv" >"$out/ncu_source_$tag.csv.gz" && rm -f "$logs/ncu_source_$tag.csv"
       ;;

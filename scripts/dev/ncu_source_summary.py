@@ -3,7 +3,7 @@
 --print-source sass) to where the warps were sampled: the instructions holding the most warp-state
 samples, each with its leading stall reasons, and the totals per reason.
 
-usage: scripts/ncu_source_summary.py SOURCE.csv [--top N]
+usage: scripts/dev/ncu_source_summary.py SOURCE.csv [--top N]
 
 The column names differ between ncu versions; any column whose name contains "Samples" counts as
 a sample column, and the per-reason columns are the numeric ones whose names start with "stall"
