@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "compare/compare_cli.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "core/provenance.hpp"
@@ -131,10 +132,12 @@ int run_benchmarks(const CliOutcome& cli) {
 }
 
 int main_impl(int argc, char** argv) {
-  std::function<int()> inspect_main;
+  std::function<int()> inspect_main, compare_main;
   const CliOutcome cli =
-      parse_command_line(std::vector<std::string>(argv, argv + argc),
-                         [&](CLI::App& app) { inspect_main = inspect::add_subcommand(app); });
+      parse_command_line(std::vector<std::string>(argv, argv + argc), [&](CLI::App& app) {
+        inspect_main = inspect::add_subcommand(app);
+        compare_main = compare::add_subcommand(app, std::cout);
+      });
   switch (cli.kind) {
     case CliOutcome::Kind::exit:
       std::cout << cli.text;
@@ -143,7 +146,7 @@ int main_impl(int argc, char** argv) {
       std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json);
       return kExitOk;
     case CliOutcome::Kind::extension:
-      return inspect_main();
+      return cli.extension == "compare" ? compare_main() : inspect_main();
     case CliOutcome::Kind::run:
       break;
   }

@@ -1,5 +1,7 @@
 #include "report/json_codec.hpp"
 
+#include <cmath>
+
 namespace gemmbench {
 
 namespace {
@@ -15,6 +17,14 @@ template <class T>
 std::optional<T> get_opt(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return j.at(key).get<T>();
+}
+
+// `v` rounded to `digits` significant digits: sample times in a report need no more than the
+// events' resolution (about 0.5 us), and a thousand samples then stay a few kilobytes.
+double round_significant(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const double scale = std::pow(10.0, digits - 1 - int(std::floor(std::log10(std::abs(v)))));
+  return std::round(v * scale) / scale;
 }
 
 Status parse_status(const std::string& s) {
@@ -61,6 +71,11 @@ json to_json(const CaseResult& r) {
                     {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
                     {"mean", r.time->mean_ms},     {"stdev", r.time->stdev_ms}};
     j["samples"] = r.time->samples;
+    if (!r.samples_ms.empty()) {
+      json s = json::array();
+      for (double v : r.samples_ms) s.push_back(round_significant(v, 4));
+      j["samples_ms"] = std::move(s);
+    }
   } else {
     j["time_ms"] = nullptr;
     j["samples"] = 0;
@@ -110,6 +125,7 @@ CaseResult case_result_from_json(const json& j) {
                          t.at("mean").get<double>(),   t.at("stdev").get<double>(),
                          j.at("samples").get<int>()};
   }
+  if (j.contains("samples_ms")) r.samples_ms = j.at("samples_ms").get<std::vector<double>>();
   r.tflops = get_opt<double>(j, "tflops");
   r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
   r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");

@@ -288,6 +288,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         if (g.measure.verify) r.error = im.verify(g, d, cublas);
         const auto times = im.sample(g, d, {cublas}, r.clock);
         r.time = summarize(times[0]);
+        if (g.measure.keep_samples) r.samples_ms = times[0];
         r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
         r.status =
             (!g.measure.verify || verification_passed(r.error)) ? Status::ok : Status::failed;
@@ -335,6 +336,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         if (g.measure.verify) r.error = im.verify(g, d, kernel);
         const auto times = im.sample(g, d, {kernel, cublas}, r.clock);
         r.time = summarize(times[0]);
+        if (g.measure.keep_samples) r.samples_ms = times[0];
         r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
         r.cublas_median_ms = summarize(times[1]).median_ms;
         r.ratio_to_cublas = *r.cublas_median_ms / r.time->median_ms;
