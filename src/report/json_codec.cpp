@@ -23,8 +23,10 @@ std::optional<T> get_opt(const json& j, const char* key) {
 // events' resolution (about 0.5 us), and a thousand samples then stay a few kilobytes.
 double round_significant(double v, int digits) {
   if (v == 0 || !std::isfinite(v)) return v;
-  const double scale = std::pow(10.0, digits - 1 - int(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
+  // Scale by an exact power of ten (10^e for e <= 22 is exact; 10^-e is not).
+  const int e = digits - 1 - int(std::floor(std::log10(std::abs(v))));
+  const double p = std::pow(10.0, std::abs(e));
+  return e >= 0 ? std::round(v * p) / p : std::round(v / p) * p;
 }
 
 Status parse_status(const std::string& s) {
