@@ -32,14 +32,14 @@ std::string ratio_text(const std::optional<double>& r) {
   return r ? fmt::format("{:.1f}%", 100.0 * *r) : "-";
 }
 
-std::string run_line(const json& m, const std::string& path) {
+// "(date, commit, GPU)" of a run.
+std::string run_details(const json& m) {
   const json d = m.contains("device") ? m.at("device") : json::object();
   auto s = [](const json& j, const char* k) {
     return j.is_object() && j.contains(k) && j.at(k).is_string() ? j.at(k).get<std::string>()
                                                                  : std::string("?");
   };
-  return fmt::format("{} ({}, commit {}, {})", path, s(m, "date_utc"), s(m, "git_commit"),
-                     s(d, "name"));
+  return fmt::format("({}, commit {}, {})", s(m, "date_utc"), s(m, "git_commit"), s(d, "name"));
 }
 
 std::string rule_text(const Comparison& c) {
@@ -137,9 +137,9 @@ json opt_json(const std::optional<T>& v) {
 
 std::string format_console(const Comparison& c) {
   std::string out = "gemmbench compare\n";
-  out += "  BASE " + run_line(c.base_metadata, c.base_path) + "\n";
+  out += "  BASE " + c.base_path + " " + run_details(c.base_metadata) + "\n";
   out += "       " + c.base_telemetry + "\n";
-  out += "  NEW  " + run_line(c.new_metadata, c.new_path) + "\n";
+  out += "  NEW  " + c.new_path + " " + run_details(c.new_metadata) + "\n";
   out += "       " + c.new_telemetry + "\n";
   if (c.metadata.empty()) {
     out +=
@@ -188,9 +188,9 @@ std::string format_markdown(const Comparison& c) {
     return s;
   };
   std::string out = "## gemmbench compare\n\n";
-  out += "- **BASE** `" + c.base_path + "`: " + esc(run_line(c.base_metadata, c.base_path)) + "; " +
+  out += "- **BASE** `" + c.base_path + "`: " + esc(run_details(c.base_metadata)) + "; " +
          c.base_telemetry + "\n";
-  out += "- **NEW** `" + c.new_path + "`: " + esc(run_line(c.new_metadata, c.new_path)) + "; " +
+  out += "- **NEW** `" + c.new_path + "`: " + esc(run_details(c.new_metadata)) + "; " +
          c.new_telemetry + "\n\n";
   if (c.metadata.empty()) {
     out +=
