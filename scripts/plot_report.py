@@ -16,6 +16,16 @@ ladder  One problem shape: a bar of TFLOP/s per kernel, in the report's order (t
 sweep   TFLOP/s (or --metric ratio: % of cuBLAS) against problem size, one line per kernel and
         a dashed one per cuBLAS group; size is M when M = N = K, else (M*N*K)^(1/3), on a
         log2 axis. FAILED points are red crosses off the lines.
+compare Two reports, BASE then NEW (`gemmbench compare BASE NEW` in a chart): one horizontal bar
+        per case matched in both, the change of the median in % (right: slower), with a noise
+        bar of +- the larger of the two runs' noise (half the p10-p90 spread) and a dot for
+        the change of the ratio to cuBLAS (right: the kernel lost ground to cuBLAS). Dashed
+        lines at +-threshold. A bar is red (slower) or green (faster) only under the rule
+        gemmbench compare uses without samples: beyond the threshold and each median outside
+        the other run's p10-p90 band; the rank test on samples is gemmbench compare's alone.
+        Rows on one side only, or untimed on one, are listed under the chart.
+
+    python3 scripts/plot_report.py compare base.json new.json -o compare.png
 
 Several reports may be given: their rows are concatenated in the order given and the first
 report's metadata titles the chart (a warning says so when the devices differ).
@@ -442,6 +452,138 @@ def sweep_data(report, metric="tflops"):
             "x_label": "M = N = K" if square else "(M*N*K)^(1/3)", "y_label": y_label}
 
 
+# ----------------------------------------------------------------------------------------------
+# compare: two reports case by case (the same matching as `gemmbench compare`)
+# ----------------------------------------------------------------------------------------------
+
+def case_key(row, run_regime=""):
+    """What makes two rows the same case: the fields `gemmbench compare` matches on. A row
+    without regime takes its report's, else 'sustained'; a preset is {model, layer}."""
+    measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
+    regime = measure.get("regime") or run_regime or "sustained"
+    preset = row.get("preset")
+    if isinstance(preset, dict):
+        preset = "/".join(str(preset[k]) for k in ("model", "layer") if preset.get(k))
+    return (row["kernel"], row["m"], row["n"], row["k"], row["layout"], row["dtype"],
+            row["accum"], row.get("alpha", 1.0), row.get("beta", 0.0),
+            measure.get("cache", "cold"), measure.get("data", "uniform"), regime, preset or "")
+
+
+def case_label(row, key):
+    label = f"{row['kernel']} {row['m']}x{row['n']}x{row['k']} {row['layout']} " \
+            f"{row['dtype']}/{row['accum']}"
+    if (key[7], key[8]) != (1.0, 0.0):
+        label += f" a={key[7]:g} b={key[8]:g}"
+    extra = [x for x, default in ((key[9], "cold"), (key[10], "uniform"), (key[11], "sustained"))
+             if x != default]
+    if extra:
+        label += " " + " ".join(extra)
+    if key[12]:
+        label += f" [{key[12]}]"
+    return label
+
+
+def _keyed_rows(report):
+    """[(key, label, row)], a case seen twice numbered '#2' so it matches in order."""
+    regime = report["metadata"].get("regime") or ""
+    seen, out = {}, []
+    for row in report["results"]:
+        key = case_key(row, regime)
+        seen[key] = seen.get(key, 0) + 1
+        n = seen[key]
+        out.append((key + ((n,) if n > 1 else ()),
+                    case_label(row, key) + (f" (#{n})" if n > 1 else ""), row))
+    return out
+
+
+def _noise_pct(time):
+    return 50.0 * (time["p90"] - time["p10"]) / time["median"] if time["median"] > 0 else 0.0
+
+
+def compare_data(base, new, threshold=3.0):
+    """Cases of BASE matched in NEW: change of the median (%), each run's noise (%), change of
+    the ratio to cuBLAS (%: > 0 is better) and the verdict by the quantile rule."""
+    new_rows = {key: (label, row) for key, label, row in _keyed_rows(new)}
+    cases, notes, matched = [], [], set()
+    for key, label, b in _keyed_rows(base):
+        if key not in new_rows:
+            notes.append(f"only in BASE: {label} ({b['status']})")
+            continue
+        matched.add(key)
+        n = new_rows[key][1]
+        tb, tn = b.get("time_ms"), n.get("time_ms")
+        if not tb or not tn or tb["median"] <= 0:
+            notes.append(f"not timed in both: {label} ({b['status']} / {n['status']})")
+            continue
+        change = 100.0 * (tn["median"] - tb["median"]) / tb["median"]
+        slower = change > 0
+        outside = (tn["median"] > tb["p90"] and tb["median"] < tn["p10"]) if slower else \
+                  (tn["median"] < tb["p10"] and tb["median"] > tn["p90"])
+        verdict = ("slower" if slower else "faster") if outside and abs(change) > threshold \
+            else "same"
+        if b["status"] == "ok" and n["status"] in ("FAILED", "error"):
+            verdict = "newly_failed"
+            notes.append(f"FAILED in NEW: {label}")
+        rb, rn = b.get("ratio_to_cublas"), n.get("ratio_to_cublas")
+        cases.append({"label": label, "change_pct": change,
+                      "base_noise_pct": _noise_pct(tb), "new_noise_pct": _noise_pct(tn),
+                      "ratio_change_pct": 100.0 * (rn - rb) / rb if rb and rn else None,
+                      "verdict": verdict})
+    for key, label, n in _keyed_rows(new):
+        if key not in matched:
+            notes.append(f"only in NEW: {label} ({n['status']})")
+    if not cases:
+        raise ReportError("no case is timed in both reports: nothing to draw")
+    return {"cases": cases, "notes": notes, "threshold": threshold}
+
+
+def figure_compare(base, new, data):
+    import matplotlib.pyplot as plt
+
+    cases = data["cases"]
+    height = max(3.0, 0.32 * len(cases) + 1.6)
+    fig, ax = plt.subplots(figsize=(11, height))
+    ys = list(range(len(cases)))[::-1]
+    colors = {"slower": "#c00000", "faster": "#2a8a2a", "same": "#9a9a9a",
+              "newly_failed": "#c00000"}
+    for y, c in zip(ys, cases):
+        noise = max(c["base_noise_pct"], c["new_noise_pct"])
+        ax.barh(y, c["change_pct"], color=colors[c["verdict"]], height=0.6,
+                hatch="//" if c["verdict"] == "newly_failed" else None, edgecolor="#333333",
+                linewidth=0.4)
+        ax.errorbar(c["change_pct"], y, xerr=noise, color="#333333", capsize=3, linewidth=0.9)
+        if c["ratio_change_pct"] is not None:
+            # The ratio's change, sign flipped so that right means worse on both marks.
+            ax.plot(-c["ratio_change_pct"], y, "o", color="#1f4e9c", markersize=4)
+    for x in (-data["threshold"], data["threshold"]):
+        ax.axvline(x, color="#555555", linestyle="--", linewidth=0.8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([c["label"] for c in cases], fontsize=7.5)
+    ax.set_xlabel("change of the median time, % (right: slower); bar: +- the larger run noise "
+                  "(half p10-p90); dot: -(change of ratio to cuBLAS), %", fontsize=8)
+    base_meta, new_meta = base["metadata"], new["metadata"]
+    lines = [f"gemmbench compare: NEW vs BASE, threshold +-{data['threshold']:g}%",
+             f"BASE: {base_meta.get('date_utc', '?')} commit {base_meta.get('git_commit', '?')}"
+             f"  {_device(base_meta).get('name', '?')}",
+             f"NEW:  {new_meta.get('date_utc', '?')} commit {new_meta.get('git_commit', '?')}"
+             f"  {_device(new_meta).get('name', '?')}"]
+    fig.suptitle("\n".join(lines), fontsize=9)
+    if data["notes"]:
+        fig.text(0.005, -0.01, _footnote_text(data["notes"]), ha="left", va="top", fontsize=7,
+                 family="monospace", color="#333333")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def render_compare(base, new, out_path, threshold=3.0):
+    data = compare_data(base, new, threshold)
+    _use_agg()
+    save(figure_compare(base, new, data), out_path)
+    return data
+
+
 def title_lines(metadata):
     """Second title line: device, date and versions; a third with the report's description."""
     dev = _device(metadata)
@@ -711,7 +853,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="plot_report.py", description=doc, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="chart", metavar="{ladder,sweep}", required=True)
+    sub = parser.add_subparsers(dest="chart", metavar="{ladder,sweep,compare}", required=True)
 
     def common(p, default_out):
         p.add_argument("reports", nargs="+", metavar="REPORT",
@@ -749,11 +891,28 @@ def build_parser():
     common(sweep, "sweep.png")
     sweep.add_argument("--metric", choices=("tflops", "ratio"), default="tflops",
                        help="tflops (default) or ratio: %% of cuBLAS, cuBLAS = 100%% line")
+
+    compare = sub.add_parser(
+        "compare", help="change of the median per case between two reports, with noise bars",
+        description="BASE then NEW, matched case by case as `gemmbench compare` matches them: "
+                    "one bar per case (change of the median in %, right: slower) with a noise "
+                    "bar, a dot for the change of the ratio to cuBLAS and dashed threshold "
+                    "lines. Rows on one side only are listed under the chart.",
+        epilog=EPILOG)
+    compare.add_argument("base", metavar="BASE", help="the reference report")
+    compare.add_argument("new", metavar="NEW", help="the report judged against it")
+    compare.add_argument("-o", "--output", default="compare.png",
+                         help="PNG to write (default: compare.png)")
+    compare.add_argument("--threshold", type=float, default=3.0,
+                         help="%% change below which no bar is called (default 3, as gemmbench "
+                              "compare)")
     return parser
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if args.chart == "compare":
+        return _main_compare(args)
     try:
         named = []
         for path in args.reports:
@@ -779,6 +938,28 @@ def main(argv=None):
         print(f"plot_report: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # the output cannot be written
+        print(f"plot_report: {args.output}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(args.output)
+    return 0
+
+
+def _main_compare(args):
+    try:
+        docs = []
+        for path in (args.base, args.new):
+            report, warnings = load_report(path)
+            for w in warnings:
+                print(f"plot_report: warning: {w}", file=sys.stderr)
+            docs.append(report)
+        render_compare(docs[0], docs[1], args.output, args.threshold)
+    except ReportError as e:
+        print(f"plot_report: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"plot_report: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
         print(f"plot_report: {args.output}: {e.strerror or e}", file=sys.stderr)
         return 2
     print(args.output)

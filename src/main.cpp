@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "compare/compare_cli.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
@@ -133,10 +134,12 @@ int run_benchmarks(const CliOutcome& cli) {
 }
 
 int main_impl(int argc, char** argv) {
-  std::function<int()> inspect_main;
+  std::function<int()> inspect_main, compare_main;
   const CliOutcome cli =
-      parse_command_line(std::vector<std::string>(argv, argv + argc),
-                         [&](CLI::App& app) { inspect_main = inspect::add_subcommand(app); });
+      parse_command_line(std::vector<std::string>(argv, argv + argc), [&](CLI::App& app) {
+        inspect_main = inspect::add_subcommand(app);
+        compare_main = compare::add_subcommand(app, std::cout);
+      });
   switch (cli.kind) {
     case CliOutcome::Kind::exit:
       std::cout << cli.text;
@@ -146,7 +149,7 @@ int main_impl(int argc, char** argv) {
                                       cli.options.list_all);
       return kExitOk;
     case CliOutcome::Kind::extension:
-      return inspect_main();
+      return cli.extension == "compare" ? compare_main() : inspect_main();
     case CliOutcome::Kind::run:
       break;
   }

@@ -118,6 +118,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "measured that way, not for headline figures)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
+  bool keep_samples = false;
+  app.add_flag("--keep-samples", keep_samples,
+               "Write every sample time of each row to the --json report (\"samples_ms\", 4 "
+               "significant digits), for the rank test of `gemmbench compare`");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
 
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
@@ -152,6 +156,7 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     if (!o.measure.data) throw UsageError("--data: '" + *data + "' is not one of uniform, int3");
   }
   if (no_verify) o.measure.verify = false;
+  if (keep_samples) o.measure.keep_samples = true;
   if (o.device < 0)
     throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
   if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");
@@ -160,7 +165,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     out.kind = CliOutcome::Kind::list;
   } else {
     for (CLI::App* sub : app.get_subcommands())
-      if (sub != list) out.kind = CliOutcome::Kind::extension;
+      if (sub != list) {
+        out.kind = CliOutcome::Kind::extension;
+        out.extension = sub->get_name();
+      }
   }
   return out;
 }

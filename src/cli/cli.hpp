@@ -36,6 +36,7 @@ struct CliOutcome {
   CliOptions options;
   int exit_code = 0;              // for Kind::exit (help, version)
   std::string text;               // for Kind::exit: what to print on stdout
+  std::string extension;          // for Kind::extension: the subcommand's name ("inspect")
   std::vector<std::string> argv;  // the command line, for the report
 };
 

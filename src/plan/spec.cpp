@@ -34,6 +34,7 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (cache) s.cache = *cache;
   if (data) s.data = *data;
   if (verify) s.verify = *verify;
+  if (keep_samples) s.keep_samples = *keep_samples;
 }
 
 void validate(const MeasureSettings& s, const std::string& where) {

@@ -32,6 +32,7 @@ struct MeasureSettings {
   CacheMode cache = CacheMode::cold;
   DataDist data = DataDist::uniform;
   bool verify = true;
+  bool keep_samples = false;  // write every sample time to the JSON report (--keep-samples)
 };
 
 struct MeasureOverrides {
@@ -40,6 +41,7 @@ struct MeasureOverrides {
   std::optional<CacheMode> cache;
   std::optional<DataDist> data;
   std::optional<bool> verify;
+  std::optional<bool> keep_samples;
   void apply_to(MeasureSettings& s) const;
 };
 

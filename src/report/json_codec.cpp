@@ -1,6 +1,8 @@
 #include "core/interrupt.hpp"
 #include "report/json_codec.hpp"
 
+#include <cmath>
+
 namespace gemmbench {
 
 namespace {
@@ -16,6 +18,16 @@ template <class T>
 std::optional<T> get_opt(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return j.at(key).get<T>();
+}
+
+// `v` rounded to `digits` significant digits: sample times in a report need no more than the
+// events' resolution (about 0.5 us), and a thousand samples then stay a few kilobytes.
+double round_significant(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  // Scale by an exact power of ten (10^e for e <= 22 is exact; 10^-e is not).
+  const int e = digits - 1 - int(std::floor(std::log10(std::abs(v))));
+  const double p = std::pow(10.0, std::abs(e));
+  return e >= 0 ? std::round(v * p) / p : std::round(v / p) * p;
 }
 
 Status parse_status(const std::string& s) {
@@ -62,6 +74,11 @@ json to_json(const CaseResult& r) {
                     {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
                     {"mean", r.time->mean_ms},     {"stdev", r.time->stdev_ms}};
     j["samples"] = r.time->samples;
+    if (!r.samples_ms.empty()) {
+      json s = json::array();
+      for (double v : r.samples_ms) s.push_back(round_significant(v, 4));
+      j["samples_ms"] = std::move(s);
+    }
   } else {
     j["time_ms"] = nullptr;
     j["samples"] = 0;
@@ -111,6 +128,7 @@ CaseResult case_result_from_json(const json& j) {
                          t.at("mean").get<double>(),   t.at("stdev").get<double>(),
                          j.at("samples").get<int>()};
   }
+  if (j.contains("samples_ms")) r.samples_ms = j.at("samples_ms").get<std::vector<double>>();
   r.tflops = get_opt<double>(j, "tflops");
   r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
   r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");

@@ -37,6 +37,9 @@ struct CaseResult {
   Status status = Status::skipped;
   std::string reason;  // why skipped / failed / errored
   std::optional<TimingStats> time;
+  // Every timed sample of this row's provider, in the order taken: only with --keep-samples
+  // (MeasureSettings::keep_samples), else empty. JSON "samples_ms", 4 significant digits.
+  std::vector<double> samples_ms;
   std::optional<double> tflops;            // 2*M*N*K / median
   std::optional<double> cublas_median_ms;  // cuBLAS median from the interleaved samples
   std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)

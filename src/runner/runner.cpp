@@ -255,6 +255,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     if (g.measure.verify) r.error = im.verify(g, d, launches[0]);
     const auto times = im.sample(g, d, launches, r.clock);
     r.time = summarize(times[0]);
+    if (g.measure.keep_samples) r.samples_ms = times[0];
     r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
     if (launches.size() > 1) {
       r.cublas_median_ms = summarize(times[1]).median_ms;

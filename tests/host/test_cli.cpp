@@ -239,3 +239,27 @@ TEST(Cli, ListOfTheRegisteredKernels) {
   for (const KernelInfo* k : reg.all())
     EXPECT_NE(all.find(k->name + " "), std::string::npos) << k->name;
 }
+
+TEST(Cli, KeepSamplesIsOffUnlessAsked) {
+  EXPECT_FALSE(parse({"--kernel", "hgemm_tn"}).options.measure.keep_samples.has_value());
+  const CliOutcome o = parse({"--kernel", "hgemm_tn", "--keep-samples", "--json", "r.json"});
+  EXPECT_EQ(o.options.measure.keep_samples, true);
+  MeasureSettings s;
+  o.options.measure.apply_to(s);
+  EXPECT_TRUE(s.keep_samples);
+  EXPECT_FALSE(MeasureSettings{}.keep_samples);
+}
+
+TEST(Cli, CompareIsAnExtensionSubcommandByName) {
+  std::string base, now;
+  const CliOutcome o =
+      parse_command_line({"gemmbench", "compare", "a.json", "b.json"}, [&](CLI::App& app) {
+        CLI::App* sub = app.add_subcommand("compare");
+        sub->add_option("base", base);
+        sub->add_option("new", now);
+      });
+  EXPECT_EQ(o.kind, CliOutcome::Kind::extension);
+  EXPECT_EQ(o.extension, "compare");
+  EXPECT_EQ(base, "a.json");
+  EXPECT_EQ(now, "b.json");
+}

@@ -361,3 +361,16 @@ TEST(Json, AnInterruptedRunSaysSoAndIsNotComplete) {
   EXPECT_NE(out.str().find("run interrupted by SIGTERM: 1 of 5 rows ran"), std::string::npos)
       << out.str();
 }
+
+TEST(Json, SamplesAreWrittenOnlyWhenKeptRoundedToFourDigits) {
+  CaseResult r = sample_row(3, Status::ok);
+  EXPECT_FALSE(to_json(r).contains("samples_ms"));
+  r.samples_ms = {0.312749, 0.312751, 1.23456789, 12345.678, 0.000123456};
+  const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+  ASSERT_TRUE(j.contains("samples_ms"));
+  EXPECT_EQ(j["samples_ms"], nlohmann::json::parse("[0.3127, 0.3128, 1.235, 12350.0, 0.0001235]"));
+  const CaseResult back = case_result_from_json(j);
+  ASSERT_EQ(back.samples_ms.size(), 5u);
+  EXPECT_DOUBLE_EQ(back.samples_ms[2], 1.235);
+  EXPECT_EQ(to_json(back), j);
+}

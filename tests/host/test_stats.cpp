@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "stats/mann_whitney.hpp"
 #include "stats/stats.hpp"
 
 using namespace gemmbench;
@@ -44,4 +45,44 @@ TEST(Stats, EmptyThrows) {
   EXPECT_THROW(summarize({}), std::invalid_argument);
   EXPECT_THROW(percentile({}, 50), std::invalid_argument);
   EXPECT_THROW(percentile({1.0}, 101), std::invalid_argument);
+}
+
+// scipy.stats.mannwhitneyu's documented example (males vs females, method="asymptotic"):
+// statistic 17.0, pvalue 0.11134688653314041.
+TEST(MannWhitney, MatchesScipyAsymptoticExample) {
+  const MannWhitneyResult r = mann_whitney_u({19, 22, 16, 29, 24}, {20, 11, 17, 12});
+  EXPECT_DOUBLE_EQ(r.u, 17.0);
+  EXPECT_NEAR(r.p_value, 0.11134688653314041, 1e-12);
+  EXPECT_NEAR(r.z, 1.5921683328090657, 1e-12);
+  EXPECT_NEAR(r.effect, 17.0 / 20.0, 1e-15);
+  // The test is symmetric: swapping the samples gives U2 = n1*n2 - U1 and the same p.
+  const MannWhitneyResult s = mann_whitney_u({20, 11, 17, 12}, {19, 22, 16, 29, 24});
+  EXPECT_DOUBLE_EQ(s.u, 3.0);
+  EXPECT_NEAR(s.p_value, r.p_value, 1e-15);
+}
+
+// With ties: U counted pair by pair (x > y: 1, x == y: 1/2) and the tie-corrected variance
+// n1*n2/12 * ((n+1) - sum(t^3-t)/(n(n-1))), computed independently of the rank sums:
+// U = 9, z = 1.6777906842108046, p = 0.09338796860680042.
+TEST(MannWhitney, TieCorrection) {
+  const MannWhitneyResult r = mann_whitney_u({1, 2, 2, 3, 3, 5}, {2, 3, 3, 4, 6, 6, 7});
+  EXPECT_DOUBLE_EQ(r.u, 9.0);
+  EXPECT_NEAR(r.z, 1.6777906842108046, 1e-12);
+  EXPECT_NEAR(r.p_value, 0.09338796860680042, 1e-12);
+  EXPECT_LT(r.effect, 0.5);  // the first sample is the smaller one
+}
+
+TEST(MannWhitney, SeparatedSamplesAreSignificantAndTiesAreNot) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 50; ++i) a.push_back(1.0 + 0.001 * i), b.push_back(2.0 + 0.001 * i);
+  const MannWhitneyResult r = mann_whitney_u(b, a);
+  EXPECT_DOUBLE_EQ(r.u, 2500.0);
+  EXPECT_DOUBLE_EQ(r.effect, 1.0);
+  EXPECT_LT(r.p_value, 1e-15);
+  const MannWhitneyResult same = mann_whitney_u(a, a);
+  EXPECT_NEAR(same.p_value, 1.0, 1e-12);
+  const MannWhitneyResult tied = mann_whitney_u({3, 3, 3}, {3, 3});
+  EXPECT_DOUBLE_EQ(tied.p_value, 1.0);
+  EXPECT_DOUBLE_EQ(tied.effect, 0.5);
+  EXPECT_THROW(mann_whitney_u({}, {1.0}), std::invalid_argument);
 }

@@ -378,6 +378,67 @@ class SweepData(unittest.TestCase):
             plot_report.sweep_data(doc)
 
 
+class CompareData(unittest.TestCase):
+    """`compare`: cases matched as gemmbench compare matches them, change and noise per case."""
+
+    def slowed(self, factor, spread=None):
+        """The sample with the first timed kernel row's times scaled by `factor` (and its
+        p10/p90 set to +-spread around the median when given); returns (doc, row index)."""
+        doc = sample()
+        for i, row in enumerate(doc["results"]):
+            if row["provider"] != "cublas" and row.get("time_ms"):
+                t = row["time_ms"]
+                for k in ("median", "min", "p10", "p90", "mean"):
+                    t[k] *= factor
+                if spread is not None:
+                    t["p10"], t["p90"] = t["median"] * (1 - spread), t["median"] * (1 + spread)
+                return doc, i
+        self.fail("no timed kernel row in the sample")
+
+    def test_identical_reports_change_nothing(self):
+        data = plot_report.compare_data(sample(), sample())
+        self.assertTrue(data["cases"])
+        self.assertTrue(all(c["change_pct"] == 0 and c["verdict"] == "same"
+                            for c in data["cases"]))
+        self.assertFalse([n for n in data["notes"] if n.startswith("only in")])
+
+    def test_slowdown_beyond_noise_and_threshold_is_slower(self):
+        base, i = self.slowed(1.0, spread=0.01)
+        new, _ = self.slowed(1.05, spread=0.01)
+        data = plot_report.compare_data(base, new)
+        label = plot_report.case_label(base["results"][i], plot_report.case_key(base["results"][i]))
+        case = next(c for c in data["cases"] if c["label"] == label)
+        self.assertAlmostEqual(case["change_pct"], 5.0, places=9)
+        self.assertAlmostEqual(case["base_noise_pct"], 1.0, places=9)
+        self.assertEqual(case["verdict"], "slower")
+        self.assertEqual(sum(c["verdict"] == "slower" for c in data["cases"]), 1)
+        # Within +-10% noise the same 5% is not called.
+        wide_base, _ = self.slowed(1.0, spread=0.10)
+        wide_new, _ = self.slowed(1.05, spread=0.10)
+        wide = plot_report.compare_data(wide_base, wide_new)
+        self.assertFalse([c for c in wide["cases"] if c["verdict"] != "same"])
+
+    def test_rows_on_one_side_are_listed(self):
+        new = sample()
+        dropped = new["results"].pop(0)
+        data = plot_report.compare_data(sample(), new)
+        label = plot_report.case_label(dropped, plot_report.case_key(dropped))
+        self.assertIn(f"only in BASE: {label} ({dropped['status']})", data["notes"])
+
+    def test_missing_regime_reads_as_sustained(self):
+        row = sample()["results"][0]
+        spelled = copy.deepcopy(row)
+        spelled["measure"]["regime"] = "sustained"
+        self.assertEqual(plot_report.case_key(row), plot_report.case_key(spelled))
+        spelled["preset"] = {"model": "llama3-8b", "layer": "qkv"}
+        self.assertNotEqual(plot_report.case_key(row), plot_report.case_key(spelled))
+
+    def test_compare_of_a_non_report_exits_2(self):
+        code, out, err = run_main(["compare", SAMPLE, SCRIPT])
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
 class CommandLineErrors(TempDirCase):
     """Bad input: exit code 2 and exactly one line on stderr, before matplotlib is needed."""
 
@@ -463,6 +524,18 @@ class Render(TempDirCase):
         code, _, err = run_main(["ladder", SAMPLE, path, "-o", out])
         self.assertEqual(code, 0, err)
         self.assertIn("warning: reports from different devices", err)
+        self.assert_png(out)
+
+    def test_compare_chart(self):
+        doc = sample()
+        for row in doc["results"]:
+            if row.get("time_ms") and row["provider"] != "cublas":
+                row["time_ms"]["median"] *= 1.05
+        path = self.write_json("slower.json", doc)
+        out = os.path.join(self.tmp, "compare.png")
+        code, stdout, err = run_main(["compare", SAMPLE, path, "-o", out])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(stdout.strip(), out)
         self.assert_png(out)
 
 
