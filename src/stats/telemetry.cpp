@@ -11,10 +11,14 @@ struct ReasonName {
   const char* name;
 };
 constexpr ReasonName kReasons[] = {
-    {clock_reason::app_clocks, "app_clocks"},         {clock_reason::sw_power_cap, "sw_power_cap"},
-    {clock_reason::hw_slowdown, "hw_slowdown"},       {clock_reason::sync_boost, "sync_boost"},
-    {clock_reason::sw_thermal, "sw_thermal"},         {clock_reason::hw_thermal, "hw_thermal"},
-    {clock_reason::hw_power_brake, "hw_power_brake"}, {clock_reason::display_clocks, "display_clocks"},
+    {clock_reason::app_clocks, "app_clocks"},
+    {clock_reason::sw_power_cap, "sw_power_cap"},
+    {clock_reason::hw_slowdown, "hw_slowdown"},
+    {clock_reason::sync_boost, "sync_boost"},
+    {clock_reason::sw_thermal, "sw_thermal"},
+    {clock_reason::hw_thermal, "hw_thermal"},
+    {clock_reason::hw_power_brake, "hw_power_brake"},
+    {clock_reason::display_clocks, "display_clocks"},
 };
 }  // namespace
 
@@ -94,8 +98,8 @@ std::vector<TelemetrySample> select_telemetry(const std::vector<TelemetrySample>
   std::vector<TelemetrySample> out;
   for (const TelemetrySample& s : samples) {
     if (s.phase != phase) continue;
-    if (s.pair >= 0 && std::find(discarded_pairs.begin(), discarded_pairs.end(), s.pair) !=
-                           discarded_pairs.end())
+    if (s.pair >= 0 &&
+        std::find(discarded_pairs.begin(), discarded_pairs.end(), s.pair) != discarded_pairs.end())
       continue;
     out.push_back(s);
   }
@@ -130,8 +134,8 @@ std::optional<CounterEnergy> energy_from_counter(const std::vector<TelemetrySamp
 
 bool burst_ready(const TelemetrySample& s, std::optional<double> power_limit_w,
                  const BurstRule& rule) {
-  if (s.reasons && (*s.reasons & (clock_reason::sw_power_cap | clock_reason::thermal |
-                                  clock_reason::hardware)))
+  if (s.reasons &&
+      (*s.reasons & (clock_reason::sw_power_cap | clock_reason::thermal | clock_reason::hardware)))
     return false;
   if (s.power_w && power_limit_w && *power_limit_w > 0 &&
       *s.power_w >= rule.ready_power_share * *power_limit_w)

@@ -39,7 +39,9 @@ std::string clock_reason_names(uint64_t bits);
 enum class Throttle { none, power_cap, thermal, hw_slowdown };
 const char* to_string(Throttle t);
 std::optional<Throttle> parse_throttle(std::string_view s);
-inline bool is_fault(Throttle t) { return t == Throttle::thermal || t == Throttle::hw_slowdown; }
+inline bool is_fault(Throttle t) {
+  return t == Throttle::thermal || t == Throttle::hw_slowdown;
+}
 // The most serious class present in `reasons`: hw_slowdown (hw_slowdown, hw_power_brake) over
 // thermal (sw_thermal, hw_thermal) over power_cap (sw_power_cap) over none.
 Throttle classify_throttle(uint64_t reasons);
@@ -89,12 +91,12 @@ std::vector<TelemetrySample> select_telemetry(const std::vector<TelemetrySample>
 // whose value changed), so both ends carry the same lag and only the sampling period remains as
 // error at each end.
 struct CounterEnergy {
-  double joules = 0;      // counter difference between the two refreshes
-  double seconds = 0;     // host time between them
-  double power_w = 0;     // joules / seconds
-  double t_first = 0;     // the span, host seconds (for selecting the matching power readings)
+  double joules = 0;   // counter difference between the two refreshes
+  double seconds = 0;  // host time between them
+  double power_w = 0;  // joules / seconds
+  double t_first = 0;  // the span, host seconds (for selecting the matching power readings)
   double t_last = 0;
-  int refreshes = 0;      // counter refreshes inside the span, both ends included
+  int refreshes = 0;  // counter refreshes inside the span, both ends included
 };
 // Absent when fewer than two refreshes fall inside the window or the counter is missing.
 std::optional<CounterEnergy> energy_from_counter(const std::vector<TelemetrySample>& samples,
