@@ -100,10 +100,18 @@ int run_benchmarks(const CliOutcome& cli) {
         meta.data_used.end())
       meta.data_used.push_back(g.measure.data);
   meta.data_distribution = data_distribution_text(meta.data_used);
+  for (const ProblemGroup& g : plan.groups) {
+    const std::string r = to_string(g.measure.regime);
+    if (meta.regime.find(r) == std::string::npos)
+      meta.regime += (meta.regime.empty() ? "" : ",") + r;
+  }
   meta.timing_method =
       "CUDA events around each launch on one stream; warm-up launches first; L2 flushed by a "
       "2x-L2 memset before each sample (cache=cold) and C restored before each sample when "
-      "beta != 0, both outside the events; kernel and cuBLAS sampled interleaved; median quoted";
+      "beta != 0, both outside the events; kernel and cuBLAS sampled interleaved; median quoted; "
+      "NVML read every 10 ms by a thread "
+      "during each row's samples; energy from the NVML energy counter over one provider run back "
+      "to back after the samples (docs/regimes.md)";
   meta.flops_convention = "2*M*N*K per GEMM";
   meta.verification =
       "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
