@@ -103,6 +103,11 @@ int run_benchmarks(const CliOutcome& cli) {
         meta.data_used.end())
       meta.data_used.push_back(g.measure.data);
   meta.data_distribution = data_distribution_text(meta.data_used);
+  for (const ProblemGroup& g : plan.groups) {
+    const std::string r = to_string(g.measure.regime);
+    if (meta.regime.find(r) == std::string::npos)
+      meta.regime += (meta.regime.empty() ? "" : ",") + r;
+  }
   meta.timing_method = Runner::timing_method();
   meta.flops_convention = kFlopsConvention;
   meta.verification = kVerificationMethod;

@@ -116,6 +116,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "in [-3,3], cutlass_profiler's default for f16: low-entropy data draws less "
                  "power and runs faster on a power-capped GPU; for comparing with numbers "
                  "measured that way, not for headline figures)");
+  std::optional<std::string> regime;
+  app.add_option("--regime", regime,
+                 "sustained (default: samples back to back, the board settles at its power cap) "
+                 "or burst (each interleaved pair starts from a cool, unthrottled board; pairs "
+                 "whose clock fell are discarded; docs/regimes.md)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
   bool keep_samples = false;
@@ -154,6 +159,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (data) {
     o.measure.data = parse_data_dist(*data);
     if (!o.measure.data) throw UsageError("--data: '" + *data + "' is not one of uniform, int3");
+  }
+  if (regime) {
+    o.measure.regime = parse_regime(*regime);
+    if (!o.measure.regime)
+      throw UsageError("--regime: '" + *regime + "' is not one of sustained, burst");
   }
   if (no_verify) o.measure.verify = false;
   if (keep_samples) o.measure.keep_samples = true;

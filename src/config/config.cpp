@@ -184,8 +184,9 @@ class Parser {
 
   MeasureOverrides measure(const json& j, const std::string& path) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(j, path,
-               {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "verify"});
+    check_keys(
+        j, path,
+        {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "regime", "verify"});
     MeasureOverrides m;
     auto bounded_int = [&](const char* key) -> std::optional<int> {
       if (!j.contains(key)) return std::nullopt;
@@ -211,6 +212,13 @@ class Parser {
       m.data = parse_data_dist(d.get<std::string>());
       if (!m.data)
         fail(join(path, "data"), "'" + d.get<std::string>() + "' is not one of uniform, int3");
+    }
+    if (j.contains("regime")) {
+      const json& r = j["regime"];
+      expect(r, r.is_string(), join(path, "regime"), "a string");
+      m.regime = parse_regime(r.get<std::string>());
+      if (!m.regime)
+        fail(join(path, "regime"), "'" + r.get<std::string>() + "' is not one of sustained, burst");
     }
     if (j.contains("verify")) {
       expect(j["verify"], j["verify"].is_boolean(), join(path, "verify"), "a boolean");

@@ -26,6 +26,16 @@ std::optional<DataDist> parse_data_dist(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(Regime r) {
+  return r == Regime::sustained ? "sustained" : "burst";
+}
+
+std::optional<Regime> parse_regime(std::string_view s) {
+  if (s == "sustained") return Regime::sustained;
+  if (s == "burst") return Regime::burst;
+  return std::nullopt;
+}
+
 void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (warmup) s.warmup = *warmup;
   if (min_samples) s.min_samples = *min_samples;
@@ -33,6 +43,7 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (max_time_s) s.max_time_s = *max_time_s;
   if (cache) s.cache = *cache;
   if (data) s.data = *data;
+  if (regime) s.regime = *regime;
   if (verify) s.verify = *verify;
   if (keep_samples) s.keep_samples = *keep_samples;
 }

@@ -24,6 +24,13 @@ enum class DataDist { uniform, int3 };
 const char* to_string(DataDist d);
 std::optional<DataDist> parse_data_dist(std::string_view s);
 
+// How samples relate to the board's power state (MEASURE.md, "Power regime"). sustained: samples
+// back to back, the board settles at its power cap (the default). burst: each interleaved pair
+// starts from a cool board and a pair whose clock fell is discarded (docs/regimes.md).
+enum class Regime { sustained, burst };
+const char* to_string(Regime r);
+std::optional<Regime> parse_regime(std::string_view s);
+
 struct MeasureSettings {
   int warmup = 3;            // untimed launches of each provider before sampling
   int min_samples = 10;      // sample at least this many times...
@@ -31,6 +38,7 @@ struct MeasureSettings {
   double max_time_s = 10.0;  // but stop once this much wall time was spent on the case
   CacheMode cache = CacheMode::cold;
   DataDist data = DataDist::uniform;
+  Regime regime = Regime::sustained;
   bool verify = true;
   bool keep_samples = false;  // write every sample time to the JSON report (--keep-samples)
 };
@@ -40,6 +48,7 @@ struct MeasureOverrides {
   std::optional<double> min_time_s, max_time_s;
   std::optional<CacheMode> cache;
   std::optional<DataDist> data;
+  std::optional<Regime> regime;
   std::optional<bool> verify;
   std::optional<bool> keep_samples;
   void apply_to(MeasureSettings& s) const;

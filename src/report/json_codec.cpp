@@ -89,14 +89,32 @@ json to_json(const CaseResult& r) {
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
                 {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
-  j["clock"] = {
-      {"sm_mhz", opt(r.clock.sm_clock_mhz)}, {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
-      {"power_w", opt(r.clock.power_w)},     {"temperature_c", opt(r.clock.temperature_c)},
-      {"throttled", r.clock.throttled},      {"throttle_reasons", r.clock.throttle_reasons}};
-  j["measure"] = {{"cache", to_string(r.measure.cache)}, {"data", to_string(r.measure.data)},
-                  {"warmup", r.measure.warmup},          {"min_samples", r.measure.min_samples},
-                  {"min_time_s", r.measure.min_time_s},  {"max_time_s", r.measure.max_time_s},
-                  {"verify", r.measure.verify}};
+  j["clock"] = {{"sm_mhz", opt(r.clock.sm_clock_mhz)},
+                {"sm_median_mhz", opt(r.clock.sm_clock_median_mhz)},
+                {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
+                {"power_w", opt(r.clock.power_w)},
+                {"power_mean_w", opt(r.clock.power_mean_w)},
+                {"power_limit_w", opt(r.clock.power_limit_w)},
+                {"at_cap_share", opt(r.clock.at_cap_share)},
+                {"temperature_c", opt(r.clock.temperature_c)},
+                {"throttle", to_string(r.clock.throttle)},
+                {"throttled", r.clock.throttled},
+                {"throttle_reasons", r.clock.throttle_reasons},
+                {"telemetry_samples", r.clock.telemetry_samples}};
+  j["energy"] = {{"joules_per_gemm", opt(r.energy.joules_per_gemm)},
+                 {"gflop_per_joule", opt(r.energy.gflop_per_joule)},
+                 {"power_w", opt(r.energy.power_w)},
+                 {"telemetry_power_w", opt(r.energy.telemetry_power_w)},
+                 {"window_s", opt(r.energy.window_s)},
+                 {"launches", r.energy.launches},
+                 {"counter_refreshes", r.energy.counter_refreshes},
+                 {"note", r.energy.note}};
+  j["samples_discarded"] = r.samples_discarded;
+  j["burst_wait_timeouts"] = r.burst_wait_timeouts;
+  j["measure"] = {{"cache", to_string(r.measure.cache)},   {"data", to_string(r.measure.data)},
+                  {"regime", to_string(r.measure.regime)}, {"warmup", r.measure.warmup},
+                  {"min_samples", r.measure.min_samples},  {"min_time_s", r.measure.min_time_s},
+                  {"max_time_s", r.measure.max_time_s},    {"verify", r.measure.verify}};
   return j;
 }
 
@@ -143,12 +161,36 @@ CaseResult case_result_from_json(const json& j) {
   r.clock.temperature_c = get_opt<unsigned>(c, "temperature_c");
   r.clock.throttled = c.at("throttled").get<bool>();
   r.clock.throttle_reasons = c.at("throttle_reasons").get<std::string>();
+  // Reports from before the telemetry thread lack the keys below: absent, none, zero.
+  r.clock.sm_clock_median_mhz = get_opt<unsigned>(c, "sm_median_mhz");
+  r.clock.power_mean_w = get_opt<double>(c, "power_mean_w");
+  r.clock.power_limit_w = get_opt<double>(c, "power_limit_w");
+  r.clock.at_cap_share = get_opt<double>(c, "at_cap_share");
+  if (c.contains("throttle"))
+    r.clock.throttle = need(parse_throttle(c.at("throttle").get<std::string>()), "throttle");
+  r.clock.telemetry_samples = c.value("telemetry_samples", size_t(0));
+  if (j.contains("energy")) {
+    const json& en = j.at("energy");
+    r.energy.joules_per_gemm = get_opt<double>(en, "joules_per_gemm");
+    r.energy.gflop_per_joule = get_opt<double>(en, "gflop_per_joule");
+    r.energy.power_w = get_opt<double>(en, "power_w");
+    r.energy.telemetry_power_w = get_opt<double>(en, "telemetry_power_w");
+    r.energy.window_s = get_opt<double>(en, "window_s");
+    r.energy.launches = en.value("launches", 0);
+    r.energy.counter_refreshes = en.value("counter_refreshes", 0);
+    r.energy.note = en.value("note", std::string());
+  }
+  r.samples_discarded = j.value("samples_discarded", 0);
+  r.burst_wait_timeouts = j.value("burst_wait_timeouts", 0);
   const json& m = j.at("measure");
   r.measure.cache = need(parse_cache_mode(m.at("cache").get<std::string>()), "cache");
   // Reports from before --data have no key: every one of them used uniform data.
   r.measure.data = m.contains("data")
                        ? need(parse_data_dist(m.at("data").get<std::string>()), "data")
                        : DataDist::uniform;
+  r.measure.regime = m.contains("regime")
+                         ? need(parse_regime(m.at("regime").get<std::string>()), "regime")
+                         : Regime::sustained;
   r.measure.warmup = m.at("warmup").get<int>();
   r.measure.min_samples = m.at("min_samples").get<int>();
   r.measure.min_time_s = m.at("min_time_s").get<double>();
@@ -170,6 +212,7 @@ json to_json(const RunMetadata& m) {
       {"host", m.host},
       {"seed", m.seed},
       {"data_distribution", m.data_distribution},
+      {"regime", m.regime},
       {"timing_method", m.timing_method},
       {"flops_convention", m.flops_convention},
       {"verification", m.verification},
@@ -188,7 +231,10 @@ json to_json(const RunMetadata& m) {
         {"cuda_driver_api", d.cuda_driver_api},
         {"cuda_runtime", d.cuda_runtime},
         {"cublas_version", d.cublas_version},
-        {"nvml_available", d.nvml_available}}},
+        {"nvml_available", d.nvml_available},
+        {"power_limit_w", opt(d.power_limit_w)},
+        {"mem_bw_measured_gbs", opt(d.mem_bw_measured_gbs)},
+        {"mem_bw_datasheet_gbs", opt(d.mem_bw_datasheet_gbs)}}},
   };
 }
 

@@ -52,6 +52,12 @@ class ConsoleReporter : public Reporter {
                         d.cuda_runtime, d.cublas_version);
     out_ << fmt::format("seed {}, {}; TFLOP/s = 2*M*N*K / median time\n", m.seed,
                         m.data_distribution);
+    out_ << fmt::format(
+        "regime {}; power limit {}; memory bandwidth {} measured, {} datasheet\n",
+        m.regime.empty() ? "sustained" : m.regime,
+        d.power_limit_w ? fmt::format("{:.0f} W", *d.power_limit_w) : "n/a",
+        d.mem_bw_measured_gbs ? fmt::format("{:.0f} GB/s", *d.mem_bw_measured_gbs) : "n/a",
+        d.mem_bw_datasheet_gbs ? fmt::format("{:.0f} GB/s", *d.mem_bw_datasheet_gbs) : "n/a");
     // Low-entropy data flatters every row: say so where nobody can miss it, before the table.
     const bool mixed = m.data_used.size() > 1;
     for (DataDist d : m.data_used)
@@ -75,8 +81,14 @@ class ConsoleReporter : public Reporter {
     const std::string err = r.error.computed ? fmt::format("{:.2e}", r.error.normwise) : "-";
     std::string status = to_string(r.status);
     if (!r.reason.empty()) status += ": " + r.reason;
-    if (r.clock.throttled)
-      status += " [clock " + std::to_string(r.clock.sm_clock_mhz.value_or(0)) + " MHz: throttled]";
+    // Only faults are loud: a tensor-core GEMM at the power cap (sw_power_cap alone) is the
+    // normal sustained state, and the header names the regime and the limit.
+    if (is_fault(r.clock.throttle))
+      status +=
+          fmt::format(" [THROTTLED: {} ({}), clock down to {} MHz]", to_string(r.clock.throttle),
+                      r.clock.throttle_reasons, r.clock.sm_clock_mhz.value_or(0));
+    if (r.samples_discarded > 0)
+      status += fmt::format(" [burst: {} pair(s) discarded]", r.samples_discarded);
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>9}  {}\n", r.kernel,
@@ -170,6 +182,21 @@ class CsvReporter : public Reporter {
         r.clock.throttle_reasons,
         to_string(r.measure.cache),
         to_string(r.measure.data),
+        opt_str(r.clock.sm_clock_median_mhz),
+        opt_str(r.clock.power_mean_w),
+        opt_str(r.clock.power_limit_w),
+        opt_str(r.clock.at_cap_share),
+        to_string(r.clock.throttle),
+        std::to_string(r.clock.telemetry_samples),
+        opt_str(r.energy.joules_per_gemm),
+        opt_str(r.energy.gflop_per_joule),
+        opt_str(r.energy.power_w),
+        opt_str(r.energy.telemetry_power_w),
+        opt_str(r.energy.window_s),
+        std::to_string(r.energy.launches),
+        to_string(r.measure.regime),
+        std::to_string(r.samples_discarded),
+        std::to_string(r.burst_wait_timeouts),
         device_,
         r.reason};
     std::string line;
@@ -263,6 +290,21 @@ const std::vector<std::string>& csv_columns() {
                                                 "throttle_reasons",
                                                 "cache",
                                                 "data",
+                                                "sm_clock_median_mhz",
+                                                "power_mean_w",
+                                                "power_limit_w",
+                                                "at_cap_share",
+                                                "throttle",
+                                                "telemetry_samples",
+                                                "joules_per_gemm",
+                                                "gflop_per_joule",
+                                                "energy_power_w",
+                                                "energy_telemetry_power_w",
+                                                "energy_window_s",
+                                                "energy_launches",
+                                                "regime",
+                                                "samples_discarded",
+                                                "burst_wait_timeouts",
                                                 "device",
                                                 "reason"};
   return cols;

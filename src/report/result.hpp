@@ -9,6 +9,7 @@
 #include "core/types.hpp"
 #include "plan/spec.hpp"
 #include "stats/stats.hpp"
+#include "stats/telemetry.hpp"
 #include "verify/tolerance.hpp"
 
 namespace gemmbench {
@@ -16,15 +17,34 @@ namespace gemmbench {
 enum class Status { ok, failed, skipped, error };
 const char* to_string(Status s);
 
-// NVML readings around a row's samples; absent where NVML is missing.
+// NVML readings taken by a background thread during the row's timed samples (burst regime: the
+// kept pairs only); absent where NVML is missing. docs/reports-telemetry.md lists each field.
 struct ClockStats {
-  std::optional<unsigned> sm_clock_mhz;      // lowest SM clock seen while sampling
-  std::optional<unsigned> sm_clock_max_mhz;  // the device's maximum SM clock
+  std::optional<unsigned> sm_clock_mhz;         // lowest SM clock seen while sampling
+  std::optional<unsigned> sm_clock_max_mhz;     // the device's maximum SM clock
   std::optional<unsigned> sm_clock_median_mhz;  // median SM clock over the row's samples
-  std::optional<double> power_w;             // highest board power seen
-  std::optional<unsigned> temperature_c;     // highest GPU temperature seen
-  std::string throttle_reasons;              // NVML clock-event reasons seen, '|'-separated
-  bool throttled = false;                    // SM clock fell below 80% of its maximum
+  std::optional<double> power_w;                // highest board power seen
+  std::optional<double> power_mean_w;           // mean board power over the readings
+  std::optional<double> power_limit_w;          // enforced power limit of the board
+  std::optional<double> at_cap_share;           // share of readings at the power cap [0, 1]
+  std::optional<unsigned> temperature_c;        // highest GPU temperature seen
+  std::string throttle_reasons;                 // NVML clock-event reasons seen, '|'-separated
+  Throttle throttle = Throttle::none;           // what held the clock: is_fault() for the loud ones
+  bool throttled = false;                       // SM clock fell below 80% of its maximum
+  size_t telemetry_samples = 0;                 // readings the figures above rest on
+};
+
+// Energy of one provider run back to back after the interleaved samples (docs/regimes.md): the
+// NVML energy counter over the window, divided among the launches in it.
+struct EnergyStats {
+  std::optional<double> joules_per_gemm;
+  std::optional<double> gflop_per_joule;
+  std::optional<double> power_w;            // counter energy / time between its refreshes
+  std::optional<double> telemetry_power_w;  // mean sampled power over that same span
+  std::optional<double> window_s;           // GPU time of the window's launches (events)
+  int launches = 0;                         // launches in the window
+  int counter_refreshes = 0;                // counter refreshes seen inside the window
+  std::string note;                         // why the figures are absent, when they are
 };
 
 struct CaseResult {
@@ -45,7 +65,12 @@ struct CaseResult {
   std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)
   ErrorStats error;
   ClockStats clock;
+  EnergyStats energy;
   MeasureSettings measure;
+  // Burst regime: interleaved pairs thrown away because the clock fell during them, and waits
+  // for a cool board that ran out of time (the pair was then taken anyway).
+  int samples_discarded = 0;
+  int burst_wait_timeouts = 0;
 };
 
 struct DeviceMetadata {
@@ -64,6 +89,7 @@ struct DeviceMetadata {
   std::string cuda_runtime;     // "13.0"
   std::string cublas_version;   // "13.0.0"
   bool nvml_available = false;
+  std::optional<double> power_limit_w;  // NVML enforced power limit at the start of the run
   // Memory ceiling: a device-to-device copy measured once per run ((read + write bytes) / time),
   // beside the datasheet figure (memory clock x bus width x 2, DDR).
   std::optional<double> mem_bw_measured_gbs;
@@ -82,6 +108,7 @@ struct RunMetadata {
   // The distinct input distributions of the plan, in plan order: the console warns before its
   // table when one is not uniform. Not written to JSON (rows carry theirs in measure.data).
   std::vector<DataDist> data_used;
+  std::string regime;  // "sustained", "burst", or both comma-separated in plan order
   std::string timing_method;
   std::string flops_convention;
   std::string verification;

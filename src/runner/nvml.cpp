@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace gemmbench {
 
@@ -13,15 +14,36 @@ using nvml_device = void*;
 constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
 constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
-struct ReasonName {
-  unsigned long long bit;
-  const char* name;
+constexpr unsigned kFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT (mW)
+
+// nvmlFieldValue_t, laid out as nvml.h declares it (the header is not needed at build time).
+struct FieldValue {
+  unsigned field_id;
+  unsigned scope_id;
+  long long timestamp;
+  long long latency_usec;
+  int value_type;  // nvmlValueType_t: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint
+  nvml_return ret;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+  } value;
 };
-constexpr ReasonName kReasons[] = {
-    {0x2, "app_clocks"},      {0x4, "sw_power_cap"},     {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},     {0x20, "sw_thermal"},      {0x40, "hw_thermal"},
-    {0x80, "hw_power_brake"}, {0x100, "display_clocks"},
-};
+std::vector<std::string> split_reasons(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t bar = s.find('|', pos);
+    if (bar == std::string::npos) bar = s.size();
+    if (bar > pos) out.push_back(s.substr(pos, bar - pos));
+    pos = bar + 1;
+  }
+  return out;
+}
 }  // namespace
 
 struct Nvml::Fns {
@@ -34,6 +56,9 @@ struct Nvml::Fns {
   nvml_return (*temperature)(nvml_device, int, unsigned*);
   nvml_return (*reasons)(nvml_device, unsigned long long*);
   nvml_return (*driver)(char*, unsigned);
+  nvml_return (*power_limit)(nvml_device, unsigned*);          // optional
+  nvml_return (*energy)(nvml_device, unsigned long long*);     // optional (Volta+)
+  nvml_return (*field_values)(nvml_device, int, FieldValue*);  // optional
 };
 
 Nvml::Nvml(const std::string& pci_bus_id) {
@@ -52,6 +77,9 @@ Nvml::Nvml(const std::string& pci_bus_id) {
       sym(f->driver, "nvmlSystemGetDriverVersion");
   if (!sym(f->reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
     sym(f->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  sym(f->power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+  sym(f->energy, "nvmlDeviceGetTotalEnergyConsumption");
+  sym(f->field_values, "nvmlDeviceGetFieldValues");
   if (!ok || f->init() != 0) {
     delete f;
     dlclose(lib_);
@@ -61,6 +89,11 @@ Nvml::Nvml(const std::string& pci_bus_id) {
   fns_ = f;
   nvml_device dev = nullptr;
   if (fns_->by_pci(pci_bus_id.c_str(), &dev) == 0) device_ = dev;
+  if (device_ && fns_->field_values) {
+    FieldValue v{};
+    v.field_id = kFieldPowerInstant;
+    instant_power_ = fns_->field_values(device_, 1, &v) == 0 && v.ret == 0;
+  }
 }
 
 Nvml::~Nvml() {
@@ -84,6 +117,52 @@ std::optional<unsigned> Nvml::max_sm_clock_mhz() const {
   return v;
 }
 
+std::optional<double> Nvml::power_limit_w() const {
+  unsigned mw = 0;
+  if (!device_ || !fns_->power_limit || fns_->power_limit(device_, &mw) != 0) return std::nullopt;
+  return mw / 1000.0;
+}
+
+bool Nvml::instant_power() const {
+  return instant_power_;
+}
+
+TelemetrySample Nvml::read() const {
+  TelemetrySample s;
+  if (!device_) return s;
+  unsigned v = 0;
+  if (fns_->clock(device_, kNvmlClockSm, &v) == 0) s.sm_clock_mhz = v;
+  if (instant_power_) {
+    FieldValue f{};
+    f.field_id = kFieldPowerInstant;
+    if (fns_->field_values(device_, 1, &f) == 0 && f.ret == 0) {
+      switch (f.value_type) {
+        case 0:
+          s.power_w = f.value.d / 1000.0;
+          break;
+        case 1:
+          s.power_w = f.value.ui / 1000.0;
+          break;
+        case 2:
+          s.power_w = double(f.value.ul) / 1000.0;
+          break;
+        case 3:
+          s.power_w = double(f.value.ull) / 1000.0;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  if (!s.power_w && fns_->power(device_, &v) == 0) s.power_w = v / 1000.0;
+  if (fns_->temperature(device_, kNvmlTemperatureGpu, &v) == 0) s.temperature_c = v;
+  unsigned long long bits = 0;
+  if (fns_->reasons && fns_->reasons(device_, &bits) == 0) s.reasons = bits;
+  unsigned long long mj = 0;
+  if (fns_->energy && fns_->energy(device_, &mj) == 0) s.energy_mj = mj;
+  return s;
+}
+
 void Nvml::sample(ClockStats& c) const {
   if (!device_) return;
   unsigned v = 0;
@@ -98,15 +177,20 @@ void Nvml::sample(ClockStats& c) const {
     c.temperature_c = c.temperature_c ? std::max(*c.temperature_c, v) : v;
   unsigned long long reasons = 0;
   if (fns_->reasons && fns_->reasons(device_, &reasons) == 0) {
-    for (const auto& r : kReasons) {
-      if (!(reasons & r.bit)) continue;  // GPU-idle (0x1) is not listed: we sample after a sync
-      if (c.throttle_reasons.find(r.name) != std::string::npos) continue;
-      c.throttle_reasons += (c.throttle_reasons.empty() ? "" : "|") + std::string(r.name);
+    // GPU-idle (0x1) is not listed: we sample after a sync.
+    for (const std::string& name : split_reasons(clock_reason_names(reasons))) {
+      if (c.throttle_reasons.find(name) != std::string::npos) continue;
+      c.throttle_reasons += (c.throttle_reasons.empty() ? "" : "|") + name;
     }
   }
 }
 
 void Nvml::finish(ClockStats& c) {
+  uint64_t bits = 0;
+  for (const std::string& name : split_reasons(c.throttle_reasons))
+    for (uint64_t b = 1; b <= clock_reason::display_clocks; b <<= 1)
+      if (clock_reason_names(b) == name) bits |= b;
+  c.throttle = classify_throttle(bits);
   c.throttled = c.sm_clock_mhz && c.sm_clock_max_mhz && *c.sm_clock_max_mhz > 0 &&
                 double(*c.sm_clock_mhz) < 0.8 * double(*c.sm_clock_max_mhz);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/result.hpp"
+#include "stats/telemetry.hpp"
 
 namespace gemmbench {
 
@@ -20,10 +21,21 @@ class Nvml {
   std::optional<std::string> driver_version() const;
   std::optional<unsigned> max_sm_clock_mhz() const;
 
+  // Enforced board power limit (nvmlDeviceGetEnforcedPowerLimit).
+  std::optional<double> power_limit_w() const;
+  // One reading of everything the telemetry thread records: SM clock, power (instantaneous via
+  // nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT) where the driver has it, else
+  // nvmlDeviceGetPowerUsage, which Ampere and later average over about a second), temperature,
+  // clock-event reasons and the total energy counter. Thread-safe (NVML is); t_s, phase and pair
+  // are the caller's to set.
+  TelemetrySample read() const;
+  // True when read() reports instantaneous power.
+  bool instant_power() const;
+
   // Accumulates readings into `c`: min SM clock, max power and temperature, OR of the clock-event
   // reasons (idle excluded). Cheap enough to call after every sample.
   void sample(ClockStats& c) const;
-  // Sets c.throttled from the readings gathered.
+  // Sets c.throttled and c.throttle from the readings gathered.
   static void finish(ClockStats& c);
 
  private:
@@ -31,6 +43,7 @@ class Nvml {
   void* device_ = nullptr;
   struct Fns;
   Fns* fns_ = nullptr;
+  bool instant_power_ = false;
 };
 
 }  // namespace gemmbench

@@ -1,7 +1,9 @@
 #include "runner/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -11,6 +13,8 @@
 #include "device/buffer.hpp"
 #include "device/open.hpp"
 #include "runner/nvml.hpp"
+#include "runner/telemetry_sampler.hpp"
+#include "stats/telemetry.hpp"
 #include "verify/device_verify.hpp"
 
 namespace gemmbench {
@@ -27,11 +31,54 @@ struct GroupData {
   double ref_rms = 0;
 };
 
+// Telemetry thread period while samples run, and a finer one in the energy window, where the
+// counter's refreshes must be located in time (docs/regimes.md).
+constexpr auto kTelemetryPeriod = std::chrono::milliseconds(10);
+constexpr auto kEnergyTelemetryPeriod = std::chrono::milliseconds(2);
+// Energy window: one provider back to back for at least kEnergyWindowS of GPU time (and at least
+// kEnergyMinLaunches launches where that stays under kEnergyLongWindowS); counter refreshes in
+// its first kEnergySettleS are ignored, so the counter's own lag cannot reach back before it.
+constexpr double kEnergyWindowS = 0.6;
+constexpr double kEnergySettleS = 0.1;
+constexpr double kEnergyLongWindowS = 2.0;
+constexpr int64_t kEnergyMinLaunches = 20;
+constexpr int64_t kEnergyMaxLaunches = 1000000;
+
+// The interleaved samples of one row, and what the burst regime threw away.
+struct SampleOutcome {
+  std::vector<std::vector<double>> times;  // per provider, kept samples
+  std::vector<int> discarded_pairs;
+  int wait_timeouts = 0;
+  std::string note;  // set when the burst regime could not keep a single pair
+};
+
+// The energy window's launches, timed by events; the counter arithmetic comes after the
+// telemetry thread stops.
+struct EnergyRun {
+  double t_begin = 0, t_end = 0;  // sampler clock
+  double gpu_s = 0;
+  int64_t launches = 0;
+};
+
+void append_note(CaseResult& r, const std::string& note) {
+  if (note.empty()) return;
+  r.reason += (r.reason.empty() ? "" : "; ") + note;
+}
+
+// Launches in the energy window for a provider whose median launch takes `median_s`.
+int64_t energy_launches(double median_s) {
+  const double t = std::max(median_s, 1e-7);
+  const auto by_time = int64_t(std::ceil(kEnergyWindowS / t));
+  const auto by_count =
+      std::min<int64_t>(kEnergyMinLaunches, int64_t(std::ceil(kEnergyLongWindowS / t)));
+  return std::clamp<int64_t>(std::max(by_time, by_count), 1, kEnergyMaxLaunches);
+}
+
 }  // namespace
 
 struct Runner::Impl {
   Impl(int device_, uint64_t seed_, size_t l2_bytes, const std::string& pci)
-      : device(device_), seed(seed_), flush(2 * l2_bytes), nvml(pci) {
+      : device(device_), seed(seed_), flush(2 * l2_bytes), nvml(pci), sampler(nvml) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   }
   ~Impl() {
@@ -45,6 +92,9 @@ struct Runner::Impl {
   CublasGemm cublas;
   DeviceBuffer flush;  // written before every cold sample: evicts the operands from L2
   Nvml nvml;
+  TelemetrySampler sampler;  // declared after nvml: it reads through it
+  std::optional<double> power_limit_w;
+  std::optional<unsigned> sm_clock_max_mhz;
   ErrorMeter meter;
   std::vector<cudaEvent_t> events;
 
@@ -109,22 +159,50 @@ struct Runner::Impl {
     return e;
   }
 
-  // Interleaved sampling (A B A B ...): one event pair per sample and provider.
-  std::vector<std::vector<double>> sample(const ProblemGroup& g, GroupData& d,
-                                          const std::vector<std::function<void()>>& launches,
-                                          ClockStats& clock) {
+  // Interleaved sampling (A B A B ...): one event pair per sample and provider. The telemetry
+  // thread must be running (start_row); it is tagged warmup, then timed. Burst regime: before
+  // each pair wait for a cool board, after it keep the pair only if its clock held.
+  SampleOutcome sample(const ProblemGroup& g, GroupData& d,
+                       const std::vector<std::function<void()>>& launches) {
     const MeasureSettings& s = g.measure;
+    const bool burst = s.regime == Regime::burst;
+    const BurstRule rule;
     const size_t np = launches.size();
-    for (int w = 0; w < s.warmup; ++w)
+    const auto warm = [&] {
       for (const auto& launch : launches) {
         prepare_sample(g.problem, s, d);
         launch();
       }
+    };
+    for (int w = 0; w < s.warmup; ++w) warm();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::vector<double>> times(np);
+    sampler.mark(burst ? TelemetryPhase::idle : TelemetryPhase::timed);
+    SampleOutcome out;
+    out.times.resize(np);
+    std::vector<std::vector<double>> all(np);  // burst: every pair, kept or not
+    const size_t discard_cap = burst_discard_cap(s.min_samples);
     double gpu_seconds = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
+    const auto elapsed = [](std::chrono::steady_clock::time_point since) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    };
+    for (int pair = 0;; ++pair) {
+      double t_enqueued = 0;
+      if (burst) {
+        bool waited = false;
+        const auto w0 = std::chrono::steady_clock::now();
+        while (!burst_ready(nvml.read(), power_limit_w, rule)) {
+          waited = true;
+          if (elapsed(w0) >= rule.wait_timeout_s) {
+            ++out.wait_timeouts;
+            break;
+          }
+          std::this_thread::sleep_for(kTelemetryPeriod);
+        }
+        if (waited) warm();  // an idle board drops its clock: one untimed launch ramps it up
+        sampler.set_tag(TelemetryPhase::timed, pair);
+        t_enqueued = sampler.now();
+      }
       for (size_t i = 0; i < np; ++i) {
         prepare_sample(g.problem, s, d);
         CUDA_CHECK(cudaEventRecord(event(2 * i), stream));
@@ -132,22 +210,143 @@ struct Runner::Impl {
         CUDA_CHECK(cudaEventRecord(event(2 * i + 1), stream));
       }
       CUDA_CHECK(cudaEventSynchronize(event(2 * np - 1)));
+      std::vector<double> ms_pair(np);
       for (size_t i = 0; i < np; ++i) {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, event(2 * i), event(2 * i + 1)));
-        times[i].push_back(ms);
+        ms_pair[i] = ms;
+        all[i].push_back(ms);
       }
-      gpu_seconds += times[0].back() * 1e-3;
-      nvml.sample(clock);
-      const size_t n = times[0].size();
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      bool keep = true;
+      if (burst) {
+        sampler.read_now();
+        auto during = sampler.readings_of_pair(pair, t_enqueued);
+        sampler.set_tag(TelemetryPhase::idle);
+        keep = burst_keep(during, sm_clock_max_mhz, rule);
+        if (!keep) out.discarded_pairs.push_back(pair);
+      }
+      if (keep) {
+        for (size_t i = 0; i < np; ++i) out.times[i].push_back(ms_pair[i]);
+        gpu_seconds += ms_pair[0] * 1e-3;
+      }
+      const size_t n = out.times[0].size();
       if (n >= size_t(s.min_samples) && gpu_seconds >= s.min_time_s) break;
       if (stop_requested()) break;  // the row keeps the samples it has
-      if (wall >= s.max_time_s || n >= kMaxSamples) break;
+      if (elapsed(t0) >= s.max_time_s || n >= kMaxSamples) break;
+      if (out.discarded_pairs.size() >= discard_cap) break;
     }
-    Nvml::finish(clock);
-    return times;
+    if (out.times[0].empty()) {
+      out.times = std::move(all);
+      out.note = "burst: no pair kept its clock (" + std::to_string(out.discarded_pairs.size()) +
+                 " discarded); timed from all of them";
+    }
+    return out;
+  }
+
+  // One provider back to back, no L2 flush and no C restore in between, timed by one event pair
+  // (docs/regimes.md, "Energy").
+  EnergyRun energy_window(const std::function<void()>& launch, double median_ms) {
+    EnergyRun e;
+    e.launches = energy_launches(median_ms * 1e-3);
+    sampler.mark(TelemetryPhase::energy);
+    sampler.set_period(kEnergyTelemetryPeriod);
+    e.t_begin = sampler.now();
+    CUDA_CHECK(cudaEventRecord(event(0), stream));
+    for (int64_t i = 0; i < e.launches; ++i) launch();
+    CUDA_CHECK(cudaEventRecord(event(1), stream));
+    CUDA_CHECK(cudaEventSynchronize(event(1)));
+    e.t_end = sampler.now();
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, event(0), event(1)));
+    e.gpu_s = ms * 1e-3;
+    return e;
+  }
+
+  // Sampling and energy window of one row, with its telemetry.
+  SampleOutcome measure_row(const ProblemGroup& g, GroupData& d,
+                            const std::vector<std::function<void()>>& launches, CaseResult& r) {
+    sampler.start(TelemetryPhase::warmup, kTelemetryPeriod);
+    SampleOutcome out;
+    EnergyRun e;
+    try {
+      out = sample(g, d, launches);
+      if (nvml.available()) e = energy_window(launches[0], summarize(out.times[0]).median_ms);
+    } catch (...) {
+      sampler.stop();
+      throw;
+    }
+    const std::vector<TelemetrySample> readings = sampler.stop();
+    fill_telemetry(r, readings, out, e);
+    return out;
+  }
+
+  void fill_telemetry(CaseResult& r, const std::vector<TelemetrySample>& readings,
+                      const SampleOutcome& out, const EnergyRun& e) const {
+    ClockStats& c = r.clock;
+    c.sm_clock_max_mhz = sm_clock_max_mhz;
+    c.power_limit_w = power_limit_w;
+    const TelemetrySummary t = summarize_telemetry(
+        select_telemetry(readings, TelemetryPhase::timed, out.discarded_pairs), power_limit_w);
+    c.telemetry_samples = t.samples;
+    c.sm_clock_mhz = t.sm_clock_min_mhz;
+    c.sm_clock_median_mhz = t.sm_clock_median_mhz;
+    c.power_w = t.power_max_w;
+    c.power_mean_w = t.power_mean_w;
+    c.temperature_c = t.temperature_max_c;
+    c.throttle_reasons = clock_reason_names(t.reasons);
+    c.throttle = t.throttle;
+    c.at_cap_share = t.at_cap_share;
+    c.throttled = c.sm_clock_mhz && c.sm_clock_max_mhz && *c.sm_clock_max_mhz > 0 &&
+                  double(*c.sm_clock_mhz) < 0.8 * double(*c.sm_clock_max_mhz);
+    r.samples_discarded = int(out.discarded_pairs.size());
+    r.burst_wait_timeouts = out.wait_timeouts;
+
+    EnergyStats& en = r.energy;
+    if (!nvml.available()) {
+      en.note = "NVML not available";
+      return;
+    }
+    en.launches = int(e.launches);
+    en.window_s = e.gpu_s;
+    const auto counter = energy_from_counter(readings, e.t_begin + kEnergySettleS, e.t_end);
+    if (!counter) {
+      en.note = "fewer than two energy-counter refreshes in the window (or no counter)";
+      return;
+    }
+    en.counter_refreshes = counter->refreshes;
+    en.power_w = counter->power_w;
+    en.joules_per_gemm = counter->power_w * e.gpu_s / double(e.launches);
+    if (*en.joules_per_gemm > 0) en.gflop_per_joule = r.problem.flops() / 1e9 / *en.joules_per_gemm;
+    std::vector<TelemetrySample> span;
+    for (const TelemetrySample& s : select_telemetry(readings, TelemetryPhase::energy))
+      if (s.t_s >= counter->t_first && s.t_s <= counter->t_last) span.push_back(s);
+    en.telemetry_power_w = summarize_telemetry(span, power_limit_w).power_mean_w;
+  }
+
+  // Device-to-device copy of a buffer far larger than L2, (read + write bytes) / time, median of
+  // kReps timed copies after one untimed.
+  std::optional<double> measure_memory_bandwidth(size_t l2_bytes) {
+    constexpr int kReps = 7;
+    size_t free = 0, total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    const size_t bytes = std::min<size_t>(size_t(2) << 30, free / 8) & ~size_t(255);
+    if (bytes < 4 * l2_bytes) return std::nullopt;  // too small to leave L2 out of the figure
+    DeviceBuffer src(bytes), dst(bytes);
+    CUDA_CHECK(cudaMemsetAsync(src.get(), 0x3c, bytes, stream));
+    CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    std::vector<double> ms;
+    for (int i = 0; i < kReps; ++i) {
+      CUDA_CHECK(cudaEventRecord(event(0), stream));
+      CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(cudaEventRecord(event(1), stream));
+      CUDA_CHECK(cudaEventSynchronize(event(1)));
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, event(0), event(1)));
+      ms.push_back(t);
+    }
+    const double median_ms = summarize(ms).median_ms;
+    if (median_ms <= 0) return std::nullopt;
+    return 2.0 * double(bytes) / (median_ms * 1e-3) / 1e9;
   }
 };
 
@@ -158,6 +357,13 @@ Runner::Runner(int device, uint64_t seed) {
   impl_ = std::make_unique<Impl>(device, seed, caps_.l2_bytes, meta_.pci_bus_id);
   meta_.nvml_available = impl_->nvml.available();
   if (auto v = impl_->nvml.driver_version()) meta_.driver_version = *v;
+  impl_->power_limit_w = impl_->nvml.power_limit_w();
+  impl_->sm_clock_max_mhz = impl_->nvml.max_sm_clock_mhz();
+  meta_.power_limit_w = impl_->power_limit_w;
+  // Datasheet memory bandwidth: memory clock x bus width x 2 (DDR) / 8 bits.
+  meta_.mem_bw_datasheet_gbs =
+      double(meta_.memory_clock_mhz) * 1e6 * double(meta_.memory_bus_bits) * 2.0 / 8.0 / 1e9;
+  meta_.mem_bw_measured_gbs = impl_->measure_memory_bandwidth(caps_.l2_bytes);
 }
 
 Runner::~Runner() = default;
@@ -167,7 +373,10 @@ std::string Runner::timing_method() {
          std::to_string(MeasureSettings{}.warmup) +
          " warm-up launches per provider by default; L2 flushed by a 2x-L2 memset before each "
          "sample (cache=cold) and C restored before each sample when beta != 0, both outside the "
-         "events; kernel and cuBLAS sampled interleaved; median quoted";
+         "events; kernel and cuBLAS sampled interleaved; median quoted; NVML read every " +
+         std::to_string(int(kTelemetryPeriod.count())) +
+         " ms by a thread during each row's samples; energy from the NVML energy counter over "
+         "one provider run back to back after the samples (docs/regimes.md)";
 }
 
 size_t Runner::bytes_needed(const ProblemGroup& g) {
@@ -253,7 +462,8 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
                          const std::vector<std::function<void()>>& launches) {
     const GemmProblem& p = g.problem;
     if (g.measure.verify) r.error = im.verify(g, d, launches[0]);
-    const auto times = im.sample(g, d, launches, r.clock);
+    const SampleOutcome o = im.measure_row(g, d, launches, r);
+    const auto& times = o.times;
     r.time = summarize(times[0]);
     if (g.measure.keep_samples) r.samples_ms = times[0];
     r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
@@ -270,9 +480,9 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       r.status = Status::failed;
       r.reason = failure_reason(r.error);
     }
+    append_note(r, o.note);
     if (stop_requested())
-      r.reason += std::string(r.reason.empty() ? "" : "; ") + "sampling interrupted after " +
-                  std::to_string(r.time->samples) + " samples";
+      append_note(r, "sampling interrupted after " + std::to_string(r.time->samples) + " samples");
   };
 
   for (const ProblemGroup& g : plan.groups) {

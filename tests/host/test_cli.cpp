@@ -263,3 +263,37 @@ TEST(Cli, CompareIsAnExtensionSubcommandByName) {
   EXPECT_EQ(base, "a.json");
   EXPECT_EQ(now, "b.json");
 }
+
+TEST(Cli, Regime) {
+  EXPECT_FALSE(parse({"--m", "64"}).options.measure.regime) << "no --regime: the default applies";
+  EXPECT_EQ(MeasureSettings{}.regime, Regime::sustained);
+  EXPECT_EQ(parse({"--regime", "burst"}).options.measure.regime, Regime::burst);
+  EXPECT_EQ(parse({"--regime", "sustained"}).options.measure.regime, Regime::sustained);
+  // A measurement setting: it also applies to the runs of a config, over their own measure.
+  const CliOutcome o = parse({"--config", "configs/default.json", "--regime", "burst"});
+  EXPECT_EQ(o.options.measure.regime, Regime::burst);
+  EXPECT_NO_THROW(resolve_request(o.options));
+  for (const auto& [value, msg] : std::vector<std::pair<std::string, std::string>>{
+           {"bursty", "--regime: 'bursty' is not one of sustained, burst"},
+           {"Burst", "--regime: 'Burst' is not one of sustained, burst"},
+           {"", "--regime: '' is not one of sustained, burst"}}) {
+    const std::string got = usage_error_of({"--regime", value});
+    EXPECT_EQ(got, msg);
+  }
+  EXPECT_NE(parse({"--help"}).text.find("--regime"), std::string::npos);
+}
+
+TEST(Cli, RegimeOverridesApplyToSettings) {
+  MeasureSettings s;
+  MeasureOverrides o;
+  o.apply_to(s);
+  EXPECT_EQ(s.regime, Regime::sustained);
+  o.regime = Regime::burst;
+  o.apply_to(s);
+  EXPECT_EQ(s.regime, Regime::burst);
+  EXPECT_EQ(parse_regime("burst"), Regime::burst);
+  EXPECT_EQ(parse_regime("sustained"), Regime::sustained);
+  EXPECT_FALSE(parse_regime("cold"));
+  EXPECT_STREQ(to_string(Regime::burst), "burst");
+  EXPECT_STREQ(to_string(Regime::sustained), "sustained");
+}

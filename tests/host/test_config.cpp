@@ -177,3 +177,21 @@ TEST(Config, ShippedConfigsParse) {
         "hgemm_ladder.json", "dev/hopper_acceptance.json", "dev/ampere_acceptance.json"})
     EXPECT_TRUE(seen.count(name)) << name << " is missing from configs/";
 }
+
+TEST(Config, Regime) {
+  const SweepConfig c = parse_config_text(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"regime": "burst"}},
+                   {"name": "b", "kernels": "all", "shapes": [[1,1,1]]}]})",
+      "cfg.json");
+  ASSERT_EQ(c.runs.size(), 2u);
+  EXPECT_EQ(c.runs[0].measure.regime, Regime::burst);
+  EXPECT_FALSE(c.runs[1].measure.regime) << "absent: the default (sustained) applies";
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"regime": "peak"}}]})",
+      {"runs[0].measure.regime", "'peak' is not one of sustained, burst"});
+  expect_error(R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"regime": 1}}]})",
+               {"runs[0].measure.regime", "expected a string"});
+  expect_error(
+      R"({"runs": [{"kernels": "all", "shapes": [[1,1,1]], "measure": {"regim": "burst"}}]})",
+      {"did you mean 'regime'"});
+}

@@ -374,3 +374,159 @@ TEST(Json, SamplesAreWrittenOnlyWhenKeptRoundedToFourDigits) {
   EXPECT_DOUBLE_EQ(back.samples_ms[2], 1.235);
   EXPECT_EQ(to_json(back), j);
 }
+
+namespace {
+CaseResult telemetry_row() {
+  CaseResult r = sample_row(4, Status::ok);
+  r.clock.sm_clock_median_mhz = 1830;
+  r.clock.power_mean_w = 655.25;
+  r.clock.power_limit_w = 700;
+  r.clock.at_cap_share = 0.75;
+  r.clock.throttle = Throttle::power_cap;
+  r.clock.telemetry_samples = 57;
+  r.energy.joules_per_gemm = 0.125;
+  r.energy.gflop_per_joule = 1100.5;
+  r.energy.power_w = 640.0;
+  r.energy.telemetry_power_w = 652.0;
+  r.energy.window_s = 0.61;
+  r.energy.launches = 2400;
+  r.energy.counter_refreshes = 12;
+  r.measure.regime = Regime::burst;
+  r.samples_discarded = 3;
+  r.burst_wait_timeouts = 1;
+  return r;
+}
+}  // namespace
+
+TEST(Json, TelemetryEnergyAndRegimeFields) {
+  const CaseResult r = telemetry_row();
+  const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+  EXPECT_EQ(j["clock"]["sm_median_mhz"], 1830);
+  EXPECT_EQ(j["clock"]["power_mean_w"], 655.25);
+  EXPECT_EQ(j["clock"]["power_limit_w"], 700.0);
+  EXPECT_EQ(j["clock"]["at_cap_share"], 0.75);
+  EXPECT_EQ(j["clock"]["throttle"], "power_cap");
+  EXPECT_EQ(j["clock"]["telemetry_samples"], 57);
+  EXPECT_EQ(j["energy"]["joules_per_gemm"], 0.125);
+  EXPECT_EQ(j["energy"]["gflop_per_joule"], 1100.5);
+  EXPECT_EQ(j["energy"]["power_w"], 640.0);
+  EXPECT_EQ(j["energy"]["telemetry_power_w"], 652.0);
+  EXPECT_EQ(j["energy"]["window_s"], 0.61);
+  EXPECT_EQ(j["energy"]["launches"], 2400);
+  EXPECT_EQ(j["energy"]["counter_refreshes"], 12);
+  EXPECT_EQ(j["measure"]["regime"], "burst");
+  EXPECT_EQ(j["samples_discarded"], 3);
+  EXPECT_EQ(j["burst_wait_timeouts"], 1);
+  const CaseResult back = case_result_from_json(j);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.clock.throttle, Throttle::power_cap);
+  EXPECT_EQ(back.measure.regime, Regime::burst);
+  // Absent figures are null, not zero.
+  const nlohmann::json plain = to_json(sample_row(4, Status::skipped));
+  EXPECT_TRUE(plain["energy"]["joules_per_gemm"].is_null());
+  EXPECT_TRUE(plain["clock"]["at_cap_share"].is_null());
+  EXPECT_EQ(plain["measure"]["regime"], "sustained");
+  nlohmann::json bad = j;
+  bad["clock"]["throttle"] = "yes";
+  EXPECT_THROW(case_result_from_json(bad), nlohmann::json::exception);
+  bad = j;
+  bad["measure"]["regime"] = "peak";
+  EXPECT_THROW(case_result_from_json(bad), nlohmann::json::exception);
+}
+
+TEST(Json, ReportsWithoutTelemetryFieldsReadAsBefore) {
+  nlohmann::json old = to_json(telemetry_row());
+  for (const char* k : {"sm_median_mhz", "power_mean_w", "power_limit_w", "at_cap_share",
+                        "throttle", "telemetry_samples"})
+    old["clock"].erase(k);
+  old.erase("energy");
+  old.erase("samples_discarded");
+  old.erase("burst_wait_timeouts");
+  old["measure"].erase("regime");
+  const CaseResult back = case_result_from_json(old);
+  EXPECT_EQ(back.measure.regime, Regime::sustained);
+  EXPECT_EQ(back.clock.throttle, Throttle::none);
+  EXPECT_FALSE(back.energy.joules_per_gemm);
+  EXPECT_EQ(back.samples_discarded, 0);
+}
+
+TEST(Metadata, PowerLimitBandwidthAndRegime) {
+  RunMetadata m = sample_meta();
+  m.regime = "burst";
+  m.device.power_limit_w = 700;
+  m.device.mem_bw_measured_gbs = 2950.5;
+  m.device.mem_bw_datasheet_gbs = 3352.3;
+  const nlohmann::json j = to_json(m);
+  EXPECT_EQ(j["regime"], "burst");
+  EXPECT_EQ(j["device"]["power_limit_w"], 700.0);
+  EXPECT_EQ(j["device"]["mem_bw_measured_gbs"], 2950.5);
+  EXPECT_EQ(j["device"]["mem_bw_datasheet_gbs"], 3352.3);
+  const nlohmann::json none = to_json(sample_meta());
+  EXPECT_TRUE(none["device"]["power_limit_w"].is_null());
+  EXPECT_TRUE(none["device"]["mem_bw_measured_gbs"].is_null());
+  std::ostringstream out;
+  make_console_reporter(out)->begin(m);
+  EXPECT_NE(out.str().find("regime burst; power limit 700 W; memory bandwidth 2950 GB/s measured, "
+                           "3352 GB/s datasheet"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(Csv, TelemetryColumns) {
+  const auto& cols = csv_columns();
+  const fs::path path = temp_path("telemetry.csv");
+  {
+    auto rep = make_csv_reporter(path.string());
+    rep->begin(sample_meta());
+    rep->add(telemetry_row());
+    rep->end({});
+  }
+  std::ifstream in(path);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const auto cells = split_csv_line(row);
+  ASSERT_EQ(cells.size(), cols.size());
+  const auto cell = [&](const char* name) {
+    const auto it = std::find(cols.begin(), cols.end(), name);
+    EXPECT_NE(it, cols.end()) << name;
+    return it == cols.end() ? std::string("?") : cells[size_t(it - cols.begin())];
+  };
+  EXPECT_EQ(cell("sm_clock_median_mhz"), "1830");
+  EXPECT_EQ(cell("power_mean_w"), "655.25");
+  EXPECT_EQ(cell("power_limit_w"), "700");
+  EXPECT_EQ(cell("at_cap_share"), "0.75");
+  EXPECT_EQ(cell("throttle"), "power_cap");
+  EXPECT_EQ(cell("telemetry_samples"), "57");
+  EXPECT_EQ(cell("joules_per_gemm"), "0.125");
+  EXPECT_EQ(cell("gflop_per_joule"), "1100.5");
+  EXPECT_EQ(cell("energy_power_w"), "640");
+  EXPECT_EQ(cell("energy_telemetry_power_w"), "652");
+  EXPECT_EQ(cell("energy_window_s"), "0.61");
+  EXPECT_EQ(cell("energy_launches"), "2400");
+  EXPECT_EQ(cell("regime"), "burst");
+  EXPECT_EQ(cell("samples_discarded"), "3");
+  EXPECT_EQ(cell("burst_wait_timeouts"), "1");
+  fs::remove(path);
+}
+
+TEST(Console, OnlyFaultsAreLoud) {
+  const auto line_for = [](Throttle t) {
+    std::ostringstream out;
+    auto rep = make_console_reporter(out);
+    rep->begin(sample_meta());
+    CaseResult r = sample_row(1, Status::ok);
+    r.clock.throttle = t;
+    r.clock.throttled = true;  // the clock fell below 80%: under the cap that is normal
+    rep->add(r);
+    return out.str();
+  };
+  EXPECT_EQ(line_for(Throttle::power_cap).find("THROTTLED"), std::string::npos);
+  EXPECT_EQ(line_for(Throttle::none).find("THROTTLED"), std::string::npos);
+  EXPECT_NE(line_for(Throttle::thermal)
+                .find("[THROTTLED: thermal (sw_power_cap), clock down to "
+                      "1755 MHz]"),
+            std::string::npos)
+      << line_for(Throttle::thermal);
+  EXPECT_NE(line_for(Throttle::hw_slowdown).find("THROTTLED: hw_slowdown"), std::string::npos);
+}

@@ -1,0 +1,120 @@
+// Telemetry that belongs to the row, on a real device: the power the telemetry thread sampled
+// during the energy window agrees with the energy counter's energy / time, a burst row's clock
+// held, and the memory bandwidth measured at start-up is plausible next to the datasheet.
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.hpp"
+#include "plan/plan.hpp"
+#include "runner/runner.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+class Collect : public Reporter {
+ public:
+  void begin(const RunMetadata&) override {}
+  void add(const CaseResult& r) override { rows.push_back(r); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseResult> rows;
+};
+
+// cuBLAS f16 (f32 accumulate) TN at 5120x4096x4096: a tensor-core GEMM that takes the board to
+// its power cap, the shape of the measurements in MEASURE.md.
+RunSpec big_cublas(Regime regime) {
+  RunSpec r;
+  r.name = to_string(regime);
+  r.kernels = {"cublas"};
+  r.shapes = {{5120, 4096, 4096}};
+  r.layouts = {Layout::tn};
+  r.dtypes = {DType::f16};
+  r.accums = {Accum::f32};
+  r.measure.regime = regime;
+  r.measure.verify = false;
+  r.measure.warmup = 3;
+  r.measure.min_samples = 30;
+  r.measure.min_time_s = regime == Regime::sustained ? 2.0 : 0.0;
+  r.measure.max_time_s = 20.0;
+  return r;
+}
+
+}  // namespace
+
+TEST(Telemetry, PowerAgreesWithEnergyCounterAndBurstClockHolds) {
+  GEMMBENCH_REQUIRE_GPU();
+  Runner runner(0, 7);
+  if (!runner.device().nvml_available) GTEST_SKIP() << "NVML not available (GPU test skipped)";
+  const Plan plan = build_plan({big_cublas(Regime::sustained), big_cublas(Regime::burst)}, {}, {},
+                               KernelRegistry::instance());
+  Collect out;
+  runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 2u);
+  const CaseResult& sustained = out.rows[0];
+  const CaseResult& burst = out.rows[1];
+  ASSERT_EQ(sustained.status, Status::ok) << sustained.reason;
+  ASSERT_EQ(burst.status, Status::ok) << burst.reason;
+  EXPECT_EQ(sustained.measure.regime, Regime::sustained);
+  EXPECT_EQ(burst.measure.regime, Regime::burst);
+
+  for (const CaseResult* r : {&sustained, &burst}) {
+    const ClockStats& c = r->clock;
+    EXPECT_GE(c.telemetry_samples, 2u) << r->run_name;
+    ASSERT_TRUE(c.sm_clock_median_mhz && c.sm_clock_mhz && c.sm_clock_max_mhz) << r->run_name;
+    EXPECT_LE(*c.sm_clock_mhz, *c.sm_clock_median_mhz);
+    EXPECT_LE(*c.sm_clock_median_mhz, *c.sm_clock_max_mhz);
+    // The energy window: the counter's energy / time and the sampled power over the same span.
+    const EnergyStats& e = r->energy;
+    ASSERT_TRUE(e.power_w && e.telemetry_power_w && e.joules_per_gemm)
+        << r->run_name << ": " << e.note;
+    EXPECT_GE(e.counter_refreshes, 2);
+    EXPECT_GE(*e.window_s, 0.5);
+    EXPECT_NEAR(*e.telemetry_power_w, *e.power_w, 0.15 * *e.power_w)
+        << r->run_name << ": sampled power must agree with the energy counter";
+    if (c.power_limit_w) EXPECT_LE(*e.power_w, 1.1 * *c.power_limit_w);
+    // A GEMM that reaches hundreds of TFLOP/s does not run "at 201 W": the row's power is of
+    // the same order as the counter's, not a lagging idle reading.
+    ASSERT_TRUE(c.power_mean_w);
+    EXPECT_GT(*c.power_mean_w, 0.5 * *e.power_w) << r->run_name;
+  }
+  // Burst: every kept pair's clock held (>= 90% of the maximum, the keep rule), so the median
+  // did; and a burst is not slower than the board at its cap.
+  if (burst.reason.find("no pair kept") == std::string::npos) {
+    EXPECT_GE(double(*burst.clock.sm_clock_mhz), 0.9 * *burst.clock.sm_clock_max_mhz);
+    EXPECT_GE(double(*burst.clock.sm_clock_median_mhz), 0.9 * *burst.clock.sm_clock_max_mhz);
+    EXPECT_GE(*burst.clock.sm_clock_median_mhz + 15, *sustained.clock.sm_clock_median_mhz);
+    EXPECT_LE(burst.time->median_ms, 1.02 * sustained.time->median_ms);
+  }
+}
+
+TEST(Telemetry, MemoryBandwidthMeasuredOnce) {
+  GEMMBENCH_REQUIRE_GPU();
+  Runner runner(0, 7);
+  const DeviceMetadata& d = runner.device();
+  ASSERT_TRUE(d.mem_bw_datasheet_gbs);
+  ASSERT_TRUE(d.mem_bw_measured_gbs) << "a device with over 8x4x L2 of free memory";
+  EXPECT_GT(*d.mem_bw_measured_gbs, 0.4 * *d.mem_bw_datasheet_gbs);
+  EXPECT_LE(*d.mem_bw_measured_gbs, 1.05 * *d.mem_bw_datasheet_gbs);
+}
+
+TEST(Telemetry, ShortRowsStillHaveReadingsAtBothEnds) {
+  GEMMBENCH_REQUIRE_GPU();
+  Runner runner(0, 7);
+  if (!runner.device().nvml_available) GTEST_SKIP() << "NVML not available (GPU test skipped)";
+  RunSpec r;
+  r.name = "tiny";
+  r.kernels = {"cublas"};
+  r.shapes = {{64, 64, 64}};
+  r.dtypes = {DType::f32};
+  r.accums = {Accum::f32};
+  r.layouts = {Layout::nn};
+  r.measure.min_samples = 3;
+  r.measure.min_time_s = 0;
+  r.measure.warmup = 1;
+  const Plan plan = build_plan({r}, {}, {}, KernelRegistry::instance());
+  Collect out;
+  runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 1u);
+  EXPECT_GE(out.rows[0].clock.telemetry_samples, 2u);
+  EXPECT_TRUE(out.rows[0].clock.sm_clock_median_mhz);
+  EXPECT_GE(out.rows[0].energy.launches, 20);
+}
