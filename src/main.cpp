@@ -14,8 +14,10 @@
 #include "core/provenance.hpp"
 #include "inspect/inspect.hpp"
 #include "plan/plan.hpp"
+#include "plan/presets.hpp"
 #include "report/reporter.hpp"
 #include "runner/runner.hpp"
+#include "sol/sol.hpp"
 #include "version.hpp"
 
 namespace gemmbench {
@@ -71,6 +73,10 @@ int run_benchmarks(const CliOutcome& cli) {
   const Plan plan = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
   if (!o.csv.empty()) check_output_path(o.csv, "--csv");
   if (!o.json.empty()) check_output_path(o.json, "--json");
+  if (o.dry_run) {  // before the Runner: no CUDA call, so it works on a machine without a GPU
+    std::cout << format_plan(plan);
+    return kExitOk;
+  }
 
   Runner runner(o.device, req.seed);
   const size_t free = runner.free_bytes();
@@ -109,6 +115,7 @@ int run_benchmarks(const CliOutcome& cli) {
       "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
       "seeded when beta != 0) before the verified run; pass when every element is finite and "
       "||C-R||_F/||R||_F <= 2*u_out + u_acc*sqrt(K)";
+  meta.sol_intensity_rule = kSolIntensityRule;
   meta.device = runner.device();
 
   MultiReporter reporters;
@@ -141,6 +148,9 @@ int main_impl(int argc, char** argv) {
       return cli.exit_code;
     case CliOutcome::Kind::list:
       std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json);
+      return kExitOk;
+    case CliOutcome::Kind::presets:
+      std::cout << format_preset_list();
       return kExitOk;
     case CliOutcome::Kind::extension:
       return inspect_main();

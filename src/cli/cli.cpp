@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "core/errors.hpp"
+#include "plan/presets.hpp"
 #include "plan/ranges.hpp"
 #include "version.hpp"
 
@@ -26,6 +27,13 @@ Layouts (BLAS column-major; C = alpha*op(A)*op(B) + beta*C, C is (M,N) with M co
 Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (geometric).
   --m/--n/--k form a cross product; a missing one defaults to 4096.
 
+LLM shapes: --preset llama3-8b --tokens 1,16,128,4096 runs every linear layer of the model as a
+  TN GEMM with M = tokens (`gemmbench presets` lists the models, layers and their sources).
+  --dry-run prints the planned cases and their total FLOP without touching a GPU.
+
+Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
+  class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
+
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
   each kernel is sampled interleaved with the matching cuBLAS call; the figure quoted is the
   median. TFLOP/s = 2*M*N*K / median.
@@ -35,7 +43,9 @@ Examples:
   gemmbench --kernel hgemm_tn --m 5120 --n 4096 --k 4096
   gemmbench --kernel 'sgemm_*' --m 1024:4096:x2 --n 1024:4096:x2 --k 4096 --csv out.csv
   gemmbench --config configs/square_sweep.json --json sweep.json
+  gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
   gemmbench list
+  gemmbench presets
 
 Exit codes: 0 all rows ok or skipped, 1 a row FAILED verification, 2 bad input, 3 no usable GPU,
   4 a CUDA error ended the run (finished rows are in the reports).)";
@@ -88,6 +98,14 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--m", o.m, "Rows of C and op(A): N, list or range (default 4096)");
   app.add_option("--n", o.n, "Columns of C and op(B) (default 4096)");
   app.add_option("--k", o.k, "Inner dimension (default 4096)");
+  app.add_option("--preset", o.presets,
+                 "LLM layer shapes by model, comma-separated (see `gemmbench presets`): N and K "
+                 "from the model's config.json, M from --tokens, layout TN unless --layout");
+  app.add_option("--tokens", o.tokens,
+                 "Tokens per GEMM for --preset (the M of every layer): N, list or range");
+  app.add_flag("--dry-run", o.dry_run,
+               "Print the planned cases (one line each), their count and total FLOP, and exit 0 "
+               "without touching a GPU; every argument and config check still runs");
   app.add_option("--layout", o.layouts,
                  "nn, nt, tn, tt (comma list). Default: each kernel's native");
   app.add_option("--dtype", o.dtypes, "f32, f16, bf16 (comma list). Default: each kernel's native");
@@ -122,6 +140,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "As JSON");
+  CLI::App* presets =
+      app.add_subcommand("presets", "List the LLM shape presets (--preset) and their sources");
   if (extend) extend(app);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
@@ -157,9 +177,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (o.beta && !std::isfinite(*o.beta)) throw UsageError("--beta must be finite");
   if (list->parsed()) {
     out.kind = CliOutcome::Kind::list;
+  } else if (presets->parsed()) {
+    out.kind = CliOutcome::Kind::presets;
   } else {
     for (CLI::App* sub : app.get_subcommands())
-      if (sub != list) out.kind = CliOutcome::Kind::extension;
+      if (sub != list && sub != presets) out.kind = CliOutcome::Kind::extension;
   }
   return out;
 }
@@ -167,12 +189,18 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = !o.kernels.empty() || !o.m.empty() || !o.n.empty() || !o.k.empty() ||
-                          !o.layouts.empty() || !o.dtypes.empty() || !o.accums.empty() || o.alpha ||
-                          o.beta;
+                          !o.presets.empty() || !o.tokens.empty() || !o.layouts.empty() ||
+                          !o.dtypes.empty() || !o.accums.empty() || o.alpha || o.beta;
   if (!o.config.empty() && work_flags)
     throw UsageError(
-        "--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
-        "--accum, --alpha or --beta: put those in the config's runs");
+        "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
+        "--dtype, --accum, --alpha or --beta: put those in the config's runs");
+  if (!o.presets.empty() && (!o.m.empty() || !o.n.empty() || !o.k.empty()))
+    throw UsageError("--preset takes N and K from the model and M from --tokens: drop --m/--n/--k");
+  if (!o.presets.empty() && o.tokens.empty())
+    throw UsageError("--preset needs --tokens (the M of every layer, e.g. --tokens 1,16,128,4096)");
+  if (o.presets.empty() && !o.tokens.empty())
+    throw UsageError("--tokens applies to --preset only (use --m for plain shapes)");
   if (!o.config.empty() || !work_flags) {
     const std::string path = o.config.empty() ? find_default_config("") : o.config;
     SweepConfig cfg = load_config_file(path);
@@ -185,9 +213,15 @@ RunRequest resolve_request(const CliOptions& o) {
   run.name = "cli";
   run.kernels = split_list(o.kernels.empty() ? std::string("all") : o.kernels);
   if (run.kernels.empty()) throw UsageError("--kernel: empty value");
-  run.shapes = cross_shapes(parse_dim_list(o.m.empty() ? "4096" : o.m, "--m"),
-                            parse_dim_list(o.n.empty() ? "4096" : o.n, "--n"),
-                            parse_dim_list(o.k.empty() ? "4096" : o.k, "--k"));
+  if (!o.presets.empty()) {
+    run.shapes =
+        preset_shapes(split_list(o.presets), parse_dim_list(o.tokens, "--tokens"), "--preset: ");
+    run.layouts = {Layout::tn};  // PyTorch's x @ W.T (plan/presets.hpp)
+  } else {
+    run.shapes = cross_shapes(parse_dim_list(o.m.empty() ? "4096" : o.m, "--m"),
+                              parse_dim_list(o.n.empty() ? "4096" : o.n, "--n"),
+                              parse_dim_list(o.k.empty() ? "4096" : o.k, "--k"));
+  }
   if (!o.layouts.empty())
     run.layouts = parse_enum_list<Layout>(o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
   if (!o.dtypes.empty())

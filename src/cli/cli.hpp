@@ -18,6 +18,8 @@ namespace gemmbench {
 struct CliOptions {
   std::string kernels;  // comma list of names/globs/"all"/"cublas"
   std::string m, n, k;  // dimension lists (see plan/ranges.hpp)
+  std::string presets;  // --preset: comma list of model names (plan/presets.hpp)
+  std::string tokens;   // --tokens: the M of every preset layer, a dimension list
   std::string layouts, dtypes, accums;
   std::optional<double> alpha, beta;
   std::string config, csv, json;
@@ -26,10 +28,11 @@ struct CliOptions {
   MeasureOverrides measure;
   bool quiet = false;
   bool list_json = false;  // `gemmbench list --json`
+  bool dry_run = false;    // print the planned cases and exit, touching no GPU
 };
 
 struct CliOutcome {
-  enum class Kind { run, list, extension, exit };
+  enum class Kind { run, list, presets, extension, exit };
   Kind kind = Kind::run;
   CliOptions options;
   int exit_code = 0;              // for Kind::exit (help, version)

@@ -11,6 +11,7 @@
 #include "runner/device_buffer.hpp"
 #include "runner/nvml.hpp"
 #include "verify/device_verify.hpp"
+#include "sol/sol.hpp"
 
 namespace gemmbench {
 
@@ -244,6 +245,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         break;
     }
     ++summary.rows_written;
+    r.sol = speed_of_light(r, meta_);
     out.add(r);
   };
   auto base_row = [&](const ProblemGroup& g, const KernelInfo* k) {
@@ -254,6 +256,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.family = k ? k->family : "cublas";
     r.problem = g.problem;
     r.measure = g.measure;
+    r.preset = g.preset;
     return r;
   };
   // A CUDA error on a row: record it; if the context is gone, every later row is an error too.
