@@ -173,8 +173,6 @@ class CsvReporter : public Reporter {
         r.clock.throttle_reasons,
         to_string(r.measure.cache),
         to_string(r.measure.data),
-        device_,
-        r.reason,
         r.preset.model,
         r.preset.layer,
         fmt::format("{}", r.sol.flop),
@@ -191,7 +189,9 @@ class CsvReporter : public Reporter {
         r.sol.bound,
         opt_str(r.sol.pct_sol),
         opt_str(r.sol.pct_sol_run_clock),
-        r.sol.reason};
+        r.sol.reason,
+        device_,
+        r.reason};
     std::string line;
     for (const auto& c : cells) line += (line.empty() ? "" : ",") + csv_escape(c);
     out_ << line << "\n" << std::flush;
@@ -283,8 +283,6 @@ const std::vector<std::string>& csv_columns() {
                                                 "throttle_reasons",
                                                 "cache",
                                                 "data",
-                                                "device",
-                                                "reason",
                                                 "preset_model",
                                                 "preset_layer",
                                                 "sol_flop",
@@ -301,7 +299,9 @@ const std::vector<std::string>& csv_columns() {
                                                 "bound",
                                                 "pct_sol",
                                                 "pct_sol_run_clock",
-                                                "sol_reason"};
+                                                "sol_reason",
+                                                "device",
+                                                "reason"};
   return cols;
 }
 
