@@ -725,7 +725,6 @@ def figure_roofline(report, data):
         # The knee of the highest compute roof bounds the memory line's right end.
         top = max(data["compute"].values()) if data["compute"] else None
         hi = max(hi, 2 * top * 1e3 / bw) if top else hi
-        lo = min(lo, 0.5 * min(p["y"] for p in data["points"]) * 1e3 / bw)
     grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
     styles = ["-", "--", "-.", ":"]
     for i, (cls, peak) in enumerate(sorted(data["compute"].items(), key=lambda kv: -kv[1])):
@@ -754,7 +753,7 @@ def figure_roofline(report, data):
                   "C read when beta != 0)")
     ax.set_ylabel("TFLOP/s (2*M*N*K / median time)")
     ax.grid(True, which="both", color="#e5e5e5", lw=0.5)
-    ax.legend(fontsize=7.5, loc="lower right")
+    ax.legend(fontsize=7.5, loc="upper left")
     fig.suptitle("\n".join(["Roofline: achieved TFLOP/s against arithmetic intensity"] +
                            title_lines(report["metadata"])), fontsize=9.5)
     if data["notes"]:
