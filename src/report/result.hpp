@@ -18,13 +18,13 @@ const char* to_string(Status s);
 
 // NVML readings around a row's samples; absent where NVML is missing.
 struct ClockStats {
-  std::optional<unsigned> sm_clock_mhz;         // lowest SM clock seen while sampling
-  std::optional<unsigned> sm_clock_max_mhz;     // the device's maximum SM clock
+  std::optional<unsigned> sm_clock_mhz;      // lowest SM clock seen while sampling
+  std::optional<unsigned> sm_clock_max_mhz;  // the device's maximum SM clock
   std::optional<unsigned> sm_clock_median_mhz;  // median SM clock over the row's samples
-  std::optional<double> power_w;                // highest board power seen
-  std::optional<unsigned> temperature_c;        // highest GPU temperature seen
-  std::string throttle_reasons;                 // NVML clock-event reasons seen, '|'-separated
-  bool throttled = false;                       // SM clock fell below 80% of its maximum
+  std::optional<double> power_w;             // highest board power seen
+  std::optional<unsigned> temperature_c;     // highest GPU temperature seen
+  std::string throttle_reasons;              // NVML clock-event reasons seen, '|'-separated
+  bool throttled = false;                    // SM clock fell below 80% of its maximum
 };
 
 // Speed of light of a row (src/sol/sol.hpp; docs/reports-sol.md): the roofline bound of its
