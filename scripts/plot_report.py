@@ -26,6 +26,12 @@ compare Two reports, BASE then NEW (`gemmbench compare BASE NEW` in a chart): on
         Rows on one side only, or untimed on one, are listed under the chart.
 
     python3 scripts/plot_report.py compare base.json new.json -o compare.png
+roofline  Achieved TFLOP/s against arithmetic intensity (FLOP per byte, the report's
+        sol.intensity_flop_per_byte), both axes log: one marker per timed row (kernels filled
+        and coloured by family, cuBLAS grey and hollow, FAILED red crosses), the memory roof
+        (intensity x the rows' mem_bw_gbs, measured or datasheet as the rows say) and one compute
+        roof per instruction class (sol.compute_tflops_max_clock). Needs a report written by a
+        gemmbench with speed of light (rows with a 'sol' object).
 
 Several reports may be given: their rows are concatenated in the order given and the first
 report's metadata titles the chart (a warning says so when the devices differ).
@@ -582,6 +588,47 @@ def render_compare(base, new, out_path, threshold=3.0):
     _use_agg()
     save(figure_compare(base, new, data), out_path)
     return data
+def roofline_data(report):
+    """Points and roofs of the roofline chart, from the rows' 'sol' objects (docs/reports-sol.md).
+
+    Returns {"points": [{x, y, label, cublas, failed, family, cls}], "compute": {class: TFLOP/s},
+    "bandwidth_gbs", "bandwidth_source", "notes"}. Raises ReportError when no row has both an
+    intensity and a TFLOP/s, or when no row carries speed-of-light fields at all.
+    """
+    rows = report["results"]
+    if not any(isinstance(r.get("sol"), dict) for r in rows):
+        raise ReportError("the report has no speed-of-light fields (rows without 'sol': written "
+                          "by a gemmbench before the roofline existed)")
+    points, notes, compute, bandwidths = [], [], {}, []
+    for row in rows:
+        sol = row.get("sol") if isinstance(row.get("sol"), dict) else {}
+        cls = sol.get("instruction_class") or "?"
+        if isinstance(sol.get("compute_tflops_max_clock"), (int, float)):
+            compute[cls] = max(compute.get(cls, 0.0), float(sol["compute_tflops_max_clock"]))
+        if isinstance(sol.get("mem_bw_gbs"), (int, float)):
+            bandwidths.append((float(sol["mem_bw_gbs"]), sol.get("mem_bw_source") or "?"))
+        label = f"{row['kernel']} {shape_text(shape_of(row))} {row['dtype']}/{row['accum']}"
+        preset = row.get("preset")
+        if isinstance(preset, dict):
+            label += f" [{preset.get('model')} {preset.get('layer')}]"
+        if row["status"] in ("skipped", "error"):
+            notes.append(_note(row))
+            continue
+        x, y = sol.get("intensity_flop_per_byte"), row.get("tflops")
+        if not isinstance(x, (int, float)) or not isinstance(y, (int, float)) or x <= 0 or y <= 0:
+            notes.append(f"{label}: no intensity or TFLOP/s, not drawn")
+            continue
+        points.append({"x": float(x), "y": float(y), "label": label, "cublas": is_cublas(row),
+                       "failed": row["status"] == "FAILED", "family": row.get("family", "?"),
+                       "cls": cls, "pct_sol": sol.get("pct_sol"), "bound": sol.get("bound")})
+    if not points:
+        raise ReportError("no timed row with an arithmetic intensity to draw")
+    bandwidth, source = (max(bandwidths) if bandwidths else (None, "none"))
+    if len({b for b, _ in bandwidths}) > 1:
+        notes.append("rows name different memory bandwidths (merged reports?): the roof uses "
+                     f"the highest, {bandwidth:.0f} GB/s")
+    return {"points": points, "compute": compute, "bandwidth_gbs": bandwidth,
+            "bandwidth_source": source, "notes": notes}
 
 
 def title_lines(metadata):
@@ -807,6 +854,62 @@ def figure_sweep(report, data, metric="tflops", log=False):
     return fig
 
 
+def figure_roofline(report, data):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 6), layout="constrained")
+    xs = [p["x"] for p in data["points"]]
+    lo, hi = min(xs) / 2, max(xs) * 2
+    bw = data["bandwidth_gbs"]
+    if bw:
+        # The knee of the highest compute roof bounds the memory line's right end.
+        top = max(data["compute"].values()) if data["compute"] else None
+        hi = max(hi, 2 * top * 1e3 / bw) if top else hi
+    grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    styles = ["-", "--", "-.", ":"]
+    for i, (cls, peak) in enumerate(sorted(data["compute"].items(), key=lambda kv: -kv[1])):
+        ys = [min(peak, x * bw / 1e3) if bw else peak for x in grid]
+        ax.plot(grid, ys, color="#222222", lw=1.3, ls=styles[i % len(styles)],
+                label=f"roof {cls}: {tflops_text(peak)} TFLOP/s at max SM clock")
+    if bw:
+        ax.plot(grid, [x * bw / 1e3 for x in grid], color="#888888", lw=0.8, ls=":",
+                label=f"memory roof: {bw:.0f} GB/s ({data['bandwidth_source']})")
+    palette, seen = {}, set()
+    for p in data["points"]:
+        if p["failed"]:
+            kind, kw = "FAILED", dict(marker="x", color=FAILED_EDGE, s=50)
+        elif p["cublas"]:
+            kind, kw = "cuBLAS", dict(marker="o", facecolors="none", edgecolors="#555555", s=42)
+        else:
+            kind = f"kernel ({p['family']})"
+            kw = dict(marker="^", color=_family_color(p["family"], 0, palette), s=42,
+                      edgecolors="black", linewidths=0.4)
+        ax.scatter([p["x"]], [p["y"]], zorder=3, label=None if kind in seen else kind, **kw)
+        seen.add(kind)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte: A, B read once, C written once, "
+                  "C read when beta != 0)")
+    ax.set_ylabel("TFLOP/s (2*M*N*K / median time)")
+    ax.grid(True, which="both", color="#e5e5e5", lw=0.5)
+    ax.legend(fontsize=7.5, loc="upper left")
+    fig.suptitle("\n".join(["Roofline: achieved TFLOP/s against arithmetic intensity"] +
+                           title_lines(report["metadata"])), fontsize=9.5)
+    if data["notes"]:
+        fig.text(0.005, -0.01, _footnote_text(data["notes"]), ha="left", va="top", fontsize=7,
+                 family="monospace", color="#333333")
+    return fig
+
+
+def render_roofline(report, out_path):
+    """Shape the data, then draw the roofline chart into the PNG `out_path`."""
+    data = roofline_data(report)
+    _use_agg()
+    save(figure_roofline(report, data), out_path)
+    return data
+
+
 def save(fig, out_path):
     import matplotlib.pyplot as plt
 
@@ -853,7 +956,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="plot_report.py", description=doc, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="chart", metavar="{ladder,sweep,compare}", required=True)
+    sub = parser.add_subparsers(dest="chart", metavar="{ladder,sweep,compare,roofline}", required=True)
 
     def common(p, default_out):
         p.add_argument("reports", nargs="+", metavar="REPORT",
@@ -906,6 +1009,14 @@ def build_parser():
     compare.add_argument("--threshold", type=float, default=3.0,
                          help="%% change below which no bar is called (default 3, as gemmbench "
                               "compare)")
+    roofline = sub.add_parser(
+        "roofline", help="achieved TFLOP/s against arithmetic intensity, with both roofs",
+        description="One marker per timed row at (FLOP per byte, TFLOP/s), log axes, under the "
+                    "memory roof (intensity x bandwidth) and one compute roof per instruction "
+                    "class, all from the rows' speed-of-light fields. Kernels are filled "
+                    "triangles, cuBLAS hollow circles, FAILED rows red crosses.",
+        epilog=EPILOG)
+    common(roofline, "roofline.png")
     return parser
 
 
@@ -926,6 +1037,8 @@ def main(argv=None):
         report = filter_rows(report, kernels=args.kernels, run=args.run)
         if args.chart == "ladder":
             render_ladder(report, args.output, shape=args.shape, log=args.log)
+        elif args.chart == "roofline":
+            render_roofline(report, args.output)
         else:
             data = render_sweep(report, args.output, metric=args.metric, log=args.log)
             if len(data["sizes"]) == 1:

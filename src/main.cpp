@@ -16,8 +16,10 @@
 #include "core/provenance.hpp"
 #include "inspect/inspect.hpp"
 #include "plan/plan.hpp"
+#include "plan/presets.hpp"
 #include "report/reporter.hpp"
 #include "runner/runner.hpp"
+#include "sol/sol.hpp"
 #include "verify/tolerance.hpp"
 #include "version.hpp"
 
@@ -74,6 +76,10 @@ int run_benchmarks(const CliOutcome& cli) {
   const Plan plan = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
   if (!o.csv.empty()) check_output_path(o.csv, "--csv");
   if (!o.json.empty()) check_output_path(o.json, "--json");
+  if (o.dry_run) {  // before the Runner: no CUDA call, so it works on a machine without a GPU
+    std::cout << format_plan(plan);
+    return kExitOk;
+  }
 
   Runner runner(o.device, req.seed);
   const size_t free = runner.free_bytes();
@@ -111,6 +117,7 @@ int run_benchmarks(const CliOutcome& cli) {
   meta.timing_method = Runner::timing_method();
   meta.flops_convention = kFlopsConvention;
   meta.verification = kVerificationMethod;
+  meta.sol_intensity_rule = kSolIntensityRule;
   meta.device = runner.device();
 
   MultiReporter reporters;
@@ -152,6 +159,9 @@ int main_impl(int argc, char** argv) {
     case CliOutcome::Kind::list:
       std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json,
                                       cli.options.list_all);
+      return kExitOk;
+    case CliOutcome::Kind::presets:
+      std::cout << format_preset_list();
       return kExitOk;
     case CliOutcome::Kind::extension:
       return cli.extension == "compare" ? compare_main() : inspect_main();

@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "core/errors.hpp"
+#include "plan/presets.hpp"
 #include "plan/ranges.hpp"
 #include "version.hpp"
 
@@ -26,6 +27,13 @@ Layouts (BLAS column-major; C = alpha*op(A)*op(B) + beta*C, C is (M,N) with M co
 Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (geometric).
   --m/--n/--k form a cross product; a missing one defaults to 4096.
 
+LLM shapes: --preset llama3-8b --tokens 1,16,128,4096 runs every linear layer of the model as a
+  TN GEMM with M = tokens (`gemmbench presets` lists the models, layers and their sources).
+  --dry-run prints the planned cases and their total FLOP without touching a GPU.
+
+Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
+  class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
+
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
   each kernel is sampled interleaved with the matching cuBLAS call; the figure quoted is the
   median. TFLOP/s = 2*M*N*K / median.
@@ -35,7 +43,9 @@ Examples:
   gemmbench --kernel hgemm_tn --m 5120 --n 4096 --k 4096
   gemmbench --kernel 'sgemm_*' --m 1024:4096:x2 --n 1024:4096:x2 --k 4096 --csv out.csv
   gemmbench --config configs/square_sweep.json --json sweep.json
+  gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
   gemmbench list
+  gemmbench presets
 
 Exit codes: 0 all rows ok or skipped, 1 a row FAILED verification, 2 bad input, 3 no usable GPU,
   4 a CUDA error ended the run (finished rows are in the reports).)";
@@ -88,6 +98,14 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--m", o.m, "Rows of C and op(A): N, list or range (default 4096)");
   app.add_option("--n", o.n, "Columns of C and op(B) (default 4096)");
   app.add_option("--k", o.k, "Inner dimension (default 4096)");
+  app.add_option("--preset", o.presets,
+                 "LLM layer shapes by model, comma-separated (see `gemmbench presets`): N and K "
+                 "from the model's config.json, M from --tokens, layout TN unless --layout");
+  app.add_option("--tokens", o.tokens,
+                 "Tokens per GEMM for --preset (the M of every layer): N, list or range");
+  app.add_flag("--dry-run", o.dry_run,
+               "Print the planned cases (one line each), their count and total FLOP, and exit 0 "
+               "without touching a GPU; every argument and config check still runs");
   app.add_option("--layout", o.layouts,
                  "nn, nt, tn, tt (comma list). Default: each kernel's native");
   app.add_option("--dtype", o.dtypes, "f32, f16, bf16 (comma list). Default: each kernel's native");
@@ -132,6 +150,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "Every kernel, as JSON");
   list->add_flag("--all", o.list_all, "Every kernel, not one line per rung of the ladder");
+  CLI::App* presets =
+      app.add_subcommand("presets", "List the LLM shape presets (--preset) and their sources");
   if (extend) extend(app);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
@@ -173,9 +193,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (o.beta && !std::isfinite(*o.beta)) throw UsageError("--beta must be finite");
   if (list->parsed()) {
     out.kind = CliOutcome::Kind::list;
+  } else if (presets->parsed()) {
+    out.kind = CliOutcome::Kind::presets;
   } else {
     for (CLI::App* sub : app.get_subcommands())
-      if (sub != list) {
+      if (sub != list && sub != presets) {
         out.kind = CliOutcome::Kind::extension;
         out.extension = sub->get_name();
       }
@@ -185,12 +207,18 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
-  const bool work_flags =
-      o.kernels || o.m || o.n || o.k || o.layouts || o.dtypes || o.accums || o.alpha || o.beta;
+  const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
+                          o.dtypes || o.accums || o.alpha || o.beta;
   if (!o.config.empty() && work_flags)
     throw UsageError(
-        "--config cannot be combined with --kernel, --m/--n/--k, --layout, --dtype, "
-        "--accum, --alpha or --beta: put those in the config's runs");
+        "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
+        "--dtype, --accum, --alpha or --beta: put those in the config's runs");
+  if (o.presets && (o.m || o.n || o.k))
+    throw UsageError("--preset takes N and K from the model and M from --tokens: drop --m/--n/--k");
+  if (o.presets && !o.tokens)
+    throw UsageError("--preset needs --tokens (the M of every layer, e.g. --tokens 1,16,128,4096)");
+  if (!o.presets && o.tokens)
+    throw UsageError("--tokens applies to --preset only (use --m for plain shapes)");
   if (!o.config.empty() || !work_flags) {
     const std::string path = o.config.empty() ? find_default_config("") : o.config;
     SweepConfig cfg = load_config_file(path);
@@ -204,9 +232,15 @@ RunRequest resolve_request(const CliOptions& o) {
   run.kernels = split_list(o.kernels.value_or("all"));
   if (run.kernels.empty())
     throw UsageError("--kernel: empty value (accepted: kernel names, globs, all, cublas)");
-  run.shapes = cross_shapes(parse_dim_list(o.m.value_or("4096"), "--m"),
-                            parse_dim_list(o.n.value_or("4096"), "--n"),
-                            parse_dim_list(o.k.value_or("4096"), "--k"));
+  if (o.presets) {
+    run.shapes = preset_shapes(split_list(*o.presets),
+                               parse_dim_list(o.tokens.value_or(""), "--tokens"), "--preset: ");
+    run.layouts = {Layout::tn};  // PyTorch's x @ W.T (plan/presets.hpp)
+  } else {
+    run.shapes = cross_shapes(parse_dim_list(o.m.value_or("4096"), "--m"),
+                              parse_dim_list(o.n.value_or("4096"), "--n"),
+                              parse_dim_list(o.k.value_or("4096"), "--k"));
+  }
   if (o.layouts)
     run.layouts = parse_enum_list<Layout>(*o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
   if (o.dtypes)

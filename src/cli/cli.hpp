@@ -19,6 +19,8 @@ struct CliOptions {
   // Unset when not typed; an empty value typed is an error, never the default.
   std::optional<std::string> kernels;  // comma list of names/globs/"all"/"cublas"
   std::optional<std::string> m, n, k;  // dimension lists (see plan/ranges.hpp)
+  std::optional<std::string> presets;  // --preset: comma list of model names (plan/presets.hpp)
+  std::optional<std::string> tokens;   // --tokens: the M of every preset layer, a dimension list
   std::optional<std::string> layouts, dtypes, accums;
   std::optional<double> alpha, beta;
   std::string config, csv, json;
@@ -28,10 +30,11 @@ struct CliOptions {
   bool quiet = false;
   bool list_json = false;  // `gemmbench list --json` (every kernel)
   bool list_all = false;   // `gemmbench list --all`: every kernel, not one line per rung
+  bool dry_run = false;    // print the planned cases and exit, touching no GPU
 };
 
 struct CliOutcome {
-  enum class Kind { run, list, extension, exit };
+  enum class Kind { run, list, presets, extension, exit };
   Kind kind = Kind::run;
   CliOptions options;
   int exit_code = 0;              // for Kind::exit (help, version)

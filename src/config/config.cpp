@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "plan/presets.hpp"
 #include "plan/ranges.hpp"
 
 namespace gemmbench {
@@ -229,9 +230,9 @@ class Parser {
 
   RunSpec run(const json& j, const std::string& path, size_t index) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(
-        j, path,
-        {"name", "kernels", "shapes", "layouts", "dtypes", "accums", "alpha", "beta", "measure"});
+    check_keys(j, path,
+               {"name", "kernels", "shapes", "preset", "tokens", "layouts", "dtypes", "accums",
+                "alpha", "beta", "measure"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
@@ -241,8 +242,21 @@ class Parser {
     if (!j.contains("kernels"))
       fail(path, "missing key 'kernels' (a name, a glob such as \"sgemm_*\", or \"all\")");
     r.kernels = strings(j["kernels"], join(path, "kernels"));
-    if (!j.contains("shapes")) fail(path, "missing key 'shapes'");
-    r.shapes = shapes(j["shapes"], join(path, "shapes"));
+    if (j.contains("preset")) {
+      // LLM layer shapes (plan/presets.hpp): N and K from the model, M from "tokens", layout TN.
+      if (j.contains("shapes"))
+        fail(path, "give either 'shapes' or 'preset' with 'tokens', not both");
+      if (!j.contains("tokens"))
+        fail(path, "'preset' needs 'tokens' (the M of every layer, e.g. [1, 16, 128])");
+      const auto models = strings(j["preset"], join(path, "preset"));
+      const auto tokens = dims(j["tokens"], join(path, "tokens"));
+      r.shapes = preset_shapes(models, tokens, source_ + ": " + join(path, "preset") + ": ");
+      r.layouts = {Layout::tn};
+    } else {
+      if (j.contains("tokens")) fail(join(path, "tokens"), "applies only with 'preset'");
+      if (!j.contains("shapes")) fail(path, "missing key 'shapes' (or 'preset' with 'tokens')");
+      r.shapes = shapes(j["shapes"], join(path, "shapes"));
+    }
     if (j.contains("layouts"))
       r.layouts =
           enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");

@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include <fnmatch.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -86,6 +87,29 @@ std::vector<const KernelInfo*> match_kernels(const std::string& pattern,
                    " (`gemmbench list` shows all)");
 }
 
+std::string format_plan(const Plan& plan) {
+  std::string out = fmt::format("{:<26} {:>20} {:>6} {:>10}  {}\n", "kernel", "MxNxK", "layout",
+                                "type", "preset");
+  double flop = 0;
+  for (const ProblemGroup& g : plan.groups) {
+    const GemmProblem& p = g.problem;
+    const std::string type = std::string(to_string(p.dtype)) + "/" + to_string(p.accum);
+    const std::string label = g.preset.empty() ? "" : g.preset.model + " " + g.preset.layer;
+    auto line = [&](const std::string& kernel) {
+      out += fmt::format("{:<26} {:>20} {:>6} {:>10}  {}\n", kernel, p.shape_string(),
+                         to_string(p.layout), type, label);
+      flop += p.flops();
+    };
+    line("cublas");
+    for (const KernelInfo* k : g.kernels) line(k->name);
+  }
+  out += fmt::format(
+      "\n{} cases ({} problems), {:.4g} FLOP in total (2*M*N*K, one GEMM per case; "
+      "dry run: nothing ran)\n",
+      plan.row_count(), plan.groups.size(), flop);
+  return out;
+}
+
 Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& defaults,
                 const MeasureOverrides& cli_overrides, const KernelRegistry& reg) {
   Plan plan;
@@ -110,10 +134,15 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
       GemmProblem problem;
     };
     const size_t first_group = plan.groups.size();
-    // alpha and beta are the run's, so (m, n, k, layout, dtype, accum) identifies a problem.
-    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int>, size_t> group_of;
-    auto add = [&](const KernelInfo* k, const GemmProblem& p) {
-      const auto key = std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum));
+    // alpha and beta are the run's, so (m, n, k, layout, dtype, accum) identifies a problem. The
+    // preset label is part of the key: two model layers of one shape stay two groups, each row
+    // labelled with its own layer (a per-layer table needs both), at the cost of measuring it
+    // twice. A plain shape listed twice is still measured once.
+    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, std::string, std::string>, size_t>
+        group_of;
+    auto add = [&](const KernelInfo* k, const GemmProblem& p, const PresetLabel& label) {
+      const auto key = std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum),
+                                       label.model, label.layer);
       if (auto it = group_of.find(key); it != group_of.end()) {
         auto& g = plan.groups[it->second];
         if (k && !contains(g.kernels, k)) g.kernels.push_back(k);
@@ -124,7 +153,7 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
                          " rows; narrow the ranges");
       check_size(p, where);
       group_of.emplace(key, plan.groups.size());
-      ProblemGroup group{run.name, p, measure, {}};
+      ProblemGroup group{run.name, p, measure, {}, label};
       if (k) group.kernels.push_back(k);
       plan.groups.push_back(std::move(group));
     };
@@ -141,7 +170,8 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
         }
         for (Accum a : accums) {
           if (!accum_valid_for(d, a)) continue;  // e.g. f16 accumulation of f32 inputs
-          for (Layout l : layouts) add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta});
+          for (Layout l : layouts)
+            add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta}, s.preset);
         }
       }
     };

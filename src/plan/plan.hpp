@@ -18,6 +18,7 @@ struct ProblemGroup {
   GemmProblem problem;
   MeasureSettings measure;
   std::vector<const KernelInfo*> kernels;  // may be empty: a cuBLAS-only group
+  PresetLabel preset;                      // the model layer (--preset), or empty
 };
 
 struct Plan {
@@ -36,6 +37,10 @@ std::vector<const KernelInfo*> match_kernels(const std::string& pattern, const K
 // The up-to-`count` registered names closest to `name` (edit distance).
 std::vector<std::string> closest_kernel_names(const std::string& name, const KernelRegistry& reg,
                                               size_t count = 3);
+
+// --dry-run's listing: one line per row in the console table's form (kernel, MxNxK, layout,
+// types, the preset's model and layer), then the row count and the total FLOP.
+std::string format_plan(const Plan& plan);
 
 Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& defaults,
                 const MeasureOverrides& cli_overrides, const KernelRegistry& reg);

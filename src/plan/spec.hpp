@@ -57,8 +57,17 @@ struct MeasureOverrides {
 // Throws UsageError when a setting is out of range; `where` prefixes the message.
 void validate(const MeasureSettings& s, const std::string& where);
 
+// The model layer a shape stands for (src/plan/presets.hpp); both empty for a plain shape.
+struct PresetLabel {
+  std::string model;  // "llama3-8b"
+  std::string layer;  // "qkv_proj"
+  bool empty() const { return model.empty(); }
+  bool operator==(const PresetLabel& o) const { return model == o.model && layer == o.layer; }
+};
+
 struct Shape {
   int64_t m, n, k;
+  PresetLabel preset = {};
 };
 
 struct RunSpec {

@@ -115,6 +115,24 @@ json to_json(const CaseResult& r) {
                   {"regime", to_string(r.measure.regime)}, {"warmup", r.measure.warmup},
                   {"min_samples", r.measure.min_samples},  {"min_time_s", r.measure.min_time_s},
                   {"max_time_s", r.measure.max_time_s},    {"verify", r.measure.verify}};
+  j["preset"] =
+      r.preset.empty() ? json(nullptr) : json{{"model", r.preset.model}, {"layer", r.preset.layer}};
+  const SolStats& s = r.sol;
+  j["sol"] = {{"flop", s.flop},
+              {"bytes", s.bytes},
+              {"intensity_flop_per_byte", s.intensity},
+              {"instruction_class", s.instruction_class},
+              {"flop_per_clk_per_sm", opt(s.flop_per_clk_per_sm)},
+              {"compute_tflops_max_clock", opt(s.compute_tflops_max_clock)},
+              {"compute_tflops_run_clock", opt(s.compute_tflops_run_clock)},
+              {"mem_bw_gbs", opt(s.mem_bw_gbs)},
+              {"mem_bw_source", s.mem_bw_source},
+              {"memory_tflops", opt(s.memory_tflops)},
+              {"bound_tflops", opt(s.bound_tflops)},
+              {"bound", s.bound},
+              {"pct_sol", opt(s.pct_sol)},
+              {"pct_sol_run_clock", opt(s.pct_sol_run_clock)},
+              {"reason", s.reason}};
   return j;
 }
 
@@ -196,6 +214,28 @@ CaseResult case_result_from_json(const json& j) {
   r.measure.min_time_s = m.at("min_time_s").get<double>();
   r.measure.max_time_s = m.at("max_time_s").get<double>();
   r.measure.verify = m.at("verify").get<bool>();
+  // Reports from before presets and speed of light have neither key.
+  if (j.contains("preset") && !j.at("preset").is_null())
+    r.preset = PresetLabel{j.at("preset").at("model").get<std::string>(),
+                           j.at("preset").at("layer").get<std::string>()};
+  if (j.contains("sol")) {
+    const json& s = j.at("sol");
+    r.sol.flop = s.at("flop").get<double>();
+    r.sol.bytes = s.at("bytes").get<double>();
+    r.sol.intensity = s.at("intensity_flop_per_byte").get<double>();
+    r.sol.instruction_class = s.at("instruction_class").get<std::string>();
+    r.sol.flop_per_clk_per_sm = get_opt<double>(s, "flop_per_clk_per_sm");
+    r.sol.compute_tflops_max_clock = get_opt<double>(s, "compute_tflops_max_clock");
+    r.sol.compute_tflops_run_clock = get_opt<double>(s, "compute_tflops_run_clock");
+    r.sol.mem_bw_gbs = get_opt<double>(s, "mem_bw_gbs");
+    r.sol.mem_bw_source = s.at("mem_bw_source").get<std::string>();
+    r.sol.memory_tflops = get_opt<double>(s, "memory_tflops");
+    r.sol.bound_tflops = get_opt<double>(s, "bound_tflops");
+    r.sol.bound = s.at("bound").get<std::string>();
+    r.sol.pct_sol = get_opt<double>(s, "pct_sol");
+    r.sol.pct_sol_run_clock = get_opt<double>(s, "pct_sol_run_clock");
+    r.sol.reason = s.at("reason").get<std::string>();
+  }
   return r;
 }
 
@@ -216,6 +256,7 @@ json to_json(const RunMetadata& m) {
       {"timing_method", m.timing_method},
       {"flops_convention", m.flops_convention},
       {"verification", m.verification},
+      {"sol_intensity_rule", m.sol_intensity_rule},
       {"device",
        {{"index", d.index},
         {"name", d.name},

@@ -58,6 +58,8 @@ class ConsoleReporter : public Reporter {
         d.power_limit_w ? fmt::format("{:.0f} W", *d.power_limit_w) : "n/a",
         d.mem_bw_measured_gbs ? fmt::format("{:.0f} GB/s", *d.mem_bw_measured_gbs) : "n/a",
         d.mem_bw_datasheet_gbs ? fmt::format("{:.0f} GB/s", *d.mem_bw_datasheet_gbs) : "n/a");
+    out_ << "% SOL: TFLOP/s over the roofline bound min(compute ceiling at the maximum SM clock, "
+            "FLOP/byte x memory bandwidth); m = memory-bound shape, c = compute-bound\n";
     // Low-entropy data flatters every row: say so where nobody can miss it, before the table.
     const bool mixed = m.data_used.size() > 1;
     for (DataDist d : m.data_used)
@@ -67,9 +69,9 @@ class ConsoleReporter : public Reporter {
             to_string(d), data_range(d),
             mixed ? fmt::format(" on the rows marked [{} data]", to_string(d)) : "");
     out_ << "\n";
-    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>9}  {}\n", "kernel",
-                        "MxNxK", "layout", "type", "median ms", "TFLOP/s", "% cuBLAS", "rel err",
-                        "status");
+    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>7} {:>9}  {}\n", "kernel",
+                        "MxNxK", "layout", "type", "median ms", "TFLOP/s", "% cuBLAS", "% SOL",
+                        "rel err", "status");
     out_.flush();
   }
 
@@ -78,6 +80,10 @@ class ConsoleReporter : public Reporter {
     const std::string tf = r.tflops ? fmt::format("{:.2f}", *r.tflops) : "-";
     const std::string pct =
         r.ratio_to_cublas ? fmt::format("{:.1f}%", 100.0 * *r.ratio_to_cublas) : "-";
+    // The share of the roofline bound, with m/c for a memory- or compute-bound shape.
+    const std::string sol = r.sol.pct_sol ? fmt::format("{:.1f}%{}", *r.sol.pct_sol,
+                                                        r.sol.bound == "memory" ? "m" : "c")
+                                          : "-";
     const std::string err = r.error.computed ? fmt::format("{:.2e}", r.error.normwise) : "-";
     std::string status = to_string(r.status);
     if (!r.reason.empty()) status += ": " + r.reason;
@@ -91,9 +97,10 @@ class ConsoleReporter : public Reporter {
       status += fmt::format(" [burst: {} pair(s) discarded]", r.samples_discarded);
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
-    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>9}  {}\n", r.kernel,
+    if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
+    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>7} {:>9}  {}\n", r.kernel,
                         r.problem.shape_string(), to_string(r.problem.layout),
-                        accum_label(r.problem), ms, tf, pct, err, status);
+                        accum_label(r.problem), ms, tf, pct, sol, err, status);
     out_.flush();
   }
 
@@ -197,6 +204,23 @@ class CsvReporter : public Reporter {
         to_string(r.measure.regime),
         std::to_string(r.samples_discarded),
         std::to_string(r.burst_wait_timeouts),
+        r.preset.model,
+        r.preset.layer,
+        fmt::format("{}", r.sol.flop),
+        fmt::format("{}", r.sol.bytes),
+        fmt::format("{}", r.sol.intensity),
+        r.sol.instruction_class,
+        opt_str(r.sol.flop_per_clk_per_sm),
+        opt_str(r.sol.compute_tflops_max_clock),
+        opt_str(r.sol.compute_tflops_run_clock),
+        opt_str(r.sol.mem_bw_gbs),
+        r.sol.mem_bw_source,
+        opt_str(r.sol.memory_tflops),
+        opt_str(r.sol.bound_tflops),
+        r.sol.bound,
+        opt_str(r.sol.pct_sol),
+        opt_str(r.sol.pct_sol_run_clock),
+        r.sol.reason,
         device_,
         r.reason};
     std::string line;
@@ -305,6 +329,23 @@ const std::vector<std::string>& csv_columns() {
                                                 "regime",
                                                 "samples_discarded",
                                                 "burst_wait_timeouts",
+                                                "preset_model",
+                                                "preset_layer",
+                                                "sol_flop",
+                                                "sol_bytes",
+                                                "intensity_flop_per_byte",
+                                                "instruction_class",
+                                                "flop_per_clk_per_sm",
+                                                "compute_tflops_max_clock",
+                                                "compute_tflops_run_clock",
+                                                "mem_bw_gbs",
+                                                "mem_bw_source",
+                                                "memory_tflops",
+                                                "bound_tflops",
+                                                "bound",
+                                                "pct_sol",
+                                                "pct_sol_run_clock",
+                                                "sol_reason",
                                                 "device",
                                                 "reason"};
   return cols;

@@ -47,6 +47,28 @@ struct EnergyStats {
   std::string note;                         // why the figures are absent, when they are
 };
 
+// Speed of light of a row (src/sol/sol.hpp; docs/reports-sol.md): the roofline bound of its
+// instruction class and memory, and the share of it the row reached. A figure that cannot be known
+// (an architecture without a table entry, no bandwidth, no timing) is absent, and `reason` says
+// why.
+struct SolStats {
+  double flop = 0;                // 2*M*N*K
+  double bytes = 0;               // A, B read once, C read once when beta != 0, C written once
+  double intensity = 0;           // flop / bytes (FLOP per byte)
+  std::string instruction_class;  // "ffma_f32", "tensor_f16_f32acc", ...
+  std::optional<double> flop_per_clk_per_sm;       // dense, from the per-architecture table
+  std::optional<double> compute_tflops_max_clock;  // at DeviceMetadata::sm_clock_max_mhz
+  std::optional<double> compute_tflops_run_clock;  // at ClockStats::sm_clock_median_mhz
+  std::optional<double> mem_bw_gbs;                // the roofline's bandwidth, GB/s (1e9 B/s)
+  std::string mem_bw_source;                       // "measured", "datasheet" or "none"
+  std::optional<double> memory_tflops;             // intensity x mem_bw_gbs
+  std::optional<double> bound_tflops;              // min(compute at max clock, memory)
+  std::string bound;                               // "compute", "memory", or empty when unknown
+  std::optional<double> pct_sol;                   // 100 * tflops / bound_tflops
+  std::optional<double> pct_sol_run_clock;         // against min(compute at the run clock, memory)
+  std::string reason;                              // why a ceiling or the bound is absent
+};
+
 struct CaseResult {
   size_t index = 0;  // 1-based row number in the plan
   std::string run_name;
@@ -71,6 +93,8 @@ struct CaseResult {
   // for a cool board that ran out of time (the pair was then taken anyway).
   int samples_discarded = 0;
   int burst_wait_timeouts = 0;
+  PresetLabel preset;  // the model layer the shape comes from (--preset), or empty
+  SolStats sol;
 };
 
 struct DeviceMetadata {
@@ -112,6 +136,7 @@ struct RunMetadata {
   std::string timing_method;
   std::string flops_convention;
   std::string verification;
+  std::string sol_intensity_rule;  // how SolStats counts bytes (sol::kSolIntensityRule)
   DeviceMetadata device;
 };
 

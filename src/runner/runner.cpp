@@ -16,6 +16,7 @@
 #include "runner/telemetry_sampler.hpp"
 #include "stats/telemetry.hpp"
 #include "verify/device_verify.hpp"
+#include "sol/sol.hpp"
 
 namespace gemmbench {
 
@@ -427,6 +428,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         break;
     }
     ++summary.rows_written;
+    r.sol = speed_of_light(r, meta_);
     out.add(r);
   };
   auto base_row = [&](const ProblemGroup& g, const KernelInfo* k) {
@@ -437,6 +439,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.family = k ? k->family : "cublas";
     r.problem = g.problem;
     r.measure = g.measure;
+    r.preset = g.preset;
     return r;
   };
   // The one place a row that was planned but never ran is built.

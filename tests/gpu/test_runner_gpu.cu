@@ -190,3 +190,27 @@ TEST(Runner, DeviceMetadataIsFilled) {
   EXPECT_GT(runner.free_bytes(), 0u);
   EXPECT_THROW(Runner(1000, 1), UsageError);
 }
+
+TEST(Runner, EveryRowCarriesItsSpeedOfLightAndPresetLabel) {
+  GEMMBENCH_REQUIRE_GPU();
+  RunSpec r = quick_run({"sgemm_coalesced"}, {128, 256, 64, PresetLabel{"m", "layer"}});
+  const Plan plan = build_plan({r}, {}, {}, KernelRegistry::instance());
+  Runner runner(0, 5);
+  Collect out;
+  runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 2u);
+  for (const CaseResult& row : out.rows) {
+    EXPECT_EQ(row.preset, (PresetLabel{"m", "layer"})) << row.kernel;
+    // 2*128*256*64 FLOP over (128*64 + 64*256 + 128*256) * 4 bytes.
+    EXPECT_DOUBLE_EQ(row.sol.intensity, 4194304.0 / 229376.0) << row.kernel;
+    EXPECT_EQ(row.sol.instruction_class, "ffma_f32");
+    EXPECT_TRUE(row.sol.mem_bw_gbs) << row.sol.reason;
+    if (row.sol.compute_tflops_max_clock) {  // architectures of the table
+      ASSERT_TRUE(row.sol.pct_sol) << row.sol.reason;
+      EXPECT_GT(*row.sol.pct_sol, 0);
+      EXPECT_LT(*row.sol.pct_sol, 100) << "a row faster than its roofline bound";
+    } else {
+      EXPECT_FALSE(row.sol.reason.empty());
+    }
+  }
+}

@@ -230,6 +230,7 @@ TEST(Compare, MismatchedMetadataIsReportedWithWarnings) {
   other.git_commit = "def456";
   json doc = report_json({row("hgemm_tn", 0.40)}, other);
   doc["metadata"]["regime"] = "burst";
+  for (auto& r : doc["results"]) r["measure"]["regime"] = "burst";  // rows carry their regime
   const Report now = parse_report(doc, "new.json");
   const Comparison c = compare_reports(report({row("hgemm_tn", 0.40)}), now, Options{});
   auto field = [&](const std::string& name) -> const MetaDifference* {

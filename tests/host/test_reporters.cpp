@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
 #include "report/reporter.hpp"
+#include "sol/sol.hpp"
 
 using namespace gemmbench;
 namespace fs = std::filesystem;
@@ -529,4 +530,114 @@ TEST(Console, OnlyFaultsAreLoud) {
             std::string::npos)
       << line_for(Throttle::thermal);
   EXPECT_NE(line_for(Throttle::hw_slowdown).find("THROTTLED: hw_slowdown"), std::string::npos);
+}
+
+namespace {
+
+// A row with its speed of light filled the way the runner fills it, and a preset label.
+CaseResult sol_row() {
+  CaseResult r = sample_row(4, Status::ok);
+  r.problem = GemmProblem{4096, 4096, 4096, Layout::tn, DType::f16, Accum::f32, 1, 0};
+  r.tflops = 535.265;
+  r.clock.sm_clock_median_mhz = 1755;
+  r.preset = PresetLabel{"llama3-8b", "o_proj"};
+  DeviceMetadata d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.sm = 90;
+  d.num_sms = 132;
+  d.sm_clock_max_mhz = 1980;
+  d.mem_bw_measured_gbs = 3000;
+  r.sol = speed_of_light(r, d);
+  return r;
+}
+
+size_t column(const std::string& name) {
+  const auto& cols = csv_columns();
+  const auto it = std::find(cols.begin(), cols.end(), name);
+  EXPECT_NE(it, cols.end()) << name;
+  return size_t(it - cols.begin());
+}
+
+}  // namespace
+
+TEST(Json, SpeedOfLightAndPresetRoundTrip) {
+  const CaseResult r = sol_row();
+  const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+  EXPECT_EQ(j["preset"]["model"], "llama3-8b");
+  EXPECT_EQ(j["preset"]["layer"], "o_proj");
+  const auto& s = j["sol"];
+  EXPECT_EQ(s["bound"], "compute");
+  EXPECT_EQ(s["instruction_class"], "tensor_f16_f32acc");
+  EXPECT_EQ(s["mem_bw_source"], "measured");
+  EXPECT_NEAR(s["pct_sol"].get<double>(), 50.0, 0.01);
+  EXPECT_NEAR(s["intensity_flop_per_byte"].get<double>(), 4096.0 / 3, 1e-9);
+  for (const char* key : {"flop", "bytes", "flop_per_clk_per_sm", "compute_tflops_max_clock",
+                          "compute_tflops_run_clock", "mem_bw_gbs", "memory_tflops", "bound_tflops",
+                          "pct_sol_run_clock", "reason"})
+    EXPECT_TRUE(s.contains(key)) << key;
+  const CaseResult back = case_result_from_json(j);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.preset, r.preset);
+  EXPECT_EQ(*back.sol.pct_sol, *r.sol.pct_sol);
+
+  // A plain row: preset null; reports from before speed of light (no keys) still load.
+  EXPECT_TRUE(to_json(sample_row(1, Status::ok))["preset"].is_null());
+  nlohmann::json old = j;
+  old.erase("sol");
+  old.erase("preset");
+  const CaseResult legacy = case_result_from_json(old);
+  EXPECT_TRUE(legacy.preset.empty());
+  EXPECT_FALSE(legacy.sol.pct_sol);
+}
+
+TEST(Json, MetadataStatesTheIntensityRule) {
+  RunMetadata m = sample_meta();
+  m.sol_intensity_rule = kSolIntensityRule;
+  const nlohmann::json j = to_json(m);
+  const std::string rule = j.at("sol_intensity_rule");
+  EXPECT_NE(rule.find("C read once when beta != 0"), std::string::npos) << rule;
+}
+
+TEST(Csv, SpeedOfLightAndPresetColumns) {
+  const fs::path path = temp_path("sol.csv");
+  {
+    auto rep = make_csv_reporter(path.string());
+    rep->begin(sample_meta());
+    rep->add(sol_row());
+    rep->add(sample_row(2, Status::skipped));
+    rep->end({});
+  }
+  std::ifstream in(path);
+  std::string header, row, skipped;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::getline(in, skipped);
+  const auto cells = split_csv_line(row);
+  ASSERT_EQ(cells.size(), csv_columns().size());
+  EXPECT_EQ(cells[column("preset_model")], "llama3-8b");
+  EXPECT_EQ(cells[column("preset_layer")], "o_proj");
+  EXPECT_EQ(cells[column("bound")], "compute");
+  EXPECT_EQ(cells[column("mem_bw_source")], "measured");
+  EXPECT_EQ(cells[column("instruction_class")], "tensor_f16_f32acc");
+  EXPECT_NEAR(std::stod(cells[column("pct_sol")]), 50.0, 0.01);
+  EXPECT_NEAR(std::stod(cells[column("compute_tflops_max_clock")]), 1070.53, 0.01);
+  EXPECT_NEAR(std::stod(cells[column("compute_tflops_run_clock")]), 948.879, 0.001);
+  EXPECT_NEAR(std::stod(cells[column("intensity_flop_per_byte")]), 4096.0 / 3, 1e-6);
+  const auto empty = split_csv_line(skipped);
+  ASSERT_EQ(empty.size(), csv_columns().size());
+  EXPECT_EQ(empty[column("pct_sol")], "") << "a row without a figure leaves the cell empty";
+  EXPECT_EQ(empty[column("preset_model")], "");
+  fs::remove(path);
+}
+
+TEST(Console, SolColumnAndPresetLabel) {
+  std::ostringstream out;
+  auto rep = make_console_reporter(out);
+  rep->begin(sample_meta());
+  rep->add(sol_row());
+  rep->add(sample_row(2, Status::skipped));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("% SOL"), std::string::npos) << text;
+  EXPECT_NE(text.find("50.0%c"), std::string::npos) << text;
+  EXPECT_NE(text.find("[llama3-8b o_proj]"), std::string::npos) << text;
 }

@@ -437,6 +437,68 @@ class CompareData(unittest.TestCase):
         code, out, err = run_main(["compare", SAMPLE, SCRIPT])
         self.assertEqual(code, 2, err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
+def with_sol(report, bandwidth=3000.0):
+    """The sample with the speed-of-light fields gemmbench writes (docs/reports-sol.md): the
+    intensity rule, and the H100 ceilings at 132 SMs x 1980 MHz."""
+    doc = copy.deepcopy(report)
+    per_clk = {("f32", "f32"): 256, ("f16", "f32"): 4096, ("f16", "f16"): 4096,
+               ("bf16", "f32"): 4096}
+    names = {("f32", "f32"): "ffma_f32", ("f16", "f32"): "tensor_f16_f32acc",
+             ("f16", "f16"): "tensor_f16_f16acc", ("bf16", "f32"): "tensor_bf16_f32acc"}
+    for row in doc["results"]:
+        m, n, k = row["m"], row["n"], row["k"]
+        size = {"f32": 4, "f16": 2, "bf16": 2}[row["dtype"]]
+        flop = 2 * m * n * k
+        nbytes = (m * k + k * n + (2 if row["beta"] else 1) * m * n) * size
+        key = (row["dtype"], row["accum"])
+        compute = per_clk[key] * 132 * 1980e6 / 1e12
+        memory = flop / nbytes * bandwidth / 1e3
+        bound = min(compute, memory)
+        row["sol"] = {"flop": flop, "bytes": nbytes, "intensity_flop_per_byte": flop / nbytes,
+                      "instruction_class": names[key], "compute_tflops_max_clock": compute,
+                      "mem_bw_gbs": bandwidth, "mem_bw_source": "measured",
+                      "memory_tflops": memory, "bound_tflops": bound,
+                      "bound": "memory" if memory < compute else "compute",
+                      "pct_sol": 100 * row["tflops"] / bound if row.get("tflops") else None}
+    return doc
+
+
+class RooflineData(unittest.TestCase):
+    def setUp(self):
+        self.report = with_sol(sample())
+
+    def test_one_point_per_timed_row_and_the_roofs(self):
+        data = plot_report.roofline_data(self.report)
+        timed = [r for r in self.report["results"]
+                 if r["status"] in ("ok", "FAILED") and r.get("tflops")]
+        self.assertEqual(len(data["points"]), len(timed))
+        self.assertEqual(data["bandwidth_gbs"], 3000.0)
+        self.assertEqual(data["bandwidth_source"], "measured")
+        self.assertAlmostEqual(data["compute"]["ffma_f32"], 256 * 132 * 1980e6 / 1e12)
+        # 4096^3 in f32: 2*4096^3 / (3 * 4096^2 * 4) = 682.67 FLOP per byte.
+        big = [p for p in data["points"] if p["label"].startswith("cublas 4096x4096x4096 f32")]
+        self.assertTrue(big)
+        self.assertAlmostEqual(big[0]["x"], 4096 * 2 / 12)
+        self.assertTrue(big[0]["cublas"])
+        self.assertTrue(any(not p["cublas"] for p in data["points"]), "kernels are told apart")
+
+    def test_failed_kept_skipped_listed(self):
+        doc = self.report
+        doc["results"][1]["status"] = "FAILED"
+        doc["results"][2]["status"] = "skipped"
+        doc["results"][2]["reason"] = "needs sm_90"
+        data = plot_report.roofline_data(doc)
+        self.assertTrue(any(p["failed"] for p in data["points"]))
+        self.assertTrue(any("needs sm_90" in n for n in data["notes"]))
+
+    def test_preset_label_on_the_point(self):
+        self.report["results"][0]["preset"] = {"model": "llama3-8b", "layer": "o_proj"}
+        data = plot_report.roofline_data(self.report)
+        self.assertIn("[llama3-8b o_proj]", data["points"][0]["label"])
+
+    def test_report_without_sol_is_an_error(self):
+        with self.assertRaisesRegex(plot_report.ReportError, "speed-of-light"):
+            plot_report.roofline_data(sample())
 
 
 class CommandLineErrors(TempDirCase):
@@ -515,6 +577,14 @@ class Render(TempDirCase):
                 self.assertEqual(code, 0, err)
                 self.assertEqual(stdout.strip(), out)
                 self.assert_png(out)
+
+    def test_roofline_end_to_end(self):
+        path = self.write_json("sol.json", with_sol(sample()))
+        out = os.path.join(self.tmp, "roofline.png")
+        code, stdout, err = run_main(["roofline", path, "-o", out])
+        self.assertEqual(code, 0, err)
+        self.assertEqual(stdout.strip(), out)
+        self.assert_png(out)
 
     def test_merged_reports_warn_and_render(self):
         other = sample()

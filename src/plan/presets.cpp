@@ -1,0 +1,114 @@
+#include "plan/presets.hpp"
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+// Each model's N and K from its Hugging Face config.json (field names as they appear there).
+// Fused projections are one GEMM, as vLLM and SGLang run them (QKV, gate+up, q_a+kv_a).
+std::vector<ModelPreset> make_presets() {
+  return {
+      {"llama3-8b",
+       "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
+       "hidden_size 4096, num_attention_heads 32, num_key_value_heads 8, head_dim 128 "
+       "(hidden_size / num_attention_heads), intermediate_size 14336",
+       {
+           {"qkv_proj", 6144, 4096, "(32 + 2*8) heads x 128, K = hidden_size"},
+           {"o_proj", 4096, 4096, "N = hidden_size, K = 32 x 128"},
+           {"gate_up_proj", 28672, 4096, "2 x intermediate_size, K = hidden_size"},
+           {"down_proj", 4096, 14336, "N = hidden_size, K = intermediate_size"},
+       }},
+      {"llama3-70b",
+       "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+       "hidden_size 8192, num_attention_heads 64, num_key_value_heads 8, head_dim 128, "
+       "intermediate_size 28672",
+       {
+           {"qkv_proj", 10240, 8192, "(64 + 2*8) heads x 128, K = hidden_size"},
+           {"o_proj", 8192, 8192, "N = hidden_size, K = 64 x 128"},
+           {"gate_up_proj", 57344, 8192, "2 x intermediate_size, K = hidden_size"},
+           {"down_proj", 8192, 28672, "N = hidden_size, K = intermediate_size"},
+       }},
+      // MLA attention and MoE. The expert layers are one expert's GEMMs: M is then the tokens
+      // routed to that expert (num_experts_per_tok 8 of n_routed_experts 256: tokens * 8 / 256 on
+      // average), which --tokens states directly.
+      {"deepseek-v3",
+       "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json",
+       "hidden_size 7168, num_attention_heads 128, q_lora_rank 1536, kv_lora_rank 512, "
+       "qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128, intermediate_size 18432 "
+       "(the first_k_dense_replace 3 dense layers), moe_intermediate_size 2048",
+       {
+           {"q_a_kv_a_proj", 2112, 7168,
+            "q_a_proj (q_lora_rank 1536) fused with kv_a_proj_with_mqa (kv_lora_rank 512 + "
+            "qk_rope_head_dim 64)"},
+           {"q_b_proj", 24576, 1536, "128 heads x (qk_nope 128 + qk_rope 64), K = q_lora_rank"},
+           {"kv_b_proj", 32768, 512, "128 heads x (qk_nope 128 + v_head 128), K = kv_lora_rank"},
+           {"o_proj", 7168, 16384, "N = hidden_size, K = 128 heads x v_head_dim 128"},
+           {"dense_gate_up_proj", 36864, 7168, "2 x intermediate_size, K = hidden_size"},
+           {"dense_down_proj", 7168, 18432, "N = hidden_size, K = intermediate_size"},
+           {"expert_gate_up_proj", 4096, 7168, "2 x moe_intermediate_size, K = hidden_size"},
+           {"expert_down_proj", 7168, 2048, "N = hidden_size, K = moe_intermediate_size"},
+       }},
+  };
+}
+
+std::string known_names() {
+  std::string s;
+  for (const auto& p : model_presets()) s += (s.empty() ? "" : ", ") + p.name;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<ModelPreset>& model_presets() {
+  static const std::vector<ModelPreset> presets = make_presets();
+  return presets;
+}
+
+const ModelPreset* find_preset(const std::string& name) {
+  for (const auto& p : model_presets())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<Shape> preset_shapes(const std::vector<std::string>& models,
+                                 const std::vector<int64_t>& tokens, const std::string& where) {
+  if (models.empty()) throw UsageError(where + "empty preset list (known: " + known_names() + ")");
+  if (tokens.empty()) throw UsageError(where + "a preset needs tokens (the M of every layer)");
+  std::vector<Shape> out;
+  for (const auto& name : models) {
+    const ModelPreset* p = find_preset(name);
+    if (!p)
+      throw UsageError(where + "unknown preset '" + name + "' (known: " + known_names() +
+                       "; `gemmbench presets` lists them)");
+    for (int64_t t : tokens)
+      for (const auto& l : p->layers) {
+        out.push_back({t, l.n, l.k, PresetLabel{p->name, l.layer}});
+        if (out.size() > kMaxShapes)
+          throw UsageError(where + "expands to more than " + std::to_string(kMaxShapes) +
+                           " shapes");
+      }
+  }
+  return out;
+}
+
+std::string format_preset_list() {
+  std::string out =
+      "LLM linear layers as GEMMs: M = tokens (--tokens), layout TN (PyTorch x @ W.T: A = "
+      "activations (M,K), B = weights (N,K), both K-contiguous).\n";
+  for (const auto& p : model_presets()) {
+    out += fmt::format("\n{}  ({})\n  config.json: {}\n", p.name, p.source, p.config);
+    out += fmt::format("  {:<20} {:>7} {:>7}  {}\n", "layer", "N", "K", "from");
+    for (const auto& l : p.layers)
+      out += fmt::format("  {:<20} {:>7} {:>7}  {}\n", l.layer, l.n, l.k, l.note);
+  }
+  out +=
+      "\nExample: gemmbench --preset llama3-8b --tokens 1,16,128,4096 --kernel hgemm_tn "
+      "--dtype f16,bf16 --accum f32 --dry-run\n";
+  return out;
+}
+
+}  // namespace gemmbench
