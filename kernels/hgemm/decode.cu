@@ -176,13 +176,6 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
     if (prm.beta != 0.f) v = fmaf(prm.beta, to_f32(*dst), v);
     *dst = from_f32<T>(v);
   };
-  // Element i of fragment (s, j) of warp w's lane is C^T(row g + 8*(i/2), token 2t + i%2) of
-  // slab w*SLABS + s and token tile j: consecutive i are consecutive tokens, consecutive in C.
-  auto frag_n = [](int w, int s, int ln, int i) {
-    return (w * SLABS + s) * 16 + ln / 4 + 8 * (i / 2);
-  };
-  auto frag_m = [](int j, int ln, int i) { return 8 * j + 2 * (ln % 4) + i % 2; };
-
   // A tile this CTA owns whole: straight from the registers.
   auto epilogue = [&](int n0) {
 #pragma unroll
@@ -191,11 +184,11 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
       for (int j = 0; j < MT; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-          store(n0 + frag_n(warp, s, lane, i), frag_m(j, lane, i), acc[s][j][i]);
+          store(n0 + decode::frag_row(warp * SLABS + s, lane, i), decode::frag_token(j, lane, i),
+                acc[s][j][i]);
   };
 
-  // Workspace slot layout: fragment order, float4 e = ((w*SLABS + s)*MT + j)*32 + lane holds
-  // the four accumulators of that lane's fragment (s, j), so every thread writes 16-byte pieces.
+  // Workspace slot layout: fragment order (decode::partial_index).
   constexpr int P4 = Tile::PARTIAL / 4;
   static_assert(P4 % THREADS == 0, "a workspace slot splits evenly over the threads");
   auto partial4 = [&](int64_t slot) {
@@ -218,7 +211,7 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
     for (int s = 0; s < SLABS; ++s)
 #pragma unroll
       for (int j = 0; j < MT; ++j)
-        __stcg(mine + ((warp * SLABS + s) * MT + j) * 32 + lane,
+        __stcg(mine + decode::partial_index<MT>(warp * SLABS + s, j, lane),
                make_float4(acc[s][j][0], acc[s][j][1], acc[s][j][2], acc[s][j][3]));
     __threadfence();  // this thread's partial is visible device-wide before the arrival
     __syncthreads();
@@ -246,10 +239,12 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int e = e0 + r * THREADS;
-        const int ln = e % 32, j = (e / 32) % MT, ws = e / (32 * MT);  // ws = w*SLABS + s
+        const int slab = decode::partial_slab<MT>(e), j = decode::partial_j<MT>(e);
+        const int ln = decode::partial_lane(e);
         const float vals[4] = {v[r].x, v[r].y, v[r].z, v[r].w};
 #pragma unroll
-        for (int i = 0; i < 4; ++i) store(n0 + frag_n(0, ws, ln, i), frag_m(j, ln, i), vals[i]);
+        for (int i = 0; i < 4; ++i)
+          store(n0 + decode::frag_row(slab, ln, i), decode::frag_token(j, ln, i), vals[i]);
       }
     }
     if (tid == 0) prm.counters[tile] = 0;  // all contributors arrived: ready for the next launch

@@ -83,4 +83,33 @@ GB_HD constexpr int frag_k(int h, int j) {
   return 8 * ((j % 8) / 2) + 2 * frag_reg(h, j / 8) + j % 2;
 }
 
+// Accumulator element i (0..3) of a lane's m16n8 fragment of 16-row weight slab `slab` (counted
+// over the CTA: warp * SLABS + s) and token tile j sits at CTA row frag_row and token frag_token
+// (ptx.cuh's C/D layout: c0, c1 = (g, 2t..2t+1), c2, c3 = (g+8, 2t..2t+1)).
+GB_HD constexpr int frag_row(int slab, int lane, int i) {
+  return slab * 16 + lane / 4 + 8 * (i / 2);
+}
+GB_HD constexpr int frag_token(int j, int lane, int i) {
+  return 8 * j + 2 * (lane % 4) + i % 2;
+}
+// A workspace slot holds a CTA's partial tile in fragment order: float4 number
+// partial_index(slab, j, lane) is the four accumulators of that lane's fragment (slab, j), so
+// every thread stores and the reducer reads 16-byte pieces. partial_slab / partial_j /
+// partial_lane invert it.
+template <int MT>
+GB_HD constexpr int partial_index(int slab, int j, int lane) {
+  return (slab * MT + j) * 32 + lane;
+}
+template <int MT>
+GB_HD constexpr int partial_slab(int e) {
+  return e / (32 * MT);
+}
+template <int MT>
+GB_HD constexpr int partial_j(int e) {
+  return (e / 32) % MT;
+}
+GB_HD constexpr int partial_lane(int e) {
+  return e % 32;
+}
+
 }  // namespace gemmbench::hgemm::decode
