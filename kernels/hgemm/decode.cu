@@ -10,9 +10,11 @@
 // tokens go global -> shared by 16-byte cp.async in a STAGES ring (zero-filled past N, M and K);
 // each lane reads its fragments with one 16-byte shared load per row, in the k order frag_k
 // gives, instead of ldmatrix. M = 1 runs the same path (memory bound: the idle mma lanes cost
-// nothing). Tiles, by token count (T = 8*MT tokens, BN = 16*SLABS*WARPS weight rows):
-//   M <= 8, 16, 32: MT 1, 2, 4;  4 warps x 16 rows (BN 64),  BK 128, 3 stages, 54-72 KB smem
-//   M <= 64, 128:   MT 8, 16;    4 warps x 32 rows (BN 128), BK 64,  4 stages, 96-128 KB smem
+// nothing). Tiles, by token count (T = 8*MT tokens, all of M in one CTA; BN weight rows):
+//   M <= 8, 16, 32: MT 1, 2, 4; 4 warps x 16 rows (BN 64), BK 128, 3 stages, 54/60/72 KB smem,
+//                   86-118 registers (sm_90a), 3-4 CTAs per SM on H100
+//   M <= 64:        MT 8;  4 warps x 2 slabs of 16 rows (BN 128), BK 64, 4 stages, 96 KB, 224 regs
+//   M <= 128:       MT 16; 8 warps x 16 rows (BN 128), BK 64, 4 stages, 128 KB, 176 regs, 1 CTA/SM
 // Constraints: TN; f16 or bf16 with f32 accumulation; 1 <= M <= 128; K % 8 == 0 (16-byte rows);
 // any N; any alpha, beta (C read only when beta != 0). Workspace: device memory allocated on a
 // shape's first launch and only ever grown (the runner's verify run and warm-up come first; see
@@ -427,7 +429,8 @@ int smem_for_tokens(int64_t m) {
 
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens) return "decode path is for M <= 128 tokens; use hgemm_tn";
-  if (p.n > INT_MAX || p.k > INT_MAX) return "N and K must each fit in a 32-bit int";
+  if (p.n > INT_MAX - 256 || p.k > INT_MAX - 256)
+    return "N and K must each be below 2^31 - 256 (32-bit row and k indices past a tile edge)";
   if (p.k % 8 != 0) {
     return "K must be a multiple of 8: token and weight rows are K-contiguous and copied in "
            "16-byte (8-element) pieces";
