@@ -1,0 +1,135 @@
+// hgemm_decode on decode shapes the registry-wide suite (test_kernels.cpp) does not reach: N and K
+// large enough that tiles are split between CTAs (the workspace fixup), every token bucket, a
+// workspace that must grow between shapes, and the same result bit for bit when run twice (the
+// fixup sums in a fixed order and leaves its counters at zero).
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "gpu_test_util.hpp"
+#include "registry.hpp"
+#include "runner/device_buffer.hpp"
+#include "verify/device_verify.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+struct Case {
+  int m, n, k;
+};
+
+const KernelInfo& decode_kernel() {
+  const KernelInfo* k = KernelRegistry::instance().find("hgemm_decode");
+  if (!k) throw std::runtime_error("hgemm_decode is not registered");
+  return *k;
+}
+
+// Runs p twice on the same inputs; returns the error of the first run and whether the second
+// produced the same bits.
+ErrorStats run_twice(const GemmProblem& p, uint64_t seed, bool& identical) {
+  const size_t es = dtype_bytes(p.dtype);
+  DeviceBuffer a(size_t(p.m * p.k) * es), b(size_t(p.k * p.n) * es), c(size_t(p.m * p.n) * es);
+  DeviceBuffer c0(size_t(p.m * p.n) * es), ref(size_t(p.m * p.n) * sizeof(double));
+  fill_uniform(a.get(), p.dtype, p.m * p.k, seed, 0, nullptr);
+  fill_uniform(b.get(), p.dtype, p.k * p.n, seed, 1, nullptr);
+  fill_uniform(c0.get(), p.dtype, p.m * p.n, seed, 2, nullptr);
+  reference_gemm(p, a.get(), b.get(), c0.get(), ref.as<double>(), nullptr);
+  const GemmArgs args{p, a.get(), b.get(), c.get(), float(p.alpha), float(p.beta)};
+  std::vector<unsigned char> first(c.bytes()), second(c.bytes());
+  for (int run = 0; run < 2; ++run) {
+    if (p.beta != 0)
+      CUDA_CHECK(cudaMemcpy(c.get(), c0.get(), c.bytes(), cudaMemcpyDeviceToDevice));
+    else
+      fill_nan(c.get(), p.dtype, p.m * p.n, nullptr);
+    decode_kernel().launch(args, nullptr);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(run == 0 ? first.data() : second.data(), c.get(), c.bytes(),
+                          cudaMemcpyDeviceToHost));
+  }
+  identical = std::memcmp(first.data(), second.data(), first.size()) == 0;
+  CUDA_CHECK(cudaMemcpy(c.get(), first.data(), c.bytes(), cudaMemcpyHostToDevice));
+  ErrorMeter meter;
+  const double rms = meter.reference_rms(ref.as<double>(), p.m * p.n, nullptr);
+  ErrorStats e = meter.measure(p.dtype, c.get(), ref.as<double>(), p.m * p.n, rms, nullptr);
+  e.tolerance = verification_tolerance(p.dtype, p.accum, p.k);
+  return e;
+}
+
+void check_cases(DType dtype, const std::vector<Case>& cases) {
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const DeviceCaps caps{prop.major * 10 + prop.minor, prop.multiProcessorCount, size_t(optin),
+                        size_t(prop.l2CacheSize)};
+  if (caps.sm < decode_kernel().min_sm) GTEST_SKIP() << "needs sm_" << decode_kernel().min_sm;
+  int ran = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& s = cases[i];
+    const bool with_beta = i % 2 == 1;
+    const GemmProblem p{s.m,
+                        s.n,
+                        s.k,
+                        Layout::tn,
+                        dtype,
+                        Accum::f32,
+                        with_beta ? -0.75 : 1.25,
+                        with_beta ? 0.5 : 0.0};
+    SCOPED_TRACE(p.shape_string() + " " + to_string(dtype) + (with_beta ? " beta" : ""));
+    const std::string why = why_unsupported(decode_kernel(), p, caps);
+    if (!why.empty()) {
+      std::printf("  skipped %s: %s\n", p.shape_string().c_str(), why.c_str());
+      continue;
+    }
+    bool identical = false;
+    const ErrorStats e = run_twice(p, 77 + i, identical);
+    ++ran;
+    EXPECT_EQ(e.nonfinite, 0) << "elements left NaN (unwritten) or overflowed";
+    EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > " << e.tolerance;
+    EXPECT_TRUE(identical) << "a second launch gave different bits (fixup order or counters)";
+  }
+  EXPECT_GE(ran, int(cases.size()) / 2);
+}
+
+// Every token bucket (8, 16, 32, 64, 128 and their tails), N across tile edges, K with a partial
+// last k-tile, large to small so the workspace grows and is then reused by smaller shapes.
+const std::vector<Case> kCases = {
+    {16, 4096, 4096}, {1, 6144, 4096},  {128, 2112, 7168}, {7, 1000, 1000}, {9, 520, 2056},
+    {33, 777, 3000},  {64, 4096, 1536}, {65, 136, 4104},   {100, 64, 8192}, {2, 8, 32768},
+    {128, 129, 520},  {1, 1, 8},        {31, 4096, 512},   {17, 300, 64},   {120, 8200, 64}};
+
+TEST(HgemmDecode, DecodeShapesF16) {
+  GEMMBENCH_REQUIRE_GPU();
+  check_cases(DType::f16, kCases);
+}
+
+TEST(HgemmDecode, DecodeShapesBf16) {
+  GEMMBENCH_REQUIRE_GPU();
+  check_cases(DType::bf16, kCases);
+}
+
+// Not a GPU test: the reasons supports() gives where the decode path does not apply.
+TEST(HgemmDecode, SupportsSaysWhy) {
+  const DeviceCaps caps{90, 132, 227 * 1024, 50 << 20};
+  GemmProblem p{129, 64, 64, Layout::tn, DType::f16, Accum::f32, 1.0, 0.0};
+  EXPECT_NE(why_unsupported(decode_kernel(), p, caps).find("M <= 128"), std::string::npos);
+  p.m = 128;
+  EXPECT_EQ(why_unsupported(decode_kernel(), p, caps), "");
+  p.k = 60;
+  EXPECT_NE(why_unsupported(decode_kernel(), p, caps).find("multiple of 8"), std::string::npos);
+  p.k = 64;
+  const DeviceCaps small{86, 84, 99 * 1024, 6 << 20};
+  EXPECT_NE(why_unsupported(decode_kernel(), p, small).find("shared memory"), std::string::npos);
+  p.m = 16;
+  EXPECT_EQ(why_unsupported(decode_kernel(), p, small), "") << "small M fits 99 KB";
+}
+
+}  // namespace
