@@ -15,6 +15,7 @@
 #include "inspect/inspect.hpp"
 #include "plan/plan.hpp"
 #include "report/reporter.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "runner/runner.hpp"
 #include "version.hpp"
 
@@ -103,12 +104,20 @@ int run_benchmarks(const CliOutcome& cli) {
   meta.timing_method =
       "CUDA events around each launch on one stream; warm-up launches first; L2 flushed by a "
       "2x-L2 memset before each sample (cache=cold) and C restored before each sample when "
-      "beta != 0, both outside the events; kernel and cuBLAS sampled interleaved; median quoted";
+      "beta != 0, both outside the events; each kernel sampled interleaved with its baselines "
+      "(--baseline); median quoted";
   meta.flops_convention = "2*M*N*K per GEMM";
   meta.verification =
       "fp64 reference GEMM of the same stored inputs on the device; C poisoned with NaN (or "
       "seeded when beta != 0) before the verified run; pass when every element is finite and "
       "||C-R||_F/||R||_F <= 2*u_out + u_acc*sqrt(K)";
+  for (const ProblemGroup& g : plan.groups)
+    if (std::find(meta.baselines_used.begin(), meta.baselines_used.end(), g.measure.baseline) ==
+        meta.baselines_used.end())
+      meta.baselines_used.push_back(g.measure.baseline);
+  meta.baseline_method =
+      "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
+      CublasLtGemm::method();
   meta.device = runner.device();
 
   MultiReporter reporters;

@@ -27,8 +27,9 @@ Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (g
   --m/--n/--k form a cross product; a missing one defaults to 4096.
 
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
-  each kernel is sampled interleaved with the matching cuBLAS call; the figure quoted is the
-  median. TFLOP/s = 2*M*N*K / median.
+  each kernel is sampled interleaved with its baseline (--baseline: the matching cuBLAS call by
+  default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or both); the figure quoted
+  is the median. TFLOP/s = 2*M*N*K / median.
 
 Examples:
   gemmbench                                         run configs/default.json
@@ -116,6 +117,12 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "in [-3,3], cutlass_profiler's default for f16: low-entropy data draws less "
                  "power and runs faster on a power-capped GPU; for comparing with numbers "
                  "measured that way, not for headline figures)");
+  std::optional<std::string> baseline;
+  app.add_option("--baseline", baseline,
+                 "What kernel rows are compared against: cublas (default; cublasGemmEx, default "
+                 "algorithm), cublaslt (cublasLtMatmul with the fastest of its heuristic's top 8 "
+                 "algorithms, tuned per problem before sampling; adds a cublaslt row per group) "
+                 "or both (every kernel row carries both ratios)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
@@ -149,6 +156,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (data) {
     o.measure.data = parse_data_dist(*data);
     if (!o.measure.data) throw UsageError("--data: '" + *data + "' is not one of uniform, int3");
+  }
+  if (baseline) {
+    o.measure.baseline = parse_baseline(*baseline);
+    if (!o.measure.baseline)
+      throw UsageError("--baseline: '" + *baseline + "' is not one of " + kBaselineNames);
   }
   if (no_verify) o.measure.verify = false;
   if (o.device < 0)
@@ -248,6 +260,9 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json) {
   out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublas", "cublas", "-",
                      "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
                      "the baseline: cublasGemmEx with the matching compute type");
+  out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublaslt", "cublaslt",
+                     "-", "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
+                     "--baseline cublaslt|both: cublasLtMatmul, tuned over its heuristic's top 8");
   out +=
       "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
       "command line or config does not name one.\n";

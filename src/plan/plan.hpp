@@ -22,7 +22,8 @@ struct ProblemGroup {
 
 struct Plan {
   std::vector<ProblemGroup> groups;
-  // One cuBLAS row per group plus one row per kernel.
+  // One cuBLAS row per group, one cuBLASLt row where the group's baseline uses it, plus one row
+  // per kernel.
   size_t row_count() const;
 };
 

@@ -26,6 +26,24 @@ std::optional<DataDist> parse_data_dist(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(Baseline b) {
+  switch (b) {
+    case Baseline::cublas:
+      return "cublas";
+    case Baseline::cublaslt:
+      return "cublaslt";
+    case Baseline::both:
+      return "both";
+  }
+  return "?";
+}
+
+std::optional<Baseline> parse_baseline(std::string_view s) {
+  for (Baseline b : {Baseline::cublas, Baseline::cublaslt, Baseline::both})
+    if (s == to_string(b)) return b;
+  return std::nullopt;
+}
+
 void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (warmup) s.warmup = *warmup;
   if (min_samples) s.min_samples = *min_samples;
@@ -34,6 +52,7 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (cache) s.cache = *cache;
   if (data) s.data = *data;
   if (verify) s.verify = *verify;
+  if (baseline) s.baseline = *baseline;
 }
 
 void validate(const MeasureSettings& s, const std::string& where) {

@@ -24,6 +24,20 @@ enum class DataDist { uniform, int3 };
 const char* to_string(DataDist d);
 std::optional<DataDist> parse_data_dist(std::string_view s);
 
+// What every kernel row is compared against (docs/baselines.md). cublas: one cublasGemmEx call
+// with the default algorithm. cublaslt: cublasLtMatmul with the fastest of the heuristic's top
+// candidates, tuned per problem before sampling. both: each kernel row carries both ratios.
+enum class Baseline { cublas, cublaslt, both };
+const char* to_string(Baseline b);
+std::optional<Baseline> parse_baseline(std::string_view s);
+inline constexpr const char* kBaselineNames = "cublas, cublaslt, both";
+constexpr bool uses_cublas(Baseline b) {
+  return b != Baseline::cublaslt;
+}
+constexpr bool uses_cublaslt(Baseline b) {
+  return b != Baseline::cublas;
+}
+
 struct MeasureSettings {
   int warmup = 3;            // untimed launches of each provider before sampling
   int min_samples = 10;      // sample at least this many times...
@@ -32,6 +46,7 @@ struct MeasureSettings {
   CacheMode cache = CacheMode::cold;
   DataDist data = DataDist::uniform;
   bool verify = true;
+  Baseline baseline = Baseline::cublas;
 };
 
 struct MeasureOverrides {
@@ -40,6 +55,7 @@ struct MeasureOverrides {
   std::optional<CacheMode> cache;
   std::optional<DataDist> data;
   std::optional<bool> verify;
+  std::optional<Baseline> baseline;
   void apply_to(MeasureSettings& s) const;
 };
 

@@ -1,5 +1,7 @@
 #include "report/json_codec.hpp"
 
+#include "report/reporter.hpp"
+
 namespace gemmbench {
 
 namespace {
@@ -15,6 +17,54 @@ template <class T>
 std::optional<T> get_opt(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return j.at(key).get<T>();
+}
+
+json baselines_json(const RunMetadata& m) {
+  json used = json::array();
+  for (Baseline b : m.baselines_used) used.push_back(to_string(b));
+  return json{{"used", used}, {"method", m.baseline_method}};
+}
+
+json to_json(const CublasLtChoice& c) {
+  return json{{"description", cublaslt_algo_text(c)},
+              {"heuristic_index", c.heuristic_index},
+              {"candidates", c.candidates},
+              {"samples", c.samples},
+              {"algo_id", c.algo_id},
+              {"tile", c.tile},
+              {"stages", c.stages},
+              {"splitk", c.splitk},
+              {"reduction", c.reduction},
+              {"cta_swizzling", c.cta_swizzling},
+              {"custom_option", c.custom_option},
+              {"cluster", c.cluster},
+              {"tuned_ms", c.tuned_ms},
+              {"heuristic_first_ms", c.heuristic_first_ms},
+              {"gain_over_heuristic", c.gain_over_heuristic},
+              {"workspace_bytes", c.workspace_bytes},
+              {"workspace_needed_bytes", c.workspace_needed_bytes}};
+}
+
+// "description" is derived from the rest and not read back.
+CublasLtChoice cublaslt_choice_from_json(const json& j) {
+  CublasLtChoice c;
+  c.heuristic_index = j.at("heuristic_index").get<int>();
+  c.candidates = j.at("candidates").get<int>();
+  c.samples = j.at("samples").get<int>();
+  c.algo_id = j.at("algo_id").get<int>();
+  c.tile = j.at("tile").get<std::string>();
+  c.stages = j.at("stages").get<std::string>();
+  c.splitk = j.at("splitk").get<int>();
+  c.reduction = j.at("reduction").get<std::string>();
+  c.cta_swizzling = j.at("cta_swizzling").get<int>();
+  c.custom_option = j.at("custom_option").get<int>();
+  c.cluster = j.at("cluster").get<std::string>();
+  c.tuned_ms = j.at("tuned_ms").get<double>();
+  c.heuristic_first_ms = j.at("heuristic_first_ms").get<double>();
+  c.gain_over_heuristic = j.at("gain_over_heuristic").get<double>();
+  c.workspace_bytes = j.at("workspace_bytes").get<int64_t>();
+  c.workspace_needed_bytes = j.at("workspace_needed_bytes").get<int64_t>();
+  return c;
 }
 
 Status parse_status(const std::string& s) {
@@ -68,6 +118,9 @@ json to_json(const CaseResult& r) {
   j["tflops"] = opt(r.tflops);
   j["cublas_median_ms"] = opt(r.cublas_median_ms);
   j["ratio_to_cublas"] = opt(r.ratio_to_cublas);
+  j["cublaslt_median_ms"] = opt(r.cublaslt_median_ms);
+  j["ratio_to_cublaslt"] = opt(r.ratio_to_cublaslt);
+  j["cublaslt_algo"] = r.cublaslt_algo ? to_json(*r.cublaslt_algo) : json(nullptr);
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
                 {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
@@ -75,10 +128,11 @@ json to_json(const CaseResult& r) {
       {"sm_mhz", opt(r.clock.sm_clock_mhz)}, {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
       {"power_w", opt(r.clock.power_w)},     {"temperature_c", opt(r.clock.temperature_c)},
       {"throttled", r.clock.throttled},      {"throttle_reasons", r.clock.throttle_reasons}};
-  j["measure"] = {{"cache", to_string(r.measure.cache)}, {"data", to_string(r.measure.data)},
-                  {"warmup", r.measure.warmup},          {"min_samples", r.measure.min_samples},
-                  {"min_time_s", r.measure.min_time_s},  {"max_time_s", r.measure.max_time_s},
-                  {"verify", r.measure.verify}};
+  j["measure"] = {
+      {"cache", to_string(r.measure.cache)}, {"data", to_string(r.measure.data)},
+      {"warmup", r.measure.warmup},          {"min_samples", r.measure.min_samples},
+      {"min_time_s", r.measure.min_time_s},  {"max_time_s", r.measure.max_time_s},
+      {"verify", r.measure.verify},          {"baseline", to_string(r.measure.baseline)}};
   return j;
 }
 
@@ -113,6 +167,11 @@ CaseResult case_result_from_json(const json& j) {
   r.tflops = get_opt<double>(j, "tflops");
   r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
   r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");
+  // Reports from before the cuBLASLt baseline have none of these keys.
+  r.cublaslt_median_ms = get_opt<double>(j, "cublaslt_median_ms");
+  r.ratio_to_cublaslt = get_opt<double>(j, "ratio_to_cublaslt");
+  if (j.contains("cublaslt_algo") && !j.at("cublaslt_algo").is_null())
+    r.cublaslt_algo = cublaslt_choice_from_json(j.at("cublaslt_algo"));
   const json& e = j.at("error");
   r.error = ErrorStats{e.at("verified").get<bool>(),     e.at("max_abs").get<double>(),
                        e.at("max_rel").get<double>(),    e.at("normwise").get<double>(),
@@ -135,6 +194,9 @@ CaseResult case_result_from_json(const json& j) {
   r.measure.min_time_s = m.at("min_time_s").get<double>();
   r.measure.max_time_s = m.at("max_time_s").get<double>();
   r.measure.verify = m.at("verify").get<bool>();
+  r.measure.baseline = m.contains("baseline")
+                           ? need(parse_baseline(m.at("baseline").get<std::string>()), "baseline")
+                           : Baseline::cublas;
   return r;
 }
 
@@ -154,6 +216,7 @@ json to_json(const RunMetadata& m) {
       {"timing_method", m.timing_method},
       {"flops_convention", m.flops_convention},
       {"verification", m.verification},
+      {"baselines", baselines_json(m)},
       {"device",
        {{"index", d.index},
         {"name", d.name},

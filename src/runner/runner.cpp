@@ -7,7 +7,9 @@
 #include "core/cuda_check.hpp"
 #include "core/provenance.hpp"
 #include "core/errors.hpp"
+#include "runner/baselines.hpp"
 #include "runner/cublas_gemm.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "runner/device_buffer.hpp"
 #include "runner/nvml.hpp"
 #include "verify/device_verify.hpp"
@@ -42,6 +44,7 @@ struct Runner::Impl {
   uint64_t seed;
   cudaStream_t stream = nullptr;
   CublasGemm cublas;
+  CublasLtGemm cublaslt;  // tuned per group when its baseline uses it
   DeviceBuffer flush;  // written before every cold sample: evicts the operands from L2
   Nvml nvml;
   ErrorMeter meter;
@@ -275,6 +278,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         r.status = Status::error;
         r.reason = "not run: " + summary.abort_reason;
         emit(r);
+        if (i == 0 && uses_cublaslt(g.measure.baseline)) emit(as_cublaslt_row(r));
       }
       continue;
     }
@@ -300,6 +304,12 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       const bool group_dead = r.status == Status::error;
       emit(r);
       if (group_dead) {  // no operands: every kernel row of this group is an error too
+        if (uses_cublaslt(g.measure.baseline)) {
+          CaseResult lr = as_cublaslt_row(base_row(g, nullptr));
+          lr.status = Status::error;
+          lr.reason = "not run: setting up the problem failed (see the cublas row)";
+          emit(lr);
+        }
         for (const KernelInfo* k : g.kernels) {
           CaseResult kr = base_row(g, k);
           kr.status = Status::error;
@@ -309,6 +319,42 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         continue;
       }
     }
+    // The tuned cuBLASLt baseline: its own row, tuned before and verified like the cublas row,
+    // sampled interleaved with cuBLAS; the kernel rows then sample it beside them.
+    std::optional<CublasLtChoice> lt_choice;
+    const auto cublaslt = [&] { im.cublaslt.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
+    if (uses_cublaslt(g.measure.baseline)) {
+      if (progress) progress({row + 1, summary.rows_planned, &g, "cublaslt"});
+      CaseResult r = as_cublaslt_row(base_row(g, nullptr));
+      try {
+        std::string why_not;
+        r.cublaslt_algo = im.cublaslt.tune(p, d.a.get(), d.b.get(), d.c.get(), im.stream,
+                                           [&] { im.prepare_sample(p, g.measure, d); }, why_not);
+        if (!r.cublaslt_algo) {
+          r.status = Status::skipped;
+          r.reason = why_not;
+        } else {
+          const auto cublas = [&] {
+            im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream);
+          };
+          if (g.measure.verify) r.error = im.verify(g, d, cublaslt);
+          const auto times = im.sample(g, d, {cublaslt, cublas}, r.clock);
+          r.time = summarize(times[0]);
+          r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
+          record_baselines(r, {true, false}, times);
+          r.status = !g.measure.verify || verification_passed(r.error) ? Status::ok
+                                                                        : Status::failed;
+          if (r.status == Status::failed)
+            r.reason = r.error.nonfinite ? "non-finite output" : "error above tolerance";
+          if (!g.measure.verify) r.reason = "not verified";
+          lt_choice = r.cublaslt_algo;
+        }
+      } catch (const CudaError& e) {
+        on_cuda_error(r, e);
+      }
+      emit(r);
+    }
+    const BaselineSet baselines{uses_cublas(g.measure.baseline), lt_choice.has_value()};
     for (const KernelInfo* k : g.kernels) {
       if (summary.aborted) {
         CaseResult r = base_row(g, k);
@@ -333,11 +379,11 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
         };
         const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
         if (g.measure.verify) r.error = im.verify(g, d, kernel);
-        const auto times = im.sample(g, d, {kernel, cublas}, r.clock);
+        const auto times = im.sample(g, d, baselines.launches(kernel, cublas, cublaslt), r.clock);
         r.time = summarize(times[0]);
         r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-        r.cublas_median_ms = summarize(times[1]).median_ms;
-        r.ratio_to_cublas = *r.cublas_median_ms / r.time->median_ms;
+        record_baselines(r, baselines, times);
+        if (baselines.cublaslt) r.cublaslt_algo = lt_choice;
         if (!g.measure.verify) {
           r.status = Status::ok;
           r.reason = "not verified";
