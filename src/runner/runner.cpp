@@ -44,7 +44,8 @@ struct Runner::Impl {
   uint64_t seed;
   cudaStream_t stream = nullptr;
   CublasGemm cublas;
-  CublasLtGemm cublaslt;  // tuned per group when its baseline uses it
+  // Tuned per group when the group's baseline uses it.
+  CublasLtGemm cublaslt;
   DeviceBuffer flush;  // written before every cold sample: evicts the operands from L2
   Nvml nvml;
   ErrorMeter meter;
@@ -328,22 +329,21 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       CaseResult r = as_cublaslt_row(base_row(g, nullptr));
       try {
         std::string why_not;
-        r.cublaslt_algo = im.cublaslt.tune(p, d.a.get(), d.b.get(), d.c.get(), im.stream,
-                                           [&] { im.prepare_sample(p, g.measure, d); }, why_not);
+        r.cublaslt_algo = im.cublaslt.tune(
+            p, d.a.get(), d.b.get(), d.c.get(), im.stream,
+            [&] { im.prepare_sample(p, g.measure, d); }, why_not);
         if (!r.cublaslt_algo) {
           r.status = Status::skipped;
           r.reason = why_not;
         } else {
-          const auto cublas = [&] {
-            im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream);
-          };
+          const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
           if (g.measure.verify) r.error = im.verify(g, d, cublaslt);
           const auto times = im.sample(g, d, {cublaslt, cublas}, r.clock);
           r.time = summarize(times[0]);
           r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
           record_baselines(r, {true, false}, times);
-          r.status = !g.measure.verify || verification_passed(r.error) ? Status::ok
-                                                                        : Status::failed;
+          r.status =
+              !g.measure.verify || verification_passed(r.error) ? Status::ok : Status::failed;
           if (r.status == Status::failed)
             r.reason = r.error.nonfinite ? "non-finite output" : "error above tolerance";
           if (!g.measure.verify) r.reason = "not verified";
