@@ -33,6 +33,11 @@ roofline  Achieved TFLOP/s against arithmetic intensity (FLOP per byte, the repo
         roof per instruction class (sol.compute_tflops_max_clock). Needs a report written by a
         gemmbench with speed of light (rows with a 'sol' object).
 
+--baseline cublaslt (both charts) takes the ratios against the tuned cuBLASLt baseline instead
+(ratio_to_cublaslt, from a report run with `gemmbench --baseline cublaslt` or `both`), and its
+rows give the reference line. cuBLAS and cuBLASLt rows are both baseline rows: kept by every
+filter, drawn grey, opening their group.
+
 Several reports may be given: their rows are concatenated in the order given and the first
 report's metadata titles the chart (a warning says so when the devices differ).
 
@@ -51,7 +56,11 @@ STATUSES = ("ok", "FAILED", "skipped", "error")
 REQUIRED_ROW_KEYS = ("kernel", "provider", "family", "m", "n", "k", "layout", "dtype", "accum",
                      "status")
 KNOWN_SCHEMA_VERSION = 1
-FAMILY_COLORS = {"sgemm": "#4c72b0", "hgemm": "#dd8452", "cublas": "#8c8c8c"}
+FAMILY_COLORS = {"sgemm": "#4c72b0", "hgemm": "#dd8452", "cublas": "#8c8c8c",
+                 "cublaslt": "#5a5a5a"}
+# --baseline: the provider whose rows are the reference -> (row field of the ratio, name shown).
+BASELINES = {"cublas": ("ratio_to_cublas", "cuBLAS"),
+             "cublaslt": ("ratio_to_cublaslt", "cuBLASLt")}
 OTHER_COLORS = ["#55a868", "#8172b3", "#937860", "#da8bc3", "#ccb974", "#64b5cd"]
 FAILED_FACE, FAILED_EDGE = "#f6d0d0", "#c00000"
 THROTTLED_MARK = "\u2020"  # dagger after a kernel name: its clock fell while sampling
@@ -108,7 +117,7 @@ def check_report(doc, name="report"):
         for key in ("m", "n", "k"):
             if not isinstance(row[key], int) or row[key] < 1:
                 raise ReportError(f"{name}: results[{i}].{key} = {row[key]!r} is not a size >= 1")
-        for key in ("tflops", "ratio_to_cublas"):
+        for key in ("tflops", "ratio_to_cublas", "ratio_to_cublaslt"):
             value = row.get(key)
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if value is not None and not number:
@@ -195,7 +204,19 @@ def filter_rows(report, kernels=None, run=None):
 # ----------------------------------------------------------------------------------------------
 
 def is_cublas(row):
-    return row["provider"] == "cublas"
+    """A baseline row: cuBLAS or the tuned cuBLASLt call."""
+    return row["provider"] in BASELINES
+
+
+def baseline_of(name):
+    """(ratio field, display name) of --baseline `name`."""
+    if name not in BASELINES:
+        raise ReportError(f"--baseline {name!r}: expected one of {', '.join(BASELINES)}")
+    return BASELINES[name]
+
+
+def baseline_name(row):
+    return BASELINES[row["provider"]][1]
 
 
 def shape_of(row):
@@ -296,20 +317,22 @@ def pick_shape(report, wanted=None):
     return shapes[best][0]
 
 
-def ladder_data(report, shape):
-    """The bars of the ladder chart at `shape` (m, n, k).
+def ladder_data(report, shape, baseline="cublas"):
+    """The bars of the ladder chart at `shape` (m, n, k); percentages and reference lines
+    against `baseline` ('cublas' or 'cublaslt').
 
     Returns a dict:
       bars:       [{kernel, label, family, group, group_label, status, tflops, ratio, percent,
                     failed, cublas, throttled, reason}] grouped by (dtype, accum, layout, ...) in
                   order of first appearance, report (= rung) order inside a group, each group's
                   cuBLAS row first. FAILED rows are kept with failed=True.
-      references: [{group, group_label, tflops}] one per group with an ok cuBLAS row.
+      references: [{group, group_label, tflops}] one per group with an ok row of `baseline`.
       groups:     [group keys] in drawing order.
       notes:      footnote lines: skipped and error rows (never drawn), FAILED reasons,
                   throttled rows.
     Raises ReportError when no row at `shape` is ok.
     """
+    ratio_key, _ = baseline_of(baseline)
     shape = tuple(shape)
     rows = [row for row in report["results"] if shape_of(row) == shape]
     groups = []
@@ -334,7 +357,7 @@ def ladder_data(report, shape):
             if row["status"] == "ok" and row.get("tflops") is None:  # not written by gemmbench
                 notes.append(f"ok: {row['kernel']} [{label}]: no tflops in the row, not drawn")
                 continue
-            name = "cuBLAS" if is_cublas(row) else row["kernel"]
+            name = baseline_name(row) if is_cublas(row) else row["kernel"]
             seen[name] = seen.get(name, 0) + 1
             clock = row.get("clock") if isinstance(row.get("clock"), dict) else {}
             bar = {
@@ -345,8 +368,10 @@ def ladder_data(report, shape):
                 "group_label": label,
                 "status": row["status"],
                 "tflops": row.get("tflops"),
-                "ratio": row.get("ratio_to_cublas"),
-                "percent": "" if is_cublas(row) else percent_label(row.get("ratio_to_cublas")),
+                "ratio": row.get(ratio_key),
+                # The other baseline's bar carries its % too (tuned cuBLASLt as % of cuBLAS).
+                "percent": ("" if row["provider"] == baseline
+                            else percent_label(row.get(ratio_key))),
                 "failed": row["status"] == "FAILED",
                 "cublas": is_cublas(row),
                 "throttled": bool(clock.get("throttled")),
@@ -360,7 +385,8 @@ def ladder_data(report, shape):
                 notes.append(f"{THROTTLED_MARK}throttled: {bar['kernel']} [{label}]: SM clock fell "
                              "below 80% of its maximum while sampling "
                              f"({clock.get('throttle_reasons') or '?'})")
-            if bar["cublas"] and row["status"] == "ok" and row.get("tflops") is not None \
+            if row["provider"] == baseline and row["status"] == "ok" \
+                    and row.get("tflops") is not None \
                     and not any(ref["group"] == key for ref in references):
                 references.append({"group": key, "group_label": label, "tflops": row["tflops"]})
     if not any(bar["status"] == "ok" and bar["tflops"] is not None for bar in bars):
@@ -370,6 +396,7 @@ def ladder_data(report, shape):
         detail = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no rows"
         raise ReportError(f"no ok rows at shape {shape_text(shape)} ({detail}): nothing to draw")
     return {"shape": shape, "bars": bars, "references": references,
+            "baseline": BASELINES[baseline][1],
             "groups": [key for key in groups if any(b["group"] == key for b in bars)],
             "notes": notes}
 
@@ -381,11 +408,12 @@ def problem_size(m, n, k):
     return float(m * n * k) ** (1.0 / 3.0)
 
 
-def sweep_data(report, metric="tflops"):
+def sweep_data(report, metric="tflops", baseline="cublas"):
     """The lines of the sweep chart.
 
-    metric 'tflops' plots TFLOP/s; 'ratio' plots ratio_to_cublas x 100 (cuBLAS lines are then
-    the 100% line, not series). Returns a dict:
+    metric 'tflops' plots TFLOP/s; 'ratio' plots the ratio to `baseline` x 100 (ratio_to_cublas,
+    or ratio_to_cublaslt for 'cublaslt'; baseline lines are then the 100% line, not series).
+    Returns a dict:
       series:  [{key, label, kernel, group, cublas, points: [(x, y), ...] sorted by x}] in order
                of first appearance (kernels and cuBLAS groups).
       failed:  [(x, y, label)] FAILED rows that have a value (drawn as red crosses).
@@ -397,6 +425,7 @@ def sweep_data(report, metric="tflops"):
     """
     if metric not in ("tflops", "ratio"):
         raise ReportError(f"--metric {metric!r}: expected tflops or ratio")
+    ratio_key, base_name = baseline_of(baseline)
     groups_seen = []
     for row in report["results"]:
         if group_key(row) not in groups_seen:
@@ -408,7 +437,7 @@ def sweep_data(report, metric="tflops"):
     def value(row):
         if metric == "tflops":
             return row.get("tflops")
-        ratio = row.get("ratio_to_cublas")
+        ratio = row.get(ratio_key)
         return None if ratio is None else 100.0 * ratio
 
     series, index, failed, notes = [], {}, [], []
@@ -417,14 +446,14 @@ def sweep_data(report, metric="tflops"):
         key = (row["kernel"], group_key(row))
         glabel = group_label(group_key(row))
         if is_cublas(row):
-            label = "cuBLAS" + (f" [{glabel}]" if len(groups_seen) > 1 else "")
+            label = baseline_name(row) + (f" [{glabel}]" if len(groups_seen) > 1 else "")
         else:
             several = len(kernel_groups[row["kernel"]]) > 1
             label = row["kernel"] + (f" [{glabel}]" if several else "")
         if row["status"] in ("skipped", "error"):
             notes.append(_note(row))
             continue
-        if is_cublas(row) and metric == "ratio":
+        if row["provider"] == baseline and metric == "ratio":  # it is the 100% line
             continue
         x, y = problem_size(*shape_of(row)), value(row)
         if row["status"] == "FAILED":
@@ -449,12 +478,17 @@ def sweep_data(report, metric="tflops"):
     for s in series:
         s["points"].sort()
     if not any(s["points"] for s in series):
-        raise ReportError("no ok rows to plot" + (" (--metric ratio needs kernel rows; cuBLAS rows "
-                                                  "have no ratio)" if metric == "ratio" else ""))
+        hint = ""
+        if metric == "ratio":
+            hint = (f" (--metric ratio needs kernel rows with {ratio_key}; baseline rows have "
+                    "none" + (", and it needs a report run with `gemmbench --baseline cublaslt` "
+                              "or `both`" if baseline == "cublaslt" else "") + ")")
+        raise ReportError("no ok rows to plot" + hint)
     y_label = ("TFLOP/s (2*M*N*K / median time)" if metric == "tflops"
-               else "% of cuBLAS (cuBLAS median / kernel median)")
+               else f"% of {base_name} ({base_name} median / kernel median)")
     sizes = sorted({p[0] for s in series for p in s["points"]} | {f[0] for f in failed})
     return {"series": series, "failed": failed, "notes": notes, "square": square, "sizes": sizes,
+            "baseline": base_name,
             "x_label": "M = N = K" if square else "(M*N*K)^(1/3)", "y_label": y_label}
 
 
@@ -671,7 +705,7 @@ def _family_color(family, shade, palette):
         palette[family] = (FAMILY_COLORS.get(family)
                            or OTHER_COLORS[len(palette) % len(OTHER_COLORS)])
     r, g, b = to_rgb(palette[family])
-    if family == "cublas":  # one grey for every cuBLAS bar: it is the same library each time
+    if family in BASELINES:  # one grey for every cuBLAS bar: it is the same library each time
         return (r, g, b)
     # Later (dtype, accum, layout) groups of the same family get lighter tints of its colour.
     t = min(0.6, 0.3 * shade)
@@ -747,11 +781,13 @@ def figure_ladder(report, data, log=False):
                               Patch(facecolor=FAILED_FACE, edgecolor=FAILED_EDGE, hatch="///"))
             continue
         ax.bar(bx, value, 0.78, color=color, edgecolor="black", linewidth=0.4, zorder=2)
-        name = "cuBLAS" if bar["cublas"] else bar["family"]
+        name = baseline_name({"provider": bar["family"]}) if bar["cublas"] else bar["family"]
         if not bar["cublas"] and family_groups[bar["family"]] > 1:
             name += f" [{bar['group_label']}]"
         legend.setdefault(name, Patch(facecolor=color, edgecolor="black", linewidth=0.4))
-        text = tflops_text(value) if bar["cublas"] else f"{bar['percent']}\n{tflops_text(value)}"
+        text = tflops_text(value)
+        if bar["percent"]:
+            text = f"{bar['percent']}\n{text}"
         # The white box keeps the label readable where the dashed cuBLAS line crosses it.
         ax.annotate(text, (bx, value), xytext=(0, 2), textcoords="offset points", ha="center",
                     va="bottom", fontsize=7.5, linespacing=1.1, zorder=4,
@@ -764,7 +800,8 @@ def figure_ladder(report, data, log=False):
         ax.hlines(ref["tflops"], min(members) - 0.45, max(members) + 0.45, colors="#333333",
                   linestyles="--", linewidth=1.0, zorder=3)
     if data["references"]:
-        legend["cuBLAS level"] = plt.Line2D([], [], color="#333333", linestyle="--", linewidth=1.0)
+        legend[f"{data['baseline']} level"] = plt.Line2D([], [], color="#333333", linestyle="--",
+                                                         linewidth=1.0)
 
     # Group headers along the top, separators between groups.
     for key in data["groups"]:
@@ -793,7 +830,7 @@ def figure_ladder(report, data, log=False):
               fontsize=8, handlelength=1.6)
     m, n, k = data["shape"]
     size = f"M = N = K = {m}" if m == n == k else f"M = {m}, N = {n}, K = {k}"
-    fig.suptitle("\n".join([f"GEMM ladder, {size}: TFLOP/s, label = % of cuBLAS"]
+    fig.suptitle("\n".join([f"GEMM ladder, {size}: TFLOP/s, label = % of {data['baseline']}"]
                            + title_lines(report["metadata"])), fontsize=9.5)
     if data["notes"]:
         fig.text(0.005, -0.01, _footnote_text(data["notes"]), ha="left", va="top", fontsize=7,
@@ -826,7 +863,8 @@ def figure_sweep(report, data, metric="tflops", log=False):
         ax.scatter([f[0] for f in data["failed"]], [f[1] for f in data["failed"]], marker="x",
                    s=60, color=FAILED_EDGE, linewidths=2, zorder=4, label="FAILED (output wrong)")
     if metric == "ratio":
-        ax.axhline(100, color="#222222", linestyle="--", linewidth=1.2, label="cuBLAS = 100%",
+        ax.axhline(100, color="#222222", linestyle="--", linewidth=1.2,
+                   label=f"{data['baseline']} = 100%",
                    zorder=1)
     ax.set_xscale("log", base=2)
     xs = data["sizes"]
@@ -845,7 +883,7 @@ def figure_sweep(report, data, metric="tflops", log=False):
     ax.set_ylabel(data["y_label"] + (", log scale" if log else ""))
     ax.grid(True, which="major", color="#e4e4e4")
     ax.legend(fontsize=8, loc="best", framealpha=0.9)
-    what = "TFLOP/s" if metric == "tflops" else "% of cuBLAS"
+    what = "TFLOP/s" if metric == "tflops" else f"% of {data['baseline']}"
     fig.suptitle("\n".join([f"GEMM size sweep: {what}"] + title_lines(report["metadata"])),
                  fontsize=9.5)
     if data["notes"]:
@@ -926,17 +964,17 @@ def _use_agg():
     matplotlib.use("Agg")
 
 
-def render_ladder(report, out_path, shape=None, log=False):
+def render_ladder(report, out_path, shape=None, log=False, baseline="cublas"):
     """Shape the data, then draw the ladder chart into the PNG `out_path`."""
-    data = ladder_data(report, pick_shape(report, shape))
+    data = ladder_data(report, pick_shape(report, shape), baseline)
     _use_agg()
     save(figure_ladder(report, data, log=log), out_path)
     return data
 
 
-def render_sweep(report, out_path, metric="tflops", log=False):
+def render_sweep(report, out_path, metric="tflops", log=False, baseline="cublas"):
     """Shape the data, then draw the sweep chart into the PNG `out_path`."""
-    data = sweep_data(report, metric)
+    data = sweep_data(report, metric, baseline)
     _use_agg()
     save(figure_sweep(report, data, metric=metric, log=log), out_path)
     return data
@@ -972,6 +1010,10 @@ def build_parser():
                             "'sgemm_*,hgemm_tn' (cuBLAS rows always stay)")
         p.add_argument("--run", metavar="NAME",
                        help="only rows of this run (the config's run name; 'cli' for flags)")
+        p.add_argument("--baseline", choices=tuple(BASELINES), default="cublas",
+                       help="ratios against cublas (default: ratio_to_cublas) or cublaslt "
+                            "(ratio_to_cublaslt: the tuned cuBLASLt baseline of a report run "
+                            "with `gemmbench --baseline cublaslt` or `both`)")
 
     ladder = sub.add_parser(
         "ladder", help="bars of TFLOP/s per kernel at one shape, %% of cuBLAS on each",
@@ -1036,11 +1078,13 @@ def main(argv=None):
             print(f"plot_report: warning: {w}", file=sys.stderr)
         report = filter_rows(report, kernels=args.kernels, run=args.run)
         if args.chart == "ladder":
-            render_ladder(report, args.output, shape=args.shape, log=args.log)
+            render_ladder(report, args.output, shape=args.shape, log=args.log,
+                          baseline=args.baseline)
         elif args.chart == "roofline":
             render_roofline(report, args.output)
         else:
-            data = render_sweep(report, args.output, metric=args.metric, log=args.log)
+            data = render_sweep(report, args.output, metric=args.metric, log=args.log,
+                                baseline=args.baseline)
             if len(data["sizes"]) == 1:
                 print("plot_report: warning: the report has one problem size: the ladder chart "
                       "shows it better", file=sys.stderr)

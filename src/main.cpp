@@ -18,6 +18,7 @@
 #include "plan/plan.hpp"
 #include "plan/presets.hpp"
 #include "report/reporter.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "runner/runner.hpp"
 #include "sol/sol.hpp"
 #include "verify/tolerance.hpp"
@@ -118,6 +119,13 @@ int run_benchmarks(const CliOutcome& cli) {
   meta.flops_convention = kFlopsConvention;
   meta.verification = kVerificationMethod;
   meta.sol_intensity_rule = kSolIntensityRule;
+  for (const ProblemGroup& g : plan.groups)
+    if (std::find(meta.baselines_used.begin(), meta.baselines_used.end(), g.measure.baseline) ==
+        meta.baselines_used.end())
+      meta.baselines_used.push_back(g.measure.baseline);
+  meta.baseline_method =
+      "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
+      CublasLtGemm::method();
   meta.device = runner.device();
 
   MultiReporter reporters;

@@ -35,8 +35,9 @@ Speed of light: every row carries its roofline bound, min(compute ceiling of its
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
 
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
-  each kernel is sampled interleaved with the matching cuBLAS call; the figure quoted is the
-  median. TFLOP/s = 2*M*N*K / median.
+  each kernel is sampled interleaved with its baseline (--baseline: the matching cuBLAS call by
+  default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or both); the figure quoted
+  is the median. TFLOP/s = 2*M*N*K / median.
 
 Examples:
   gemmbench                                         run configs/default.json
@@ -139,6 +140,12 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "sustained (default: samples back to back, the board settles at its power cap) "
                  "or burst (each interleaved pair starts from a cool, unthrottled board; pairs "
                  "whose clock fell are discarded; docs/regimes.md)");
+  std::optional<std::string> baseline;
+  app.add_option("--baseline", baseline,
+                 "What kernel rows are compared against: cublas (default; cublasGemmEx, default "
+                 "algorithm), cublaslt (cublasLtMatmul with the fastest of its heuristic's top 8 "
+                 "algorithms, tuned per problem before sampling; adds a cublaslt row per group) "
+                 "or both (every kernel row carries both ratios)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
   bool keep_samples = false;
@@ -184,6 +191,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     o.measure.regime = parse_regime(*regime);
     if (!o.measure.regime)
       throw UsageError("--regime: '" + *regime + "' is not one of sustained, burst");
+  }
+  if (baseline) {
+    o.measure.baseline = parse_baseline(*baseline);
+    if (!o.measure.baseline)
+      throw UsageError("--baseline: '" + *baseline + "' is not one of " + kBaselineNames);
   }
   if (no_verify) o.measure.verify = false;
   if (keep_samples) o.measure.keep_samples = true;
@@ -327,6 +339,9 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all
   out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublas", "cublas", "-",
                      "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
                      "the baseline: cublasGemmEx with the matching compute type");
+  out += fmt::format("{:<30} {:<7} {:>4}  {:<9} {:<8} {:<12} {:>6}  {}\n", "cublaslt", "cublaslt",
+                     "-", "f32,f16,bf16", "f32,f16", "nn,nt,tn,tt", "-",
+                     "--baseline cublaslt|both: cublasLtMatmul, tuned over its heuristic's top 8");
   out +=
       "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
       "command line or config does not name one.\n";

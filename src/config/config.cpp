@@ -185,9 +185,9 @@ class Parser {
 
   MeasureOverrides measure(const json& j, const std::string& path) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(
-        j, path,
-        {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "regime", "verify"});
+    check_keys(j, path,
+               {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "regime",
+                "verify", "baseline"});
     MeasureOverrides m;
     auto bounded_int = [&](const char* key) -> std::optional<int> {
       if (!j.contains(key)) return std::nullopt;
@@ -220,6 +220,14 @@ class Parser {
       m.regime = parse_regime(r.get<std::string>());
       if (!m.regime)
         fail(join(path, "regime"), "'" + r.get<std::string>() + "' is not one of sustained, burst");
+    }
+    if (j.contains("baseline")) {
+      const json& b = j["baseline"];
+      expect(b, b.is_string(), join(path, "baseline"), "a string");
+      m.baseline = parse_baseline(b.get<std::string>());
+      if (!m.baseline)
+        fail(join(path, "baseline"),
+             "'" + b.get<std::string>() + "' is not one of " + kBaselineNames);
     }
     if (j.contains("verify")) {
       expect(j["verify"], j["verify"].is_boolean(), join(path, "verify"), "a boolean");

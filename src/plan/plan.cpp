@@ -51,7 +51,8 @@ void check_size(const GemmProblem& p, const std::string& where) {
 
 size_t Plan::row_count() const {
   size_t n = 0;
-  for (const auto& g : groups) n += 1 + g.kernels.size();
+  for (const auto& g : groups)
+    n += 1 + (uses_cublaslt(g.measure.baseline) ? 1 : 0) + g.kernels.size();
   return n;
 }
 

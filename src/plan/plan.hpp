@@ -2,7 +2,8 @@
 //
 // Cases sharing one problem (shape, layout, dtype, accumulate type, alpha, beta) within a run form
 // a group: the runner allocates and initialises its inputs and fp64 reference once, measures the
-// cuBLAS row first, then each kernel interleaved with cuBLAS.
+// cuBLAS row first (and the tuned cuBLASLt row when measure.baseline uses it), then each kernel
+// interleaved with the baselines measure.baseline selects.
 #pragma once
 
 #include <string>
@@ -23,7 +24,8 @@ struct ProblemGroup {
 
 struct Plan {
   std::vector<ProblemGroup> groups;
-  // One cuBLAS row per group plus one row per kernel.
+  // One cuBLAS row per group, one cuBLASLt row where the group's baseline uses it, plus one row
+  // per kernel.
   size_t row_count() const;
 };
 

@@ -36,6 +36,24 @@ std::optional<Regime> parse_regime(std::string_view s) {
   return std::nullopt;
 }
 
+const char* to_string(Baseline b) {
+  switch (b) {
+    case Baseline::cublas:
+      return "cublas";
+    case Baseline::cublaslt:
+      return "cublaslt";
+    case Baseline::both:
+      return "both";
+  }
+  return "?";
+}
+
+std::optional<Baseline> parse_baseline(std::string_view s) {
+  for (Baseline b : {Baseline::cublas, Baseline::cublaslt, Baseline::both})
+    if (s == to_string(b)) return b;
+  return std::nullopt;
+}
+
 void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (warmup) s.warmup = *warmup;
   if (min_samples) s.min_samples = *min_samples;
@@ -46,6 +64,7 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (regime) s.regime = *regime;
   if (verify) s.verify = *verify;
   if (keep_samples) s.keep_samples = *keep_samples;
+  if (baseline) s.baseline = *baseline;
 }
 
 void validate(const MeasureSettings& s, const std::string& where) {

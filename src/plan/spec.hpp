@@ -30,6 +30,19 @@ std::optional<DataDist> parse_data_dist(std::string_view s);
 enum class Regime { sustained, burst };
 const char* to_string(Regime r);
 std::optional<Regime> parse_regime(std::string_view s);
+// What every kernel row is compared against (docs/baselines.md). cublas: one cublasGemmEx call
+// with the default algorithm. cublaslt: cublasLtMatmul with the fastest of the heuristic's top
+// candidates, tuned per problem before sampling. both: each kernel row carries both ratios.
+enum class Baseline { cublas, cublaslt, both };
+const char* to_string(Baseline b);
+std::optional<Baseline> parse_baseline(std::string_view s);
+inline constexpr const char* kBaselineNames = "cublas, cublaslt, both";
+constexpr bool uses_cublas(Baseline b) {
+  return b != Baseline::cublaslt;
+}
+constexpr bool uses_cublaslt(Baseline b) {
+  return b != Baseline::cublas;
+}
 
 struct MeasureSettings {
   int warmup = 3;            // untimed launches of each provider before sampling
@@ -41,6 +54,7 @@ struct MeasureSettings {
   Regime regime = Regime::sustained;
   bool verify = true;
   bool keep_samples = false;  // write every sample time to the JSON report (--keep-samples)
+  Baseline baseline = Baseline::cublas;
 };
 
 struct MeasureOverrides {
@@ -51,6 +65,7 @@ struct MeasureOverrides {
   std::optional<Regime> regime;
   std::optional<bool> verify;
   std::optional<bool> keep_samples;
+  std::optional<Baseline> baseline;
   void apply_to(MeasureSettings& s) const;
 };
 

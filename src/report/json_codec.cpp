@@ -2,6 +2,7 @@
 #include "report/json_codec.hpp"
 
 #include <cmath>
+#include "report/reporter.hpp"
 
 namespace gemmbench {
 
@@ -28,6 +29,54 @@ double round_significant(double v, int digits) {
   const int e = digits - 1 - int(std::floor(std::log10(std::abs(v))));
   const double p = std::pow(10.0, std::abs(e));
   return e >= 0 ? std::round(v * p) / p : std::round(v / p) * p;
+}
+
+json baselines_json(const RunMetadata& m) {
+  json used = json::array();
+  for (Baseline b : m.baselines_used) used.push_back(to_string(b));
+  return json{{"used", used}, {"method", m.baseline_method}};
+}
+
+json to_json(const CublasLtChoice& c) {
+  return json{{"description", cublaslt_algo_text(c)},
+              {"heuristic_index", c.heuristic_index},
+              {"candidates", c.candidates},
+              {"samples", c.samples},
+              {"algo_id", c.algo_id},
+              {"tile", c.tile},
+              {"stages", c.stages},
+              {"splitk", c.splitk},
+              {"reduction", c.reduction},
+              {"cta_swizzling", c.cta_swizzling},
+              {"custom_option", c.custom_option},
+              {"cluster", c.cluster},
+              {"tuned_ms", c.tuned_ms},
+              {"heuristic_first_ms", c.heuristic_first_ms},
+              {"gain_over_heuristic", c.gain_over_heuristic},
+              {"workspace_bytes", c.workspace_bytes},
+              {"workspace_needed_bytes", c.workspace_needed_bytes}};
+}
+
+// "description" is derived from the rest and not read back.
+CublasLtChoice cublaslt_choice_from_json(const json& j) {
+  CublasLtChoice c;
+  c.heuristic_index = j.at("heuristic_index").get<int>();
+  c.candidates = j.at("candidates").get<int>();
+  c.samples = j.at("samples").get<int>();
+  c.algo_id = j.at("algo_id").get<int>();
+  c.tile = j.at("tile").get<std::string>();
+  c.stages = j.at("stages").get<std::string>();
+  c.splitk = j.at("splitk").get<int>();
+  c.reduction = j.at("reduction").get<std::string>();
+  c.cta_swizzling = j.at("cta_swizzling").get<int>();
+  c.custom_option = j.at("custom_option").get<int>();
+  c.cluster = j.at("cluster").get<std::string>();
+  c.tuned_ms = j.at("tuned_ms").get<double>();
+  c.heuristic_first_ms = j.at("heuristic_first_ms").get<double>();
+  c.gain_over_heuristic = j.at("gain_over_heuristic").get<double>();
+  c.workspace_bytes = j.at("workspace_bytes").get<int64_t>();
+  c.workspace_needed_bytes = j.at("workspace_needed_bytes").get<int64_t>();
+  return c;
 }
 
 Status parse_status(const std::string& s) {
@@ -86,6 +135,9 @@ json to_json(const CaseResult& r) {
   j["tflops"] = opt(r.tflops);
   j["cublas_median_ms"] = opt(r.cublas_median_ms);
   j["ratio_to_cublas"] = opt(r.ratio_to_cublas);
+  j["cublaslt_median_ms"] = opt(r.cublaslt_median_ms);
+  j["ratio_to_cublaslt"] = opt(r.ratio_to_cublaslt);
+  j["cublaslt_algo"] = r.cublaslt_algo ? to_json(*r.cublaslt_algo) : json(nullptr);
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
                 {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
@@ -111,10 +163,11 @@ json to_json(const CaseResult& r) {
                  {"note", r.energy.note}};
   j["samples_discarded"] = r.samples_discarded;
   j["burst_wait_timeouts"] = r.burst_wait_timeouts;
-  j["measure"] = {{"cache", to_string(r.measure.cache)},   {"data", to_string(r.measure.data)},
-                  {"regime", to_string(r.measure.regime)}, {"warmup", r.measure.warmup},
-                  {"min_samples", r.measure.min_samples},  {"min_time_s", r.measure.min_time_s},
-                  {"max_time_s", r.measure.max_time_s},    {"verify", r.measure.verify}};
+  j["measure"] = {{"cache", to_string(r.measure.cache)},      {"data", to_string(r.measure.data)},
+                  {"regime", to_string(r.measure.regime)},    {"warmup", r.measure.warmup},
+                  {"min_samples", r.measure.min_samples},     {"min_time_s", r.measure.min_time_s},
+                  {"max_time_s", r.measure.max_time_s},       {"verify", r.measure.verify},
+                  {"baseline", to_string(r.measure.baseline)}};
   j["preset"] =
       r.preset.empty() ? json(nullptr) : json{{"model", r.preset.model}, {"layer", r.preset.layer}};
   const SolStats& s = r.sol;
@@ -168,6 +221,11 @@ CaseResult case_result_from_json(const json& j) {
   r.tflops = get_opt<double>(j, "tflops");
   r.cublas_median_ms = get_opt<double>(j, "cublas_median_ms");
   r.ratio_to_cublas = get_opt<double>(j, "ratio_to_cublas");
+  // Reports from before the cuBLASLt baseline have none of these keys.
+  r.cublaslt_median_ms = get_opt<double>(j, "cublaslt_median_ms");
+  r.ratio_to_cublaslt = get_opt<double>(j, "ratio_to_cublaslt");
+  if (j.contains("cublaslt_algo") && !j.at("cublaslt_algo").is_null())
+    r.cublaslt_algo = cublaslt_choice_from_json(j.at("cublaslt_algo"));
   const json& e = j.at("error");
   r.error = ErrorStats{e.at("verified").get<bool>(),     e.at("max_abs").get<double>(),
                        e.at("max_rel").get<double>(),    e.at("normwise").get<double>(),
@@ -214,6 +272,9 @@ CaseResult case_result_from_json(const json& j) {
   r.measure.min_time_s = m.at("min_time_s").get<double>();
   r.measure.max_time_s = m.at("max_time_s").get<double>();
   r.measure.verify = m.at("verify").get<bool>();
+  r.measure.baseline = m.contains("baseline")
+                           ? need(parse_baseline(m.at("baseline").get<std::string>()), "baseline")
+                           : Baseline::cublas;
   // Reports from before presets and speed of light have neither key.
   if (j.contains("preset") && !j.at("preset").is_null())
     r.preset = PresetLabel{j.at("preset").at("model").get<std::string>(),
@@ -257,6 +318,7 @@ json to_json(const RunMetadata& m) {
       {"flops_convention", m.flops_convention},
       {"verification", m.verification},
       {"sol_intensity_rule", m.sol_intensity_rule},
+      {"baselines", baselines_json(m)},
       {"device",
        {{"index", d.index},
         {"name", d.name},

@@ -33,6 +33,11 @@ const std::vector<std::string>& csv_columns();
 // is named), else each distribution used, by name.
 std::string data_distribution_text(const std::vector<DataDist>& used);
 
+// The tuned cuBLASLt algorithm in one line, for the console, CSV and JSON:
+// "algo 66 tile 128x256 stages 64xAUTO splitK 1 cluster 2x1x1 swizzle 0 (heuristic #3 of 8,
+// 1.041x over #1)".
+std::string cublaslt_algo_text(const CublasLtChoice& c);
+
 // Throws UsageError when `path` cannot be created or written (checked before any GPU work);
 // leaves no file behind.
 void check_output_path(const std::string& path, const char* flag);

@@ -68,9 +68,11 @@ class ConsoleReporter : public Reporter {
             "data: {} ({}){} -- low-entropy inputs, not comparable with uniform-data figures\n",
             to_string(d), data_range(d),
             mixed ? fmt::format(" on the rows marked [{} data]", to_string(d)) : "");
+    for (Baseline b : m.baselines_used) show_cublaslt_ = show_cublaslt_ || uses_cublaslt(b);
     out_ << "\n";
-    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>7} {:>9}  {}\n", "kernel",
-                        "MxNxK", "layout", "type", "median ms", "TFLOP/s", "% cuBLAS", "% SOL",
+    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {}{:>7} {:>9}  {}\n",
+                        "kernel", "MxNxK", "layout", "type", "median ms", "TFLOP/s", "% cuBLAS",
+                        show_cublaslt_ ? fmt::format("{:>10} ", "% cuBLASLt") : "", "% SOL",
                         "rel err", "status");
     out_.flush();
   }
@@ -84,9 +86,13 @@ class ConsoleReporter : public Reporter {
     const std::string sol = r.sol.pct_sol ? fmt::format("{:.1f}%{}", *r.sol.pct_sol,
                                                         r.sol.bound == "memory" ? "m" : "c")
                                           : "-";
+    const std::string pct_lt =
+        r.ratio_to_cublaslt ? fmt::format("{:.1f}%", 100.0 * *r.ratio_to_cublaslt) : "-";
     const std::string err = r.error.computed ? fmt::format("{:.2e}", r.error.normwise) : "-";
     std::string status = to_string(r.status);
     if (!r.reason.empty()) status += ": " + r.reason;
+    if (r.provider == "cublaslt" && r.cublaslt_algo)
+      status += " [" + cublaslt_algo_text(*r.cublaslt_algo) + "]";
     // Only faults are loud: a tensor-core GEMM at the power cap (sw_power_cap alone) is the
     // normal sustained state, and the header names the regime and the limit.
     if (is_fault(r.clock.throttle))
@@ -98,9 +104,10 @@ class ConsoleReporter : public Reporter {
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
-    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {:>7} {:>9}  {}\n", r.kernel,
-                        r.problem.shape_string(), to_string(r.problem.layout),
-                        accum_label(r.problem), ms, tf, pct, sol, err, status);
+    out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {}{:>7} {:>9}  {}\n",
+                        r.kernel, r.problem.shape_string(), to_string(r.problem.layout),
+                        accum_label(r.problem), ms, tf, pct,
+                        show_cublaslt_ ? fmt::format("{:>10} ", pct_lt) : "", sol, err, status);
     out_.flush();
   }
 
@@ -116,6 +123,7 @@ class ConsoleReporter : public Reporter {
 
  private:
   std::ostream& out_;
+  bool show_cublaslt_ = false;  // a "% cuBLASLt" column: some run's baseline uses cuBLASLt
 };
 
 // ---------------------------------------------------------------- CSV
@@ -175,6 +183,10 @@ class CsvReporter : public Reporter {
         opt_str(r.tflops),
         opt_str(r.cublas_median_ms),
         opt_str(r.ratio_to_cublas),
+        opt_str(r.cublaslt_median_ms),
+        opt_str(r.ratio_to_cublaslt),
+        r.cublaslt_algo ? cublaslt_algo_text(*r.cublaslt_algo) : "",
+        r.cublaslt_algo ? fmt::format("{}", r.cublaslt_algo->gain_over_heuristic) : "",
         r.error.computed ? "true" : "false",
         r.error.computed ? fmt::format("{}", r.error.max_abs) : "",
         r.error.computed ? fmt::format("{}", r.error.max_rel) : "",
@@ -221,6 +233,7 @@ class CsvReporter : public Reporter {
         opt_str(r.sol.pct_sol),
         opt_str(r.sol.pct_sol_run_clock),
         r.sol.reason,
+        to_string(r.measure.baseline),
         device_,
         r.reason};
     std::string line;
@@ -300,6 +313,10 @@ const std::vector<std::string>& csv_columns() {
                                                 "tflops",
                                                 "cublas_median_ms",
                                                 "ratio_to_cublas",
+                                                "cublaslt_median_ms",
+                                                "ratio_to_cublaslt",
+                                                "cublaslt_algo",
+                                                "cublaslt_gain_over_heuristic",
                                                 "verified",
                                                 "max_abs_err",
                                                 "max_rel_err",
@@ -346,6 +363,7 @@ const std::vector<std::string>& csv_columns() {
                                                 "pct_sol",
                                                 "pct_sol_run_clock",
                                                 "sol_reason",
+                                                "baseline",
                                                 "device",
                                                 "reason"};
   return cols;
@@ -362,6 +380,16 @@ std::string data_distribution_text(const std::vector<DataDist>& used) {
     out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", to_string(d), data_description(d));
   if (named.size() > 1) out += " (each row's measure.data says which)";
   return out;
+}
+
+std::string cublaslt_algo_text(const CublasLtChoice& c) {
+  std::string s =
+      fmt::format("algo {} tile {} stages {} splitK {}", c.algo_id, c.tile, c.stages, c.splitk);
+  if (c.splitk > 1) s += fmt::format(" reduction {}", c.reduction);
+  s += fmt::format(" cluster {} swizzle {}", c.cluster, c.cta_swizzling);
+  if (c.custom_option != 0) s += fmt::format(" custom {}", c.custom_option);
+  return s + fmt::format(" (heuristic #{} of {}, {:.3f}x over #1)", c.heuristic_index + 1,
+                         c.candidates, c.gain_over_heuristic);
 }
 
 void check_output_path(const std::string& path, const char* flag) {

@@ -69,12 +69,33 @@ struct SolStats {
   std::string reason;                              // why a ceiling or the bound is absent
 };
 
+// The algorithm the cuBLASLt baseline settled on for one problem, and how it was chosen
+// (runner/cublaslt_gemm.hpp; docs/reports-baselines.md).
+struct CublasLtChoice {
+  int heuristic_index = 0;  // the winner's rank in cublasLtMatmulAlgoGetHeuristic's list, 0-based
+  int candidates = 0;       // candidates timed (the heuristic's top ones that ran, at most 8)
+  int samples = 0;          // timed samples per candidate, sampled round-robin
+  int algo_id = 0;          // CUBLASLT_ALGO_CONFIG_ID
+  std::string tile;         // CUBLASLT_ALGO_CONFIG_TILE_ID by name: "128x256"
+  std::string stages;       // CUBLASLT_ALGO_CONFIG_STAGES_ID by name: "64x4", "64xAUTO"
+  int splitk = 1;           // CUBLASLT_ALGO_CONFIG_SPLITK_NUM
+  std::string reduction;    // CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME: none, inplace, compute, output
+  int cta_swizzling = 0;    // CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING
+  int custom_option = 0;    // CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION
+  std::string cluster;      // CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID by name: "2x1x1", "auto"
+  double tuned_ms = 0;      // the winner's median over its tuning samples
+  double heuristic_first_ms = 0;       // heuristic #1's median over the same rounds
+  double gain_over_heuristic = 1;      // heuristic_first_ms / tuned_ms (>= 1; 1: #1 won)
+  int64_t workspace_bytes = 0;         // workspace given to every cuBLASLt call (allocated once)
+  int64_t workspace_needed_bytes = 0;  // what the winner asked for (heuristic workspaceSize)
+};
+
 struct CaseResult {
   size_t index = 0;  // 1-based row number in the plan
   std::string run_name;
-  std::string kernel;    // registry name, or "cublas"
-  std::string provider;  // "gemmbench" or "cublas"
-  std::string family;    // "sgemm", "hgemm", "cublas"
+  std::string kernel;    // registry name, "cublas" or "cublaslt"
+  std::string provider;  // "gemmbench", "cublas" or "cublaslt"
+  std::string family;    // "sgemm", "hgemm", "cublas", "cublaslt"
   GemmProblem problem;
   Status status = Status::skipped;
   std::string reason;  // why skipped / failed / errored
@@ -85,6 +106,11 @@ struct CaseResult {
   std::optional<double> tflops;            // 2*M*N*K / median
   std::optional<double> cublas_median_ms;  // cuBLAS median from the interleaved samples
   std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)
+  // The tuned cuBLASLt baseline, on kernel rows whose group's baseline uses it, from the same
+  // interleaved samples; cublaslt_algo also on the cublaslt row itself.
+  std::optional<double> cublaslt_median_ms;
+  std::optional<double> ratio_to_cublaslt;  // cublaslt_median_ms / median_ms (> 1: faster)
+  std::optional<CublasLtChoice> cublaslt_algo;
   ErrorStats error;
   ClockStats clock;
   EnergyStats energy;
@@ -137,6 +163,10 @@ struct RunMetadata {
   std::string flops_convention;
   std::string verification;
   std::string sol_intensity_rule;  // how SolStats counts bytes (sol::kSolIntensityRule)
+  // The distinct baseline settings of the plan, in plan order (the console's ratio columns), and
+  // how each baseline provider is called and, for cuBLASLt, tuned (JSON "baselines").
+  std::vector<Baseline> baselines_used;
+  std::string baseline_method;
   DeviceMetadata device;
 };
 

@@ -9,9 +9,11 @@
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
-#include "runner/cublas_gemm.hpp"
 #include "device/buffer.hpp"
 #include "device/open.hpp"
+#include "runner/baselines.hpp"
+#include "runner/cublas_gemm.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "runner/nvml.hpp"
 #include "runner/telemetry_sampler.hpp"
 #include "stats/telemetry.hpp"
@@ -91,6 +93,8 @@ struct Runner::Impl {
   uint64_t seed;
   cudaStream_t stream = nullptr;
   CublasGemm cublas;
+  // Tuned per group when the group's baseline uses it.
+  CublasLtGemm cublaslt;
   DeviceBuffer flush;  // written before every cold sample: evicts the operands from L2
   Nvml nvml;
   TelemetrySampler sampler;  // declared after nvml: it reads through it
@@ -374,7 +378,8 @@ std::string Runner::timing_method() {
          std::to_string(MeasureSettings{}.warmup) +
          " warm-up launches per provider by default; L2 flushed by a 2x-L2 memset before each "
          "sample (cache=cold) and C restored before each sample when beta != 0, both outside the "
-         "events; kernel and cuBLAS sampled interleaved; median quoted; NVML read every " +
+         "events; each kernel sampled interleaved with its baselines (--baseline); median quoted; "
+         "NVML read every " +
          std::to_string(int(kTelemetryPeriod.count())) +
          " ms by a thread during each row's samples; energy from the NVML energy counter over "
          "one provider run back to back after the samples (docs/regimes.md)";
@@ -460,9 +465,9 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     }
   };
   // Verifies (when asked) and samples one provider; `launches` holds it first, then the
-  // baselines it is interleaved with. Sets time, TFLOP/s, status and reason.
+  // baselines `b` it is interleaved with. Sets time, TFLOP/s, ratios, status and reason.
   auto measure_row = [&](CaseResult& r, const ProblemGroup& g, GroupData& d,
-                         const std::vector<std::function<void()>>& launches) {
+                         const std::vector<std::function<void()>>& launches, const BaselineSet& b) {
     const GemmProblem& p = g.problem;
     if (g.measure.verify) r.error = im.verify(g, d, launches[0]);
     const SampleOutcome o = im.measure_row(g, d, launches, r);
@@ -470,10 +475,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.time = summarize(times[0]);
     if (g.measure.keep_samples) r.samples_ms = times[0];
     r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-    if (launches.size() > 1) {
-      r.cublas_median_ms = summarize(times[1]).median_ms;
-      r.ratio_to_cublas = *r.cublas_median_ms / r.time->median_ms;
-    }
+    record_baselines(r, b, times);
     if (!g.measure.verify) {
       r.status = Status::ok;
       r.reason = "not verified";
@@ -487,36 +489,72 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     if (stop_requested())
       append_note(r, "sampling interrupted after " + std::to_string(r.time->samples) + " samples");
   };
+  // Every row of a group that cannot run: the cublas row, the cublaslt row where selected, and
+  // the kernel rows, in the order a running group emits them.
+  auto emit_group_not_run = [&](const ProblemGroup& g, const std::string& why, bool with_cublas) {
+    if (with_cublas) emit_not_run(g, nullptr, why);
+    if (uses_cublaslt(g.measure.baseline)) {
+      CaseResult r = as_cublaslt_row(base_row(g, nullptr));
+      r.status = Status::error;
+      r.reason = "not run: " + why;
+      emit(r);
+    }
+    for (const KernelInfo* k : g.kernels) emit_not_run(g, k, why);
+  };
 
   for (const ProblemGroup& g : plan.groups) {
     if (stop_requested()) break;
     const GemmProblem& p = g.problem;
     if (summary.aborted) {
-      emit_not_run(g, nullptr, summary.abort_reason);
-      for (const KernelInfo* k : g.kernels) emit_not_run(g, k, summary.abort_reason);
+      emit_group_not_run(g, summary.abort_reason, true);
       continue;
     }
     if (progress) progress({row + 1, summary.rows_planned, &g, "cublas"});
     GroupData d;
     const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
+    const auto cublaslt = [&] { im.cublaslt.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
     {
       CaseResult r = base_row(g, nullptr);
       try {
         d = im.setup(g);
-        measure_row(r, g, d, {cublas});
+        measure_row(r, g, d, {cublas}, BaselineSet{false, false});
       } catch (const CudaError& e) {
         on_cuda_error(r, e);
       }
       const bool group_dead = r.status == Status::error;
       emit(r);
-      if (group_dead) {  // no operands: every kernel row of this group is not run
-        for (const KernelInfo* k : g.kernels)
-          emit_not_run(g, k,
-                       summary.aborted ? summary.abort_reason
-                                       : "setting up the problem failed (see the cublas row)");
+      if (group_dead) {  // no operands: every other row of this group is not run
+        emit_group_not_run(g,
+                           summary.aborted ? summary.abort_reason
+                                           : "setting up the problem failed (see the cublas row)",
+                           false);
         continue;
       }
     }
+    // The tuned cuBLASLt baseline: its own row, tuned before and verified like the cublas row,
+    // sampled interleaved with cuBLAS; the kernel rows then sample it beside them.
+    std::optional<CublasLtChoice> lt_choice;
+    if (uses_cublaslt(g.measure.baseline) && !stop_requested()) {
+      if (progress) progress({row + 1, summary.rows_planned, &g, "cublaslt"});
+      CaseResult r = as_cublaslt_row(base_row(g, nullptr));
+      try {
+        std::string why_not;
+        r.cublaslt_algo = im.cublaslt.tune(
+            p, d.a.get(), d.b.get(), d.c.get(), im.stream,
+            [&] { im.prepare_sample(p, g.measure, d); }, why_not);
+        if (!r.cublaslt_algo) {
+          r.status = Status::skipped;
+          r.reason = why_not;
+        } else {
+          measure_row(r, g, d, {cublaslt, cublas}, BaselineSet{true, false});
+          lt_choice = r.cublaslt_algo;
+        }
+      } catch (const CudaError& e) {
+        on_cuda_error(r, e);
+      }
+      emit(r);
+    }
+    const BaselineSet baselines{uses_cublas(g.measure.baseline), lt_choice.has_value()};
     for (const KernelInfo* k : g.kernels) {
       if (stop_requested()) break;
       if (summary.aborted) {
@@ -537,7 +575,8 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
           k->launch(args, im.stream);
           CUDA_CHECK_LAST_LAUNCH();
         };
-        measure_row(r, g, d, {kernel, cublas});
+        measure_row(r, g, d, baselines.launches(kernel, cublas, cublaslt), baselines);
+        if (baselines.cublaslt) r.cublaslt_algo = lt_choice;
       } catch (const CudaError& e) {
         on_cuda_error(r, e);
       }

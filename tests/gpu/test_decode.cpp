@@ -12,7 +12,7 @@
 #include "core/cuda_check.hpp"
 #include "gpu_test_util.hpp"
 #include "registry.hpp"
-#include "runner/device_buffer.hpp"
+#include "device/buffer.hpp"
 #include "verify/device_verify.hpp"
 
 using namespace gemmbench;
