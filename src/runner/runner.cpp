@@ -204,7 +204,13 @@ struct Runner::Impl {
           }
           std::this_thread::sleep_for(kTelemetryPeriod);
         }
-        if (waited) warm();  // an idle board drops its clock: one untimed launch ramps it up
+        if (waited) {  // an idle board drops its clocks: ramp them up untimed (BurstRule::ramp_s)
+          const auto r0 = std::chrono::steady_clock::now();
+          do {
+            warm();
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+          } while (elapsed(r0) < rule.ramp_s);
+        }
         sampler.set_tag(TelemetryPhase::timed, pair);
         t_enqueued = sampler.now();
       }

@@ -73,8 +73,11 @@ TEST(Telemetry, PowerAgreesWithEnergyCounterAndBurstClockHolds) {
     if (c.power_limit_w) EXPECT_LE(*e.power_w, 1.1 * *c.power_limit_w);
     // A GEMM that reaches hundreds of TFLOP/s does not run "at 201 W": the row's power is of
     // the same order as the counter's, not a lagging idle reading.
+    // (Sustained only: a burst row's pairs are short runs after idle waits, and the board's
+    // power reading, averaged over its own window, trails them: the energy window is the figure.)
     ASSERT_TRUE(c.power_mean_w);
-    EXPECT_GT(*c.power_mean_w, 0.5 * *e.power_w) << r->run_name;
+    if (r->measure.regime == Regime::sustained)
+      EXPECT_GT(*c.power_mean_w, 0.5 * *e.power_w) << r->run_name;
   }
   // Burst: every kept pair's clock held (>= 90% of the maximum, the keep rule), so the median
   // did; and a burst is not slower than the board at its cap.
