@@ -115,6 +115,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--alpha", o.alpha, "alpha (default 1)");
   app.add_option("--beta", o.beta, "beta (default 0; C then starts from seeded values)");
   app.add_option("--config", o.config, "JSON sweep config (schema in README.md)");
+  app.add_option("--run", o.runs,
+                 "Only these runs of the config, by name, comma-separated (default: every run)");
   app.add_option("--csv", o.csv, "Write one CSV row per case, as each finishes");
   app.add_option("--json", o.json,
                  "Write a JSON report (metadata + rows), rewritten after each row");
@@ -221,6 +223,8 @@ RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
                           o.dtypes || o.accums || o.alpha || o.beta;
+  if (o.runs && o.config.empty())
+    throw UsageError("--run selects runs of a --config; give the config too");
   if (!o.config.empty() && work_flags)
     throw UsageError(
         "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
@@ -235,6 +239,20 @@ RunRequest resolve_request(const CliOptions& o) {
     const std::string path = o.config.empty() ? find_default_config("") : o.config;
     SweepConfig cfg = load_config_file(path);
     req.runs = std::move(cfg.runs);
+    if (o.runs) {
+      const std::vector<std::string> wanted = split_list(*o.runs);
+      if (wanted.empty()) throw UsageError("--run: empty value (accepted: the config's run names)");
+      std::string names;
+      for (const RunSpec& r : req.runs) names += (names.empty() ? "" : ", ") + r.name;
+      for (const std::string& w : wanted)
+        if (std::none_of(req.runs.begin(), req.runs.end(),
+                         [&](const RunSpec& r) { return r.name == w; }))
+          throw UsageError("--run: '" + w + "' is not a run of " + path + " (its runs: " + names +
+                           ")");
+      std::erase_if(req.runs, [&](const RunSpec& r) {
+        return std::find(wanted.begin(), wanted.end(), r.name) == wanted.end();
+      });
+    }
     req.seed = o.seed.value_or(cfg.seed.value_or(kDefaultSeed));
     req.config_file = path;
     return req;

@@ -24,6 +24,7 @@ struct CliOptions {
   std::optional<std::string> layouts, dtypes, accums;
   std::optional<double> alpha, beta;
   std::string config, csv, json;
+  std::optional<std::string> runs;  // --run: comma list of a config's run names to keep
   std::optional<uint64_t> seed;
   int device = 0;
   MeasureOverrides measure;

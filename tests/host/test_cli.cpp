@@ -297,3 +297,21 @@ TEST(Cli, RegimeOverridesApplyToSettings) {
   EXPECT_STREQ(to_string(Regime::burst), "burst");
   EXPECT_STREQ(to_string(Regime::sustained), "sustained");
 }
+
+TEST(Cli, RunSelectsRunsOfTheConfigByName) {
+  const std::string cfg = std::string(GEMMBENCH_SOURCE_DIR) + "/configs/llm_decode.json";
+  const RunRequest all = resolve_request(parse({"--config", cfg}).options);
+  ASSERT_GE(all.runs.size(), 2u);
+  const RunRequest one =
+      resolve_request(parse({"--config", cfg, "--run", all.runs[1].name}).options);
+  ASSERT_EQ(one.runs.size(), 1u);
+  EXPECT_EQ(one.runs[0].name, all.runs[1].name);
+  for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--config", cfg, "--run", "nope"}, "--run: 'nope' is not a run of"},
+           {{"--config", cfg, "--run", ""}, "--run: empty value"},
+           {{"--run", "decode_f16"}, "give the config too"}}) {
+    const std::string msg = usage_error_of(args);
+    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
