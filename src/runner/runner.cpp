@@ -50,7 +50,8 @@ constexpr int64_t kEnergyMaxLaunches = 1000000;
 // The interleaved samples of one row, and what the burst regime threw away.
 struct SampleOutcome {
   std::vector<std::vector<double>> times;  // per provider, kept samples
-  std::vector<int> discarded_pairs;
+  std::vector<int> discarded_pairs;  // burst: the windows (telemetry tags) thrown away
+  size_t pairs_discarded = 0;        // burst: the pairs in them
   int wait_timeouts = 0;
   std::string note;  // set when the burst regime could not keep a single pair
 };
@@ -191,29 +192,8 @@ struct Runner::Impl {
     const auto elapsed = [](std::chrono::steady_clock::time_point since) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
     };
-    for (int pair = 0;; ++pair) {
-      double t_enqueued = 0;
-      if (burst) {
-        bool waited = false;
-        const auto w0 = std::chrono::steady_clock::now();
-        while (!burst_ready(nvml.read(), power_limit_w, rule)) {
-          waited = true;
-          if (elapsed(w0) >= rule.wait_timeout_s) {
-            ++out.wait_timeouts;
-            break;
-          }
-          std::this_thread::sleep_for(kTelemetryPeriod);
-        }
-        if (waited) {  // an idle board drops its clocks: ramp them up untimed (BurstRule::ramp_s)
-          const auto r0 = std::chrono::steady_clock::now();
-          do {
-            warm();
-            CUDA_CHECK(cudaStreamSynchronize(stream));
-          } while (elapsed(r0) < rule.ramp_s);
-        }
-        sampler.set_tag(TelemetryPhase::timed, pair);
-        t_enqueued = sampler.now();
-      }
+    // One interleaved pair (A B ...), each provider between its own event pair.
+    const auto run_pair = [&] {
       for (size_t i = 0; i < np; ++i) {
         prepare_sample(g.problem, s, d);
         CUDA_CHECK(cudaEventRecord(event(2 * i), stream));
@@ -228,27 +208,69 @@ struct Runner::Impl {
         ms_pair[i] = ms;
         all[i].push_back(ms);
       }
+      return ms_pair;
+    };
+    const auto enough = [&](size_t n, double gpu_s) {
+      return n >= size_t(s.min_samples) && gpu_s >= s.min_time_s;
+    };
+    // Sustained: one pair per step. Burst: one window per step (docs/regimes.md): wait for a cool
+    // board, ramp its clocks, then pairs back to back (no NVML call between them, so the GPU
+    // never idles) for up to BurstRule::window_s; the window is kept only if its telemetry shows
+    // the clock held.
+    for (int step = 0;; ++step) {
+      double t_enqueued = 0;
+      if (burst) {
+        const auto w0 = std::chrono::steady_clock::now();
+        while (!burst_ready(nvml.read(), power_limit_w, rule)) {
+          if (elapsed(w0) >= rule.wait_timeout_s) {
+            ++out.wait_timeouts;
+            break;
+          }
+          std::this_thread::sleep_for(kTelemetryPeriod);
+        }
+        const auto r0 = std::chrono::steady_clock::now();
+        do {  // a board that waited, or that idled through setup, has dropped its clocks
+          warm();
+          CUDA_CHECK(cudaStreamSynchronize(stream));
+        } while (elapsed(r0) < rule.ramp_s);
+        sampler.set_tag(TelemetryPhase::timed, step);
+        t_enqueued = sampler.now();
+      }
+      std::vector<std::vector<double>> window(np);
+      double window_gpu_s = 0;
+      const auto window_start = std::chrono::steady_clock::now();
+      do {
+        const std::vector<double> ms_pair = run_pair();
+        for (size_t i = 0; i < np; ++i) window[i].push_back(ms_pair[i]);
+        window_gpu_s += ms_pair[0] * 1e-3;
+      } while (burst && !stop_requested() &&
+               !enough(out.times[0].size() + window[0].size(), gpu_seconds + window_gpu_s) &&
+               elapsed(window_start) < rule.window_s);
       bool keep = true;
       if (burst) {
         sampler.read_now();
-        auto during = sampler.readings_of_pair(pair, t_enqueued);
+        auto during = sampler.readings_of_pair(step, t_enqueued);
         sampler.set_tag(TelemetryPhase::idle);
         keep = burst_keep(during, sm_clock_max_mhz, rule);
-        if (!keep) out.discarded_pairs.push_back(pair);
+        if (!keep) {
+          out.discarded_pairs.push_back(step);
+          out.pairs_discarded += window[0].size();
+        }
       }
       if (keep) {
-        for (size_t i = 0; i < np; ++i) out.times[i].push_back(ms_pair[i]);
-        gpu_seconds += ms_pair[0] * 1e-3;
+        for (size_t i = 0; i < np; ++i)
+          out.times[i].insert(out.times[i].end(), window[i].begin(), window[i].end());
+        gpu_seconds += window_gpu_s;
       }
       const size_t n = out.times[0].size();
-      if (n >= size_t(s.min_samples) && gpu_seconds >= s.min_time_s) break;
+      if (enough(n, gpu_seconds)) break;
       if (stop_requested()) break;  // the row keeps the samples it has
       if (elapsed(t0) >= s.max_time_s || n >= kMaxSamples) break;
-      if (out.discarded_pairs.size() >= discard_cap) break;
+      if (out.pairs_discarded >= discard_cap) break;
     }
     if (out.times[0].empty()) {
       out.times = std::move(all);
-      out.note = "burst: no pair kept its clock (" + std::to_string(out.discarded_pairs.size()) +
+      out.note = "burst: no pair kept its clock (" + std::to_string(out.pairs_discarded) +
                  " discarded); timed from all of them";
     }
     return out;
@@ -309,7 +331,7 @@ struct Runner::Impl {
     c.at_cap_share = t.at_cap_share;
     c.throttled = c.sm_clock_mhz && c.sm_clock_max_mhz && *c.sm_clock_max_mhz > 0 &&
                   double(*c.sm_clock_mhz) < 0.8 * double(*c.sm_clock_max_mhz);
-    r.samples_discarded = int(out.discarded_pairs.size());
+    r.samples_discarded = int(out.pairs_discarded);
     r.burst_wait_timeouts = out.wait_timeouts;
 
     EnergyStats& en = r.energy;

@@ -110,9 +110,12 @@ struct BurstRule {
   double ready_power_share = 0.5;
   double keep_clock_share = 0.9;
   double wait_timeout_s = 5.0;  // waiting longer takes the pair anyway (counted)
-  // After a wait, the pair is launched untimed back to back for this long before the timed
-  // pair: a board that cooled also dropped its clocks, and one launch does not ramp them.
+  // Before each window the pair is launched untimed back to back for this long: a board that
+  // cooled also dropped its clocks, and one launch does not ramp them.
   double ramp_s = 0.05;
+  // A window of back-to-back pairs lasts at most this long (the board takes longer than this to
+  // heat from cool to its power cap at the shapes that reach it); then the board cools again.
+  double window_s = 0.2;
 };
 bool burst_ready(const TelemetrySample& s, std::optional<double> power_limit_w,
                  const BurstRule& rule);
