@@ -41,6 +41,8 @@ constexpr auto kEnergyTelemetryPeriod = std::chrono::milliseconds(2);
 // Energy window: one provider back to back for at least kEnergyWindowS of GPU time (and at least
 // kEnergyMinLaunches launches where that stays under kEnergyLongWindowS); counter refreshes in
 // its first kEnergySettleS are ignored, so the counter's own lag cannot reach back before it.
+// Burst windows enqueue up to this many interleaved pairs before one synchronization.
+constexpr size_t kBurstBatch = 8;
 constexpr double kEnergyWindowS = 0.6;
 constexpr double kEnergySettleS = 0.1;
 constexpr double kEnergyLongWindowS = 2.0;
@@ -50,8 +52,8 @@ constexpr int64_t kEnergyMaxLaunches = 1000000;
 // The interleaved samples of one row, and what the burst regime threw away.
 struct SampleOutcome {
   std::vector<std::vector<double>> times;  // per provider, kept samples
-  std::vector<int> discarded_pairs;  // burst: the windows (telemetry tags) thrown away
-  size_t pairs_discarded = 0;        // burst: the pairs in them
+  std::vector<int> discarded_pairs;        // burst: the windows (telemetry tags) thrown away
+  size_t pairs_discarded = 0;              // burst: the pairs in them
   int wait_timeouts = 0;
   std::string note;  // set when the burst regime could not keep a single pair
 };
@@ -192,23 +194,27 @@ struct Runner::Impl {
     const auto elapsed = [](std::chrono::steady_clock::time_point since) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
     };
-    // One interleaved pair (A B ...), each provider between its own event pair.
-    const auto run_pair = [&] {
-      for (size_t i = 0; i < np; ++i) {
-        prepare_sample(g.problem, s, d);
-        CUDA_CHECK(cudaEventRecord(event(2 * i), stream));
-        launches[i]();
-        CUDA_CHECK(cudaEventRecord(event(2 * i + 1), stream));
-      }
-      CUDA_CHECK(cudaEventSynchronize(event(2 * np - 1)));
-      std::vector<double> ms_pair(np);
-      for (size_t i = 0; i < np; ++i) {
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, event(2 * i), event(2 * i + 1)));
-        ms_pair[i] = ms;
-        all[i].push_back(ms);
-      }
-      return ms_pair;
+    // `count` interleaved pairs (A B ... A B ...), each provider between its own event pair,
+    // enqueued together and synchronized once: no host gap between them.
+    const auto run_pairs = [&](size_t count) {
+      for (size_t j = 0; j < count; ++j)
+        for (size_t i = 0; i < np; ++i) {
+          prepare_sample(g.problem, s, d);
+          CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i)), stream));
+          launches[i]();
+          CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i) + 1), stream));
+        }
+      CUDA_CHECK(cudaEventSynchronize(event(2 * (count * np) - 1)));
+      std::vector<std::vector<double>> ms(count, std::vector<double>(np));
+      for (size_t j = 0; j < count; ++j)
+        for (size_t i = 0; i < np; ++i) {
+          float t = 0;
+          CUDA_CHECK(
+              cudaEventElapsedTime(&t, event(2 * (j * np + i)), event(2 * (j * np + i) + 1)));
+          ms[j][i] = t;
+          all[i].push_back(t);
+        }
+      return ms;
     };
     const auto enough = [&](size_t n, double gpu_s) {
       return n >= size_t(s.min_samples) && gpu_s >= s.min_time_s;
@@ -240,9 +246,19 @@ struct Runner::Impl {
       double window_gpu_s = 0;
       const auto window_start = std::chrono::steady_clock::now();
       do {
-        const std::vector<double> ms_pair = run_pair();
-        for (size_t i = 0; i < np; ++i) window[i].push_back(ms_pair[i]);
-        window_gpu_s += ms_pair[0] * 1e-3;
+        // Sustained: one pair per step, as gemmbench always sampled. Burst: batches of up to
+        // kBurstBatch pairs, so that the window runs without a host round trip between pairs.
+        const size_t have = out.times[0].size() + window[0].size();
+        const size_t batch =
+            !burst ? 1
+                   : std::clamp<size_t>(size_t(std::max(s.min_samples, 1)) > have
+                                            ? size_t(std::max(s.min_samples, 1)) - have
+                                            : 1,
+                                        1, kBurstBatch);
+        for (const std::vector<double>& ms_pair : run_pairs(batch)) {
+          for (size_t i = 0; i < np; ++i) window[i].push_back(ms_pair[i]);
+          window_gpu_s += ms_pair[0] * 1e-3;
+        }
       } while (burst && !stop_requested() &&
                !enough(out.times[0].size() + window[0].size(), gpu_seconds + window_gpu_s) &&
                elapsed(window_start) < rule.window_s);
