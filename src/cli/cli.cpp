@@ -49,7 +49,8 @@ Examples:
   gemmbench presets
 
 Exit codes: 0 all rows ok or skipped, 1 a row FAILED verification, 2 bad input, 3 no usable GPU,
-  4 a CUDA error ended the run (finished rows are in the reports).)";
+  4 a CUDA error ended the run (finished rows are in the reports), 130/143 stopped by
+  SIGINT/SIGTERM after the sample in flight (finished rows are in the reports, marked interrupted).)";
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
