@@ -1,32 +1,20 @@
 // hgemm_nn / hgemm_nt / hgemm_tt — HGEMM ladder, rung 4: the Ampere kernel in the other layouts.
 //
-// Rung 3 (hgemm_tn) needs both operands K-contiguous, which is what mma.sync's row.col operands
-// are. Rung 4 takes the MN-major operands (A M-contiguous in NN/NT, B N-contiguous in NT/TT) as
-// they are stored: their tiles are copied into shared memory with 16-byte cp.async pieces along
-// M (or N), as 64-element (128-byte) swizzled blocks of k-rows, and read with
-// ldmatrix.x4.trans. The transposing load hands every thread the same (row g, k 2t..2t+1) pairs
-// that the plain ldmatrix gives from a K-major tile (seed 002's experiment), so the mma, the
-// pipeline and the epilogue are rung 3's unchanged, and no layout pays for a transpose pass
-// over global memory. Every f16 layout thus has an Ampere-class kernel; the kernel template is
-// in ampere.cuh, the index math in ampere_index.hpp.
-//
-// Tile: AmpereDefault, 128x256x64 CTA tile, 2x4 warps of 64x64, 3 stages, persistent (212 KB
-// shared memory; one CTA per tile where that does not fit, see ampere_run). MN-major tiles use
-// Swizzle<3,3,3> on 128-byte k-rows regardless of BK.
-// Constraints (16-byte pieces along each operand's contiguous dimension):
-//   hgemm_nn: M % 8 == 0 (A is M-contiguous) and K % 8 == 0 (B is K-contiguous).
-//   hgemm_nt: M % 8 == 0 and N % 8 == 0; any K (the K tail is zero-filled per k-row).
-//   hgemm_tt: K % 8 == 0 (A is K-contiguous) and N % 8 == 0 (B is N-contiguous).
-// Any M, N, K >= 1 otherwise, any alpha, beta.
-// Measured on an H100 80GB HBM3, 2026-11-24, 5120x4096x4096, cold L2, vs cuBLAS in the same
-// layout, three runs (bench_results/h100/2026-11-24_ampere_acceptance{,_final}.json and
-// 2026-11-24_hgemm_ladder_5120.json):
-//   f16 accumulate: hgemm_nn 0.747-0.752x, hgemm_nt 0.757-0.760x, hgemm_tt 0.760-0.765x
-//   f32 accumulate: hgemm_nn 0.614-0.619x, hgemm_nt 0.607-0.610x, hgemm_tt 0.606-0.612x
-// against hgemm_tn's 0.747-0.751x / 0.607-0.617x: the .trans paths cost nothing measurable.
-// (With the earlier binding, 128x256x32 s4 one CTA per tile, 2026-11-22: nn 0.705x / 0.585x, nt
-// 0.697x / 0.535x, tt 0.711x / 0.587x, bench_results/h100/2026-11-22_hgemm_ladder.json.)
-#include "hgemm/ampere.cuh"
+// Rung 3 (hgemm_tn) needs both operands K-contiguous, as mma.sync's row.col operands are. Rung 4
+// takes MN-major operands (A M-contiguous in NN/NT, B N-contiguous in NT/TT) as stored: 16-byte
+// cp.async pieces along M (or N) into 128-byte swizzled k-rows (Swizzle<3,3,3> regardless of BK),
+// read with ldmatrix.x4.trans, which hands every thread the same (row g, k 2t..2t+1) pairs the
+// plain ldmatrix gives from a K-major tile (seed 002). The mma, pipeline and epilogue are rung 3's,
+// and no layout pays for a transpose pass. Kernels: hgemm/ampere/ (kernel.cuh).
+// Tile: AmpereDefault 128x256x64, 2x4 warps of 64x64, 3 stages, persistent (212 KB; one CTA per
+// tile where that does not fit, see ampere_run).
+// Constraints (16-byte pieces along each contiguous dimension): nn M % 8 == 0 and K % 8 == 0; nt
+// M % 8 == 0 and N % 8 == 0 (any K); tt K % 8 == 0 and N % 8 == 0; any alpha, beta.
+// Measured (H100, 2026-11-24, 5120x4096x4096 vs cuBLAS in the same layout, 3 runs): f16 acc nn
+// 0.747-0.752x, nt 0.757-0.760x, tt 0.760-0.765x; f32 0.606-0.619x, as hgemm_tn's (bench_results/
+// h100/2026-11-24_ampere_acceptance{,_final}.json, 2026-11-24_hgemm_ladder_5120.json). History:
+// docs/hgemm-ampere.md.
+#include "hgemm/ampere/launch.cuh"
 
 namespace gemmbench::hgemm {
 

@@ -5,7 +5,7 @@
 // XOR-swizzled shared layout that keeps cp.async and ldmatrix bank-conflict free, threadblock
 // rasterization for L2 reuse (seed 003), C staged through shared memory and stored along M in
 // 16-byte pieces, and (the default binding) a persistent grid whose ring runs on across tiles
-// while C drains under the next tile's mma. The kernels live in hgemm/ampere.cuh.
+// while C drains under the next tile's mma. Kernels: hgemm/ampere/.
 // Tile: AmpereDefault 128x256x64, 2x4 warps of 64x64, 3 stages, persistent (212 KB shared);
 // one CTA per tile where the device or the shape does not allow that (ampere_run). Variants:
 // hgemm_tn_128x128x64_s3 (seed 000's tile, 96 KB), hgemm_tn_128x256x32_s4 (hgemm_tn until
@@ -13,7 +13,7 @@
 // Measured (H100, 2026-11-24, 5120x4096x4096 vs cuBLAS): f16 acc 0.7492x median of 30 runs,
 // f32 acc 0.630-0.639x (bench_results/h100/2026-11-24_ampere_acceptance_final.json).
 // History of the tuning: docs/hgemm-ampere.md.
-#include "hgemm/ampere.cuh"
+#include "hgemm/ampere/launch.cuh"
 
 namespace gemmbench::hgemm {
 namespace {
