@@ -15,8 +15,10 @@
 #include "core/interrupt.hpp"
 #include "core/provenance.hpp"
 #include "inspect/inspect.hpp"
+#include "merge/merge_cli.hpp"
 #include "plan/plan.hpp"
 #include "plan/presets.hpp"
+#include "plan/shard.hpp"
 #include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/runner.hpp"
@@ -39,6 +41,12 @@ std::string shell_join(const std::vector<std::string>& args) {
     out += (out.empty() ? "" : " ") + q;
   }
   return out;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return host;
 }
 
 std::string gib(size_t bytes) {
@@ -74,15 +82,26 @@ int run_benchmarks(const CliOutcome& cli) {
   const CliOptions& o = cli.options;
   // Everything the user typed is checked before the GPU is touched.
   const RunRequest req = resolve_request(o);
-  const Plan plan = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
-  if (!o.csv.empty()) check_output_path(o.csv, "--csv");
-  if (!o.json.empty()) check_output_path(o.json, "--json");
+  const Plan whole = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
+  const ShardChoice shard = resolve_shard(o.shard, process_env());
+  const Plan plan = shard_plan(whole, shard.spec);
+  const int device = shard.local_rank && !o.device_given ? *shard.local_rank : o.device;
+  const std::string host = host_name();
+  const std::string csv = expand_output_template(o.csv, "--csv", shard.spec.index, host);
+  const std::string json = expand_output_template(o.json, "--json", shard.spec.index, host);
+  if (!csv.empty()) check_output_path(csv, "--csv");
+  if (!json.empty()) check_output_path(json, "--json");
   if (o.dry_run) {  // before the Runner: no CUDA call, so it works on a machine without a GPU
+    if (o.shard)
+      std::cout << fmt::format(
+          "shard {}/{}{}: {} of the plan's {} cases, device {}; plan hash {}\n\n", shard.spec.index,
+          shard.spec.count, shard.launcher.empty() ? "" : " (from " + shard.launcher + ")",
+          plan.row_count(), whole.row_count(), device, plan_hash(whole));
     std::cout << format_plan(plan);
     return kExitOk;
   }
 
-  Runner runner(o.device, req.seed);
+  Runner runner(device, req.seed);
   const size_t free = runner.free_bytes();
   const size_t margin = size_t(256) << 20;  // cuBLAS and the CUDA context grow a little as they run
   for (const ProblemGroup& g : plan.groups) {
@@ -101,9 +120,13 @@ int run_benchmarks(const CliOutcome& cli) {
   meta.command_line = shell_join(cli.argv);
   meta.config_file = req.config_file;
   meta.date_utc = utc_now();
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
   meta.host = host;
+  meta.plan_hash = plan_hash(whole);
+  meta.plan_rows = whole.row_count();
+  meta.shard_index = shard.spec.index;
+  meta.shard_count = shard.spec.count;
+  if (shard.spec.count > 1)
+    for (PlannedCase& c : planned_cases(plan)) meta.shard_planned.emplace_back(c.index, c.label);
   meta.seed = req.seed;
   for (const ProblemGroup& g : plan.groups)
     if (std::find(meta.data_used.begin(), meta.data_used.end(), g.measure.data) ==
@@ -130,8 +153,8 @@ int run_benchmarks(const CliOutcome& cli) {
 
   MultiReporter reporters;
   if (!o.quiet) reporters.attach(make_console_reporter(std::cout));
-  if (!o.csv.empty()) reporters.attach(make_csv_reporter(o.csv));
-  if (!o.json.empty()) reporters.attach(make_json_reporter(o.json));
+  if (!csv.empty()) reporters.attach(make_csv_reporter(csv));
+  if (!json.empty()) reporters.attach(make_json_reporter(json));
   reporters.begin(meta);
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
   install_stop_handlers();
@@ -154,11 +177,12 @@ int run_benchmarks(const CliOutcome& cli) {
 }
 
 int main_impl(int argc, char** argv) {
-  std::function<int()> inspect_main, compare_main;
+  std::function<int()> inspect_main, compare_main, merge_main;
   const CliOutcome cli =
       parse_command_line(std::vector<std::string>(argv, argv + argc), [&](CLI::App& app) {
         inspect_main = inspect::add_subcommand(app);
         compare_main = compare::add_subcommand(app, std::cout);
+        merge_main = merge::add_subcommand(app, std::cout);
       });
   switch (cli.kind) {
     case CliOutcome::Kind::exit:
@@ -172,7 +196,9 @@ int main_impl(int argc, char** argv) {
       std::cout << format_preset_list();
       return kExitOk;
     case CliOutcome::Kind::extension:
-      return cli.extension == "compare" ? compare_main() : inspect_main();
+      if (cli.extension == "compare") return compare_main();
+      if (cli.extension == "merge") return merge_main();
+      return inspect_main();
     case CliOutcome::Kind::run:
       break;
   }

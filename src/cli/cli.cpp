@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "plan/presets.hpp"
 #include "plan/ranges.hpp"
+#include "plan/shard.hpp"
 #include "version.hpp"
 
 #ifndef GEMMBENCH_SOURCE_DIR
@@ -45,6 +46,8 @@ Examples:
   gemmbench --kernel 'sgemm_*' --m 1024:4096:x2 --n 1024:4096:x2 --k 4096 --csv out.csv
   gemmbench --config configs/square_sweep.json --json sweep.json
   gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
+  gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
+  gemmbench merge part_*.json --json all.json
   gemmbench list
   gemmbench presets
 
@@ -122,7 +125,13 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--json", o.json,
                  "Write a JSON report (metadata + rows), rewritten after each row");
   app.add_option("--seed", o.seed, "Seed of the input data, see --data (default 20261122)");
-  app.add_option("--device", o.device, "CUDA device index (default 0)");
+  app.add_option("--device", o.device,
+                 "CUDA device index (default 0; with --shard auto, the launcher's local rank)");
+  app.add_option("--shard", o.shard,
+                 "Run one part of the plan: I/N (0 <= I < N), or auto (rank and size from Slurm, "
+                 "Open MPI or PMI). Whole problems are dealt out by estimated cost; rows keep "
+                 "their plan-wide index, and `gemmbench merge` joins the parts' --json reports. "
+                 "--csv/--json paths may hold {rank} and {host} (docs/multi-gpu.md)");
   app.add_option("--warmup", o.measure.warmup,
                  "Untimed launches per provider before sampling (default 3)");
   app.add_option("--min-samples", o.measure.min_samples, "Minimum samples per row (default 10)");
@@ -202,6 +211,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   }
   if (no_verify) o.measure.verify = false;
   if (keep_samples) o.measure.keep_samples = true;
+  o.device_given = app.count("--device") > 0;
+  if (o.shard) parse_shard_arg(*o.shard);  // syntax now: a typo exits 2 before anything else
   if (o.device < 0)
     throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
   if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");

@@ -27,6 +27,8 @@ struct CliOptions {
   std::optional<std::string> runs;  // --run: comma list of a config's run names to keep
   std::optional<uint64_t> seed;
   int device = 0;
+  bool device_given = false;         // --device was typed (else --shard auto's local rank picks)
+  std::optional<std::string> shard;  // --shard I/N or auto (plan/shard.hpp), syntax checked
   MeasureOverrides measure;
   bool quiet = false;
   bool list_json = false;  // `gemmbench list --json` (every kernel)

@@ -6,6 +6,7 @@
 // interleaved with the baselines measure.baseline selects.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct ProblemGroup {
   MeasureSettings measure;
   std::vector<const KernelInfo*> kernels;  // may be empty: a cuBLAS-only group
   PresetLabel preset;                      // the model layer (--preset), or empty
+  // Plan-wide 0-based index of the group's first row, set by shard_plan (plan/shard.hpp) so that
+  // a shard's rows keep their numbers; unset: rows are numbered on from the previous group.
+  std::optional<size_t> first_row;
 };
 
 struct Plan {

@@ -302,6 +302,13 @@ CaseResult case_result_from_json(const json& j) {
 
 json to_json(const RunMetadata& m) {
   const DeviceMetadata& d = m.device;
+  json shard{{"index", m.shard_index}, {"count", m.shard_count}};
+  if (m.shard_count > 1) {
+    json planned = json::array();
+    for (const auto& [index, label] : m.shard_planned)
+      planned.push_back({{"index", index}, {"case", label}});
+    shard["planned"] = std::move(planned);
+  }
   return json{
       {"schema_version", kReportSchemaVersion},
       {"tool", "gemmbench"},
@@ -319,6 +326,9 @@ json to_json(const RunMetadata& m) {
       {"verification", m.verification},
       {"sol_intensity_rule", m.sol_intensity_rule},
       {"baselines", baselines_json(m)},
+      {"plan_hash", m.plan_hash},
+      {"plan_rows", m.plan_rows},
+      {"shard", std::move(shard)},
       {"device",
        {{"index", d.index},
         {"name", d.name},

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -168,6 +169,14 @@ struct RunMetadata {
   std::vector<Baseline> baselines_used;
   std::string baseline_method;
   DeviceMetadata device;
+  // The whole plan before --shard split it (plan/shard.hpp): its hash and row count, the same in
+  // every shard's report; `gemmbench merge` checks the one and counts rows against the other.
+  std::string plan_hash;
+  size_t plan_rows = 0;
+  int shard_index = 0, shard_count = 1;  // JSON "shard": {"index", "count"}
+  // With shard_count > 1, this shard's planned rows (plan-wide index, the case in words), so that
+  // merge can name the rows a shard planned and never wrote. JSON "shard": {"planned": [...]}.
+  std::vector<std::pair<size_t, std::string>> shard_planned;
 };
 
 struct RunSummary {

@@ -458,10 +458,12 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
   Impl& im = *impl_;
   RunSummary summary;
   summary.rows_planned = plan.row_count();
-  size_t row = 0;
+  size_t row = 0;         // rows emitted so far (progress)
+  size_t next_index = 0;  // the plan-wide index of the last row emitted (a shard's rows keep it)
 
   auto emit = [&](CaseResult r) {
-    r.index = ++row;
+    r.index = ++next_index;
+    ++row;
     switch (r.status) {
       case Status::ok:
         ++summary.ok;
@@ -548,6 +550,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
 
   for (const ProblemGroup& g : plan.groups) {
     if (stop_requested()) break;
+    if (g.first_row) next_index = *g.first_row;
     const GemmProblem& p = g.problem;
     if (summary.aborted) {
       emit_group_not_run(g, summary.abort_reason, true);
