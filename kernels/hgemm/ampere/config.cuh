@@ -1,8 +1,10 @@
-// The Ampere HGEMM family's configuration: the CTA tile (AmpereTile), the binding of the short
-// names (AmpereDefault) and the launch parameters.
+// The Ampere HGEMM family's configuration: the CTA tile (AmpereTile), the launch parameters,
+// and where a thread and its CTA's tile sit. Both schedules use them (tile_loop.cuh: one CTA per
+// tile; persistent.cuh: a CTA walks tiles).
 #pragma once
 
 #include <cuda_fp16.h>
+#include <cuda_runtime.h>
 
 namespace gemmbench::hgemm {
 
@@ -67,6 +69,28 @@ struct AmpereParams {
   int tiles_m, tiles_n, log_tile;
   int raster_x;      // the raster grid's x extent (raster_grid), ...
   int raster_slots;  // ... and its size: a persistent CTA walks slots blockIdx.x + i * gridDim.x
+};
+
+// Where a thread sits in its CTA: its warp's position in the WARPS_M x WARPS_N grid.
+struct ThreadPlace {
+  int tid, lane;
+  int wm, wn;  // warp row and column
+};
+template <class Cfg>
+__device__ __forceinline__ ThreadPlace thread_place() {
+  const int tid = int(threadIdx.x);
+  const int warp = tid / 32;
+  return ThreadPlace{tid, tid % 32, warp % Cfg::WARPS_M, warp / Cfg::WARPS_M};
+}
+
+// The CTA owns C rows [m0, m0+BM) and columns [n0, n0+BN), clipped to the matrix. It computes
+// the BM x BN tile at (mt, nt): an edge tile is shifted back to end at the matrix's edge when
+// the matrix is at least a tile large, so every row and column it reads exists (the rows and
+// columns it shares with its neighbour are computed twice and written by the neighbour only).
+// Then only K can cut a k-tile short, which lets the mainloop copy without predicates.
+struct TilePlace {
+  int m0, n0;  // owned origin
+  int mt, nt;  // computed origin (shifted_origin)
 };
 
 }  // namespace gemmbench::hgemm

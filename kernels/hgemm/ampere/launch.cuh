@@ -1,6 +1,6 @@
-// Host side of the Ampere HGEMM family: what a problem must satisfy (ampere_supports), whether the
-// persistent schedule runs it (persistent_fits), the launch (ampere_run) and the registry entry.
-// tn.cu and layouts.cu register instantiations.
+// Host side of the Ampere family: what a problem must satisfy (ampere_supports), which schedule
+// runs it (persistent_fits), the launch (ampere_run: persistent.cuh's kernel, else
+// tile_loop.cuh's), and the registry entry. tn.cu and layouts.cu register instantiations.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +16,10 @@
 #include "common/occupancy.hpp"
 #include "common/raster.hpp"
 #include "hgemm/ampere/config.cuh"
-#include "hgemm/ampere/kernel.cuh"
 #include "hgemm/ampere/mainloop.cuh"
+#include "hgemm/ampere/persistent.cuh"
+#include "hgemm/ampere/tile_loop.cuh"
+#include "hgemm/ampere_index.hpp"
 #include "registry.hpp"
 
 namespace gemmbench::hgemm {
@@ -70,7 +73,13 @@ bool persistent_fits(const AmpereParams& p) {
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 void ampere_run(const GemmArgs& args, cudaStream_t stream) {
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
-  const auto kernel = hgemm_ampere_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+  const auto kernel = [] {
+    if constexpr (Cfg::PERSISTENT) {
+      return hgemm_ampere_persistent_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+    } else {
+      return hgemm_ampere_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+    }
+  }();
   const GemmProblem& pr = args.problem;
   AmpereParams p{};
   p.m = int(pr.m);

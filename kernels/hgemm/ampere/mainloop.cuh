@@ -1,6 +1,7 @@
-// Mainloop pieces of the Ampere HGEMM kernel: g2s (OperandCopy: 16-byte cp.async into the
-// STAGES-deep swizzled ring), s2r (ldmatrix, .trans for an MN-major tile), the per-kernel
-// constants (AmpereKernel) and the copy modes.
+// The mainloop pieces both Ampere schedules share: g2s (OperandCopy: 16-byte cp.async into the
+// STAGES-deep swizzled ring), s2r (ldmatrix, .trans for an MN-major tile), and one k-tile of
+// mma.sync with register double-buffering (AmpereMainloop::k_tile). The per-kernel constants,
+// epilogue's included, are AmpereKernel's.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -10,8 +11,10 @@
 #include <type_traits>
 
 #include "common/ptx.cuh"
+#include "common/raster.hpp"
 #include "hgemm/ampere/config.cuh"
 #include "hgemm/ampere_index.hpp"
+#include "hgemm/fragments.cuh"
 
 namespace gemmbench::hgemm {
 
@@ -126,6 +129,8 @@ __device__ __forceinline__ void load_fragments(uint32_t (&frag)[BLOCKS][4],
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
 struct AmpereKernel {
+  using Config = Cfg;
+  using Acc = AccT;
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   static constexpr int THREADS = Cfg::THREADS, WM = Cfg::WM, WN = Cfg::WN;
   static constexpr int MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB, KI = Cfg::KI;
@@ -181,5 +186,140 @@ struct AmpereKernel {
 enum class CopyMode { predicated, inside };
 template <CopyMode M>
 using CopyModeC = std::integral_constant<CopyMode, M>;
+
+// The state of one CTA's mainloop and its steps. Every member is a register (or an array of
+// them, indexed at compile time after unrolling); the kernels own the schedule around it.
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, class AccT>
+struct AmpereMainloop {
+  using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+  static constexpr int WM = Cfg::WM, WN = Cfg::WN, MI = Cfg::MI, NI = Cfg::NI, NB = Cfg::NB;
+  static constexpr int KI = Cfg::KI;
+
+  // A stages: (BM,BK) K-major or (BK,BM) M-major; B stages: (BN,BK) K-major or (BK,BN) N-major.
+  const uint32_t sA;         // (STAGES, A tile) swizzled
+  const uint32_t sB;         // (STAGES, B tile) swizzled
+  const ThreadPlace th;      // this thread's warp in the CTA
+  const int k_tiles;         // k-tiles of K, the last one possibly partial
+  typename K::CopyA copy_a;  // A tile (BM,BK) -> sA stage
+  typename K::CopyB copy_b;  // B tile (BN,BK) -> sB stage
+  // Per-lane ldmatrix row addresses in stage 0 (the stage offset is added per k-tile).
+  uint32_t a_lane[K::OffA::kBases];  // (kBases) smem addr, stage 0
+  uint32_t b_lane[K::OffB::kBases];  // (kBases) smem addr, stage 0
+  AccFrag<AccT> acc[MI][NI];         // (WM,WN) warp tile, m16n8 fragments
+  uint32_t a_frag[2][MI][4];         // (2 bufs, WM,16) A fragments
+  uint32_t b_frag[2][NB][4];         // (2 bufs, WN,16) B fragments, 2 n8 tiles per x4
+  int write_stage = STAGES - 1;      // stage receiving k-tile kt + STAGES - 1
+  int read_stage = 0;                // stage holding k-tile kt
+  uint32_t read_off_a = 0, read_off_b = 0;
+
+  __device__ __forceinline__ AmpereMainloop(const AmpereParams& p, unsigned char* smem,
+                                            const TilePlace& t)
+      : sA(ptx::smem_u32(smem)),
+        sB(sA + STAGES * K::STAGE_BYTES_A),
+        th(thread_place<Cfg>()),
+        k_tiles(ceil_div(p.k, Cfg::BK)),
+        copy_a(p.a, p.m, p.k, t.mt, th.tid),
+        copy_b(p.b, p.n, p.k, t.nt, th.tid) {
+    {
+      const typename K::OffA off_a(th.wm * WM, th.lane);
+      const typename K::OffB off_b(th.wn * WN, th.lane);
+#pragma unroll
+      for (int i = 0; i < K::OffA::kBases; ++i) a_lane[i] = sA + 2u * off_a.base[i];
+#pragma unroll
+      for (int i = 0; i < K::OffB::kBases; ++i) b_lane[i] = sB + 2u * off_b.base[i];
+    }
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) acc[mi][ni].clear();
+    }
+  }
+
+  // g2s: all of the next k-tile into write_stage, one commit group per k-tile, then the next
+  // write stage. A k-tile past K is copied as zeros into a stage nobody reads again rather than
+  // skipped: with the two k-tile loops of the tile loop, a branch around the copies kept ptxas
+  // from interleaving them with the mma (hgemm_tn measured 0.57x cuBLAS instead of 0.70x on edge
+  // CTAs' loop).
+  template <class Mode>
+  __device__ __forceinline__ void copy_whole_tile(Mode) {
+    constexpr bool IN = Mode::value == CopyMode::inside;
+    copy_a.template copy_next<IN>(sA + write_stage * K::STAGE_BYTES_A);
+    copy_b.template copy_next<IN>(sB + write_stage * K::STAGE_BYTES_B);
+    ptx::cp_async_commit();
+    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+  }
+  // At the last step of k-tile kt, before any read of k-tile kt+1: move the read stage on, wait
+  // for k-tile kt+1 (groups up to kt+1 complete = at most STAGES-2 pending) and sync. The
+  // barrier also means every warp has finished reading k-tile kt's stage.
+  __device__ __forceinline__ void next_read_stage() {
+    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+    read_off_a = read_stage * K::STAGE_BYTES_A;
+    read_off_b = read_stage * K::STAGE_BYTES_B;
+    ptx::cp_async_wait<STAGES - 2>();
+    __syncthreads();
+  }
+
+  // s2r of step kk's fragments into register buffer buf.
+  __device__ __forceinline__ void load_step(int buf, int kk) {
+    uint32_t a_base[K::OffA::kBases];
+    uint32_t b_base[K::OffB::kBases];
+#pragma unroll
+    for (int i = 0; i < K::OffA::kBases; ++i) a_base[i] = a_lane[i] + read_off_a;
+#pragma unroll
+    for (int i = 0; i < K::OffB::kBases; ++i) b_base[i] = b_lane[i] + read_off_b;
+    load_fragments<typename K::OffA, A_K_MAJOR, MI>(a_frag[buf], a_base, kk);
+    load_fragments<typename K::OffB, B_K_MAJOR, NB>(b_frag[buf], b_base, kk);
+  }
+
+  // Step 0 of k-tile 0 into register buffer 0, once it has landed.
+  __device__ __forceinline__ void first_fragments() {
+    if (k_tiles > 0) {
+      ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 landed (this thread's copies)
+      __syncthreads();                   // ... and every other thread's
+      load_step(0, 0);
+    }
+  }
+
+  // One k-tile, read from read_stage while k-tile kt+STAGES-1 is copied into write_stage (the
+  // stage k-tile kt-1 used): all of its copies at step 0, its group committed before the wait at
+  // step KI-1, so "at most STAGES-2 pending" there means k-tile kt+1 landed. `mode` (CopyModeC)
+  // says how its g2s copies.
+  template <class Mode>
+  __device__ __forceinline__ void k_tile(Mode mode) {
+#pragma unroll
+    for (int kk = 0; kk < KI; ++kk) {
+      // Step 0 of the next k-tile is loaded below. Every warp loaded its last fragments of
+      // k-tile kt at step KI-2, so the barrier frees k-tile kt's stage for k-tile kt+STAGES.
+      if (kk == KI - 1) next_read_stage();
+      // s2r: fragments of step kk+1 (of the next k-tile after the last step) into the other
+      // register buffer, overlapping this step's mma. After the last k-tile this reads a stage
+      // no copy is writing (all real tiles have landed) and the values go unused; loading
+      // unconditionally keeps the compiler from copying registers to preserve the old ones.
+      load_step((kk + 1) % 2, (kk + 1) % KI);
+
+      // g2s.
+      if (kk == 0) copy_whole_tile(mode);
+
+        // mma on step kk, in the order K::COLS_OUTER picks.
+#pragma unroll
+      for (int st = 0; st < MI * NI; ++st) {  // the step's st-th mma
+        int mi, nj;
+        if constexpr (K::COLS_OUTER) {
+          // Columns outer, serpentine over rows: consecutive mma share the B fragment.
+          nj = st / MI;
+          mi = (nj % 2 == 0) ? st % MI : MI - 1 - st % MI;
+        } else {
+          // Rows outer, serpentine over columns: consecutive mma share the A fragment.
+          mi = st / NI;
+          nj = (mi % 2 == 0) ? st % NI : NI - 1 - st % NI;
+        }
+        const uint32_t b[2] = {b_frag[kk % 2][nj / 2][2 * (nj % 2)],
+                               b_frag[kk % 2][nj / 2][2 * (nj % 2) + 1]};
+        acc[mi][nj].mma(a_frag[kk % 2][mi], b);
+      }
+    }
+  }
+};
 
 }  // namespace gemmbench::hgemm

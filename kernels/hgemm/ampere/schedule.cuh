@@ -1,8 +1,6 @@
-// The Ampere kernel's tile walk: which tile a raster slot holds, a persistent CTA's next slot, and
-// the edge-tile shift. The raster math itself is common/raster.hpp's (host-tested).
+// The tile walk of the Ampere family: which tile a raster slot holds, the persistent CTA's next
+// slot, and the edge-tile shift. The raster math itself is common/raster.hpp's (host-tested).
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include "common/raster.hpp"
 #include "hgemm/ampere/config.cuh"
@@ -23,7 +21,7 @@ __device__ __forceinline__ int next_tile_slot(const AmpereParams& p, int slot) {
   return slot;
 }
 // First row (column) of the tile computed for the tile that owns rows from `owned0` on: shifted
-// back to end at the matrix's edge when the matrix is at least a tile large (see the kernel).
+// back to end at the matrix's edge when the matrix is at least a tile large (see TilePlace).
 __device__ __forceinline__ int shifted_origin(int owned0, int extent, int tile) {
   return extent >= tile ? min(owned0, extent - tile) : owned0;
 }
