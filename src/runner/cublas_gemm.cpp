@@ -10,6 +10,8 @@ namespace {
 // cuBLAS recommends 32 MiB of workspace on Hopper; given once, outside any timed region.
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
+}  // namespace
+
 cudaDataType_t cuda_type(DType d) {
   switch (d) {
     case DType::f32:
@@ -21,7 +23,6 @@ cudaDataType_t cuda_type(DType d) {
   }
   return CUDA_R_32F;
 }
-}  // namespace
 
 CublasGemm::CublasGemm() : workspace_(kWorkspaceBytes) {
   CUBLAS_CHECK(cublasCreate(&handle_));

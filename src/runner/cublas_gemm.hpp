@@ -12,6 +12,9 @@
 
 namespace gemmbench {
 
+// The CUDA data type of a gemmbench element type (shared by the cuBLAS and cuBLASLt baselines).
+cudaDataType_t cuda_type(DType d);
+
 class CublasGemm {
  public:
   CublasGemm();

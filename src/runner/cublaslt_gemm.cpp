@@ -7,23 +7,12 @@
 #include <stdexcept>
 
 #include "core/cuda_check.hpp"
+#include "runner/cublas_gemm.hpp"
 #include "stats/stats.hpp"
 
 namespace gemmbench {
 
 namespace {
-
-cudaDataType_t cuda_type(DType d) {
-  switch (d) {
-    case DType::f32:
-      return CUDA_R_32F;
-    case DType::f16:
-      return CUDA_R_16F;
-    case DType::bf16:
-      return CUDA_R_16BF;
-  }
-  return CUDA_R_32F;
-}
 
 bool same_problem(const GemmProblem& x, const GemmProblem& y) {
   return x.m == y.m && x.n == y.n && x.k == y.k && x.layout == y.layout && x.dtype == y.dtype &&
