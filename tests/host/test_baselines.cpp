@@ -240,9 +240,9 @@ TEST(BaselineReport, JsonRoundTripsAndOldReportsReadAsCublas) {
     if (doc.is_discarded() || !doc.contains("results")) continue;
     for (const auto& row : doc["results"]) {
       const bool has = row.contains("measure") && row["measure"].contains("baseline");
-      EXPECT_EQ(case_result_from_json(row).measure.baseline,
-                has ? *parse_baseline(row["measure"]["baseline"].get<std::string>())
-                    : Baseline::cublas);
+      EXPECT_EQ(
+          case_result_from_json(row).measure.baseline,
+          has ? *parse_baseline(row["measure"]["baseline"].get<std::string>()) : Baseline::cublas);
       ++rows;
     }
   }

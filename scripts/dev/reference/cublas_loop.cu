@@ -9,8 +9,8 @@
 //   sustained: 5 s back to back first, then 30 samples      (gemmbench's default regime)
 // Each configuration (f16 inputs / f32 accumulate, and f32) prints one JSON line with the
 // median TFLOP/s (2*M*N*K / median time). Run it on an idle board: burst means a cool start.
-// Build: nvcc -std=c++17 -O3 -arch=native scripts/dev/reference/cublas_loop.cu -lcublas -o cublas_loop
-// Run:   ./cublas_loop [burst|sustained] [M N K]
+// Build: nvcc -std=c++17 -O3 -arch=native scripts/dev/reference/cublas_loop.cu -lcublas -o
+// cublas_loop Run:   ./cublas_loop [burst|sustained] [M N K]
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
