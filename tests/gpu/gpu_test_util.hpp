@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "report/reporter.hpp"
 
 namespace gemmbench::testing {
 
@@ -16,6 +19,15 @@ inline std::string no_gpu_reason() {
   if (n == 0) return "no CUDA device";
   return {};
 }
+
+// A reporter that keeps every row the runner hands it, for the suites that run plans.
+class CollectRows : public Reporter {
+ public:
+  void begin(const RunMetadata&) override {}
+  void add(const CaseResult& r) override { rows.push_back(r); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseResult> rows;
+};
 
 }  // namespace gemmbench::testing
 

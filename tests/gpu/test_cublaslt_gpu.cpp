@@ -15,16 +15,9 @@
 #include "verify/device_verify.hpp"
 
 using namespace gemmbench;
+using Collect = gemmbench::testing::CollectRows;
 
 namespace {
-
-class Collect : public Reporter {
- public:
-  void begin(const RunMetadata&) override {}
-  void add(const CaseResult& r) override { rows.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseResult> rows;
-};
 
 RunSpec quick_run(std::vector<std::string> kernels, std::vector<Shape> shapes, Baseline b) {
   RunSpec r;

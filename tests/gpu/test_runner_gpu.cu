@@ -10,6 +10,7 @@
 #include "runner/runner.hpp"
 
 using namespace gemmbench;
+using Collect = gemmbench::testing::CollectRows;
 
 namespace {
 
@@ -59,14 +60,6 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_drops_k",
                                      50,
                                      {},
                                      launch_broken<drops_last_k_kernel>});
-
-class Collect : public Reporter {
- public:
-  void begin(const RunMetadata&) override {}
-  void add(const CaseResult& r) override { rows.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseResult> rows;
-};
 
 RunSpec quick_run(std::vector<std::string> kernels, Shape s, double beta = 0) {
   RunSpec r;

@@ -8,6 +8,7 @@
 #include "runner/runner.hpp"
 
 using namespace gemmbench;
+using Collect = gemmbench::testing::CollectRows;
 
 namespace {
 
@@ -29,14 +30,6 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_faults",
                                      50,
                                      {},
                                      launch_faulting});
-
-class Collect : public Reporter {
- public:
-  void begin(const RunMetadata&) override {}
-  void add(const CaseResult& r) override { rows.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseResult> rows;
-};
 
 }  // namespace
 

@@ -10,16 +10,9 @@
 #include "runner/runner.hpp"
 
 using namespace gemmbench;
+using Collect = gemmbench::testing::CollectRows;
 
 namespace {
-
-class Collect : public Reporter {
- public:
-  void begin(const RunMetadata&) override {}
-  void add(const CaseResult& r) override { rows.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseResult> rows;
-};
 
 // cuBLAS f16 (f32 accumulate) TN at 5120x4096x4096: a tensor-core GEMM that takes the board to
 // its power cap, the shape of the measurements in MEASURE.md.
