@@ -67,6 +67,25 @@ static_assert(wgmma_desc_sw128_kmajor(0x400) == 0x4000004000010040ull, "descript
 static_assert(wgmma_desc_advance(wgmma_desc_sw128_kmajor(0x400), 32) == 0x4000004000010042ull,
               "k16 step inside the 128-byte row: +32 B");
 
+// An MN-major operand (M- or N-contiguous: the A of NN/NT, the B of NT/TT) as TMA's SWIZZLE_128B
+// writes a box of 64 MN elements x K rows: K row r is 128 bytes holding 64 consecutive M (or N)
+// elements, its 16-byte chunk c at chunk c ^ (r % 8); an operand wider than 64 is several such
+// blocks, block_bytes apart. In elements, the canonical layout wgmma reads with imm-trans = 1
+// (CUTLASS's GMMA Layout_MN_SW128_Atom) is ((8, 8, blocks), (8, groups)) : ((1, 8, LBO), (64, SBO)):
+// LBO = block_bytes between the 64-element blocks along MN, SBO = 1024 B between 8-row groups
+// along K. A k16 step advances 16 K rows: 2048 B, two whole swizzle periods (wgmma_desc_advance).
+inline constexpr uint32_t kSw128MnK16StepBytes = 16 * kSw128RowBytes;
+
+GB_HD constexpr uint64_t wgmma_desc_sw128_mnmajor(uint32_t smem_addr, uint32_t block_bytes) {
+  return kWgmmaDescSwizzle128B                                 // 128-byte swizzle
+         | (uint64_t(kSw128AtomBytes >> 4) << 32)              // SBO = 1024 B (8 K rows)
+         | (uint64_t((block_bytes >> 4) & 0x3FFFu) << 16)      // LBO = MN block stride
+         | uint64_t((smem_addr & 0x3FFFFu) >> 4);              // start address
+}
+// Blocks of 64 K rows (8 KB) at shared offset 0x400: start 0x40, LBO 512 (8192 B), SBO 64.
+static_assert(wgmma_desc_sw128_mnmajor(0x400, 8192) == 0x4000004002000040ull,
+              "MN-major descriptor layout");
+
 #if GEMMBENCH_SM90A
 
 // ---- Cluster -------------------------------------------------------------------------------
@@ -261,9 +280,11 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
   asm volatile("" : "+r"(r)::"memory");
 }
 
-// ---- wgmma.mma_async m64nNk16, A and B from shared memory (both K-major) -------------------
-// D(64 x N) (+)= A(64 x 16) * B(16 x N), issued by one warpgroup. desc_a describes A, 64 rows of
-// K-major data; desc_b describes B as N rows of K-major data (imm-trans-a = imm-trans-b = 0).
+// ---- wgmma.mma_async m64nNk16, A and B from shared memory -----------------------------------
+// D(64 x N) (+)= A(64 x 16) * B(16 x N), issued by one warpgroup. desc_a describes A, desc_b B.
+// TRANS_A / TRANS_B are the instruction's imm-trans-a / imm-trans-b: 0 for a K-major operand
+// (64 or N rows of K-contiguous data, wgmma_desc_sw128_kmajor), 1 for an MN-major one (K rows
+// of M- or N-contiguous data, wgmma_desc_sw128_mnmajor); 16-bit inputs only, as here.
 // scale_d = 0 ignores D's old value (D = A*B: no zeroing needed), 1 accumulates.
 // Accumulator fragment (CUTLASS CLayout_64xN): thread t of the warpgroup, warp w = t / 32,
 // g = (t % 32) / 4, q = t % 4. f32: d[4*j + 2*h + e] = D[16*w + 8*h + g][8*j + 2*q + e]
@@ -318,7 +339,7 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
   GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8), GB_WGMMA_R8(d, i + 16), GB_WGMMA_R8(d, i + 24)
 
 // f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 128, 160 or 256.
-template <int N, class T>
+template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
                                                  uint64_t desc_b, int scale_d) {
   static_assert(N == 128 || N == 160 || N == 256,
@@ -328,49 +349,49 @@ __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t des
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 " GB_WGMMA_REGS_80
-        ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+        ", %80, %81, p, 1, 1, %83, %84;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F8(d, 64), GB_WGMMA_F8(d, 72)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 160) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 " GB_WGMMA_REGS_80
-        ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+        ", %80, %81, p, 1, 1, %83, %84;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F8(d, 64), GB_WGMMA_F8(d, 72)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 256 && std::is_same_v<T, __half>) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GB_WGMMA_REGS_128
-        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        ", %128, %129, p, 1, 1, %131, %132;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64), GB_WGMMA_F32(d, 96)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 256) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GB_WGMMA_REGS_128
-        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        ", %128, %129, p, 1, 1, %131, %132;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64), GB_WGMMA_F32(d, 96)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (std::is_same_v<T, __half>) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " GB_WGMMA_REGS_64
-        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        ", %64, %65, p, 1, 1, %67, %68;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " GB_WGMMA_REGS_64
-        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        ", %64, %65, p, 1, 1, %67, %68;\n}\n"
         : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   }
 }
 
 // f16 accumulate (f16 inputs only); each register packs two halves; N = 128, 160 or 256.
-template <int N>
+template <int N, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t desc_a,
                                                  uint64_t desc_b, int scale_d) {
   static_assert(N == 128 || N == 160 || N == 256,
@@ -379,23 +400,23 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n160k16.f16.f16.f16 " GB_WGMMA_REGS_40
-        ", %40, %41, p, 1, 1, 0, 0;\n}\n"
+        ", %40, %41, p, 1, 1, %43, %44;\n}\n"
         : GB_WGMMA_R32(d, 0), GB_WGMMA_R8(d, 32)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 256) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16.f16 " GB_WGMMA_REGS_64
-        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        ", %64, %65, p, 1, 1, %67, %68;\n}\n"
         : GB_WGMMA_R32(d, 0), GB_WGMMA_R32(d, 32)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16 " GB_WGMMA_REGS_32
-        ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+        ", %32, %33, p, 1, 1, %35, %36;\n}\n"
         : GB_WGMMA_R32(d, 0)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   }
 }
 

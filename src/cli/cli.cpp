@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include <filesystem>
+#include <tuple>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -343,10 +344,12 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all
       const KernelInfo* rep = kernels[i];
       while (end < kernels.size() && kernels[end]->family == kernels[i]->family &&
              kernels[end]->rung == kernels[i]->rung) {
+        // The rung's face: the shortest name, then the TN kernel (the seeds' layout), then A-Z.
         const KernelInfo* k = kernels[end++];
-        if (k->name.size() < rep->name.size() ||
-            (k->name.size() == rep->name.size() && k->name < rep->name))
-          rep = k;
+        const auto key = [](const KernelInfo* x) {
+          return std::make_tuple(x->name.size(), x->layouts.front() != Layout::tn, x->name);
+        };
+        if (key(k) < key(rep)) rep = k;
       }
       const size_t variants = end - i - 1;
       out += fmt::format("{:<7} {:>4}  {:<24} {:<12}  {}\n", rep->family, rep->rung, rep->name,

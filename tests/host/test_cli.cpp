@@ -227,6 +227,21 @@ TEST(Cli, ListShowsTheLadderAndAllShowsEveryKernel) {
   EXPECT_EQ(json.size(), 6u);
 }
 
+// A rung with one kernel per layout (the Hopper rung) shows its TN kernel, whatever the names sort.
+TEST(Cli, ListShowsTheTnKernelOfARungWithLayouts) {
+  KernelRegistry reg;
+  for (auto [name, layout] : {std::pair{"hgemm_nn_sm90", Layout::nn}, {"hgemm_tn_sm90", Layout::tn},
+                              {"hgemm_nt_sm90", Layout::nt}}) {
+    KernelInfo k = fake_kernel(name, "hgemm", 10);
+    k.layouts = {layout};
+    reg.add(k);
+  }
+  const std::string ladder = format_kernel_list(reg, false);
+  EXPECT_NE(ladder.find("hgemm_tn_sm90 "), std::string::npos) << ladder;
+  EXPECT_EQ(ladder.find("hgemm_nn_sm90"), std::string::npos) << ladder;
+  EXPECT_NE(ladder.find("+2 variants"), std::string::npos) << ladder;
+}
+
 // The real registry: the ladder has one line per rung, and every kernel is in --all.
 TEST(Cli, ListOfTheRegisteredKernels) {
   const KernelRegistry& reg = KernelRegistry::instance();

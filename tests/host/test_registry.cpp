@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/types.hpp"
 #include "registry.hpp"
@@ -129,10 +130,20 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
         "hgemm_tn_sm90_tmastore", "hgemm_tn_sm90_sk_tmastore", "hgemm_tn_sm90_regepi",
         "hgemm_tn_128x256x32_s4_spread", "hgemm_tn_256x256x32_s4_w64x128"})
     EXPECT_EQ(reg.find(name), nullptr) << name << " was deleted (a duplicate or a loser)";
-  std::map<std::pair<std::string, int>, std::vector<std::string>> rungs;
-  for (const KernelInfo* k : reg.all()) rungs[{k->family, k->rung}].push_back(k->name);
+  // Per rung and layout: the same technique in another layout (hgemm_nn_sm90 beside
+  // hgemm_tn_sm90) is not a tile variant.
+  std::map<std::tuple<std::string, int, Layout>, std::vector<std::string>> rungs;
+  for (const KernelInfo* k : reg.all())
+    rungs[{k->family, k->rung, k->layouts.front()}].push_back(k->name);
   for (const auto& [rung, names] : rungs) {
-    SCOPED_TRACE(rung.first + " rung " + std::to_string(rung.second));
+    SCOPED_TRACE(std::get<0>(rung) + " rung " + std::to_string(std::get<1>(rung)) + " " +
+                 to_string(std::get<2>(rung)));
     EXPECT_LE(names.size(), 4u) << "a rung registers its main kernel and a few variants";
+  }
+  for (const char* name : {"hgemm_nn_sm90", "hgemm_nt_sm90", "hgemm_tt_sm90"}) {
+    const KernelInfo* k = reg.find(name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_EQ(k->rung, reg.find("hgemm_tn_sm90")->rung) << name << ": the Hopper rung's layouts";
+    EXPECT_EQ(k->layouts.size(), 1u) << name;
   }
 }

@@ -4,6 +4,7 @@
 // one cluster that gathers exactly the partials the other clusters publish.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -150,4 +151,40 @@ TEST(Sm90Schedule, OtherTileShapes) {
       for (int m : {100, 1000, 4096})
         for (int n : {100, 1000, 4096})
           for (int g : {1, 4, 9, 66}) check(m, n, 777, bm, 128, 2, g, stream_k);
+}
+
+// The plain walk hands every cluster floor or ceil of tiles_total / clusters tiles, in raster
+// order. At 4096x7168 (28 cluster-tile columns: 3 bands of 8 and one of 4) striding over the raw
+// raster slots gave some clusters 8 tiles where the average is 6.8; the dense walk gives 7.
+TEST(Sm90Schedule, PlainWalkIsBalancedAndInRasterOrder) {
+  for (int n : {2112, 4096, 7168, 10240, 2560})
+    for (int m : {4096, 2560, 1536}) {
+      const Sm90Schedule s = make_schedule(m, n, 4096, 256, 128, 64, 2, 66, false);
+      SCOPED_TRACE(testing::Message() << m << "x" << n);
+      const auto items = walk(s, false);
+      const int lo = s.tiles_total / s.clusters;
+      const int hi = (s.tiles_total + s.clusters - 1) / s.clusters;
+      for (const auto& v : items) {
+        EXPECT_GE(int(v.size()), lo);
+        EXPECT_LE(int(v.size()), hi);
+      }
+      // Cluster c's i-th tile is the (c + i * clusters)-th valid slot of the raster.
+      std::vector<TileCoord> raster_order;
+      for (int t = 0; t < s.raster_total; ++t) {
+        const TileCoord tc = raster_tile(t % s.raster_x, t / s.raster_x, s.log_tile);
+        if (raster_tile_valid(tc, s.tiles_m, s.cluster_tiles_n)) raster_order.push_back(tc);
+      }
+      ASSERT_EQ(int(raster_order.size()), s.tiles_total);
+      for (int c = 0; c < s.clusters; ++c)
+        for (size_t i = 0; i < items[c].size(); ++i) {
+          const TileCoord want = raster_order[c + i * s.clusters];
+          EXPECT_EQ(items[c][i].tile.m, want.m);
+          EXPECT_EQ(items[c][i].tile.n, want.n);
+        }
+    }
+  const Sm90Schedule s = make_schedule(4096, 7168, 2048, 256, 128, 64, 2, 66, false);
+  EXPECT_EQ(s.tiles_total, 448);
+  size_t most = 0;
+  for (const auto& v : walk(s, false)) most = std::max(most, v.size());
+  EXPECT_EQ(most, 7u);
 }

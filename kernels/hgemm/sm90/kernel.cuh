@@ -1,8 +1,8 @@
-// The Hopper kernel body (hgemm_tn_sm90*): one producer warpgroup issues every TMA load into a
+// The Hopper kernel body (hgemm_{tn,nn,nt,tt}_sm90*): one producer warpgroup issues every TMA load into a
 // STAGES-deep full/empty mbarrier ring; two consumer warpgroups run wgmma over it and store C.
 // Read top to bottom: PROLOGUE (barriers, descriptors), PRODUCER, then per work item of the
 // schedule (sm90/schedule.hpp) the consumers' MAINLOOP, STREAM-K FIX-UP (sm90/stream_k.cuh)
-// and EPILOGUE (sm90/epilogue.cuh). Included by sm90/kernels.cu only.
+// and EPILOGUE (sm90/epilogue.cuh). Included by sm90/kernels.cu and sm90/layouts.cu only.
 #pragma once
 
 #include <cuda.h>
@@ -27,13 +27,32 @@ namespace {
 #if GEMMBENCH_SM90A  // device helpers of the sm_90a kernel body only
 
 // One k16 step of a consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile: one wgmma m64nBMk16.
-template <int BM, bool F16_ACCUM, class T, class AccReg, int ACC_REGS>
+// wgmma's A is GEMM B (transposed read when B is N-major), its B is GEMM A (when A is M-major).
+template <int BM, bool F16_ACCUM, class T, bool A_K_MAJOR, bool B_K_MAJOR, class AccReg,
+          int ACC_REGS>
 __device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
                                                int accumulate) {
+  constexpr int TRANS_A = B_K_MAJOR ? 0 : 1, TRANS_B = A_K_MAJOR ? 0 : 1;
   if constexpr (F16_ACCUM)
-    sm90::wgmma_m64k16_f16<BM>(acc, da, db, accumulate);
+    sm90::wgmma_m64k16_f16<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
   else
-    sm90::wgmma_m64k16_f32<BM, T>(acc, da, db, accumulate);
+    sm90::wgmma_m64k16_f32<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
+}
+
+// The shared-memory descriptor of `rows` GEMM rows (M or N) x BK of one operand stage: K-major
+// (rows of 128 bytes) or MN-major (64-row blocks of BK K rows each, Cfg::MN_BLOCK_BYTES apart).
+template <bool K_MAJOR, int BK>
+__device__ __forceinline__ uint64_t operand_desc(uint32_t addr) {
+  if constexpr (K_MAJOR)
+    return sm90::wgmma_desc_sw128_kmajor(addr);
+  else
+    return sm90::wgmma_desc_sw128_mnmajor(addr, BK * sm90::kSw128RowBytes);
+}
+// The descriptor advanced to the k-th k16 step: 32 B along a K-major row, 16 K rows (2048 B)
+// of an MN-major block.
+template <bool K_MAJOR>
+__device__ __forceinline__ uint64_t operand_desc_k16(uint64_t desc, int k) {
+  return sm90::wgmma_desc_advance(desc, K_MAJOR ? 32 * k : sm90::kSw128MnK16StepBytes * k);
 }
 
 // f(std::integral_constant<int, i>{}) for i = 0 .. N-1, in order: a loop whose index is a
@@ -49,11 +68,17 @@ __device__ __forceinline__ void static_for(F&& f) {
 
 #endif  // GEMMBENCH_SM90A
 
-template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K>
+// A_K_MAJOR / B_K_MAJOR: the operands' storage (TN: both K-major; NN: A M-major; NT: both
+// MN-major; TT: B N-major). An MN-major operand arrives as 64-row blocks of (BK K rows x 64 M or
+// N elements = 128 B), one TMA box each, and wgmma reads it with its transpose bit.
+template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
+          bool A_K_MAJOR, bool B_K_MAJOR>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 1)
-    hgemm_tn_sm90_kernel(
-        const __grid_constant__ CUtensorMap tmap_a,  // A (M,K) k-major, box (BK, BM/CLUSTER)
-        const __grid_constant__ CUtensorMap tmap_b,  // B (N,K) k-major, box (BK, BN)
+    hgemm_sm90_kernel(
+        const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, BM/CLUSTER),
+                                                     // m-major box (64, BK)
+        const __grid_constant__ CUtensorMap tmap_b,  // B (N,K): k-major box (BK, BN),
+                                                     // n-major box (64, BK)
         const __grid_constant__ CUtensorMap tmap_c,  // C (M,N) m-major, box (64, 64), SW128;
                                                      // valid only when sched.c_tma
         T* __restrict__ c,                           // C (M,N) column-major
@@ -66,6 +91,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
   constexpr int ACC_REGS = F16_ACCUM ? BM / 4 : BM / 2;
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
+  static_assert(A_K_MAJOR || Cfg::A_SLICE_ROWS % 64 == 0,
+                "an M-major A slice is whole 64-row TMA boxes (128 bytes of M)");
+  constexpr uint32_t MN_BLOCK_BYTES = BK * sm90::kSw128RowBytes;  // 64 MN x BK K, 8 KB
+  static_assert(MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
+                "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
+                "both layouts agree");
   constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
@@ -75,8 +106,9 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       uint64_t empty_bar[STAGES];  // consumers (whole cluster) -> producer: stage free
   extern __shared__ uint8_t smem_raw[];
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
-  const uint32_t s_a = smem;                                // (STAGES, BM, BK) k-major, SW128
-  const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN, BK) k-major, SW128
+  // Per stage, K-major: (rows, BK) rows of 128 B; MN-major: (rows / 64) blocks of (BK, 64).
+  const uint32_t s_a = smem;                                // (STAGES, BM x BK), SW128
+  const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x BK), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (CONSUMERS, EPI_BUFS, 64, 64) SW128
   auto full = [&](int s) { return ptx::smem_u32(&full_bar[s]); };
   auto empty = [&](int s) { return ptx::smem_u32(&empty_bar[s]); };
@@ -110,6 +142,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     if (wg_thread == 0) {
       int stage = 0;
       uint32_t phase = 0;  // parity of the ring's current lap
+      // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
+      const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
       Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
       Sm90Work w;
       while (work_iter.next(w)) {
@@ -124,12 +158,30 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
           const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + cta_rank * Cfg::A_SLICE_BYTES;
-          if constexpr (CLUSTER > 1)
-            sm90::tma_load_2d_multicast(a_dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
-                                        k0, a_row);
-          else
-            sm90::tma_load_2d(a_dst, &tmap_a, full(stage), k0, a_row);
-          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, &tmap_b, full(stage), k0, b_row);
+          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES;
+          auto load_a = [&](uint32_t dst, int c0, int c1) {
+            if constexpr (CLUSTER > 1)
+              sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage),
+                                          uint16_t((1u << CLUSTER) - 1), c0, c1);
+            else
+              sm90::tma_load_2d(dst, &tmap_a, full(stage), c0, c1);
+          };
+          if constexpr (A_K_MAJOR) {
+            load_a(a_dst, k0, a_row);
+          } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
+#pragma unroll
+            for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
+              load_a(a_dst + j * MN_BLOCK_BYTES,
+                     min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
+          }
+          if constexpr (B_K_MAJOR) {
+            sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+              sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, &tmap_b, full(stage),
+                                min(n_tile * BN + 64 * j, b_last64), k0);
+          }
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }
@@ -183,16 +235,16 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         sm90::mbarrier_wait_parity(full(stage), phase);
         sm90::wgmma_fence();
         // wgmma A = this warpgroup's 64 rows of the B tile; wgmma B = the whole A tile.
-        const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
+        const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
             s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
         const uint64_t desc_b =
-            sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+            operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
 #pragma unroll
         for (int k = 0; k < BK / 16; ++k) {
-          const uint64_t da = sm90::wgmma_desc_advance(desc_a, 32 * k);  // 16 elements = 32 B
-          const uint64_t db = sm90::wgmma_desc_advance(desc_b, 32 * k);
+          const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
+          const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
           const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
-          wgmma_tile_k16<BM, F16_ACCUM, T>(acc, da, db, accumulate);
+          wgmma_tile_k16<BM, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc, da, db, accumulate);
         }
         sm90::wgmma_commit_group();
         // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.

@@ -1,6 +1,6 @@
 // Host side of the Hopper kernel: grid size (resident clusters, or the test cap), schedule,
 // tensor maps, the launch, supports() and the registry entry of a variant. Included by
-// sm90/kernels.cu only.
+// sm90/kernels.cu (TN) and sm90/layouts.cu (NN, NT, TT) only.
 #pragma once
 
 #include <cuda.h>
@@ -26,17 +26,22 @@
 namespace gemmbench {
 namespace {
 
-// A registered variant: tile, ring depth, cluster size, and whether the last waves run stream-K.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false>
+// A registered variant: tile, ring depth, cluster size, whether the last waves run stream-K, and
+// the one layout it takes.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
+          Layout LAYOUT_ = Layout::tn>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
+  static constexpr Layout LAYOUT = LAYOUT_;
+  static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
 };
 
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
-  return &hgemm_tn_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K>;
+  return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
+                            V::A_K_MAJOR, V::B_K_MAJOR>;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -82,8 +87,11 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
       make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
-  const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
-  const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
+  const CUtensorMap map_a = V::A_K_MAJOR
+                                ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
+                                : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
+  const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)
+                                         : make_mnmajor_map(args.b, p.dtype, N, K, Cfg::BK);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (args.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
     map_c = make_c_store_map(args.c, p.dtype, M, N, Cfg::EPI_BOX);
@@ -144,7 +152,13 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   }
   if (attr.sharedSizeBytes == 0)
     return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
-  if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
+  // TMA needs 16-byte aligned strides: the contiguous dimension of each operand.
+  if ((V::A_K_MAJOR || V::B_K_MAJOR) && p.k % 8 != 0)
+    return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
+  if (!V::A_K_MAJOR && p.m % 8 != 0)
+    return "M must be a multiple of 8: TMA needs 16-byte aligned strides of the M-major A";
+  if (!V::B_K_MAJOR && p.n % 8 != 0)
+    return "N must be a multiple of 8: TMA needs 16-byte aligned strides of the N-major B";
   if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
   const int64_t cluster_tiles_n =
@@ -168,7 +182,7 @@ KernelInfo sm90_info(std::string name, std::string summary) {
       .summary = std::move(summary),
       .dtypes = {DType::f16, DType::bf16},
       .accums = {Accum::f32, Accum::f16},
-      .layouts = {Layout::tn},
+      .layouts = {V::LAYOUT},
       .min_sm = 90,
       .supports = supports<V>,
       .launch = launch<V>,

@@ -12,9 +12,12 @@ namespace gemmbench {
 // The raster of seed 003 (common/raster.hpp) over cluster tiles of BM x (BN * CLUSTER): linear
 // index t -> (t % raster_x, t / raster_x) -> raster_tile. A cluster's CTA of rank r computes N
 // tile cluster_tile.n * CLUSTER + r.
-// Plain walk: cluster c takes t = c, c + clusters, ...; slots outside the tile grid are skipped.
-// Stream-K walk: the valid tiles numbered densely in raster order (dense_cluster_tile); the first
-// dp_tiles walked whole as above; the k-blocks of the rest, sk_units = (tiles_total - dp_tiles) *
+// Both walks number the valid tiles densely in raster order (dense_cluster_tile), skipping the
+// raster's no-op slots, and cluster c takes d = c, c + clusters, ... . (Striding over the raw
+// raster slots instead, no-op slots included, left some clusters one tile more than the average
+// whenever the tile columns are not a whole number of raster bands: 8 tiles instead of 7 per
+// cluster at 4096x7168, 0.88x cuBLAS; see docs/hgemm-hopper.md.)
+// Plain walk: every tile whole. Stream-K walk: the first dp_tiles walked whole as above; the k-blocks of the rest, sk_units = (tiles_total - dp_tiles) *
 // k_blocks "units" (tile-major), cut into contiguous ranges [sk_range_begin(c),
 // sk_range_begin(c + 1)), one per cluster (see Sm90WorkIter).
 struct Sm90Schedule {
@@ -123,15 +126,11 @@ class Sm90WorkIter {
   GB_HD Sm90WorkIter(const Sm90Schedule& s, int cluster) : s_(s), pos_(cluster) {}
   GB_HD bool next(Sm90Work& w) {
     if constexpr (!STREAM_K) {
-      while (pos_ < s_.raster_total) {
-        const int t = pos_;
-        pos_ += s_.clusters;
-        w.tile = raster_tile(t % s_.raster_x, t / s_.raster_x, s_.log_tile);
-        if (!raster_tile_valid(w.tile, s_.tiles_m, s_.cluster_tiles_n)) continue;
-        w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
-        return true;
-      }
-      return false;
+      if (pos_ >= s_.tiles_total) return false;
+      w.tile = dense_cluster_tile(s_, pos_);
+      w.kb_begin = 0, w.kb_end = s_.k_blocks, w.sk_tile = -1;
+      pos_ += s_.clusters;
+      return true;
     } else {
       if (sk_left_ < 0) {  // whole tiles
         if (pos_ < s_.dp_tiles) {

@@ -1,4 +1,4 @@
-// Host side of the Hopper kernel's TMA: tensor maps (CUtensorMap) for the K-major A and B
+// Host side of the Hopper kernel's TMA: tensor maps (CUtensorMap) for the K-major and MN-major
 // operands and for C's TMA stores, encoded by the driver's cuTensorMapEncodeTiled.
 #include "hgemm/sm90/tma_desc.hpp"
 
@@ -41,6 +41,22 @@ CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int 
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
   const cuuint64_t strides[1] = {cuuint64_t(k) * 2};  // bytes between rows; K % 8 == 0
   const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, const_cast<void*>(base), dims,
+                                strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+// An MN-major operand stored (K, mn) with mn contiguous (the A of NN/NT, the B of NT/TT) as a
+// 2D tensor map: dimension 0 = mn, dimension 1 = K; box (64, box_k) lands as box_k K rows of 128
+// bytes (64 mn elements), 128B-swizzled; out-of-bounds elements read as zero. Needs mn % 8 == 0.
+CUtensorMap make_mnmajor_map(const void* base, DType dtype, int mn, int k, int box_k) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(mn), cuuint64_t(k)};
+  const cuuint64_t strides[1] = {cuuint64_t(mn) * 2};  // bytes between K rows
+  const cuuint32_t box[2] = {64, cuuint32_t(box_k)};
   const cuuint32_t elem_strides[2] = {1, 1};
   CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, const_cast<void*>(base), dims,
                                 strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,

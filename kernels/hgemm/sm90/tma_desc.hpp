@@ -12,6 +12,11 @@ namespace gemmbench {
 // out-of-bounds elements read as zero. K % 8 == 0 (16-byte row stride).
 CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows);
 
+// An MN-major operand stored (K, mn), mn contiguous (A of NN/NT, B of NT/TT): dimension 0 = mn,
+// dimension 1 = K; box (64, box_k) lands as box_k K rows of 128 bytes (64 mn elements),
+// 128B-swizzled; out-of-bounds elements read as zero. mn % 8 == 0 (16-byte K-row stride).
+CUtensorMap make_mnmajor_map(const void* base, DType dtype, int mn, int k, int box_k);
+
 // C (M,N) column-major as a 2D tensor map for TMA stores: dimension 0 = M (contiguous),
 // dimension 1 = N; box (box, box) read from a 128B-swizzled staging box. Needs M % 8 == 0
 // (16-byte column stride) and a 16-byte aligned base.
