@@ -106,7 +106,10 @@ void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, b
       EXPECT_TRUE(gathered.insert(cc).second);
     }
     EXPECT_EQ(gathered, std::set<int>(holders.begin(), holders.end()));
-    EXPECT_LE(holders.size(), 2u) << "at most 2 partials per finisher (sk_tile_count)";
+    if (s.dp_tiles > 0 || s.tiles_total >= s.clusters)
+      EXPECT_LE(holders.size(), 2u) << "at most 2 partials per finisher (sk_tile_count)";
+    else  // every tile split: a partial per cluster whose range ends inside the tile
+      EXPECT_LE(int(holders.size()), s.k_blocks / kSkMinKBlocks + 1);
   }
   for (const auto& [key, fins] : finishers)
     EXPECT_TRUE(partial_holders.count(key)) << "a finisher with kb_begin > 0 gathers something";
@@ -187,4 +190,28 @@ TEST(Sm90Schedule, PlainWalkIsBalancedAndInRasterOrder) {
   size_t most = 0;
   for (const auto& v : walk(s, false)) most = std::max(most, v.size());
   EXPECT_EQ(most, 7u);
+}
+
+// Fewer tiles than clusters under stream-K (few tokens): every tile is split, over up to the
+// whole grid, each cluster taking at least kSkMinKBlocks k-blocks; the plain walk keeps one
+// cluster per tile.
+TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
+  const Sm90Schedule s = make_schedule(128, 4096, 4096, 256, 128, 64, 2, 66, true);
+  EXPECT_EQ(s.tiles_total, 16);
+  EXPECT_EQ(s.clusters, 66);
+  EXPECT_EQ(s.dp_tiles, 0);
+  EXPECT_EQ(s.sk_units, 16LL * 64);
+  const Sm90Schedule plain = make_schedule(128, 4096, 4096, 256, 128, 64, 2, 66, false);
+  EXPECT_EQ(plain.clusters, 16);
+  // Short K: the grid stops where a cluster would get under kSkMinKBlocks k-blocks.
+  const Sm90Schedule short_k = make_schedule(1024, 1024, 1024, 256, 128, 64, 2, 66, true);
+  EXPECT_EQ(short_k.tiles_total, 16);
+  EXPECT_EQ(short_k.clusters, 16 * 16 / kSkMinKBlocks);
+  const Sm90Schedule tiny = make_schedule(64, 256, 64, 256, 128, 64, 2, 66, true);
+  EXPECT_EQ(tiny.clusters, 1);
+  for (const auto& sched : {s, short_k, tiny}) {
+    check(sched.tiles_m * 256, sched.cluster_tiles_n * 256, sched.k_blocks * 64, 256, 128, 2, 66,
+          true);
+    if (testing::Test::HasFatalFailure()) return;
+  }
 }

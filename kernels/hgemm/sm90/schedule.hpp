@@ -40,12 +40,17 @@ struct Sm90Schedule {
 // Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
 // remainder is under half a wave, so that every cluster gets at least half a tile of k-blocks
 // (a tile is then split among at most 3 clusters, and its finisher adds at most 2 partials).
-// clusters <= tiles_total (make_schedule), so the extra wave always exists.
+// Called with clusters <= tiles_total, so the extra wave always exists; with fewer tiles than
+// clusters make_schedule splits every tile instead (and a finisher may add more partials).
 GB_HD int sk_tile_count(int tiles_total, int clusters) {
   const int rem = tiles_total % clusters;
   if (rem == 0) return 0;
   return 2 * rem < clusters ? rem + clusters : rem;
 }
+
+// The fewest k-blocks a cluster takes when the stream-K walk splits every tile (fewer tiles than
+// clusters): below it the partials' fix-up outweighs the k-blocks it spreads.
+inline constexpr int kSkMinKBlocks = 4;
 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
@@ -64,9 +69,18 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
   s.last_row_n = s.cluster_tiles_n - (g.y - 1) * (1 << s.log_tile);
   s.tiles_total = s.tiles_m * s.cluster_tiles_n;
   s.k_blocks = ceil_div(k, bk);
-  const int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
+  int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
+  if (stream_k && s.tiles_total < clusters_max) {
+    // Fewer tiles than clusters (few tokens, or a narrow N, with a long K): every tile's
+    // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
+    const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;
+    clusters = by_k < clusters_max ? int(by_k) : clusters_max;
+    if (clusters < s.tiles_total) clusters = s.tiles_total;
+  }
   s.clusters = clusters > 1 ? clusters : 1;
-  s.dp_tiles = s.tiles_total - (stream_k ? sk_tile_count(s.tiles_total, s.clusters) : 0);
+  s.dp_tiles = !stream_k                    ? s.tiles_total
+               : s.tiles_total < s.clusters ? 0  // every tile split
+                                            : s.tiles_total - sk_tile_count(s.tiles_total, s.clusters);
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
   s.c_tma = 0;
   return s;
