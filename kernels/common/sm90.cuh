@@ -338,6 +338,73 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
 #define GB_WGMMA_R32(d, i) \
   GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8), GB_WGMMA_R8(d, i + 16), GB_WGMMA_R8(d, i + 24)
 
+#define GB_WGMMA_REGS_16                                                  \
+  "{"                                                                     \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+  "}"
+#define GB_WGMMA_REGS_8 "{%0, %1, %2, %3, %4, %5, %6, %7}"
+#define GB_WGMMA_F16(d, i) GB_WGMMA_F8(d, i), GB_WGMMA_F8(d, i + 8)
+#define GB_WGMMA_R16(d, i) GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8)
+
+// The narrow shapes m64n32k16 and m64n64k16 (the decode tiles: wgmma N = the few tokens), f32
+// accumulate (N / 2 registers) or f16 accumulate (N / 4), with the operand layout, descriptors
+// and fragment of the wide shapes below.
+template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
+__device__ __forceinline__ void wgmma_m64k16_f32_narrow(float (&d)[N / 2], uint64_t desc_a,
+                                                        uint64_t desc_b, int scale_d) {
+  static_assert(N == 32 || N == 64, "wrapped narrow shapes: m64n32k16, m64n64k16");
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
+  if constexpr (N == 32 && std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " GB_WGMMA_REGS_16
+        ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+        : GB_WGMMA_F16(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else if constexpr (N == 32) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " GB_WGMMA_REGS_16
+        ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+        : GB_WGMMA_F16(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else if constexpr (std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " GB_WGMMA_REGS_32
+        ", %32, %33, p, 1, 1, %35, %36;\n}\n"
+        : GB_WGMMA_F32(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " GB_WGMMA_REGS_32
+        ", %32, %33, p, 1, 1, %35, %36;\n}\n"
+        : GB_WGMMA_F32(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  }
+}
+template <int N, int TRANS_A = 0, int TRANS_B = 0>
+__device__ __forceinline__ void wgmma_m64k16_f16_narrow(uint32_t (&d)[N / 4], uint64_t desc_a,
+                                                        uint64_t desc_b, int scale_d) {
+  static_assert(N == 32 || N == 64, "wrapped narrow shapes: m64n32k16, m64n64k16");
+  if constexpr (N == 32) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 " GB_WGMMA_REGS_8
+        ", %8, %9, p, 1, 1, %11, %12;\n}\n"
+        : GB_WGMMA_R8(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 " GB_WGMMA_REGS_16
+        ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+        : GB_WGMMA_R16(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  }
+}
+
 // f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 128, 160 or 256.
 template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
@@ -420,6 +487,10 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
   }
 }
 
+#undef GB_WGMMA_REGS_8
+#undef GB_WGMMA_REGS_16
+#undef GB_WGMMA_F16
+#undef GB_WGMMA_R16
 #undef GB_WGMMA_REGS_32
 #undef GB_WGMMA_REGS_40
 #undef GB_WGMMA_REGS_80

@@ -14,6 +14,7 @@
 #include "runner/baselines.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "runner/cublaslt_gemm.hpp"
+#include "runner/l2_flush.hpp"
 #include "runner/nvml.hpp"
 #include "runner/telemetry_sampler.hpp"
 #include "stats/telemetry.hpp"
@@ -84,7 +85,7 @@ int64_t energy_launches(double median_s) {
 
 struct Runner::Impl {
   Impl(int device_, uint64_t seed_, size_t l2_bytes, const std::string& pci)
-      : device(device_), seed(seed_), flush(2 * l2_bytes), nvml(pci), sampler(nvml) {
+      : device(device_), seed(seed_), flush(l2_bytes), nvml(pci), sampler(nvml) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   }
   ~Impl() {
@@ -98,7 +99,7 @@ struct Runner::Impl {
   CublasGemm cublas;
   // Tuned per group when the group's baseline uses it.
   CublasLtGemm cublaslt;
-  DeviceBuffer flush;  // written before every cold sample: evicts the operands from L2
+  L2Flush flush;  // run before every cold sample: evicts the operands, leaves L2 clean
   Nvml nvml;
   TelemetrySampler sampler;  // declared after nvml: it reads through it
   std::optional<double> power_limit_w;
@@ -152,8 +153,7 @@ struct Runner::Impl {
     if (p.beta != 0)
       CUDA_CHECK(
           cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
-    if (s.cache == CacheMode::cold)
-      CUDA_CHECK(cudaMemsetAsync(flush.get(), 0, flush.bytes(), stream));
+    if (s.cache == CacheMode::cold) flush.run(stream);
   }
 
   ErrorStats verify(const ProblemGroup& g, GroupData& d, const std::function<void()>& launch) {
@@ -420,9 +420,8 @@ Runner::~Runner() = default;
 std::string Runner::timing_method() {
   return "CUDA events around each launch on one stream (Impl::sample); " +
          std::to_string(MeasureSettings{}.warmup) +
-         " warm-up launches per provider by default; L2 flushed by a 2x-L2 memset before each "
-         "sample (cache=cold) and C restored before each sample when beta != 0, both outside the "
-         "events; each kernel sampled interleaved with its baselines (--baseline); median quoted; "
+         " warm-up launches per provider by default; cache=cold: " + L2Flush::method() +
+         "; C restored before each sample when beta != 0; both outside the events; each kernel sampled interleaved with its baselines (--baseline); median quoted; "
          "NVML read every " +
          std::to_string(int(kTelemetryPeriod.count())) +
          " ms by a thread during each row's samples; energy from the NVML energy counter over "

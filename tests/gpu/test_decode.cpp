@@ -1,4 +1,6 @@
-// hgemm_decode on decode shapes the registry-wide suite (test_kernels.cpp) does not reach: N and K
+// The kernels that split K between CTAs (hgemm_decode; the Hopper rung's stream-K walk, which
+// splits every tile when there are fewer tiles than clusters; the shape-aware hgemm that picks
+// among them), on decode shapes the registry-wide suite (test_kernels.cpp) does not reach: N and K
 // large enough that tiles are split between CTAs (the workspace fixup), every token bucket, a
 // workspace that must grow between shapes, and the same result bit for bit when run twice (the
 // fixup sums in a fixed order and leaves its counters at zero).
@@ -7,6 +9,8 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -23,15 +27,17 @@ struct Case {
   int m, n, k;
 };
 
-const KernelInfo& decode_kernel() {
-  const KernelInfo* k = KernelRegistry::instance().find("hgemm_decode");
-  if (!k) throw std::runtime_error("hgemm_decode is not registered");
+const KernelInfo& kernel_named(const std::string& name) {
+  const KernelInfo* k = KernelRegistry::instance().find(name);
+  if (!k) throw std::runtime_error(name + " is not registered");
   return *k;
 }
+const KernelInfo& decode_kernel() { return kernel_named("hgemm_decode"); }
 
 // Runs p twice on the same inputs; returns the error of the first run and whether the second
 // produced the same bits.
-ErrorStats run_twice(const GemmProblem& p, uint64_t seed, bool& identical) {
+ErrorStats run_twice(const KernelInfo& kernel, const GemmProblem& p, uint64_t seed,
+                     bool& identical) {
   const size_t es = dtype_bytes(p.dtype);
   DeviceBuffer a(size_t(p.m * p.k) * es), b(size_t(p.k * p.n) * es), c(size_t(p.m * p.n) * es);
   DeviceBuffer c0(size_t(p.m * p.n) * es), ref(size_t(p.m * p.n) * sizeof(double));
@@ -46,7 +52,7 @@ ErrorStats run_twice(const GemmProblem& p, uint64_t seed, bool& identical) {
       CUDA_CHECK(cudaMemcpy(c.get(), c0.get(), c.bytes(), cudaMemcpyDeviceToDevice));
     else
       fill_nan(c.get(), p.dtype, p.m * p.n, nullptr);
-    decode_kernel().launch(args, nullptr);
+    kernel.launch(args, nullptr);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(run == 0 ? first.data() : second.data(), c.get(), c.bytes(),
@@ -61,7 +67,7 @@ ErrorStats run_twice(const GemmProblem& p, uint64_t seed, bool& identical) {
   return e;
 }
 
-void check_cases(DType dtype, const std::vector<Case>& cases) {
+void check_cases(const KernelInfo& kernel, DType dtype, const std::vector<Case>& cases) {
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
@@ -70,7 +76,7 @@ void check_cases(DType dtype, const std::vector<Case>& cases) {
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   const DeviceCaps caps{prop.major * 10 + prop.minor, prop.multiProcessorCount, size_t(optin),
                         size_t(prop.l2CacheSize)};
-  if (caps.sm < decode_kernel().min_sm) GTEST_SKIP() << "needs sm_" << decode_kernel().min_sm;
+  if (caps.sm < kernel.min_sm) GTEST_SKIP() << "needs sm_" << kernel.min_sm;
   int ran = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& s = cases[i];
@@ -84,13 +90,13 @@ void check_cases(DType dtype, const std::vector<Case>& cases) {
                         with_beta ? -0.75 : 1.25,
                         with_beta ? 0.5 : 0.0};
     SCOPED_TRACE(p.shape_string() + " " + to_string(dtype) + (with_beta ? " beta" : ""));
-    const std::string why = why_unsupported(decode_kernel(), p, caps);
+    const std::string why = why_unsupported(kernel, p, caps);
     if (!why.empty()) {
       std::printf("  skipped %s: %s\n", p.shape_string().c_str(), why.c_str());
       continue;
     }
     bool identical = false;
-    const ErrorStats e = run_twice(p, 77 + i, identical);
+    const ErrorStats e = run_twice(kernel, p, 77 + i, identical);
     ++ran;
     EXPECT_EQ(e.nonfinite, 0) << "elements left NaN (unwritten) or overflowed";
     EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > " << e.tolerance;
@@ -106,15 +112,24 @@ const std::vector<Case> kCases = {
     {33, 777, 3000},  {64, 4096, 1536}, {65, 136, 4104},   {100, 64, 8192}, {2, 8, 32768},
     {128, 129, 520},  {1, 1, 8},        {31, 4096, 512},   {17, 300, 64},   {120, 8200, 64}};
 
-TEST(HgemmDecode, DecodeShapesF16) {
+class SplitK : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SplitK, DecodeShapesF16) {
   GEMMBENCH_REQUIRE_GPU();
-  check_cases(DType::f16, kCases);
+  check_cases(kernel_named(GetParam()), DType::f16, kCases);
 }
 
-TEST(HgemmDecode, DecodeShapesBf16) {
+TEST_P(SplitK, DecodeShapesBf16) {
   GEMMBENCH_REQUIRE_GPU();
-  check_cases(DType::bf16, kCases);
+  check_cases(kernel_named(GetParam()), DType::bf16, kCases);
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SplitK,
+                         ::testing::Values("hgemm_decode", "hgemm_decode_sm90",
+                                           "hgemm_tn_sm90_sk_defer"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 // Not a GPU test: the reasons supports() gives where the decode path does not apply.
 TEST(HgemmDecode, SupportsSaysWhy) {

@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel
 
 // The persistent kernels with a capped grid: the persistent Ampere binding (hgemm_tn and the
 // other layouts' short names) at caps of 1, 3 and 7 CTAs, the Hopper kernels (2-CTA clusters,
-// stream-K and every layout included) at 1, 3, 7 and 14 CTAs (1, 1, 3 and 7 clusters).
+// stream-K and every layout included; the 1-CTA decode tiles too) at 1, 3, 7 and 14 CTAs.
 struct CappedCombo {
   Combo combo;
   int max_ctas;
@@ -195,7 +195,8 @@ std::vector<CappedCombo> capped_combos() {
   for (const Combo& c : kernel_combos()) {
     const std::string& n = c.kernel->name;
     const bool sm90 = n == "hgemm_tn_sm90" || n == "hgemm_tn_sm90_sk_defer" ||
-                      n == "hgemm_nn_sm90" || n == "hgemm_nt_sm90" || n == "hgemm_tt_sm90";
+                      n == "hgemm_nn_sm90" || n == "hgemm_nt_sm90" || n == "hgemm_tt_sm90" ||
+                      n == "hgemm_decode_sm90" || n == "hgemm_tn_sm90_128x128_sk";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     if (!sm90 && !ampere) continue;
     for (int cap : {1, 3, 7}) out.push_back({c, cap});

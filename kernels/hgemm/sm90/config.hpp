@@ -8,7 +8,7 @@ namespace gemmbench {
 
 template <int BM_, int BN_, int STAGES_, int CLUSTER_>
 struct Sm90Config {
-  static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N
+  static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N (32, 64: the decode tiles)
   static constexpr int BN = BN_;  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup
   static constexpr int BK = 64;   // one 128-byte swizzle row of 16-bit elements
   static constexpr int STAGES = STAGES_;
@@ -25,16 +25,20 @@ struct Sm90Config {
   // TMA-store epilogue staging, after the stages: per consumer warpgroup EPI_BUFS boxes of
   // (64 GEMM-N rows, 64 GEMM-M = 128 bytes) written by stmatrix, 128B-swizzled, 8 KB each:
   // one box filling while the copy engine reads the other.
+  // A tile narrower than one box (BM = 32) stores from registers only and stages nothing.
   static constexpr int EPI_BOX = 64;  // box edge, both dimensions
+  static constexpr bool TMA_STORE = BM % EPI_BOX == 0;
   static constexpr int EPI_BUFS = 2;
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
-  static constexpr uint32_t EPI_BYTES = CONSUMERS * EPI_BUFS * EPI_BUF_BYTES;
+  static constexpr uint32_t EPI_BYTES = TMA_STORE ? CONSUMERS * EPI_BUFS * EPI_BUF_BYTES : 0;
   // + 1024: the dynamic window is aligned up to the 1024-byte swizzle period in the kernel.
   static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) + int(EPI_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40;
   static constexpr int CONSUMER_REGS = 232;
 
-  static_assert(BM == 128 || BM == 256, "BM is wgmma's N: one instruction covers 128 or 256");
+  static_assert(BM == 32 || BM == 64 || BM == 128 || BM == 256,
+                "BM is wgmma's N: one instruction covers 32, 64, 128 or 256 (the register "
+                "epilogue transposes quads of 8-wide chunks: BM >= 32)");
   static_assert(STAGES >= 2,
                 "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
                 "1-stage ring deadlocks");
@@ -52,7 +56,7 @@ struct Sm90Config {
   static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 227 * 1024,
                 "stages (and epilogue boxes) exceed the 227 KB of shared memory a block may opt "
                 "into");
-  static_assert(BM % EPI_BOX == 0 && WG_N == EPI_BOX,
+  static_assert(WG_N == EPI_BOX,
                 "the TMA-store epilogue cuts a warpgroup's (64, BM) tile into 64x64 boxes");
 };
 

@@ -33,8 +33,12 @@ template <int BM, bool F16_ACCUM, class T, bool A_K_MAJOR, bool B_K_MAJOR, class
 __device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
                                                int accumulate) {
   constexpr int TRANS_A = B_K_MAJOR ? 0 : 1, TRANS_B = A_K_MAJOR ? 0 : 1;
-  if constexpr (F16_ACCUM)
+  if constexpr (F16_ACCUM && BM < 128)
+    sm90::wgmma_m64k16_f16_narrow<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
+  else if constexpr (F16_ACCUM)
     sm90::wgmma_m64k16_f16<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
+  else if constexpr (BM < 128)
+    sm90::wgmma_m64k16_f32_narrow<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
   else
     sm90::wgmma_m64k16_f32<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
 }
@@ -296,7 +300,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
       if (n_tile >= sched.tiles_n) continue;
       const int m_tile0 = w.tile.m * BM;
-      if (sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
+      if (Cfg::TMA_STORE && sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;
         if (n0 >= N) continue;  // this warpgroup's rows are all past N
         // Packed now, stored during the next tile's first k-blocks.

@@ -93,7 +93,8 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)
                                          : make_mnmajor_map(args.b, p.dtype, N, K, Cfg::BK);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
-  if (args.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
+  if (Cfg::TMA_STORE && args.beta == 0.f && M % 8 == 0 &&
+      reinterpret_cast<uintptr_t>(args.c) % 16 == 0) {
     map_c = make_c_store_map(args.c, p.dtype, M, N, Cfg::EPI_BOX);
     sched.c_tma = 1;
   }

@@ -1,0 +1,77 @@
+// hgemm_decode_sm90 — HGEMM ladder, rung 12 (top): the decode path on Hopper, M = tokens <= 128.
+//
+// Rung 11 (hgemm_decode) streams the weights through mma.sync and a cp.async ring; at 64 and 128
+// tokens it issues too many instructions per byte and misses cuBLAS by a third. This rung keeps
+// rung 10's kernel (TMA + mbarrier ring + warp-specialized wgmma, sm90/kernel.cuh), which already
+// puts the GEMM's N (the weight rows) on wgmma's 64-row M side and the GEMM's M on wgmma's N side,
+// and narrows that side to the tokens: BM = 32, 64 or 128 by M (wgmma m64n32k16, m64n64k16,
+// m64n128k16), so no tensor-core work is wasted on padding rows and a stage is nearly all weights.
+// One CTA per SM (no cluster: the token tile is too small to be worth multicasting), a ring 5 to
+// 8 stages deep (up to 160 KB of weights in flight per SM), and the stream-K walk of
+// sm90/schedule.hpp: with fewer weight tiles than SMs every tile's k-blocks are split over the
+// whole grid (at least 4 per CTA), else the last partial wave is; partials are summed in a fixed
+// order through the stream-K workspace (deterministic).
+// Tiles (GEMM M x N x K per CTA tile): M <= 32: 32x128x64, 8 stages, register epilogue;
+// M <= 64: 64x128x64, 7 stages; M <= 128: 128x128x64, 5 stages (TMA-store epilogue when beta = 0).
+// Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
+// Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M (rung 10's 128x128
+// stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at few-wave prefill shapes).
+// Measured: see docs/hgemm-hopper.md ("The decode path") for the reports.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+
+#include "hgemm/sm90/launch.cuh"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+using Decode32 = Sm90Variant<32, 128, 8, 1, true>;
+using Decode64 = Sm90Variant<64, 128, 7, 1, true>;
+using Decode128 = Sm90Variant<128, 128, 5, 1, true>;
+
+constexpr int kMaxTokens = 128;
+
+// The token tile for M: the narrowest of 32, 64, 128 that holds every token.
+template <class F>
+auto with_token_tile(int64_t m, F&& f) {
+  if (m <= 32) return f(Decode32{});
+  if (m <= 64) return f(Decode64{});
+  return f(Decode128{});
+}
+
+std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > kMaxTokens)
+    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  return with_token_tile(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+}
+
+void decode_launch(const GemmArgs& args, cudaStream_t stream) {
+  with_token_tile(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_decode_sm90",
+    .family = "hgemm",
+    .rung = 12,
+    .summary = "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as "
+               "wgmma's narrow N (32/64/128), 1 CTA/SM, every tile split over the grid (stream-K)",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .supports = decode_supports,
+    .launch = decode_launch,
+});
+
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128>(
+    "hgemm_tn_sm90_128x128_sk",
+    "128x128x64, 5 stages, no cluster, stream-K (every tile split when tiles < SMs): the decode "
+    "path's 128-token tile at any M"));
+
+}  // namespace gemmbench
