@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/occupancy.hpp"
+
 namespace gemmbench {
 
 namespace {
@@ -71,6 +73,18 @@ std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const Dev
     return "needs sm_" + std::to_string(k.min_sm) + ", device is sm_" + std::to_string(caps.sm);
   if (k.supports) return k.supports(p, caps);
   return {};
+}
+
+DeviceCaps current_device_caps() {
+  static PerDevice<DeviceCaps> caps;
+  return caps.get([](int dev) {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    int optin = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return DeviceCaps{prop.major * 10 + prop.minor, prop.multiProcessorCount, size_t(optin),
+                      size_t(prop.l2CacheSize)};
+  });
 }
 
 }  // namespace gemmbench

@@ -44,6 +44,17 @@ struct GemmArgs {
 using SupportsFn = std::function<std::string(const GemmProblem&, const DeviceCaps&)>;
 using LaunchFn = std::function<void(const GemmArgs&, cudaStream_t)>;
 
+struct KernelInfo;
+// What a shape-aware dispatcher (hgemm, sgemm) runs for one problem: a registered kernel and the
+// line of the rule table (kernels/dispatch/rules.cpp) that picked it; kernel == nullptr when no
+// candidate can run the problem, `why` then gives each candidate's reason.
+struct DispatchChoice {
+  const KernelInfo* kernel = nullptr;
+  std::string rule;
+  std::string why;
+};
+using ChooseFn = std::function<DispatchChoice(const GemmProblem&, const DeviceCaps&)>;
+
 struct KernelInfo {
   std::string name;             // what the user types: short, stable ("sgemm_naive")
   std::string family;           // ladder it belongs to ("sgemm", "hgemm")
@@ -55,6 +66,7 @@ struct KernelInfo {
   int min_sm = 0;               // 10 * major + minor
   SupportsFn supports;          // optional: per-problem constraints
   LaunchFn launch;
+  ChooseFn choose;              // dispatchers only: the kernel launch() runs (rows record it)
 };
 
 class KernelRegistry {
@@ -74,6 +86,10 @@ class KernelRegistry {
 // The reason a kernel cannot run `p` on `caps`, from the declared fields and supports();
 // empty when it can.
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps);
+
+// The current device's caps, asked once per device and kept: for launchers that must decide
+// what to run (dispatchers) without a query on the timed path.
+DeviceCaps current_device_caps();
 
 }  // namespace gemmbench
 

@@ -118,6 +118,8 @@ json to_json(const CaseResult& r) {
   j["beta"] = r.problem.beta;
   j["status"] = to_string(r.status);
   j["reason"] = r.reason;
+  if (!r.chosen_kernel.empty())
+    j["chosen"] = {{"kernel", r.chosen_kernel}, {"rule", r.chosen_rule}};
   if (r.time) {
     j["time_ms"] = {{"median", r.time->median_ms}, {"min", r.time->min_ms},
                     {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
@@ -210,6 +212,10 @@ CaseResult case_result_from_json(const json& j) {
   r.problem.beta = j.at("beta").get<double>();
   r.status = parse_status(j.at("status").get<std::string>());
   r.reason = j.at("reason").get<std::string>();
+  if (j.contains("chosen")) {  // shape-aware kernels only
+    r.chosen_kernel = j.at("chosen").at("kernel").get<std::string>();
+    r.chosen_rule = j.at("chosen").at("rule").get<std::string>();
+  }
   if (!j.at("time_ms").is_null()) {
     const json& t = j.at("time_ms");
     r.time = TimingStats{t.at("median").get<double>(), t.at("min").get<double>(),

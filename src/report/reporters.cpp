@@ -104,6 +104,7 @@ class ConsoleReporter : public Reporter {
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
+    if (!r.chosen_kernel.empty()) status += " [ran " + r.chosen_kernel + "]";
     out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {}{:>7} {:>9}  {}\n",
                         r.kernel, r.problem.shape_string(), to_string(r.problem.layout),
                         accum_label(r.problem), ms, tf, pct,
@@ -235,7 +236,9 @@ class CsvReporter : public Reporter {
         r.sol.reason,
         to_string(r.measure.baseline),
         device_,
-        r.reason};
+        r.reason,
+        r.chosen_kernel,
+        r.chosen_rule};
     std::string line;
     for (const auto& c : cells) line += (line.empty() ? "" : ",") + csv_escape(c);
     out_ << line << "\n" << std::flush;
@@ -365,7 +368,9 @@ const std::vector<std::string>& csv_columns() {
                                                 "sol_reason",
                                                 "baseline",
                                                 "device",
-                                                "reason"};
+                                                "reason",
+                                                "chosen_kernel",
+                                                "chosen_rule"};
   return cols;
 }
 

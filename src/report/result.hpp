@@ -122,6 +122,10 @@ struct CaseResult {
   int burst_wait_timeouts = 0;
   PresetLabel preset;  // the model layer the shape comes from (--preset), or empty
   SolStats sol;
+  // Shape-aware kernels (hgemm, sgemm): the registered kernel that ran and the rule of
+  // kernels/dispatch/rules.cpp that chose it; empty for every other row.
+  std::string chosen_kernel;
+  std::string chosen_rule;
 };
 
 struct DeviceMetadata {

@@ -490,6 +490,10 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.problem = g.problem;
     r.measure = g.measure;
     r.preset = g.preset;
+    if (k && k->choose) {
+      const DispatchChoice c = k->choose(g.problem, caps_);
+      if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
+    }
     return r;
   };
   // The one place a row that was planned but never ran is built.

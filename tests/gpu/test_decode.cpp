@@ -32,7 +32,9 @@ const KernelInfo& kernel_named(const std::string& name) {
   if (!k) throw std::runtime_error(name + " is not registered");
   return *k;
 }
-const KernelInfo& decode_kernel() { return kernel_named("hgemm_decode"); }
+const KernelInfo& decode_kernel() {
+  return kernel_named("hgemm_decode");
+}
 
 // Runs p twice on the same inputs; returns the error of the first run and whether the second
 // produced the same bits.

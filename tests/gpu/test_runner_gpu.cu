@@ -207,3 +207,30 @@ TEST(Runner, EveryRowCarriesItsSpeedOfLightAndPresetLabel) {
     }
   }
 }
+
+// The shape-aware kernels: each row names the registered kernel that ran and its rule, that
+// kernel is the rule table's first candidate the device can run, and the row verifies.
+TEST(Runner, ShapeAwareRowsRecordTheirChoice) {
+  GEMMBENCH_REQUIRE_GPU();
+  RunSpec h = quick_run({"hgemm"}, {16, 1024, 2048});
+  h.dtypes = {DType::f16};
+  h.accums = {Accum::f32};
+  h.layouts = {Layout::tn};
+  RunSpec s = quick_run({"sgemm"}, {128, 256, 64});
+  const Plan plan = build_plan({h, s}, {}, {}, KernelRegistry::instance());
+  Runner runner(0, 11);
+  Collect out;
+  runner.run(plan, out, {});
+  for (const char* name : {"hgemm", "sgemm"}) {
+    const CaseResult& r = row(out.rows, name);
+    SCOPED_TRACE(name);
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    ASSERT_FALSE(r.chosen_kernel.empty());
+    EXPECT_FALSE(r.chosen_rule.empty());
+    const KernelInfo* k = KernelRegistry::instance().find(name);
+    const DispatchChoice c = k->choose(r.problem, runner.caps());
+    ASSERT_NE(c.kernel, nullptr) << c.why;
+    EXPECT_EQ(r.chosen_kernel, c.kernel->name);
+  }
+  EXPECT_TRUE(row(out.rows, "cublas").chosen_kernel.empty());
+}

@@ -97,6 +97,21 @@ TEST(Json, RowRoundTripsExactly) {
   }
 }
 
+// A shape-aware kernel's row names the kernel that ran and its rule; other rows have no key.
+TEST(Json, DispatchChoiceRoundTrips) {
+  CaseResult r = sample_row(3, Status::ok);
+  EXPECT_FALSE(to_json(r).contains("chosen"));
+  r.kernel = "hgemm";
+  r.chosen_kernel = "hgemm_decode_sm90";
+  r.chosen_rule = "decode, M <= 128";
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["chosen"]["kernel"], "hgemm_decode_sm90");
+  const CaseResult back = case_result_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.chosen_kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(back.chosen_rule, "decode, M <= 128");
+  EXPECT_EQ(to_json(back), j);
+}
+
 TEST(Json, DataDistributionRoundTrips) {
   CaseResult r = sample_row(3, Status::ok);
   r.measure.data = DataDist::int3;
@@ -198,7 +213,12 @@ TEST(Csv, StableColumnsOneRowPerCaseWrittenImmediately) {
   while (std::getline(in, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 3u);
   const auto cells = split_csv_line(lines[2]);
-  EXPECT_EQ(cells.back(), "K must be a multiple of 8: \"16-byte rows\"");
+  const auto column = [&](const char* name) {
+    return cells[std::find(csv_columns().begin(), csv_columns().end(), name) -
+                 csv_columns().begin()];
+  };
+  EXPECT_EQ(column("reason"), "K must be a multiple of 8: \"16-byte rows\"");
+  EXPECT_EQ(column("chosen_kernel"), "") << "only the shape-aware kernels' rows name one";
   EXPECT_EQ(cells[std::find(csv_columns().begin(), csv_columns().end(), "median_ms") -
                   csv_columns().begin()],
             "");

@@ -192,26 +192,37 @@ TEST(Sm90Schedule, PlainWalkIsBalancedAndInRasterOrder) {
   EXPECT_EQ(most, 7u);
 }
 
-// Fewer tiles than clusters under stream-K (few tokens): every tile is split, over up to the
-// whole grid, each cluster taking at least kSkMinKBlocks k-blocks; the plain walk keeps one
-// cluster per tile.
+// Fewer tiles than clusters under stream-K (few tokens) with a tile of at most 128x128 (the
+// decode path: 1-CTA clusters, 132 of them): every tile is split, over up to the whole grid,
+// each cluster taking at least kSkMinKBlocks k-blocks; the plain walk keeps one cluster per
+// tile, and so does the 256x128 tile under stream-K.
 TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
-  const Sm90Schedule s = make_schedule(128, 4096, 4096, 256, 128, 64, 2, 66, true);
-  EXPECT_EQ(s.tiles_total, 16);
-  EXPECT_EQ(s.clusters, 66);
+  const Sm90Schedule s = make_schedule(16, 4096, 4096, 32, 128, 64, 1, 132, true);
+  EXPECT_EQ(s.tiles_total, 32);
+  EXPECT_EQ(s.clusters, 132);
   EXPECT_EQ(s.dp_tiles, 0);
-  EXPECT_EQ(s.sk_units, 16LL * 64);
-  const Sm90Schedule plain = make_schedule(128, 4096, 4096, 256, 128, 64, 2, 66, false);
-  EXPECT_EQ(plain.clusters, 16);
+  EXPECT_EQ(s.sk_units, 32LL * 64);
+  const Sm90Schedule plain = make_schedule(16, 4096, 4096, 32, 128, 64, 1, 132, false);
+  EXPECT_EQ(plain.clusters, 32);
+  const Sm90Schedule wide = make_schedule(128, 4096, 4096, 256, 128, 64, 2, 66, true);
+  EXPECT_EQ(wide.tiles_total, 16);
+  EXPECT_EQ(wide.clusters, 16) << "256x128 tiles are not split (kSkSplitMaxTileArea)";
+  EXPECT_EQ(wide.dp_tiles, 16);
   // Short K: the grid stops where a cluster would get under kSkMinKBlocks k-blocks.
-  const Sm90Schedule short_k = make_schedule(1024, 1024, 1024, 256, 128, 64, 2, 66, true);
-  EXPECT_EQ(short_k.tiles_total, 16);
-  EXPECT_EQ(short_k.clusters, 16 * 16 / kSkMinKBlocks);
-  const Sm90Schedule tiny = make_schedule(64, 256, 64, 256, 128, 64, 2, 66, true);
+  const Sm90Schedule short_k = make_schedule(1024, 1024, 1024, 128, 128, 64, 1, 132, true);
+  EXPECT_EQ(short_k.tiles_total, 64);
+  EXPECT_EQ(short_k.clusters, 64 * 16 / kSkMinKBlocks > 132 ? 132 : 64 * 16 / kSkMinKBlocks);
+  const Sm90Schedule tiny = make_schedule(64, 128, 64, 64, 128, 64, 1, 132, true);
   EXPECT_EQ(tiny.clusters, 1);
-  for (const auto& sched : {s, short_k, tiny}) {
-    check(sched.tiles_m * 256, sched.cluster_tiles_n * 256, sched.k_blocks * 64, 256, 128, 2, 66,
-          true);
+  struct Tile {
+    int bm, bn;
+  };
+  const Tile tiles[] = {{32, 128}, {128, 128}, {64, 128}};
+  const Sm90Schedule* scheds[] = {&s, &short_k, &tiny};
+  for (int i = 0; i < 3; ++i) {
+    const Sm90Schedule& sched = *scheds[i];
+    check(sched.tiles_m * tiles[i].bm, sched.cluster_tiles_n * tiles[i].bn, sched.k_blocks * 64,
+          tiles[i].bm, tiles[i].bn, 1, 132, true);
     if (testing::Test::HasFatalFailure()) return;
   }
 }

@@ -41,7 +41,8 @@ struct Sm90Schedule {
 // remainder is under half a wave, so that every cluster gets at least half a tile of k-blocks
 // (a tile is then split among at most 3 clusters, and its finisher adds at most 2 partials).
 // Called with clusters <= tiles_total, so the extra wave always exists; with fewer tiles than
-// clusters make_schedule splits every tile instead (and a finisher may add more partials).
+// clusters make_schedule splits every tile of at most kSkSplitMaxTileArea instead (a finisher
+// may then add more partials), and a larger tile runs whole, one cluster each.
 GB_HD int sk_tile_count(int tiles_total, int clusters) {
   const int rem = tiles_total % clusters;
   if (rem == 0) return 0;
@@ -51,6 +52,12 @@ GB_HD int sk_tile_count(int tiles_total, int clusters) {
 // The fewest k-blocks a cluster takes when the stream-K walk splits every tile (fewer tiles than
 // clusters): below it the partials' fix-up outweighs the k-blocks it spreads.
 inline constexpr int kSkMinKBlocks = 4;
+// Only tiles of at most 128x128 split every tile over the grid (the decode path's narrow tiles,
+// hgemm_tn_sm90_128x128_sk): their partials are at most 64 KB. The 256x128 tile's 128 KB partials
+// cost more than the split gains: hgemm_tn_sm90_sk_defer split that way ran 0.38x at 1024^3 and
+// 0.72x at 2048^3 against 0.49x / 0.91x unsplit, and 0.43-0.87x at the decode shapes
+// (bench_results/h100/2026-11-25_split_candidates.json, _decode_sm90_candidates.json).
+inline constexpr int kSkSplitMaxTileArea = 128 * 128;
 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
@@ -70,7 +77,7 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
   s.tiles_total = s.tiles_m * s.cluster_tiles_n;
   s.k_blocks = ceil_div(k, bk);
   int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
-  if (stream_k && s.tiles_total < clusters_max) {
+  if (stream_k && s.tiles_total < clusters_max && bm * bn <= kSkSplitMaxTileArea) {
     // Fewer tiles than clusters (few tokens, or a narrow N, with a long K): every tile's
     // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
     const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;

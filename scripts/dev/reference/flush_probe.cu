@@ -10,8 +10,8 @@
 //   hot         nothing (the operands stay in L2 when they fit)
 // and a device-to-device copy of 1 GiB (read + write bytes / time) for the roofline's bandwidth.
 // One JSON line per shape with each preparation's median.
-// Build: nvcc -std=c++17 -O3 -arch=native scripts/dev/reference/flush_probe.cu -lcublas -o flush_probe
-// Run:   ./flush_probe [samples]
+// Build: nvcc -std=c++17 -O3 -arch=native scripts/dev/reference/flush_probe.cu -lcublas -o
+// flush_probe Run:   ./flush_probe [samples]
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -117,14 +117,16 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaEventRecord(e0, stream));
     CHECK_CUDA(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, stream));
     CHECK_CUDA(cudaEventRecord(e1, stream));
-    if (i > 0) copy_ms.push_back(elapsed());
-    else elapsed();
+    if (i > 0)
+      copy_ms.push_back(elapsed());
+    else
+      elapsed();
   }
   const double copy_gbs = 2.0 * copy_bytes / (median(copy_ms) * 1e-3) / 1e9;
   CHECK_CUDA(cudaFree(src));
   CHECK_CUDA(cudaFree(dst));
 
-  const int shapes[][3] = {{16, 4096, 4096},  {1, 7168, 2048},  {16, 2112, 7168},
+  const int shapes[][3] = {{16, 4096, 4096},  {1, 7168, 2048},   {16, 2112, 7168},
                            {128, 4096, 4096}, {16, 28672, 4096}, {16, 8192, 28672}};
   for (const auto& s : shapes) {
     const int m = s[0], n = s[1], k = s[2];
@@ -136,8 +138,8 @@ int main(int argc, char** argv) {
     fill_half<<<1024, 256, 0, stream>>>(b, size_t(k) * n, 2);
     const float alpha = 1.0f, beta = 0.0f;
     const auto gemm = [&] {
-      CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F,
-                                k, b, CUDA_R_16F, k, &beta, d, CUDA_R_16F, m, CUBLAS_COMPUTE_32F,
+      CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, k,
+                                b, CUDA_R_16F, k, &beta, d, CUDA_R_16F, m, CUBLAS_COMPUTE_32F,
                                 CUBLAS_GEMM_DEFAULT));
     };
     const auto do_read = [&] {

@@ -1,0 +1,113 @@
+// hgemm and sgemm — the shape-aware kernels: one name a user can type that runs, for the case
+// at hand, the best registered configuration, the way cuBLAS's heuristics choose its kernel.
+//
+// The choice is the rule table's (dispatch/rules.cpp): a list of registered kernels, best first,
+// derived from committed H100 measurements; the first whose supports() accepts the problem on
+// this device runs. Every row of these kernels records the kernel chosen and the rule that chose
+// it (CaseResult::chosen). The choice depends on the problem and the device only, so the runner's
+// verified launch, warm-up and samples all run the same kernel; it is made on the host before
+// the launch (a few comparisons) with the device's caps read once per device.
+// Constraints: those of the chosen kernel; a problem no candidate runs is a skipped row whose
+// reason lists every candidate's.
+// Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json (docs/dispatch.md).
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <cuda_runtime.h>
+
+#include "core/cuda_check.hpp"
+#include "dispatch/rules.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+using CandidatesFn = std::vector<RuleCandidate> (*)(const GemmProblem&, const DeviceCaps&);
+
+DispatchChoice choose_with(CandidatesFn candidates, const GemmProblem& p, const DeviceCaps& caps) {
+  DispatchChoice out;
+  for (const RuleCandidate& c : candidates(p, caps)) {
+    const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
+    if (!k) continue;  // a candidate this build does not register
+    const std::string why = why_unsupported(*k, p, caps);
+    if (why.empty()) {
+      out.kernel = k;
+      out.rule = c.rule;
+      out.why.clear();
+      return out;
+    }
+    out.why += (out.why.empty() ? "" : "; ") + c.kernel + ": " + why;
+  }
+  out.why = "no candidate of the rule table runs this case (" + out.why + ")";
+  return out;
+}
+
+template <CandidatesFn F>
+DispatchChoice choose(const GemmProblem& p, const DeviceCaps& caps) {
+  return choose_with(F, p, caps);
+}
+
+template <CandidatesFn F>
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  const DispatchChoice c = choose_with(F, p, caps);
+  return c.kernel ? std::string() : c.why;
+}
+
+// The launcher's choice, kept per (device, problem): supports() of a Hopper kernel asks the
+// driver about its image, which is no call for every timed launch.
+template <CandidatesFn F>
+const KernelInfo* chosen_for_launch(const GemmProblem& p) {
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, DispatchChoice> cache;
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  const Key key{dev, p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum)};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, choose_with(F, p, current_device_caps())).first;
+  if (!it->second.kernel) throw std::invalid_argument(it->second.why);
+  return it->second.kernel;
+}
+
+template <CandidatesFn F>
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  chosen_for_launch<F>(args.problem)->launch(args, stream);
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm",
+    .family = "hgemm",
+    .rung = 13,
+    .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
+               "(decode path, Hopper tile and stream-K by waves, layout), rows record which",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
+    .min_sm = 80,
+    .supports = supports<hgemm_candidates>,
+    .launch = launch<hgemm_candidates>,
+    .choose = choose<hgemm_candidates>,
+});
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "sgemm",
+    .family = "sgemm",
+    .rung = 9,
+    .summary = "shape-aware: runs the SGEMM tile the rule table picks for the case (by waves, "
+               "narrow M or N), rows record which",
+    .dtypes = {DType::f32},
+    .accums = {Accum::f32},
+    .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
+    .min_sm = 50,
+    .supports = supports<sgemm_candidates>,
+    .launch = launch<sgemm_candidates>,
+    .choose = choose<sgemm_candidates>,
+});
+
+}  // namespace gemmbench

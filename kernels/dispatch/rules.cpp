@@ -1,0 +1,147 @@
+// The rule table. Each rule is a few lines: the condition, the kernel, and (in the comment) the
+// committed H100 report whose rows it was derived from, sustained, cold L2, f16/f32acc unless
+// said. The thresholds are stated in waves of the device's own SM count, so they carry to
+// another Hopper part; on other architectures the Hopper kernels refuse (supports()) and the
+// dispatcher falls through to the Ampere rungs. docs/dispatch.md tells how each rule was found.
+#include "dispatch/rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gemmbench {
+namespace {
+
+class Candidates {
+ public:
+  void add(const std::string& kernel, const std::string& rule) {
+    for (const RuleCandidate& c : list_)
+      if (c.kernel == kernel) return;  // the first (best) rule that names a kernel keeps it
+    list_.push_back({kernel, rule});
+  }
+  std::vector<RuleCandidate> take() { return std::move(list_); }
+
+ private:
+  std::vector<RuleCandidate> list_;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Reports the rules rest on (bench_results/h100/):
+//   C = 2026-11-24_dispatch_candidates.json (prefill shapes, squares 1024..8192, SGEMM tiles)
+//   D = 2026-11-25_decode_sm90_candidates.json (decode shapes, few-wave shapes)
+
+void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
+  if (p.m <= 16)
+    // D: geometric mean 0.942x / 0.949x at 1 / 16 tokens against the Hopper decode path's
+    // 0.924x / 0.932x; it wins 21 of the 32 shapes, most clearly the small weight matrices.
+    c.add("hgemm_decode", "decode, M <= 16: mma.sync weights-as-M, 3-4 CTAs/SM");
+  if (p.m <= 128)
+    // D: at 64 / 128 tokens 0.897x / 0.870x against rung 11's 0.691x / 0.577x.
+    c.add("hgemm_decode_sm90",
+          "decode, M <= 128: wgmma with the tokens as N, K split over the grid");
+  if (p.m > 128) {
+    const WaveShape w = sm90_waves(p, caps);
+    if (w.waves < 0.9)
+      // D: 1024^3 0.548x (256x128: 0.520x), 1536^3 0.860x (0.707x), 256x4096x4096 0.713x
+      // (0.449x); at 2048^3 (0.97 waves) the 256x128 tile keeps 0.912x against 0.861x.
+      c.add("hgemm_tn_sm90_128x128_sk", "few tiles (< 0.9 waves of 256x256): 128x128 stream-K");
+    else if (w.waves < 2 && w.wave_efficiency < 0.9)
+      // D: 2560^3 (1.52 waves) 0.921x against 0.852x.
+      c.add("hgemm_tn_sm90_128x128_sk", "1-2 waves, last wave under 90% busy: 128x128 stream-K");
+    else if (w.wave_efficiency < 0.95)
+      // C, D: 4096x2112x7168 (2.18 waves) 0.933-0.942x against 0.764-0.768x; 3072^3 0.851-0.859x
+      // against 0.758-0.767x; 5120^3, 5632^3, 6656^3 1.011-1.066x against 0.931-1.033x.
+      c.add("hgemm_tn_sm90_sk_defer", "last wave under 95% busy: stream-K tail");
+    else if (p.k >= 7680)
+      // C: K >= 7680 (120 k-blocks): 4096x7168x16384 1.021x vs 1.003x, 4096x8192x28672 1.026x vs
+      // 1.002x, 8192^3 1.071x vs 1.034x, 7680^3 1.012x vs 1.001x; at K <= 7168 the stream-K
+      // tail loses 1-7% (4096x7168x2048 0.962x vs 1.012x).
+      c.add("hgemm_tn_sm90_sk_defer", "long K (>= 7680) with balanced waves: stream-K tail");
+    c.add("hgemm_tn_sm90", "prefill: the Hopper rung, plain tile walk");
+  }
+  // Fallbacks, best first: the Hopper rung for any M, then rungs that need no sm_90a.
+  c.add("hgemm_tn_sm90", "fallback: the Hopper rung");
+  c.add("hgemm_decode_sm90", "fallback: the Hopper decode path");
+  if (p.m <= 128) c.add("hgemm_decode", "fallback: decode path without Hopper (sm_80+, bf16 too)");
+  c.add("hgemm_tn", "fallback: the Ampere rung (f16)");
+  c.add("hgemm_mma", "fallback: mma.sync (f16, any shape)");
+  c.add("hgemm_wmma", "fallback: WMMA (f16, any shape)");
+}
+
+void hgemm_other_layout_rules(const GemmProblem& p, Candidates& c) {
+  const std::string l = to_string(p.layout);
+  // C: hgemm_{nn,nt,tt}_sm90 at 5120x4096x4096 1.009x / 1.024x / 1.010x and at 8192^3
+  // 1.033x / 1.033x / 1.034x, against 1.020x / 1.029x for TN in the same run.
+  c.add("hgemm_" + l + "_sm90", "the Hopper rung in " + l);
+  c.add("hgemm_" + l, "fallback: the Ampere rung in " + l + " (f16)");
+  c.add("hgemm_wmma", "fallback: WMMA (f16, any shape)");
+}
+
+// The three SGEMM tiles: (BM, BN, resident blocks per SM, ratio to cuBLAS at 8192^3 in C, where
+// every tile runs whole waves).
+struct SgemmTile {
+  const char* kernel;
+  int bm, bn, blocks_per_sm;
+  double efficiency;
+};
+constexpr SgemmTile kSgemmTiles[] = {
+    {"sgemm_pipelined", 256, 128, 1, 0.980},
+    {"sgemm_pipelined_128x128", 128, 128, 2, 0.898},
+    {"sgemm_pipelined_128x64", 128, 64, 3, 0.943},
+};
+
+}  // namespace
+
+WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps) {
+  const int64_t tiles = ceil_div(p.m, 256) * ceil_div(p.n, 256);
+  const int clusters = std::max(1, caps.num_sms / 2);
+  WaveShape w;
+  w.waves = double(tiles) / clusters;
+  w.wave_efficiency = w.waves / std::ceil(w.waves);
+  return w;
+}
+
+std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
+  Candidates c;
+  if (p.layout == Layout::tn)
+    hgemm_tn_rules(p, caps, c);
+  else
+    hgemm_other_layout_rules(p, c);
+  return c.take();
+}
+
+std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
+  Candidates c;
+  if (p.m <= 128 || p.n <= 128) {
+    // C: at M = 16 and 128 (N = K = 4096) 128x64 gives 0.204x / 0.451x against 0.121x / 0.251x
+    // (128x128) and 0.072x / 0.141x (256x128): the most CTAs when one dimension is narrow.
+    c.add("sgemm_pipelined_128x64", "narrow (M or N <= 128): the tile with the most CTAs");
+  } else {
+    // C: predicted share of the tile's full-wave speed, efficiency x waves / ceil(waves) with
+    // waves = tiles / (SMs x resident blocks); the best prediction within 2% of the next prefers
+    // the smaller tile (finer waves). It picks within 2% of the measured best at 13 of the 15
+    // squares from 1024 to 8192 (not 2560: 0.833x against 0.887x; not 5632: the same tile).
+    std::vector<std::pair<double, const SgemmTile*>> scored;
+    for (const SgemmTile& t : kSgemmTiles) {
+      const double tiles = double(ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn));
+      const double waves = tiles / double(std::max(1, caps.num_sms) * t.blocks_per_sm);
+      scored.push_back({t.efficiency * waves / std::ceil(waves), &t});
+    }
+    const auto best =
+        std::max_element(scored.begin(), scored.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    const SgemmTile* pick = best->second;
+    for (const auto& s : scored)  // a smaller tile within 2% of the best
+      if (s.first >= 0.98 * best->first && s.second->bm * s.second->bn < pick->bm * pick->bn)
+        pick = s.second;
+    c.add(pick->kernel, "tile by predicted wave efficiency");
+  }
+  for (const SgemmTile& t : kSgemmTiles) c.add(t.kernel, "fallback: another tile");
+  c.add("sgemm_warptile", "fallback: no cp.async (before sm_80)");
+  c.add("sgemm_naive", "fallback: any shape, any GPU");
+  return c.take();
+}
+
+}  // namespace gemmbench

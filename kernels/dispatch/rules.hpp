@@ -1,0 +1,36 @@
+// The rule table of the shape-aware kernels `hgemm` and `sgemm` (kernels/dispatch/dispatch.cpp):
+// for one problem on one device, the registered kernels to try, best first. The dispatcher runs
+// the first one whose supports() accepts the problem. Every rule names the committed measurement
+// it rests on (rules.cpp; the story in docs/dispatch.md). Plain C++: host tests call it directly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "registry.hpp"
+
+namespace gemmbench {
+
+struct RuleCandidate {
+  std::string kernel;  // a registered kernel name
+  std::string rule;    // the rule that put it here, as rows record it ("decode: M <= 16")
+};
+
+// Candidates for a 16-bit problem (f16 or bf16 inputs), best first, ending with the fallbacks
+// that run any shape their layout allows.
+std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
+
+// Candidates for an f32 problem, best first.
+std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
+
+// The quantities the rules read, exposed for the tests: the waves of the Hopper rung's 256x256
+// cluster tiles over the resident clusters (num_sms / 2), and the share of the last wave that
+// is busy in the plain walk, (waves / ceil(waves)).
+struct WaveShape {
+  double waves = 0;
+  double wave_efficiency = 0;
+};
+WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps);
+
+}  // namespace gemmbench

@@ -1,0 +1,129 @@
+// The rule table of the shape-aware `hgemm` and `sgemm` (kernels/dispatch/rules.cpp): what it
+// picks at the shapes its rules were measured on (H100 caps), that every candidate it names is
+// registered and can take the problem's dtype and layout, and that every chain ends in a kernel
+// with no shape constraint beyond its layout, so a case is only skipped where nothing can run it.
+// Which candidate finally runs depends on supports(), which asks the driver: the GPU suites
+// (test_kernels, test_decode) run `hgemm` and `sgemm` themselves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dispatch/rules.hpp"
+#include "registry.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+const DeviceCaps kH100{90, 132, 227 * 1024, 50u << 20};
+
+GemmProblem tn16(int64_t m, int64_t n, int64_t k) {
+  return GemmProblem{m, n, k, Layout::tn, DType::f16, Accum::f32, 1.0, 0.0};
+}
+
+std::string first(const std::vector<RuleCandidate>& c) {
+  return c.empty() ? "" : c[0].kernel;
+}
+
+}  // namespace
+
+TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
+  EXPECT_EQ(first(hgemm_candidates(tn16(1, 4096, 4096), kH100)), "hgemm_decode");
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode");
+  EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
+  // Where rung 11 cannot run (f16 accumulation, no sm_80 image) the Hopper decode path is next.
+  const auto c = hgemm_candidates(tn16(16, 4096, 4096), kH100);
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[1].kernel, "hgemm_decode_sm90");
+}
+
+TEST(DispatchRules, PrefillShapesPickByWaves) {
+  // 2.18 waves of 256x256 cluster tiles, last wave 73% busy: the stream-K tail.
+  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 2112, 7168), kH100)), "hgemm_tn_sm90_sk_defer");
+  // Balanced waves, K <= 7168: the plain walk.
+  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 4096, 4096), kH100)), "hgemm_tn_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 7168, 2048), kH100)), "hgemm_tn_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(5120, 4096, 4096), kH100)), "hgemm_tn_sm90");
+  // Long K: the stream-K tail.
+  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 7168, 16384), kH100)), "hgemm_tn_sm90_sk_defer");
+  EXPECT_EQ(first(hgemm_candidates(tn16(8192, 8192, 8192), kH100)), "hgemm_tn_sm90_sk_defer");
+  // Under 0.9 waves, or 1-2 waves with a poor last one: 128x128 tiles split over the grid.
+  EXPECT_EQ(first(hgemm_candidates(tn16(1024, 1024, 1024), kH100)), "hgemm_tn_sm90_128x128_sk");
+  EXPECT_EQ(first(hgemm_candidates(tn16(256, 4096, 4096), kH100)), "hgemm_tn_sm90_128x128_sk");
+  EXPECT_EQ(first(hgemm_candidates(tn16(2560, 2560, 2560), kH100)), "hgemm_tn_sm90_128x128_sk");
+  EXPECT_EQ(first(hgemm_candidates(tn16(2048, 2048, 2048), kH100)), "hgemm_tn_sm90");
+}
+
+TEST(DispatchRules, WavesAreCountedInTheDevicesOwnClusters) {
+  const WaveShape w = sm90_waves(tn16(4096, 2112, 7168), kH100);
+  EXPECT_NEAR(w.waves, 144.0 / 66.0, 1e-12);
+  EXPECT_NEAR(w.wave_efficiency, (144.0 / 66.0) / 3.0, 1e-12);
+  const DeviceCaps half{90, 66, 227 * 1024, 50u << 20};
+  EXPECT_NEAR(sm90_waves(tn16(4096, 2112, 7168), half).waves, 144.0 / 33.0, 1e-12);
+}
+
+TEST(DispatchRules, OtherLayoutsPickTheirHopperKernel) {
+  for (Layout l : {Layout::nn, Layout::nt, Layout::tt}) {
+    GemmProblem p = tn16(5120, 4096, 4096);
+    p.layout = l;
+    EXPECT_EQ(first(hgemm_candidates(p, kH100)), std::string("hgemm_") + to_string(l) + "_sm90");
+  }
+}
+
+TEST(DispatchRules, SgemmTilesByShape) {
+  auto sg = [](int64_t m, int64_t n, int64_t k) {
+    return first(sgemm_candidates(GemmProblem{m, n, k, Layout::nn, DType::f32, Accum::f32}, kH100));
+  };
+  EXPECT_EQ(sg(16, 4096, 4096), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(128, 4096, 4096), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(1024, 1024, 1024), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(3072, 3072, 3072), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(5120, 5120, 5120), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(4096, 4096, 4096), "sgemm_pipelined");
+  EXPECT_EQ(sg(8192, 8192, 8192), "sgemm_pipelined");
+}
+
+// Every candidate exists, takes the problem's dtype, accumulate type and layout (the declared
+// fields; supports() is the driver's), and the chain ends in a kernel without shape limits.
+TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
+  const auto& reg = KernelRegistry::instance();
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1, 1},          {16, 4096, 4096},   {128, 2112, 7168}, {129, 4096, 4096},
+      {4096, 2112, 7168}, {8192, 8192, 8192}, {37, 53, 71},      {1000, 1, 999}};
+  for (Layout l : kAllLayouts)
+    for (DType d : kAllDTypes)
+      for (Accum a : kAllAccums) {
+        if (!accum_valid_for(d, a)) continue;
+        for (const auto& s : shapes) {
+          const GemmProblem p{s[0], s[1], s[2], l, d, a, 1.0, 0.0};
+          SCOPED_TRACE(p.shape_string() + " " + to_string(l) + " " + to_string(d) + "/" +
+                       to_string(a));
+          const auto c = d == DType::f32 ? sgemm_candidates(p, kH100) : hgemm_candidates(p, kH100);
+          ASSERT_FALSE(c.empty());
+          for (const RuleCandidate& rc : c) {
+            const KernelInfo* k = reg.find(rc.kernel);
+            ASSERT_NE(k, nullptr) << rc.kernel << " is not registered";
+            EXPECT_FALSE(rc.rule.empty());
+          }
+          const std::string last = c.back().kernel;
+          if (d == DType::f32)
+            EXPECT_EQ(last, "sgemm_naive");
+          else
+            EXPECT_EQ(last, "hgemm_wmma");
+          // At least one candidate declares this dtype, accumulate type and layout, or the case
+          // is one no registered kernel claims (bf16 in another layout than TN without Hopper).
+          bool declared = false;
+          for (const RuleCandidate& rc : c) {
+            const KernelInfo* k = reg.find(rc.kernel);
+            const auto has = [](const auto& v, auto x) {
+              return std::find(v.begin(), v.end(), x) != v.end();
+            };
+            declared = declared || (has(k->dtypes, d) && has(k->accums, a) && has(k->layouts, l));
+          }
+          EXPECT_TRUE(declared);
+        }
+      }
+}
