@@ -38,4 +38,12 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, true>>(
     "256x128x64, stream-K tail and the deferred TMA-store epilogue of hgemm_tn_sm90 (the fastest "
     "at 8192^3)"));
 
+// hgemm_tn_sm90_c1_sk: no cluster (each CTA loads its own A tile), stream-K tail. Where N is an odd
+// number of 128-wide tiles plus a part (4096x2112x7168: 16.5 tiles) the 2-CTA cluster computes a
+// padding tile; without the cluster the waste is the half tile only.
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
+    "hgemm_tn_sm90_c1_sk",
+    "256x128x64, 4 stages, no cluster, stream-K tail, deferred TMA-store epilogue (for N of an odd "
+    "number of 128-wide tiles)"));
+
 }  // namespace gemmbench
