@@ -31,6 +31,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
 // Reports the rules rest on (bench_results/h100/):
 //   C = 2026-11-24_dispatch_candidates.json (prefill shapes, squares 1024..8192, SGEMM tiles)
 //   D = 2026-11-25_decode_sm90_candidates.json (decode shapes, few-wave shapes)
+//   E = 2026-11-25_c1_candidates.json (the 256x128 stream-K tile without a cluster)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m <= 16)
@@ -50,10 +51,16 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     else if (w.waves < 2 && w.wave_efficiency < 0.9)
       // D: 2560^3 (1.52 waves) 0.921x against 0.852x.
       c.add("hgemm_tn_sm90_128x128_sk", "1-2 waves, last wave under 90% busy: 128x128 stream-K");
-    else if (w.wave_efficiency < 0.95)
-      // C, D: 4096x2112x7168 (2.18 waves) 0.933-0.942x against 0.764-0.768x; 3072^3 0.851-0.859x
-      // against 0.758-0.767x; 5120^3, 5632^3, 6656^3 1.011-1.066x against 0.931-1.033x.
+    else if (w.wave_efficiency < 0.95) {
+      // E: without the 2-CTA cluster the stream-K tail is spread over 132 CTAs instead of 66
+      // clusters, and an odd N tile count computes no padding tile: 4096x2112x7168 0.956x
+      // against 0.940x (sk_defer), 3072^3 0.890x against 0.832x, in the same run.
+      c.add("hgemm_tn_sm90_c1_sk", "last wave under 95% busy: stream-K tail, no cluster");
+      // C, D: the clustered stream-K tail, next: 4096x2112x7168 (2.18 waves) 0.933-0.942x
+      // against 0.764-0.768x for the plain walk; 5120^3, 5632^3, 6656^3 1.011-1.066x against
+      // 0.931-1.033x.
       c.add("hgemm_tn_sm90_sk_defer", "last wave under 95% busy: stream-K tail");
+    }
     else if (p.k >= 7680)
       // C: K >= 7680 (120 k-blocks): 4096x7168x16384 1.021x vs 1.003x, 4096x8192x28672 1.026x vs
       // 1.002x, 8192^3 1.071x vs 1.034x, 7680^3 1.012x vs 1.001x; at K <= 7168 the stream-K

@@ -41,8 +41,12 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
 }
 
 TEST(DispatchRules, PrefillShapesPickByWaves) {
-  // 2.18 waves of 256x256 cluster tiles, last wave 73% busy: the stream-K tail.
-  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 2112, 7168), kH100)), "hgemm_tn_sm90_sk_defer");
+  // 2.18 waves of 256x256 cluster tiles, last wave 73% busy: the stream-K tail without a cluster,
+  // then the clustered one.
+  const auto c = hgemm_candidates(tn16(4096, 2112, 7168), kH100);
+  EXPECT_EQ(first(c), "hgemm_tn_sm90_c1_sk");
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[1].kernel, "hgemm_tn_sm90_sk_defer");
   // Balanced waves, K <= 7168: the plain walk.
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 4096, 4096), kH100)), "hgemm_tn_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 7168, 2048), kH100)), "hgemm_tn_sm90");
