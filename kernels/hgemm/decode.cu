@@ -20,9 +20,10 @@
 // shape's first launch and only ever grown (the runner's verify run and warm-up come first; see
 // DecodeWorkspace), so launches of one shape neither allocate nor synchronise; not safe for
 // concurrent launches on two streams.
-// Measured (H100, sustained, f16/f32acc, 16 llama3/deepseek-v3 layers per token count; report
-// bench_results/h100/2026-11-24_llm_decode_f16_sustained.json): geometric mean 0.95x cuBLAS at 1
-// and 16 tokens (0.79-1.08x, 38-96% of the memory roofline), 0.73x at 64, 0.66x at 128 tokens.
+// Measured (H100, 2026-11-25, sustained, f16/f32acc, 16 llama3/deepseek-v3 layers per token
+// count; bench_results/h100/2026-11-25_decode_sm90_candidates.json): geometric mean 0.942x /
+// 0.949x cuBLAS at 1 / 16 tokens (0.77-1.09x), 0.691x at 64, 0.577x at 128; `hgemm` runs it at
+// M <= 16, hgemm_decode_sm90 (rung 12) above (docs/dispatch.md).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

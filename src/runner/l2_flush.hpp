@@ -3,8 +3,8 @@
 // write-back happens here), then a read-only pass over a second buffer of twice the L2 leaves
 // the L2 holding clean lines only. A write alone (gemmbench's flush before 2026-11-25) leaves L2
 // full of dirty lines that the timed GEMM then writes back to HBM while it streams its own
-// operands: on the H100 that cost 4-5 us of a 16x4096x4096 f16 cuBLAS call (22.2 us after a
-// memset, 18.0 us after memset + read; bench_results/h100/reference/
+// operands: on the H100 that cost 4-5 us of a 16x4096x4096 f16 cuBLAS call (22.0 us after a
+// memset, 17.7 us after memset + read; bench_results/h100/reference/
 // 2026-11-25_flush_probe.jsonl, scripts/dev/reference/flush_probe.cu). docs/method.md says more.
 #pragma once
 

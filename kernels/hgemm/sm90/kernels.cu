@@ -12,7 +12,8 @@
 // sm90/schedule.hpp (tile walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh, tma_desc.*,
 // launch.cuh; the NN/NT/TT kernels are registered in sm90/layouts.cu.
 // Tile: 256x128x64 (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232
-// registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave.
+// registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave;
+// hgemm_tn_sm90_c1_sk: the same without the cluster (the `hgemm` rule for short last waves).
 // Constraints: sm_90 and an sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0.
 // Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
 // (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json); the 16 LLM prefill shapes at 4096
