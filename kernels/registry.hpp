@@ -66,7 +66,7 @@ struct KernelInfo {
   int min_sm = 0;               // 10 * major + minor
   SupportsFn supports;          // optional: per-problem constraints
   LaunchFn launch;
-  ChooseFn choose;              // dispatchers only: the kernel launch() runs (rows record it)
+  ChooseFn choose;  // dispatchers only: the kernel launch() runs (rows record it)
 };
 
 class KernelRegistry {

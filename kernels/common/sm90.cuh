@@ -71,16 +71,17 @@ static_assert(wgmma_desc_advance(wgmma_desc_sw128_kmajor(0x400), 32) == 0x400000
 // writes a box of 64 MN elements x K rows: K row r is 128 bytes holding 64 consecutive M (or N)
 // elements, its 16-byte chunk c at chunk c ^ (r % 8); an operand wider than 64 is several such
 // blocks, block_bytes apart. In elements, the canonical layout wgmma reads with imm-trans = 1
-// (CUTLASS's GMMA Layout_MN_SW128_Atom) is ((8, 8, blocks), (8, groups)) : ((1, 8, LBO), (64, SBO)):
-// LBO = block_bytes between the 64-element blocks along MN, SBO = 1024 B between 8-row groups
-// along K. A k16 step advances 16 K rows: 2048 B, two whole swizzle periods (wgmma_desc_advance).
+// (CUTLASS's GMMA Layout_MN_SW128_Atom) is ((8, 8, blocks), (8, groups)) : ((1, 8, LBO), (64,
+// SBO)): LBO = block_bytes between the 64-element blocks along MN, SBO = 1024 B between 8-row
+// groups along K. A k16 step advances 16 K rows: 2048 B, two whole swizzle periods
+// (wgmma_desc_advance).
 inline constexpr uint32_t kSw128MnK16StepBytes = 16 * kSw128RowBytes;
 
 GB_HD constexpr uint64_t wgmma_desc_sw128_mnmajor(uint32_t smem_addr, uint32_t block_bytes) {
-  return kWgmmaDescSwizzle128B                                 // 128-byte swizzle
-         | (uint64_t(kSw128AtomBytes >> 4) << 32)              // SBO = 1024 B (8 K rows)
-         | (uint64_t((block_bytes >> 4) & 0x3FFFu) << 16)      // LBO = MN block stride
-         | uint64_t((smem_addr & 0x3FFFFu) >> 4);              // start address
+  return kWgmmaDescSwizzle128B                             // 128-byte swizzle
+         | (uint64_t(kSw128AtomBytes >> 4) << 32)          // SBO = 1024 B (8 K rows)
+         | (uint64_t((block_bytes >> 4) & 0x3FFFu) << 16)  // LBO = MN block stride
+         | uint64_t((smem_addr & 0x3FFFFu) >> 4);          // start address
 }
 // Blocks of 64 K rows (8 KB) at shared offset 0x400: start 0x40, LBO 512 (8192 B), SBO 64.
 static_assert(wgmma_desc_sw128_mnmajor(0x400, 8192) == 0x4000004002000040ull,
@@ -338,8 +339,8 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
 #define GB_WGMMA_R32(d, i) \
   GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8), GB_WGMMA_R8(d, i + 16), GB_WGMMA_R8(d, i + 24)
 
-#define GB_WGMMA_REGS_16                                                  \
-  "{"                                                                     \
+#define GB_WGMMA_REGS_16                                                 \
+  "{"                                                                    \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
   "}"
 #define GB_WGMMA_REGS_8 "{%0, %1, %2, %3, %4, %5, %6, %7}"

@@ -60,8 +60,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
       // against 0.764-0.768x for the plain walk; 5120^3, 5632^3, 6656^3 1.011-1.066x against
       // 0.931-1.033x.
       c.add("hgemm_tn_sm90_sk_defer", "last wave under 95% busy: stream-K tail");
-    }
-    else if (p.k >= 7680)
+    } else if (p.k >= 7680)
       // C: K >= 7680 (120 k-blocks): 4096x7168x16384 1.021x vs 1.003x, 4096x8192x28672 1.026x vs
       // 1.002x, 8192^3 1.071x vs 1.034x, 7680^3 1.012x vs 1.001x; at K <= 7168 the stream-K
       // tail loses 1-7% (4096x7168x2048 0.962x vs 1.012x).

@@ -421,7 +421,8 @@ std::string Runner::timing_method() {
   return "CUDA events around each launch on one stream (Impl::sample); " +
          std::to_string(MeasureSettings{}.warmup) +
          " warm-up launches per provider by default; cache=cold: " + L2Flush::method() +
-         "; C restored before each sample when beta != 0; both outside the events; each kernel sampled interleaved with its baselines (--baseline); median quoted; "
+         "; C restored before each sample when beta != 0; both outside the events; each kernel "
+         "sampled interleaved with its baselines (--baseline); median quoted; "
          "NVML read every " +
          std::to_string(int(kTelemetryPeriod.count())) +
          " ms by a thread during each row's samples; energy from the NVML energy counter over "

@@ -70,14 +70,7 @@ ErrorStats run_twice(const KernelInfo& kernel, const GemmProblem& p, uint64_t se
 }
 
 void check_cases(const KernelInfo& kernel, DType dtype, const std::vector<Case>& cases) {
-  int dev = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  int optin = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  const DeviceCaps caps{prop.major * 10 + prop.minor, prop.multiProcessorCount, size_t(optin),
-                        size_t(prop.l2CacheSize)};
+  const DeviceCaps caps = current_device_caps();
   if (caps.sm < kernel.min_sm) GTEST_SKIP() << "needs sm_" << kernel.min_sm;
   int ran = 0;
   for (size_t i = 0; i < cases.size(); ++i) {

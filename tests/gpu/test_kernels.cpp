@@ -86,16 +86,7 @@ std::vector<Combo> cublas_combos() {
   return out;
 }
 
-DeviceCaps device_caps() {
-  int dev = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  cudaDeviceProp p{};
-  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
-  int optin = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  return DeviceCaps{p.major * 10 + p.minor, p.multiProcessorCount, size_t(optin),
-                    size_t(p.l2CacheSize)};
-}
+DeviceCaps device_caps() { return current_device_caps(); }
 
 // Runs one case and returns its error statistics (tolerance filled in).
 template <class Launch>

@@ -230,7 +230,8 @@ TEST(Cli, ListShowsTheLadderAndAllShowsEveryKernel) {
 // A rung with one kernel per layout (the Hopper rung) shows its TN kernel, whatever the names sort.
 TEST(Cli, ListShowsTheTnKernelOfARungWithLayouts) {
   KernelRegistry reg;
-  for (auto [name, layout] : {std::pair{"hgemm_nn_sm90", Layout::nn}, {"hgemm_tn_sm90", Layout::tn},
+  for (auto [name, layout] : {std::pair{"hgemm_nn_sm90", Layout::nn},
+                              {"hgemm_tn_sm90", Layout::tn},
                               {"hgemm_nt_sm90", Layout::nt}}) {
     KernelInfo k = fake_kernel(name, "hgemm", 10);
     k.layouts = {layout};

@@ -1,6 +1,6 @@
-// The Hopper kernel body (hgemm_{tn,nn,nt,tt}_sm90*): one producer warpgroup issues every TMA load into a
-// STAGES-deep full/empty mbarrier ring; two consumer warpgroups run wgmma over it and store C.
-// Read top to bottom: PROLOGUE (barriers, descriptors), PRODUCER, then per work item of the
+// The Hopper kernel body (hgemm_{tn,nn,nt,tt}_sm90*): one producer warpgroup issues every TMA load
+// into a STAGES-deep full/empty mbarrier ring; two consumer warpgroups run wgmma over it and store
+// C. Read top to bottom: PROLOGUE (barriers, descriptors), PRODUCER, then per work item of the
 // schedule (sm90/schedule.hpp) the consumers' MAINLOOP, STREAM-K FIX-UP (sm90/stream_k.cuh)
 // and EPILOGUE (sm90/epilogue.cuh). Included by sm90/kernels.cu and sm90/layouts.cu only.
 #pragma once
@@ -165,8 +165,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
           const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES;
           auto load_a = [&](uint32_t dst, int c0, int c1) {
             if constexpr (CLUSTER > 1)
-              sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage),
-                                          uint16_t((1u << CLUSTER) - 1), c0, c1);
+              sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                          c0, c1);
             else
               sm90::tma_load_2d(dst, &tmap_a, full(stage), c0, c1);
           };

@@ -18,8 +18,8 @@
 // Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
 // (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json); the 16 LLM prefill shapes at 4096
 // tokens: 0.768x (4096x2112x7168, 2.18 waves: the stream-K tail's 0.942x) to 1.111x, the N = 7168
-// layers 0.996-1.012x since the dense walk (bench_results/h100/2026-11-24_dispatch_candidates.json);
-// history: docs/hgemm-hopper.md.
+// layers 0.996-1.012x since the dense walk
+// (bench_results/h100/2026-11-24_dispatch_candidates.json); history: docs/hgemm-hopper.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -87,9 +87,8 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
       make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
-  const CUtensorMap map_a = V::A_K_MAJOR
-                                ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
-                                : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
+  const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
+                                         : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)
                                          : make_mnmajor_map(args.b, p.dtype, N, K, Cfg::BK);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs

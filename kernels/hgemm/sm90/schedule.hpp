@@ -17,9 +17,10 @@ namespace gemmbench {
 // raster slots instead, no-op slots included, left some clusters one tile more than the average
 // whenever the tile columns are not a whole number of raster bands: 8 tiles instead of 7 per
 // cluster at 4096x7168, 0.88x cuBLAS; see docs/hgemm-hopper.md.)
-// Plain walk: every tile whole. Stream-K walk: the first dp_tiles walked whole as above; the k-blocks of the rest, sk_units = (tiles_total - dp_tiles) *
-// k_blocks "units" (tile-major), cut into contiguous ranges [sk_range_begin(c),
-// sk_range_begin(c + 1)), one per cluster (see Sm90WorkIter).
+// Plain walk: every tile whole. Stream-K walk: the first dp_tiles walked whole as above; the
+// k-blocks of the rest, sk_units = (tiles_total - dp_tiles) * k_blocks "units" (tile-major), cut
+// into contiguous ranges [sk_range_begin(c), sk_range_begin(c + 1)), one per cluster (see
+// Sm90WorkIter).
 struct Sm90Schedule {
   int tiles_m;          // ceil(M / BM)
   int tiles_n;          // ceil(N / BN)
@@ -85,9 +86,10 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
     if (clusters < s.tiles_total) clusters = s.tiles_total;
   }
   s.clusters = clusters > 1 ? clusters : 1;
-  s.dp_tiles = !stream_k                    ? s.tiles_total
-               : s.tiles_total < s.clusters ? 0  // every tile split
-                                            : s.tiles_total - sk_tile_count(s.tiles_total, s.clusters);
+  s.dp_tiles = !stream_k ? s.tiles_total
+               : s.tiles_total < s.clusters
+                   ? 0  // every tile split
+                   : s.tiles_total - sk_tile_count(s.tiles_total, s.clusters);
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
   s.c_tma = 0;
   return s;
