@@ -47,6 +47,7 @@ Examples:
   gemmbench --kernel 'sgemm_*' --m 1024:4096:x2 --n 1024:4096:x2 --k 4096 --csv out.csv
   gemmbench --config configs/square_sweep.json --json sweep.json
   gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
+  gemmbench --kernel hgemm --preset llama3-8b --tokens 1,16,4096    best kernel per shape
   gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
   gemmbench merge part_*.json --json all.json
   gemmbench list
@@ -100,7 +101,9 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 
   app.add_option("--kernel,--kernels", o.kernels,
                  "Kernels: names, globs ('sgemm_*'), 'all' or 'cublas', comma-separated. "
-                 "cuBLAS rows come with every kernel as its baseline. Default: all");
+                 "'hgemm' and 'sgemm' run, per case, the registered kernel a rule table picks "
+                 "(rows say which). cuBLAS rows come with every kernel as its baseline. "
+                 "Default: all");
   app.add_option("--m", o.m, "Rows of C and op(A): N, list or range (default 4096)");
   app.add_option("--n", o.n, "Columns of C and op(B) (default 4096)");
   app.add_option("--k", o.k, "Inner dimension (default 4096)");
