@@ -17,8 +17,8 @@
 // Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M (rung 10's 128x128
 // stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at few-wave prefill shapes).
 // Measured (H100, 2026-11-25, sustained, f16/f32acc, geometric mean over the 16 llama3/deepseek-v3
-// decode layers): 0.924x / 0.932x / 0.897x / 0.870x cuBLAS at 1 / 16 / 64 / 128 tokens; 93-99% of
-// the memory roofline at the 235-940 MB weight matrices, 42-65% at the 29-60 MB ones
+// decode layers): 0.924x / 0.932x / 0.897x / 0.870x cuBLAS at 1 / 16 / 64 / 128 tokens; 84-99% of
+// the memory roofline at the 235-940 MB weight matrices (0.91-1.08x), 39-65% at the 29-60 MB ones
 // (bench_results/h100/2026-11-25_decode_sm90_candidates.json); story: docs/hgemm-hopper.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
