@@ -86,7 +86,9 @@ std::vector<Combo> cublas_combos() {
   return out;
 }
 
-DeviceCaps device_caps() { return current_device_caps(); }
+DeviceCaps device_caps() {
+  return current_device_caps();
+}
 
 // Runs one case and returns its error statistics (tolerance filled in).
 template <class Launch>
