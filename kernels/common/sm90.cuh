@@ -347,13 +347,13 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
 #define GB_WGMMA_F16(d, i) GB_WGMMA_F8(d, i), GB_WGMMA_F8(d, i + 8)
 #define GB_WGMMA_R16(d, i) GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8)
 
-// The narrow shapes m64n32k16 and m64n64k16 (the decode tiles: wgmma N = the few tokens), f32
-// accumulate (N / 2 registers) or f16 accumulate (N / 4), with the operand layout, descriptors
-// and fragment of the wide shapes below.
+// f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 32, 64 (the decode tiles: wgmma N =
+// the few tokens), 128, 160 or 256.
 template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
-__device__ __forceinline__ void wgmma_m64k16_f32_narrow(float (&d)[N / 2], uint64_t desc_a,
-                                                        uint64_t desc_b, int scale_d) {
-  static_assert(N == 32 || N == 64, "wrapped narrow shapes: m64n32k16, m64n64k16");
+__device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
+                                                 uint64_t desc_b, int scale_d) {
+  static_assert(N == 32 || N == 64 || N == 128 || N == 160 || N == 256,
+                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n160k16, m64n256k16");
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
   if constexpr (N == 32 && std::is_same_v<T, __half>) {
     asm volatile(
@@ -369,51 +369,21 @@ __device__ __forceinline__ void wgmma_m64k16_f32_narrow(float (&d)[N / 2], uint6
         ", %16, %17, p, 1, 1, %19, %20;\n}\n"
         : GB_WGMMA_F16(d, 0)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else if constexpr (std::is_same_v<T, __half>) {
+  } else if constexpr (N == 64 && std::is_same_v<T, __half>) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " GB_WGMMA_REGS_32
         ", %32, %33, p, 1, 1, %35, %36;\n}\n"
         : GB_WGMMA_F32(d, 0)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else {
+  } else if constexpr (N == 64) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " GB_WGMMA_REGS_32
         ", %32, %33, p, 1, 1, %35, %36;\n}\n"
         : GB_WGMMA_F32(d, 0)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  }
-}
-template <int N, int TRANS_A = 0, int TRANS_B = 0>
-__device__ __forceinline__ void wgmma_m64k16_f16_narrow(uint32_t (&d)[N / 4], uint64_t desc_a,
-                                                        uint64_t desc_b, int scale_d) {
-  static_assert(N == 32 || N == 64, "wrapped narrow shapes: m64n32k16, m64n64k16");
-  if constexpr (N == 32) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 " GB_WGMMA_REGS_8
-        ", %8, %9, p, 1, 1, %11, %12;\n}\n"
-        : GB_WGMMA_R8(d, 0)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 " GB_WGMMA_REGS_16
-        ", %16, %17, p, 1, 1, %19, %20;\n}\n"
-        : GB_WGMMA_R16(d, 0)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  }
-}
-
-// f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 128, 160 or 256.
-template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
-__device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
-                                                 uint64_t desc_b, int scale_d) {
-  static_assert(N == 128 || N == 160 || N == 256,
-                "wrapped shapes: m64n128k16, m64n160k16, m64n256k16");
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
-  if constexpr (N == 160 && std::is_same_v<T, __half>) {
+  } else if constexpr (N == 160 && std::is_same_v<T, __half>) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 " GB_WGMMA_REGS_80
@@ -458,13 +428,27 @@ __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t des
   }
 }
 
-// f16 accumulate (f16 inputs only); each register packs two halves; N = 128, 160 or 256.
+// f16 accumulate (f16 inputs only); each register packs two halves; N = 32, 64, 128, 160 or 256.
 template <int N, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t desc_a,
                                                  uint64_t desc_b, int scale_d) {
-  static_assert(N == 128 || N == 160 || N == 256,
-                "wrapped shapes: m64n128k16, m64n160k16, m64n256k16");
-  if constexpr (N == 160) {
+  static_assert(N == 32 || N == 64 || N == 128 || N == 160 || N == 256,
+                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n160k16, m64n256k16");
+  if constexpr (N == 32) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 " GB_WGMMA_REGS_8
+        ", %8, %9, p, 1, 1, %11, %12;\n}\n"
+        : GB_WGMMA_R8(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else if constexpr (N == 64) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 " GB_WGMMA_REGS_16
+        ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+        : GB_WGMMA_R16(d, 0)
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
+  } else if constexpr (N == 160) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n160k16.f16.f16.f16 " GB_WGMMA_REGS_40

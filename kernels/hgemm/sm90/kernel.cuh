@@ -33,12 +33,8 @@ template <int BM, bool F16_ACCUM, class T, bool A_K_MAJOR, bool B_K_MAJOR, class
 __device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
                                                int accumulate) {
   constexpr int TRANS_A = B_K_MAJOR ? 0 : 1, TRANS_B = A_K_MAJOR ? 0 : 1;
-  if constexpr (F16_ACCUM && BM < 128)
-    sm90::wgmma_m64k16_f16_narrow<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
-  else if constexpr (F16_ACCUM)
+  if constexpr (F16_ACCUM)
     sm90::wgmma_m64k16_f16<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
-  else if constexpr (BM < 128)
-    sm90::wgmma_m64k16_f32_narrow<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
   else
     sm90::wgmma_m64k16_f32<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
 }
