@@ -56,21 +56,21 @@ void decode_launch(const GemmArgs& args, cudaStream_t stream) {
   with_token_tile(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
+// A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
+KernelInfo decode_info() {
+  KernelInfo info = sm90_info<Decode32>(
+      "hgemm_decode_sm90",
+      "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's "
+      "narrow N (32/64/128), 1 CTA/SM, every tile split over the grid (stream-K)");
+  info.rung = 12;
+  info.supports = decode_supports;
+  info.launch = decode_launch;
+  return info;
+}
+
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_decode_sm90",
-    .family = "hgemm",
-    .rung = 12,
-    .summary = "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as "
-               "wgmma's narrow N (32/64/128), 1 CTA/SM, every tile split over the grid (stream-K)",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .supports = decode_supports,
-    .launch = decode_launch,
-});
+GEMMBENCH_REGISTER_KERNEL(decode_info());
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128>(
     "hgemm_tn_sm90_128x128_sk",
