@@ -192,14 +192,15 @@ TEST(Sm90Schedule, PlainWalkIsBalancedAndInRasterOrder) {
   EXPECT_EQ(most, 7u);
 }
 
-// Fewer tiles than clusters under stream-K (few tokens) with a tile of at most 128x128 (the
-// decode path: 1-CTA clusters, 132 of them): every tile is split, over up to the whole grid,
-// each cluster taking at least kSkMinKBlocks k-blocks; the plain walk keeps one cluster per
-// tile, and so does the 256x128 tile under stream-K.
+// Fewer tiles than clusters under stream-K with a tile of at most 128x128. One row of tiles (the
+// decode path: 1-CTA clusters, 132 of them): every tile is split into decode_split_count equal
+// parts, about half the grid; more rows (a small square): every tile is split over up to the
+// whole grid, each cluster taking at least kSkMinKBlocks k-blocks. The plain walk keeps one
+// cluster per tile, and so does the 256x128 tile under stream-K.
 TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
   const Sm90Schedule s = make_schedule(16, 4096, 4096, 32, 128, 64, 1, 132, true);
   EXPECT_EQ(s.tiles_total, 32);
-  EXPECT_EQ(s.clusters, 132);
+  EXPECT_EQ(s.clusters, 64) << "32 tiles in 2 parts: half of the 132 SMs";
   EXPECT_EQ(s.dp_tiles, 0);
   EXPECT_EQ(s.sk_units, 32LL * 64);
   const Sm90Schedule plain = make_schedule(16, 4096, 4096, 32, 128, 64, 1, 132, false);
@@ -224,5 +225,40 @@ TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
     check(sched.tiles_m * tiles[i].bm, sched.cluster_tiles_n * tiles[i].bn, sched.k_blocks * 64,
           tiles[i].bm, tiles[i].bn, 1, 132, true);
     if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The decode split: equal parts per tile, about half the grid, none under kSkMinKBlocks
+// k-blocks, 1 from half a grid of tiles up; and with it every tile has exactly that many
+// contributors, each holding one range inside the tile (no cluster straddles two tiles).
+TEST(Sm90Schedule, DecodeSplitIsEqualPartsPerTile) {
+  EXPECT_EQ(decode_split_count(32, 64, 132), 2);
+  EXPECT_EQ(decode_split_count(17, 112, 132), 3);
+  EXPECT_EQ(decode_split_count(56, 32, 132), 1);
+  EXPECT_EQ(decode_split_count(80, 128, 132), 1);
+  EXPECT_EQ(decode_split_count(1, 8, 132), 2) << "K = 512: at most 8 / kSkMinKBlocks parts";
+  EXPECT_EQ(decode_split_count(1, 3, 132), 1);
+  EXPECT_EQ(decode_split_count(4, 1000, 8), 1) << "a capped grid of 8: half is 4, one each";
+  for (int n : {128, 1000, 2112, 4096, 7168, 8192}) {
+    for (int k : {64, 512, 2048, 7168, 14336}) {
+      for (int clusters_max : {8, 64, 132}) {
+        const Sm90Schedule s = make_schedule(16, n, k, 32, 128, 64, 1, clusters_max, true);
+        if (s.tiles_total >= clusters_max) continue;
+        const int split = decode_split_count(s.tiles_total, s.k_blocks, clusters_max);
+        EXPECT_EQ(s.clusters, s.tiles_total * split) << n << "x" << k << " grid " << clusters_max;
+        EXPECT_LE(s.clusters, clusters_max);
+        if (split == 1) {
+          EXPECT_EQ(s.dp_tiles, s.tiles_total);
+          continue;
+        }
+        EXPECT_EQ(s.dp_tiles, 0);
+        for (int c = 0; c < s.clusters; ++c) {
+          const long long b = sk_range_begin(s, c), e = sk_range_begin(s, c + 1);
+          EXPECT_EQ(b / s.k_blocks, c / split) << "cluster " << c << " starts in its own tile";
+          EXPECT_EQ((e - 1) / s.k_blocks, c / split) << "cluster " << c << " ends in it too";
+          EXPECT_GE(e - b, kSkMinKBlocks);
+        }
+      }
+    }
   }
 }

@@ -20,6 +20,7 @@
 #include "hgemm/sm90/epilogue.cuh"
 #include "hgemm/sm90/schedule.hpp"
 #include "hgemm/sm90/stream_k.cuh"
+#include "hgemm/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {
@@ -113,6 +114,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   auto full = [&](int s) { return ptx::smem_u32(&full_bar[s]); };
   auto empty = [&](int s) { return ptx::smem_u32(&empty_bar[s]); };
 
+  GB_SM90_TRACE(0, threadIdx.x == 0);  // timeline probe hooks (sm90/trace.cuh); no-ops here
+  GB_SM90_TRACE_SMID();
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
   const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0;
@@ -233,6 +236,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       int prev_stage = 0;
       auto k_block = [&](int kb) {  // k-block w.kb_begin + kb of the tile
         sm90::mbarrier_wait_parity(full(stage), phase);
+        GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
         sm90::wgmma_fence();
         // wgmma A = this warpgroup's 64 rows of the B tile; wgmma B = the whole A tile.
         const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
@@ -271,6 +275,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       for (; kb < kb_count; ++kb) k_block(kb);
       sm90::wgmma_wait_group<0>();
       release(prev_stage);
+      GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
 
@@ -283,6 +288,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
           if (n_tile < sched.tiles_n)
             sk_publish(acc, cluster_id * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread,
                        wg_bar);
+          GB_SM90_TRACE(7, wg_thread == 0 && consumer == 0);
           continue;
         }
         if (fixup >= 0 && n_tile < sched.tiles_n) {  // add the tile's first k-blocks
@@ -291,6 +297,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
             sk_accumulate(acc, cc * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread, wg_bar);
         }
       }
+
+      GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);
 
       // ======== EPILOGUE ========
       // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
@@ -318,6 +326,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       });
     // TMA stores read shared memory until they complete: finish them before the CTA exits.
     if (wg_thread == 0) sm90::bulk_wait_group<0>();
+    GB_SM90_TRACE(4, wg_thread == 0 && consumer == 0);
   }
   // A CTA's shared memory must outlive its peers' last remote arrivals and multicasts into it.
   if constexpr (CLUSTER > 1) {

@@ -60,6 +60,27 @@ inline constexpr int kSkMinKBlocks = 4;
 // (bench_results/h100/2026-11-25_split_candidates.json, _decode_sm90_candidates.json).
 inline constexpr int kSkSplitMaxTileArea = 128 * 128;
 
+// The decode split: how many clusters share each tile's k-blocks when the tiles are one row
+// (M <= BM) and fewer than the grid. The stream-K ranges then end on tile boundaries, so every
+// tile has exactly that many contributors, each with one equal range, and no cluster straddles
+// two tiles. The count puts about half the grid to work, at least kSkMinKBlocks k-blocks per
+// cluster, and 1 (no split, no fix-up) from half a grid of tiles up. Half the SMs stream the
+// weights as fast as all of them (cuBLAS runs its split-K decode kernel on 64 CTAs), and fewer
+// contributors per tile cost less in the fix-up: at 16x4096x4096 the 32 tiles split in 2 (64
+// CTAs) take 19.0 us, in 4 (128) 20.7 us, and spread over all 132 CTAs as before 22.8 us; at
+// 16x2112x7168 the 17 tiles in 3 (51 CTAs) 19.7 us against 24.7 us; at 16x7168x2048 the 56 tiles
+// unsplit 16.4 us against 20.4 us (scripts/dev/sm90_trace.cu, H100, event time of one launch
+// after a cold-L2 flush; bench_results/h100/reference/2026-11-25_sm90_decode_split.txt). Over
+// 14 decode shapes and 2 to 8 splits each the rule is never slower than the old walk and within
+// 2% of the best split at 11; at 128 tokens it is 2-9% behind the best at 2112x7168, 6144x4096
+// and 8192x8192, which want twice the split.
+GB_HD int decode_split_count(int tiles, int k_blocks, int clusters_max) {
+  int split = clusters_max / 2 / tiles;
+  const int by_k = k_blocks / kSkMinKBlocks;
+  if (split > by_k) split = by_k;
+  return split > 1 ? split : 1;
+}
+
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
 // see docs/hgemm-hopper.md).
@@ -79,11 +100,18 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
   s.k_blocks = ceil_div(k, bk);
   int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
   if (stream_k && s.tiles_total < clusters_max && bm * bn <= kSkSplitMaxTileArea) {
-    // Fewer tiles than clusters (few tokens, or a narrow N, with a long K): every tile's
-    // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
-    const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;
-    clusters = by_k < clusters_max ? int(by_k) : clusters_max;
-    if (clusters < s.tiles_total) clusters = s.tiles_total;
+    if (s.tiles_m == 1) {
+      // One row of tiles (decode: every token in one tile, the weights streamed once): each
+      // tile's k-blocks are split into the same number of equal parts, one cluster each, for
+      // about half the grid (decode_split_count).
+      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks, clusters_max);
+    } else {
+      // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
+      // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
+      const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;
+      clusters = by_k < clusters_max ? int(by_k) : clusters_max;
+      if (clusters < s.tiles_total) clusters = s.tiles_total;
+    }
   }
   s.clusters = clusters > 1 ? clusters : 1;
   s.dp_tiles = !stream_k ? s.tiles_total

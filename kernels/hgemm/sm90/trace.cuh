@@ -1,0 +1,37 @@
+// The Hopper kernel's timeline probe hooks, compiled out unless a probe defines
+// GEMMBENCH_SM90_TRACE (scripts/dev/sm90_trace.cu): one thread per CTA writes %globaltimer at a
+// few points of the kernel into g_sm90_trace[cta][point], so the probe can see when CTAs start,
+// when their first stage lands, when their mainloops end, and how long the stream-K fix-up and
+// the epilogue take. Points: 0 entry, 1 first stage landed (consumer 0), 2 last mainloop done,
+// 3 fix-up done, 4 consumer 0 leaves, 5 the SM id, 7 a partial published.
+#pragma once
+
+#ifdef GEMMBENCH_SM90_TRACE
+namespace gemmbench {
+namespace {
+__device__ unsigned long long g_sm90_trace[1024][8];
+__device__ __forceinline__ unsigned long long sm90_trace_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+}  // namespace
+}  // namespace gemmbench
+// The time at `point`, from the threads where `cond` holds (one per CTA); _FIRST keeps the
+// first time only (the probe zeroes the buffer before each launch).
+#define GB_SM90_TRACE(point, cond) \
+  if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now()
+#define GB_SM90_TRACE_FIRST(point, cond)              \
+  if ((cond) && g_sm90_trace[blockIdx.x][point] == 0) \
+  g_sm90_trace[blockIdx.x][point] = sm90_trace_now()
+#define GB_SM90_TRACE_SMID()                           \
+  if (threadIdx.x == 0) {                              \
+    unsigned smid_;                                    \
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid_)); \
+    g_sm90_trace[blockIdx.x][5] = smid_;               \
+  }
+#else
+#define GB_SM90_TRACE(point, cond) (void)0
+#define GB_SM90_TRACE_FIRST(point, cond) (void)0
+#define GB_SM90_TRACE_SMID() (void)0
+#endif

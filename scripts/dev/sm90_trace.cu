@@ -1,0 +1,177 @@
+// Timeline probe of the Hopper decode kernel (hgemm_decode_sm90): where a launch's time goes.
+// Not part of the build. Compiles its own copy of the kernel with GEMMBENCH_SM90_TRACE, so one
+// thread per CTA stamps %globaltimer at entry, first stage landed, mainloop done, fix-up done
+// and exit, and when partials are published and their flags seen (kernels/hgemm/sm90/trace.cuh).
+// Each repetition makes L2 cold the way the runner does (2x-L2 memset, then a read pass over a
+// second buffer), times the launch with CUDA events and prints, in microseconds after the first
+// CTA's entry, the spread of those points over the CTAs. Medians over the repetitions; f16 TN, f32
+// accumulation, seeded uniform data.
+//
+//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+//     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
+//     src/runner/cuda_check.cpp src/core/types.cpp -lcublas -o sm90_trace
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas]
+#define GEMMBENCH_SM90_TRACE 1
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "hgemm/sm90/launch.cuh"
+
+namespace gemmbench {
+namespace {
+
+using Decode32 = Sm90Variant<32, 128, 8, 1, true>;
+using Decode64 = Sm90Variant<64, 128, 7, 1, true>;
+using Decode128 = Sm90Variant<128, 128, 5, 1, true>;
+
+__global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
+    x ^= x >> 15, x *= 2246822519u, x ^= x >> 13;
+    p[i] = __float2half(float(x & 0xffff) / 32768.f - 1.f);
+  }
+}
+__global__ void read_pass(const uint4* p, size_t n, uint32_t* sink) {
+  uint32_t acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const uint4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+}  // namespace gemmbench
+
+int main(int argc, char** argv) {
+  using namespace gemmbench;
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: sm90_trace M N K [reps] [stages] [max_ctas]\n");
+    return 2;
+  }
+  const int M = std::atoi(argv[1]), N = std::atoi(argv[2]), K = std::atoi(argv[3]);
+  if (std::getenv("SM90_TRACE_HEADER")) {  // once per file: what ran it
+    cudaDeviceProp prop{};
+    int driver = 0, runtime = 0;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    std::printf("# %s (%d SMs), CUDA driver API %d, runtime %d\n", prop.name,
+                prop.multiProcessorCount, driver, runtime);
+  }
+  const int reps = argc > 4 ? std::atoi(argv[4]) : 30;
+  __half *a, *b, *c;
+  CUDA_CHECK(cudaMalloc(&a, size_t(M) * K * 2));
+  CUDA_CHECK(cudaMalloc(&b, size_t(N) * K * 2));
+  CUDA_CHECK(cudaMalloc(&c, size_t(M) * N * 2));
+  fill_uniform<<<528, 256>>>(a, size_t(M) * K, 1);
+  fill_uniform<<<528, 256>>>(b, size_t(N) * K, 2);
+  int l2 = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const size_t flush_bytes = 2 * size_t(l2);
+  void *fw, *fr;
+  uint32_t* sink;
+  CUDA_CHECK(cudaMalloc(&fw, flush_bytes));
+  CUDA_CHECK(cudaMalloc(&fr, flush_bytes));
+  CUDA_CHECK(cudaMalloc(&sink, 4));
+  CUDA_CHECK(cudaMemset(fr, 0x5a, flush_bytes));
+
+  GemmArgs args;
+  args.problem.m = M, args.problem.n = N, args.problem.k = K;
+  args.problem.layout = Layout::tn, args.problem.dtype = DType::f16,
+  args.problem.accum = Accum::f32;
+  args.a = a, args.b = b, args.c = c;
+  // Optional: another ring depth (BM = 32: 4, 6; BM = 128: 3, 4) and a grid cap.
+  const int stages = argc > 5 ? std::atoi(argv[5]) : 0;
+  args.test_max_ctas = argc > 6 ? std::atoi(argv[6]) : 0;
+  auto launch_once = [&](cudaStream_t s) {
+    if (M <= 32) {
+      if (stages == 4)
+        launch<Sm90Variant<32, 128, 4, 1, true>>(args, s);
+      else if (stages == 6)
+        launch<Sm90Variant<32, 128, 6, 1, true>>(args, s);
+      else
+        launch<Decode32>(args, s);
+    } else if (M <= 64) {
+      launch<Decode64>(args, s);
+    } else {
+      if (stages == 3)
+        launch<Sm90Variant<128, 128, 3, 1, true>>(args, s);
+      else if (stages == 4)
+        launch<Sm90Variant<128, 128, 4, 1, true>>(args, s);
+      else
+        launch<Decode128>(args, s);
+    }
+  };
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  for (int w = 0; w < 3; ++w) launch_once(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  // Per point: medians over reps of (min, median, max over CTAs), in us after the first entry.
+  std::vector<double> ev;
+  std::vector<std::vector<double>> stat(8 * 3);
+  std::vector<double> ctas_seen;
+  static unsigned long long tr[1024][8];
+  for (int r = 0; r < reps; ++r) {
+    std::vector<unsigned long long> zero(1024 * 8, 0);
+    CUDA_CHECK(cudaMemcpyToSymbol(g_sm90_trace, zero.data(), zero.size() * 8));
+    CUDA_CHECK(cudaMemsetAsync(fw, 0, flush_bytes, stream));
+    read_pass<<<528, 512, 0, stream>>>(static_cast<const uint4*>(fr), flush_bytes / 16, sink);
+    CUDA_CHECK(cudaEventRecord(e0, stream));
+    launch_once(stream);
+    CUDA_CHECK(cudaEventRecord(e1, stream));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    ev.push_back(ms * 1000.0);
+    CUDA_CHECK(cudaMemcpyFromSymbol(tr, g_sm90_trace, sizeof(tr)));
+    int ctas = 0;
+    unsigned long long t0 = ~0ull;
+    for (int i = 0; i < 1024; ++i)
+      if (tr[i][0]) ++ctas, t0 = std::min(t0, tr[i][0]);
+    ctas_seen.push_back(ctas);
+    for (int p = 0; p < 8; ++p) {
+      if (p == 5 || p == 6) continue;  // the SM id; unused
+      std::vector<double> v;
+      for (int i = 0; i < ctas; ++i)
+        if (tr[i][p]) v.push_back((tr[i][p] - t0) / 1000.0);
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      stat[3 * p].push_back(v.front());
+      stat[3 * p + 1].push_back(v[v.size() / 2]);
+      stat[3 * p + 2].push_back(v.back());
+    }
+  }
+  const char* names[8] = {
+      "entry", "first stage landed", "mainloop done", "fix-up done", "consumer exit", "",
+      "",      "partial published"};
+  std::printf("%dx%dx%d f16 TN, hgemm_decode_sm90 tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N,
+              K,
+              M <= 32   ? 32
+              : M <= 64 ? 64
+                        : 128,
+              stages ? argv[5] : "default", median(ctas_seen), reps);
+  std::printf("  event time (median): %.2f us\n", median(ev));
+  std::printf("  %-20s %8s %8s %8s   (us after the first CTA's entry; medians over reps)\n",
+              "point", "min", "median", "max");
+  for (int p : {0, 1, 2, 7, 3, 4})
+    std::printf("  %-20s %8.2f %8.2f %8.2f\n", names[p], median(stat[3 * p]),
+                median(stat[3 * p + 1]), median(stat[3 * p + 2]));
+  return 0;
+}
