@@ -32,16 +32,19 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   C = 2026-11-24_dispatch_candidates.json (prefill shapes, squares 1024..8192, SGEMM tiles)
 //   D = 2026-11-25_decode_sm90_candidates.json (decode shapes, few-wave shapes)
 //   E = 2026-11-25_c1_candidates.json (the 256x128 stream-K tile without a cluster)
+//   F = 2026-11-25_decode_split_candidates.json (decode shapes, the equal split per tile)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
-  if (p.m <= 16)
-    // D: geometric mean 0.942x / 0.949x at 1 / 16 tokens against the Hopper decode path's
-    // 0.924x / 0.932x; it wins 21 of the 32 shapes, most clearly the small weight matrices.
-    c.add("hgemm_decode", "decode, M <= 16: mma.sync weights-as-M, 3-4 CTAs/SM");
-  if (p.m <= 128)
-    // D: at 64 / 128 tokens 0.897x / 0.870x against rung 11's 0.691x / 0.577x.
+  if (p.m <= 128) {
+    // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
+    // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /
+    // 0.691x / 0.568x; at 1 and 16 tokens it wins 24 of the 32 shapes. (Before the equal split,
+    // D: rung 11 led at 1 and 16 tokens, 0.942x / 0.949x against 0.924x / 0.932x.)
     c.add("hgemm_decode_sm90",
-          "decode, M <= 128: wgmma with the tokens as N, K split over the grid");
+          "decode, M <= 128: wgmma with the tokens as N, K split in equal parts per tile");
+    // D, F: the decode path without sm_90a (Ampere, or a build without 90a), bf16 too.
+    c.add("hgemm_decode", "decode without Hopper: mma.sync weights-as-M, 3-4 CTAs/SM");
+  }
   if (p.m > 128) {
     const WaveShape w = sm90_waves(p, caps);
     if (w.waves < 0.9)
@@ -70,7 +73,6 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   // Fallbacks, best first: the Hopper rung for any M, then rungs that need no sm_90a.
   c.add("hgemm_tn_sm90", "fallback: the Hopper rung");
   c.add("hgemm_decode_sm90", "fallback: the Hopper decode path");
-  if (p.m <= 128) c.add("hgemm_decode", "fallback: decode path without Hopper (sm_80+, bf16 too)");
   c.add("hgemm_tn", "fallback: the Ampere rung (f16)");
   c.add("hgemm_mma", "fallback: mma.sync (f16, any shape)");
   c.add("hgemm_wmma", "fallback: WMMA (f16, any shape)");

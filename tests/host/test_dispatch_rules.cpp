@@ -30,14 +30,15 @@ std::string first(const std::vector<RuleCandidate>& c) {
 }  // namespace
 
 TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
-  EXPECT_EQ(first(hgemm_candidates(tn16(1, 4096, 4096), kH100)), "hgemm_decode");
-  EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode");
+  EXPECT_EQ(first(hgemm_candidates(tn16(1, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
-  // Where rung 11 cannot run (f16 accumulation, no sm_80 image) the Hopper decode path is next.
+  EXPECT_NE(first(hgemm_candidates(tn16(129, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  // Where the Hopper decode path cannot run (no sm_90a) rung 11's decode path is next.
   const auto c = hgemm_candidates(tn16(16, 4096, 4096), kH100);
   ASSERT_GE(c.size(), 2u);
-  EXPECT_EQ(c[1].kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(c[1].kernel, "hgemm_decode");
 }
 
 TEST(DispatchRules, PrefillShapesPickByWaves) {

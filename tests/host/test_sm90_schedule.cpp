@@ -228,37 +228,45 @@ TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
   }
 }
 
-// The decode split: equal parts per tile, about half the grid, none under kSkMinKBlocks
-// k-blocks, 1 from half a grid of tiles up; and with it every tile has exactly that many
+// The decode split: equal parts per tile for about half the grid (all of it for a 128-token
+// tile over more than 40 MB of weights), none under kSkMinKBlocks k-blocks, 1 from that many
+// tiles up; and with it every tile has exactly that many
 // contributors, each holding one range inside the tile (no cluster straddles two tiles).
 TEST(Sm90Schedule, DecodeSplitIsEqualPartsPerTile) {
-  EXPECT_EQ(decode_split_count(32, 64, 132), 2);
-  EXPECT_EQ(decode_split_count(17, 112, 132), 3);
-  EXPECT_EQ(decode_split_count(56, 32, 132), 1);
-  EXPECT_EQ(decode_split_count(80, 128, 132), 1);
-  EXPECT_EQ(decode_split_count(1, 8, 132), 2) << "K = 512: at most 8 / kSkMinKBlocks parts";
-  EXPECT_EQ(decode_split_count(1, 3, 132), 1);
-  EXPECT_EQ(decode_split_count(4, 1000, 8), 1) << "a capped grid of 8: half is 4, one each";
-  for (int n : {128, 1000, 2112, 4096, 7168, 8192}) {
-    for (int k : {64, 512, 2048, 7168, 14336}) {
-      for (int clusters_max : {8, 64, 132}) {
-        const Sm90Schedule s = make_schedule(16, n, k, 32, 128, 64, 1, clusters_max, true);
-        if (s.tiles_total >= clusters_max) continue;
-        const int split = decode_split_count(s.tiles_total, s.k_blocks, clusters_max);
-        EXPECT_EQ(s.clusters, s.tiles_total * split) << n << "x" << k << " grid " << clusters_max;
-        EXPECT_LE(s.clusters, clusters_max);
-        if (split == 1) {
-          EXPECT_EQ(s.dp_tiles, s.tiles_total);
-          continue;
-        }
-        EXPECT_EQ(s.dp_tiles, 0);
-        for (int c = 0; c < s.clusters; ++c) {
-          const long long b = sk_range_begin(s, c), e = sk_range_begin(s, c + 1);
-          EXPECT_EQ(b / s.k_blocks, c / split) << "cluster " << c << " starts in its own tile";
-          EXPECT_EQ((e - 1) / s.k_blocks, c / split) << "cluster " << c << " ends in it too";
-          EXPECT_GE(e - b, kSkMinKBlocks);
+  EXPECT_EQ(decode_grid_target(32, 4096, 4096, 132), 66);
+  EXPECT_EQ(decode_grid_target(128, 4096, 4096, 132), 66) << "32 MB of weights";
+  EXPECT_EQ(decode_grid_target(128, 6144, 4096, 132), 132) << "48 MB with a 128-token tile";
+  EXPECT_EQ(decode_grid_target(64, 8192, 8192, 132), 66);
+  EXPECT_EQ(decode_split_count(32, 64, 66), 2);
+  EXPECT_EQ(decode_split_count(17, 112, 66), 3);
+  EXPECT_EQ(decode_split_count(56, 32, 66), 1);
+  EXPECT_EQ(decode_split_count(48, 64, 132), 2);
+  EXPECT_EQ(decode_split_count(80, 128, 66), 1);
+  EXPECT_EQ(decode_split_count(1, 8, 66), 2) << "K = 512: at most 8 / kSkMinKBlocks parts";
+  EXPECT_EQ(decode_split_count(1, 3, 66), 1);
+  EXPECT_EQ(decode_split_count(4, 1000, 4), 1) << "a capped grid of 8: half is 4, one each";
+  for (int bm : {32, 128})
+    for (int n : {128, 1000, 2112, 4096, 7168, 8192}) {
+      for (int k : {64, 512, 2048, 7168, 14336}) {
+        for (int clusters_max : {8, 64, 132}) {
+          const Sm90Schedule s = make_schedule(bm / 2, n, k, bm, 128, 64, 1, clusters_max, true);
+          if (s.tiles_total >= clusters_max) continue;
+          const int split = decode_split_count(s.tiles_total, s.k_blocks,
+                                               decode_grid_target(bm, n, k, clusters_max));
+          EXPECT_EQ(s.clusters, s.tiles_total * split) << n << "x" << k << " grid " << clusters_max;
+          EXPECT_LE(s.clusters, clusters_max);
+          if (split == 1) {
+            EXPECT_EQ(s.dp_tiles, s.tiles_total);
+            continue;
+          }
+          EXPECT_EQ(s.dp_tiles, 0);
+          for (int c = 0; c < s.clusters; ++c) {
+            const long long b = sk_range_begin(s, c), e = sk_range_begin(s, c + 1);
+            EXPECT_EQ(b / s.k_blocks, c / split) << "cluster " << c << " starts in its own tile";
+            EXPECT_EQ((e - 1) / s.k_blocks, c / split) << "cluster " << c << " ends in it too";
+            EXPECT_GE(e - b, kSkMinKBlocks);
+          }
         }
       }
     }
-  }
 }

@@ -63,22 +63,36 @@ inline constexpr int kSkSplitMaxTileArea = 128 * 128;
 // The decode split: how many clusters share each tile's k-blocks when the tiles are one row
 // (M <= BM) and fewer than the grid. The stream-K ranges then end on tile boundaries, so every
 // tile has exactly that many contributors, each with one equal range, and no cluster straddles
-// two tiles. The count puts about half the grid to work, at least kSkMinKBlocks k-blocks per
-// cluster, and 1 (no split, no fix-up) from half a grid of tiles up. Half the SMs stream the
-// weights as fast as all of them (cuBLAS runs its split-K decode kernel on 64 CTAs), and fewer
-// contributors per tile cost less in the fix-up: at 16x4096x4096 the 32 tiles split in 2 (64
-// CTAs) take 19.0 us, in 4 (128) 20.7 us, and spread over all 132 CTAs as before 22.8 us; at
-// 16x2112x7168 the 17 tiles in 3 (51 CTAs) 19.7 us against 24.7 us; at 16x7168x2048 the 56 tiles
-// unsplit 16.4 us against 20.4 us (scripts/dev/sm90_trace.cu, H100, event time of one launch
-// after a cold-L2 flush; bench_results/h100/reference/2026-11-25_sm90_decode_split.txt). Over
-// 14 decode shapes and 2 to 8 splits each the rule is never slower than the old walk and within
-// 2% of the best split at 11; at 128 tokens it is 2-9% behind the best at 2112x7168, 6144x4096
-// and 8192x8192, which want twice the split.
-GB_HD int decode_split_count(int tiles, int k_blocks, int clusters_max) {
-  int split = clusters_max / 2 / tiles;
+// two tiles. The count puts about `target` clusters to work (decode_grid_target), at least
+// kSkMinKBlocks k-blocks per cluster, and is 1 (no split, no fix-up) from `target` tiles up. Half
+// the SMs stream the weights as fast as all of them (cuBLAS runs its split-K decode kernel on 64
+// CTAs), and fewer contributors per tile cost less in the fix-up: at 16x4096x4096 the 32 tiles
+// split in 2 (64 CTAs) take 19.0 us, in 4 (128) 20.7 us, and spread over all 132 CTAs as
+// before 22.8 us; at 16x2112x7168 the 17 tiles in 3 (51 CTAs) 19.7 us against 24.7 us; at
+// 16x7168x2048 the 56 tiles unsplit 16.4 us against 20.4 us (scripts/dev/sm90_trace.cu, H100, event
+// time of one launch after a cold-L2 flush;
+// bench_results/h100/reference/2026-11-25_sm90_decode_split.txt). Over 14 decode shapes and 2 to 8
+// splits each the rule is never slower than the old walk and within 2% of the best split at 11; at
+// 128 tokens it is 2-9% behind the best at 2112x7168, 6144x4096 and 8192x8192, which want twice the
+// split.
+GB_HD int decode_split_count(int tiles, int k_blocks, int target) {
+  int split = target / tiles;
   const int by_k = k_blocks / kSkMinKBlocks;
   if (split > by_k) split = by_k;
   return split > 1 ? split : 1;
+}
+
+// The decode split's grid: half of it, except for a 128-token tile over more than 40 MB of
+// weights, which takes all of it. A 128-row token tile is as many bytes per k-block as the
+// weight tile it meets, so each CTA moves twice the weight bytes through its SM; on the large
+// matrices half the grid then streams too slowly: 128x6144x4096 takes 26.6 us on 96 CTAs and
+// 28.9 us on 48, 128x8192x8192 54.4 us on 128 and 58.0 us on 64 (same probe), and 128x7168x18432
+// ran at 0.93x cuBLAS on its 56 tiles unsplit (bench_results/h100/
+// 2026-11-25_decode_split_candidates.json) against 1.00x spread over the grid before
+// (2026-11-25_decode_sm90_candidates.json).
+GB_HD int decode_grid_target(int bm, int n, int k, int clusters_max) {
+  const long long weight_bytes = 2LL * n * k;
+  return bm >= 128 && weight_bytes > (40LL << 20) ? clusters_max : clusters_max / 2;
 }
 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
@@ -104,7 +118,8 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       // One row of tiles (decode: every token in one tile, the weights streamed once): each
       // tile's k-blocks are split into the same number of equal parts, one cluster each, for
       // about half the grid (decode_split_count).
-      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks, clusters_max);
+      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks,
+                                                    decode_grid_target(bm, n, k, clusters_max));
     } else {
       // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
       // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
