@@ -98,7 +98,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "sgemm",
     .family = "sgemm",
-    .rung = 9,
+    .rung = 10,
     .summary = "shape-aware: runs the SGEMM tile the rule table picks for the case (by waves, "
                "narrow M or N), rows record which",
     .dtypes = {DType::f32},

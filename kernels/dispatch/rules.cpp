@@ -33,6 +33,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   D = 2026-11-25_decode_sm90_candidates.json (decode shapes, few-wave shapes)
 //   E = 2026-11-25_c1_candidates.json (the 256x128 stream-K tile without a cluster)
 //   F = 2026-11-25_decode_split_candidates.json (decode shapes, the equal split per tile)
+//   G = 2026-11-25_sgemm_splitk_candidates.json (sgemm_splitk at small M and small squares)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m <= 128) {
@@ -122,6 +123,10 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
   Candidates c;
+  if (p.m <= 128)
+    // G: at N = K = 4096 (NN) 1.26x at M = 16 and 0.95x at M = 128, against 0.17x / 0.45x for
+    // the 128x64 tile: M-sized tiles, K split to fill every SM.
+    c.add("sgemm_splitk", "few rows (M <= 128): M-sized tiles, K split over the SMs");
   if (p.m <= 128 || p.n <= 128) {
     // C: at M = 16 and 128 (N = K = 4096) 128x64 gives 0.204x / 0.451x against 0.121x / 0.251x
     // (128x128) and 0.072x / 0.141x (256x128): the most CTAs when one dimension is narrow.

@@ -7,11 +7,11 @@
 // (decode_schedule.hpp) hands every resident CTA the same number of (tile, k-tile) units, so all
 // SMs stream weights whatever N and K are; tiles split between CTAs are summed in f32 through a
 // workspace, deterministically (fixed contributor order, last arrival reduces, loading several
-// contributors' partials before adding them: one L2 round trip per batch, not per contributor). Weights and
-// tokens go global -> shared by 16-byte cp.async in a STAGES ring (zero-filled past N, M and K);
-// each lane reads its fragments with one 16-byte shared load per row, in the k order frag_k
-// gives, instead of ldmatrix. M = 1 runs the same path (memory bound: the idle mma lanes cost
-// nothing). Tiles, by token count (T = 8*MT tokens, all of M in one CTA; BN weight rows):
+// contributors' partials before adding them: one L2 round trip per batch, not per contributor).
+// Weights and tokens go global -> shared by 16-byte cp.async in a STAGES ring (zero-filled past N,
+// M and K); each lane reads its fragments with one 16-byte shared load per row, in the k order
+// frag_k gives, instead of ldmatrix. M = 1 runs the same path (memory bound: the idle mma lanes
+// cost nothing). Tiles, by token count (T = 8*MT tokens, all of M in one CTA; BN weight rows):
 //   M <= 8, 16, 32: MT 1, 2, 4; 4 warps x 16 rows (BN 64), BK 128, 3 stages, 54/60/72 KB smem,
 //                   86-118 registers (sm_90a), 3-4 CTAs per SM on H100
 //   M <= 64:        MT 8;  4 warps x 2 slabs of 16 rows (BN 128), BK 64, 4 stages, 96 KB, 224 regs
@@ -19,14 +19,14 @@
 // Constraints: TN; f16 or bf16 with f32 accumulation; 1 <= M <= 128; K % 8 == 0 (16-byte rows);
 // any N; any alpha, beta (C read only when beta != 0). Workspace: device memory allocated on a
 // shape's first launch and only ever grown (the runner's verify run and warm-up come first; see
-// DecodeWorkspace), so launches of one shape neither allocate nor synchronise; not safe for
-// concurrent launches on two streams.
+// common/split_workspace.hpp), so launches of one shape neither allocate nor synchronise; not
+// safe for concurrent launches on two streams.
 // Measured (H100, 2026-11-25, sustained, f16/f32acc, 16 llama3/deepseek-v3 layers per token
 // count; bench_results/h100/2026-11-25_decode_sm90_candidates.json): geometric mean 0.942x /
 // 0.949x cuBLAS at 1 / 16 tokens (0.77-1.09x), 0.691x at 64, 0.577x at 128; with the batched
-// fix-up 0.955x / 0.963x / 0.695x / 0.583x (2026-11-25_llm_decode_equal_split.json, git d91cc46).
-// `hgemm` runs hgemm_decode_sm90 (rung 12) on Hopper at every M <= 128, and this rung where that
-// cannot run (no sm_90a) (docs/dispatch.md).
+// fix-up 0.955x / 0.963x / 0.695x / 0.583x (2026-11-25_llm_decode_equal_split.json, git
+// d91cc46). `hgemm` runs hgemm_decode_sm90 (rung 12) on Hopper at every M <= 128, and this rung
+// where that cannot run (no sm_90a) (docs/dispatch.md).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -39,6 +39,7 @@
 
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
+#include "common/split_workspace.hpp"
 #include "core/cuda_check.hpp"
 #include "hgemm/decode_schedule.hpp"
 #include "registry.hpp"
@@ -333,57 +334,8 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
   ptx::cp_async_wait<0>();
 }
 
-// Device scratch behind the split-tile fixup, per device: partial sums (never read before this
-// launch writes them) and per-tile arrival counters (zero between launches: the reducing CTA
-// resets its tile's). Grown, never shrunk, on the launch that first needs more: cudaFree
-// synchronises the device and cudaMalloc is slow, so that launch is the shape's first (the
-// runner's verify run, or its first warm-up), never a timed one. New counters are zeroed with a
-// cudaMemsetAsync on the launch's stream, ahead of the kernel. One stream at a time: two
-// concurrent launches would share the slots and counters.
-class DecodeWorkspace {
- public:
-  struct View {
-    float* partials;
-    int* counters;
-  };
-  View get(size_t partial_floats, size_t counters, cudaStream_t stream) {
-    int dev = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= kMaxDevices) throw std::runtime_error("device index above 63");
-    std::lock_guard<std::mutex> lock(mutex_);
-    Buffers& b = buffers_[dev];
-    if (partial_floats > b.partial_floats) {
-      if (b.partials) CUDA_CHECK(cudaFree(b.partials));
-      b.partials = nullptr;
-      b.partial_floats = 0;
-      CUDA_CHECK(cudaMalloc(&b.partials, partial_floats * sizeof(float)));
-      b.partial_floats = partial_floats;
-    }
-    if (counters > b.counters) {
-      if (b.counters_ptr) CUDA_CHECK(cudaFree(b.counters_ptr));
-      b.counters_ptr = nullptr;
-      b.counters = 0;
-      CUDA_CHECK(cudaMalloc(&b.counters_ptr, counters * sizeof(int)));
-      CUDA_CHECK(cudaMemsetAsync(b.counters_ptr, 0, counters * sizeof(int), stream));
-      b.counters = counters;
-    }
-    return {b.partials, b.counters_ptr};
-  }
-
- private:
-  static constexpr int kMaxDevices = 64;
-  struct Buffers {
-    float* partials = nullptr;
-    size_t partial_floats = 0;
-    int* counters_ptr = nullptr;
-    size_t counters = 0;
-  };
-  std::mutex mutex_;
-  Buffers buffers_[kMaxDevices];
-};
-
-DecodeWorkspace& workspace() {
-  static DecodeWorkspace* ws = new DecodeWorkspace();  // never destroyed: no cudaFree at exit
+SplitWorkspace& workspace() {
+  static SplitWorkspace* ws = new SplitWorkspace();  // never destroyed: no cudaFree at exit
   return *ws;
 }
 
@@ -407,7 +359,7 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   prm.w = static_cast<const T*>(args.b);
   prm.c = static_cast<T*>(args.c);
   prm.sched = decode::make_schedule(p.n, p.k, Tile::BN, Tile::BK, max_ctas);
-  const DecodeWorkspace::View ws =
+  const SplitWorkspace::View ws =
       workspace().get(size_t(prm.sched.slots()) * Tile::PARTIAL, size_t(prm.sched.tiles), stream);
   prm.partials = ws.partials;
   prm.counters = ws.counters;

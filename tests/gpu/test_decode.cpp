@@ -16,6 +16,7 @@
 #include "core/cuda_check.hpp"
 #include "gpu_test_util.hpp"
 #include "registry.hpp"
+#include "sgemm/splitk_schedule.hpp"
 #include "device/buffer.hpp"
 #include "verify/device_verify.hpp"
 
@@ -69,22 +70,18 @@ ErrorStats run_twice(const KernelInfo& kernel, const GemmProblem& p, uint64_t se
   return e;
 }
 
-void check_cases(const KernelInfo& kernel, DType dtype, const std::vector<Case>& cases) {
+void check_cases(const KernelInfo& kernel, DType dtype, const std::vector<Case>& cases,
+                 Layout layout = Layout::tn) {
   const DeviceCaps caps = current_device_caps();
   if (caps.sm < kernel.min_sm) GTEST_SKIP() << "needs sm_" << kernel.min_sm;
   int ran = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& s = cases[i];
     const bool with_beta = i % 2 == 1;
-    const GemmProblem p{s.m,
-                        s.n,
-                        s.k,
-                        Layout::tn,
-                        dtype,
-                        Accum::f32,
-                        with_beta ? -0.75 : 1.25,
-                        with_beta ? 0.5 : 0.0};
-    SCOPED_TRACE(p.shape_string() + " " + to_string(dtype) + (with_beta ? " beta" : ""));
+    const GemmProblem p{
+        s.m, s.n, s.k, layout, dtype, Accum::f32, with_beta ? -0.75 : 1.25, with_beta ? 0.5 : 0.0};
+    SCOPED_TRACE(p.shape_string() + " " + to_string(layout) + " " + to_string(dtype) +
+                 (with_beta ? " beta" : ""));
     const std::string why = why_unsupported(kernel, p, caps);
     if (!why.empty()) {
       std::printf("  skipped %s: %s\n", p.shape_string().c_str(), why.c_str());
@@ -125,6 +122,40 @@ INSTANTIATE_TEST_SUITE_P(Kernels, SplitK,
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
+
+// sgemm_splitk (f32, every layout) where it splits K: each tile configuration (M <= 16, 32, 64,
+// 128 and M > 128) with N and K large enough for several splits, a partial last k-tile, N across
+// tile edges, the most splits (one tile, long K), unaligned leading dimensions (4-byte copies),
+// the 16-byte row copies of a K-contiguous op(B) (M <= 32, M and K multiples of 4; 32x520x2056
+// and 12x136x1004 with a k-tile that crosses K);
+// large to small so the workspace grows, then is reused. Run twice: the same bits (the fixup sums
+// in split order and leaves its counters at zero).
+const std::vector<Case> kSgemmCases = {
+    {128, 4096, 4096}, {16, 4096, 4096}, {200, 300, 5000}, {1, 4096, 1024}, {7, 1000, 1000},
+    {33, 777, 3000},   {64, 4096, 1536}, {65, 136, 4104},  {100, 64, 8192}, {2, 8, 32768},
+    {128, 129, 520},   {31, 4096, 512},  {17, 300, 64},    {16, 4, 20000},  {120, 8200, 64},
+    {32, 520, 2056},   {12, 136, 1004}};
+
+TEST(SgemmSplitK, SplitsKAtTheIssueShapes) {
+  GEMMBENCH_REQUIRE_GPU();
+  // The launcher's split with the occupancy at least each tile's target (the split is then
+  // smaller, never 1, where the occupancy is lower): the shapes above do take the split path.
+  const DeviceCaps caps = current_device_caps();
+  for (int64_t m : {16, 128}) {
+    const sgemm::splitk::TileShape& t = sgemm::splitk::kTiles[sgemm::splitk::tile_for(m)];
+    const auto s = sgemm::splitk::make_schedule(m, 4096, 4096, t.bm, t.bn, t.bk,
+                                                int64_t(caps.num_sms) * t.target_per_sm);
+    EXPECT_GT(s.splits, 1) << "M=" << m;
+  }
+}
+
+TEST(SgemmSplitK, DecodeShapesEveryLayout) {
+  GEMMBENCH_REQUIRE_GPU();
+  for (Layout l : kAllLayouts) {
+    SCOPED_TRACE(to_string(l));
+    check_cases(kernel_named("sgemm_splitk"), DType::f32, kSgemmCases, l);
+  }
+}
 
 // Not a GPU test: the reasons supports() gives where the decode path does not apply.
 TEST(HgemmDecode, SupportsSaysWhy) {

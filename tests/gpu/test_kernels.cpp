@@ -178,7 +178,10 @@ INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel
 
 // The persistent kernels with a capped grid: the persistent Ampere binding (hgemm_tn and the
 // other layouts' short names) at caps of 1, 3 and 7 CTAs, the Hopper kernels (2-CTA clusters,
-// stream-K and every layout included; the 1-CTA decode tiles too) at 1, 3, 7 and 14 CTAs.
+// stream-K and every layout included; the 1-CTA decode tiles too) at 1, 3, 7 and 14 CTAs; and
+// sgemm_splitk at 1, 3 and 7, where the suite's few-tile shapes split K 1, 3 and up to 7 ways
+// (with a partial last k-tile in the last split) in its 64- and 128-row configurations (the
+// narrower ones split in test_decode.cpp's SgemmSplitK).
 struct CappedCombo {
   Combo combo;
   int max_ctas;
@@ -192,7 +195,9 @@ std::vector<CappedCombo> capped_combos() {
                       n == "hgemm_decode_sm90" || n == "hgemm_tn_sm90_128x128_sk" ||
                       n == "hgemm_tn_sm90_c1_sk";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
-    if (!sm90 && !ampere) continue;
+    // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1).
+    const bool split = n == "sgemm_splitk";
+    if (!sm90 && !ampere && !split) continue;
     for (int cap : {1, 3, 7}) out.push_back({c, cap});
     if (sm90) out.push_back({c, 14});
   }

@@ -82,8 +82,11 @@ TEST(DispatchRules, SgemmTilesByShape) {
   auto sg = [](int64_t m, int64_t n, int64_t k) {
     return first(sgemm_candidates(GemmProblem{m, n, k, Layout::nn, DType::f32, Accum::f32}, kH100));
   };
-  EXPECT_EQ(sg(16, 4096, 4096), "sgemm_pipelined_128x64");
-  EXPECT_EQ(sg(128, 4096, 4096), "sgemm_pipelined_128x64");
+  EXPECT_EQ(sg(1, 4096, 4096), "sgemm_splitk");
+  EXPECT_EQ(sg(16, 4096, 4096), "sgemm_splitk");
+  EXPECT_EQ(sg(128, 4096, 4096), "sgemm_splitk");
+  EXPECT_EQ(sg(4096, 128, 4096), "sgemm_pipelined_128x64") << "narrow N, many rows";
+  EXPECT_EQ(sg(129, 4096, 4096), "sgemm_pipelined_128x64");
   EXPECT_EQ(sg(1024, 1024, 1024), "sgemm_pipelined_128x64");
   EXPECT_EQ(sg(3072, 3072, 3072), "sgemm_pipelined_128x64");
   EXPECT_EQ(sg(5120, 5120, 5120), "sgemm_pipelined_128x64");

@@ -1,0 +1,576 @@
+// sgemm_splitk — SGEMM ladder, rung 9 (top): few rows (M <= 128, LLM decode shapes), K split over
+// SMs.
+//
+// At M = 16 or 128 with N = K = 4096 rung 8's tiles give 32-64 CTAs for 132 SMs, and a 128-row
+// tile computes 8x padding at M = 16. This rung keeps rung 8's mainloop (k-outer shared tiles
+// filled by a cp.async ring, fragments double-buffered in registers) but sizes BM to M and cuts
+// each tile's K into contiguous ranges, one CTA per (tile, range), so that the grid is one full
+// wave of the CTAs the device holds (splitk_schedule.hpp derives the split from the shape and the
+// occupancy). Each range's f32 partial tile goes to a workspace slot; the last CTA of a tile to
+// arrive (an int counter) sums the slots in range order, never arrival order (the same bits on
+// every run), and runs the alpha/beta epilogue. No TF32, no float atomics. At M <= 32 a
+// K-contiguous op(B) (NN, TN) streams in 16-byte cp.async into swizzled row-major tiles (RowCopy)
+// instead of rung 8's 4-byte transposing copies. Tiles (BM x BN x BK, warp tile, thread tile,
+// stages, CTAs/SM the split aims at), by M: <= 16: 16x128x32, 16x32, 4x4, 4 (78 KB), 2;
+// <= 32: 32x128x16, 32x32, 4x8, 4, 2; <= 64: 64x128x8, 64x32, 8x8, 4, 2; above: 128x64x16,
+// 64x32, 8x8, 3, 3 (with M > 128 the split usually falls to 1: a plain tiled GEMM).
+// Constraints: sm_80+; every layout; any M, N, K >= 1 below 2^31 - 256 (16-byte paths need
+// 16-byte aligned leading dimensions, K % 4 == 0 for the row copies). Workspace: allocated on a
+// shape's first launch, only grown (never on a timed launch); one stream at a time.
+// Measured (H100, 2026-11-25, sustained, NN, N = K = 4096, GPU session console log, no JSON
+// report yet; docs/sgemm.md): M = 16 35.7 us (1.256x cuBLAS), M = 128 107.1 us (0.947x).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "common/layout_dispatch.hpp"
+#include "common/occupancy.hpp"
+#include "common/split_workspace.hpp"
+#include "common/ptx.cuh"
+#include "common/raster.hpp"
+#include "core/cuda_check.hpp"
+#include "registry.hpp"
+#include "sgemm/launch.cuh"
+#include "sgemm/splitk_schedule.hpp"
+#include "sgemm/tile_copy.cuh"
+
+namespace gemmbench {
+namespace {
+
+namespace sk = sgemm::splitk;
+
+// Largest rasterization width (as rung 8); matters only for M > 128, where tiles outnumber SMs.
+constexpr int kMaxSwizzle = 8;
+
+// The cp.async copies of one operand's (ROWS,BK) k-tiles into k-outer shared tiles
+// xs[k * LD + r], for one thread. X is op(A) (x = m) or op(B) read as (N,K) (x = n); X(x, k)
+// sits at x * ld + k when K_MAJOR, else at x + k * ld.
+//   K_MAJOR: 4-byte copies; a warp copies 8 consecutive k of 4 rows (four 32-byte sectors) and
+//     writes them to banks (k * LD + r) % 32, all distinct because LD / 4 is odd: the
+//     transposition is conflict-free. Warp w copies row groups w, w + WARPS, ... (one source
+//     pointer each), every one of the row's BK / 8 blocks of 8 k.
+//   M/N-contiguous and VEC: 16-byte copies of X(r..r+3, k), the thread keeps its float4 column.
+//   M/N-contiguous, not VEC: 4-byte copies of X(r, k), the thread keeps its row.
+//   In the last two the block covers PASS_K consecutive k per copy; where PASS_K > BK (the
+//   narrow A tiles) only the threads whose first k is below BK copy.
+// Rows past the extent are clamped to the last row (they feed only rows or columns of C that are
+// never stored, but their addresses stay inside the tensor); the copies of a k-tile that crosses
+// K test k (issue_partial: src-size 0 zero-fills k >= K, whose products would reach stored C).
+template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
+struct StageCopy {
+  static constexpr bool WIDE = VEC && !K_MAJOR;
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int KB = BK / 8;                     // K_MAJOR: blocks of 8 k per row
+  static constexpr int ROW_STEP = 4 * WARPS;            // K_MAJOR: rows between a warp's groups
+  static constexpr int PER_K = WIDE ? ROWS / 4 : ROWS;  // M/N-contiguous: threads per k
+  static constexpr int PASS_K = K_MAJOR ? 8 : THREADS / PER_K;
+  static constexpr bool SOME_IDLE = !K_MAJOR && PASS_K > BK;
+  static constexpr int POINTERS = K_MAJOR ? ROWS / ROW_STEP : 1;
+  static constexpr int COPIES = K_MAJOR ? POINTERS * KB : (SOME_IDLE ? 1 : BK / PASS_K);
+  static_assert(LD % 4 == 0 && (LD / 4) % 2 == 1,
+                "LD must be 4 times an odd number of words: 16-byte aligned rows for LDS.128 and "
+                "conflict-free transposing copies");
+  static_assert(!K_MAJOR || (BK % 8 == 0 && ROWS % ROW_STEP == 0),
+                "K-contiguous copies: a warp copies blocks of 8 k x 4 rows, so BK must be a "
+                "multiple of 8 and 4 * warps must divide ROWS");
+  static_assert(K_MAJOR || (THREADS % PER_K == 0 && (SOME_IDLE || BK % PASS_K == 0)),
+                "M/N-contiguous copies: whole k-rows per pass, and passes that tile BK");
+
+  __host__ __device__ static constexpr int dr(int i) { return K_MAJOR ? (i / KB) * ROW_STEP : 0; }
+  __host__ __device__ static constexpr int dk(int i) { return K_MAJOR ? (i % KB) * 8 : i * PASS_K; }
+
+  const float* src[POINTERS];  // the thread's first element of each row it copies, next k-tile
+  int k0;                      // the thread's first k within a k-tile
+  int smem;                    // k0 * LD + r0: the thread's first element within a stage
+
+  // x0: the tile's first row; k_first: the first k this CTA reads.
+  __device__ __forceinline__ StageCopy(const float* x, int64_t ld, int extent, int x0, int k_first,
+                                       int tid) {
+    int r0;
+    if constexpr (K_MAJOR) {
+      r0 = (tid / 32) * 4 + (tid % 32) / 8;
+      k0 = tid % 8;
+    } else {
+      r0 = (tid % PER_K) * (WIDE ? 4 : 1);
+      k0 = tid / PER_K;
+    }
+#pragma unroll
+    for (int p = 0; p < POINTERS; ++p) {
+      const int row = min(x0 + r0 + p * ROW_STEP, extent - (WIDE ? 4 : 1));
+      const int64_t k = int64_t(k_first) + k0;
+      src[p] = x + (K_MAJOR ? row * ld + k : row + k * ld);
+    }
+    smem = k0 * LD + r0;
+  }
+
+  __device__ __forceinline__ bool idle() const {
+    return SOME_IDLE && k0 >= BK;
+  }
+
+  __device__ __forceinline__ const float* source(int i, int64_t ld) const {
+    return src[K_MAJOR ? i / KB : 0] + (K_MAJOR ? dk(i) : dk(i) * ld);
+  }
+
+  __device__ __forceinline__ void advance(int64_t ld) {
+#pragma unroll
+    for (int p = 0; p < POINTERS; ++p) src[p] += K_MAJOR ? BK : BK * ld;
+  }
+
+  // Starts the copies of the next k-tile, all of whose k are below K, into the stage xs.
+  __device__ __forceinline__ void issue_full(float* xs, int64_t ld) {
+    if (idle()) return;
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      float* dst = xs + smem + dk(i) * LD + dr(i);
+      if constexpr (WIDE)
+        ptx::cp_async_16(dst, source(i, ld));
+      else
+        ptx::cp_async_4(dst, source(i, ld));
+    }
+    advance(ld);
+  }
+
+  // Starts the copies of the k-tile that crosses K, of which only k < k_left (< BK) exist; the
+  // others are zero-filled (src-size 0, with the tensor's base pointer x as a valid dummy).
+  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t ld, int k_left) {
+    if (idle()) return;
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      const bool in = k0 + dk(i) < k_left;
+      float* dst = xs + smem + dk(i) * LD + dr(i);
+      const float* from = in ? source(i, ld) : x;
+      if constexpr (WIDE)
+        ptx::cp_async_16(dst, from, in ? 16 : 0);
+      else
+        ptx::cp_async_4(dst, from, in ? 4 : 0);
+    }
+    advance(ld);
+  }
+};
+
+// The 16-byte cp.async copies of a K-contiguous operand's (ROWS,BK) k-tiles into row-major
+// shared tiles, for one thread: X(r, k) (at x * ld + k) goes to xs[sk::b_row_offset<BK>(r, k)].
+// A warp copies 32 chunks of 16 bytes, whole 128-byte rows when BK = 32: the stream of a wide
+// K-contiguous op(B) (NN, TN) in the fewest, largest requests (StageCopy's transposing 4-byte
+// copies streamed it at 1.6 TB/s at M = 16, these at 1.9: docs/sgemm.md).
+// The chunks of a row are XOR-swizzled (splitk_schedule.hpp) so that the lanes reading one k of
+// rows 4 apart (LN lanes along N, each on its own 4 columns) hit distinct banks.
+// Requires ld % 4 == 0 and a 16-byte aligned x (the launcher's VEC), so a chunk is wholly below K
+// or wholly above it (K % 4 == 0). Rows past the extent are clamped, as in StageCopy.
+template <int ROWS, int BK, int THREADS>
+struct RowCopy {
+  static constexpr int CHUNKS = BK / 4;  // 16-byte chunks per row
+  static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
+  static constexpr int COPIES = ROWS / ROWS_PER_PASS;
+  static_assert(BK % 4 == 0 && THREADS % CHUNKS == 0 && ROWS % ROWS_PER_PASS == 0,
+                "a pass copies whole rows and the passes tile the block's rows");
+
+  const float* src[COPIES];  // the thread's chunk of each row it copies, next k-tile
+  int chunk;                 // the thread's chunk within a row (k = 4 * chunk .. + 3)
+  int r0;                    // the thread's first row
+
+  __device__ __forceinline__ RowCopy(const float* x, int64_t ld, int extent, int x0, int k_first,
+                                     int tid)
+      : chunk(tid % CHUNKS), r0(tid / CHUNKS) {
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      const int row = min(x0 + r0 + i * ROWS_PER_PASS, extent - 1);
+      src[i] = x + row * ld + k_first + 4 * chunk;
+    }
+  }
+
+  __device__ __forceinline__ void issue_full(float* xs, int64_t) {
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      ptx::cp_async_16(xs + sk::b_row_offset<BK>(r0 + i * ROWS_PER_PASS, 4 * chunk), src[i]);
+      src[i] += BK;
+    }
+  }
+
+  // The k-tile that crosses K: chunks at or past k_left are zero-filled from the base pointer.
+  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t, int k_left) {
+    const bool in = 4 * chunk < k_left;
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+      ptx::cp_async_16(xs + sk::b_row_offset<BK>(r0 + i * ROWS_PER_PASS, 4 * chunk),
+                       in ? src[i] : x, in ? 16 : 0);
+      src[i] += BK;
+    }
+  }
+};
+
+// A tile configuration: BM x BN x BK, the CTAs per SM the split aims at, the warp and thread
+// tiles, the ring depth, and the blocks per SM the register allocation is bounded for.
+// B_ROWS: a K-contiguous op(B) on the 16-byte path (VEC) is copied by RowCopy into row-major
+// tiles and read one float per column and k (TN LDS.32 per k instead of TN/4 LDS.128: worth it
+// where the B stream, not the FFMAs, bounds the time); otherwise StageCopy's k-outer tiles.
+template <int BM_, int BN_, int BK_, int TARGET_PER_SM_, int WM_, int WN_, int TM_, int TN_,
+          int STAGES_, int MIN_BLOCKS_, bool B_ROWS_>
+struct Tile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, TARGET_PER_SM = TARGET_PER_SM_;
+  static constexpr int WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+  static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+  static constexpr bool B_ROWS = B_ROWS_;
+  static constexpr int WARPS_M = BM / WM;
+  static constexpr int THREADS = 32 * WARPS_M * (BN / WN);
+  static constexpr int LDA = BM + 4, LDB = BN + 4;
+  static constexpr int A_STAGE = BK * LDA;  // floats
+  // A stage holds either op(B) layout (a B_ROWS configuration uses the k-outer one off the
+  // 16-byte path): k-outer [BK][LDB], the larger.
+  static constexpr int B_STAGE = BK * LDB;  // floats
+  static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * 4;
+  // Static shared memory while it fits in 48 KB (ptxas then knows the tiles' addresses, which
+  // saves registers), dynamic past it (the launcher opts in).
+  static constexpr int DYNAMIC_SMEM = SMEM_BYTES > 48 * 1024 ? SMEM_BYTES : 0;
+  static constexpr int PARTIAL = BM * BN;  // floats per workspace slot
+
+  static_assert(BM % WM == 0 && BN % WN == 0, "the block tile is a whole number of warp tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 float4 sub-tiles");
+  static_assert(WM % TM == 0 && WN % TN == 0 && (WM / TM) * (WN / TN) == 32,
+                "the warp tile must hold exactly 32 thread tiles: LM x LN = 32 lanes");
+  static_assert((WM / TM) * 4 <= 32 && (WN / TN) * 4 <= 32,
+                "one fragment read spans LM (or LN) float4s: at most 128 bytes, one wavefront");
+  static_assert(STAGES >= 2, "a pipeline needs at least two shared-memory stages");
+  static_assert(PARTIAL == THREADS * TM * TN, "a workspace slot holds every thread's tile once");
+  static_assert(BN * BK <= B_STAGE, "the row-major op(B) tile fits in a stage");
+  static_assert(!B_ROWS || (WN / TN) <= BK / 4,
+                "row-major B tiles: the LN lanes reading one k must fall in distinct swizzled "
+                "chunks, so LN <= BK / 4");
+};
+
+// Entry I of sk::kTiles (BM, BN, BK, CTAs per SM: the host test and supports() read the same
+// table) with its warp and thread tiles, stages and register bound.
+template <int I, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS, bool B_ROWS>
+using TableTile = Tile<sk::kTiles[I].bm, sk::kTiles[I].bn, sk::kTiles[I].bk,
+                       sk::kTiles[I].target_per_sm, WM, WN, TM, TN, STAGES, MIN_BLOCKS, B_ROWS>;
+
+//                    I  WM  WN TM TN STAGES MIN_BLOCKS B_ROWS
+using T16 = TableTile<0, 16, 32, 4, 4, 4, 2, true>;
+using T32 = TableTile<1, 32, 32, 4, 8, 4, 2, true>;
+using T64 = TableTile<2, 64, 32, 8, 8, 4, 3, false>;
+using T128 = TableTile<3, 64, 32, 8, 8, 3, 3, false>;
+
+struct SplitKParams {
+  int m, n, k;
+  float alpha, beta;
+  const float* a;  // op(A) source, lda
+  int64_t lda;
+  const float* b;  // op(B) source, ldb
+  int64_t ldb;
+  float* c;  // (M,N) column-major, ldc
+  int64_t ldc;
+  int log_tile;
+  sk::Schedule sched;
+  float* partials;  // (slots, BM*BN) f32 in thread order; unused when splits == 1
+  int* counters;    // (tiles) arrivals, zero between launches; unused when splits == 1
+};
+
+// Starts the copies of local k-tile t (of `count`, the first `full` of them wholly below K) of
+// both operands into one stage, if the k-tile exists; k_first_of_t is the first k of k-tile t
+// (the crossing k-tile copies only the K - k_first_of_t k below K).
+template <class ACopy, class BCopy>
+__device__ __forceinline__ void copy_k_tile(int t, int full, int count, int k_first_of_t,
+                                            const SplitKParams& prm, ACopy& a_copy, BCopy& b_copy,
+                                            float* as, float* bs) {
+  if (t < full) {
+    a_copy.issue_full(as, prm.lda);
+    b_copy.issue_full(bs, prm.ldb);
+  } else if (t < count) {
+    a_copy.issue_partial(as, prm.a, prm.lda, prm.k - k_first_of_t);
+    b_copy.issue_partial(bs, prm.b, prm.ldb, prm.k - k_first_of_t);
+  }
+}
+
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_splitk_kernel(const SplitKParams prm) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  constexpr int TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
+  constexpr int LM = Cfg::WM / TM;  // lanes along M in a warp
+  constexpr int LN = Cfg::WN / TN;  // lanes along N in a warp
+  constexpr int LDA = Cfg::LDA, LDB = Cfg::LDB;
+
+  // op(B) K-contiguous on the 16-byte path, in a configuration that asks for it: row-major
+  // tiles (RowCopy); otherwise k-outer tiles like op(A).
+  constexpr bool B_ROWS = Cfg::B_ROWS && B_K_MAJOR && VEC;
+  using ATiles = float[STAGES][BK][LDA];
+  using BTiles = float[STAGES][Cfg::B_STAGE];
+  ATiles* a_tiles;
+  BTiles* b_tiles;
+  if constexpr (Cfg::DYNAMIC_SMEM == 0) {
+    alignas(16) __shared__ ATiles a_static;
+    alignas(16) __shared__ BTiles b_static;
+    a_tiles = &a_static;
+    b_tiles = &b_static;
+  } else {
+    extern __shared__ float4 dynamic_tiles[];
+    a_tiles = reinterpret_cast<ATiles*>(dynamic_tiles);
+    b_tiles =
+        reinterpret_cast<BTiles*>(reinterpret_cast<float*>(dynamic_tiles) + STAGES * Cfg::A_STAGE);
+  }
+  ATiles& as = *a_tiles;  // (BM,BK,STAGES) op(A), k-outer, m contiguous
+  BTiles& bs = *b_tiles;  // (BK,BN,STAGES) op(B): k-outer [k][LDB], or B_ROWS [n][BK] swizzled
+  __shared__ int s_last;  // this CTA is the last of its tile's splits to arrive
+
+  const sk::Schedule& sched = prm.sched;
+  const TileCoord tile = raster_tile(blockIdx.x, blockIdx.y, prm.log_tile);
+  if (!raster_tile_valid(tile, sched.tiles_m, sched.tiles_n)) return;  // raster padding block
+  const int m0 = tile.m * BM;
+  const int n0 = tile.n * BN;
+  const int split = blockIdx.z;
+  // This CTA's k-tiles: [kt_begin, kt_begin + count) of the product's; the first `full` of them
+  // lie wholly below K, a last one may cross it (only in the last split).
+  const int kt_begin = sched.k_tile_begin(split);
+  const int count = sched.k_tile_begin(split + 1) - kt_begin;
+  const int full = sched.full_k_tiles(split, prm.k, BK);
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  // First row / column of the thread's first 4x4 sub-tile within the block tile; sub-tile (q, p)
+  // is offset by (q * LM * 4, p * LN * 4).
+  const int tm = (warp % Cfg::WARPS_M) * Cfg::WM + (lane % LM) * 4;
+  const int tn = (warp / Cfg::WARPS_M) * Cfg::WN + (lane / LM) * 4;
+
+  // ================================ PROLOGUE ================================
+  // k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past the last k-tile
+  // keep the group count, and so cp_async_wait's meaning, uniform).
+  StageCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(prm.a, prm.lda, prm.m, m0, kt_begin * BK,
+                                                         tid);
+  using BCopy = std::conditional_t<B_ROWS, RowCopy<BN, BK, THREADS>,
+                                   StageCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC>>;
+  BCopy b_copy(prm.b, prm.ldb, prm.n, n0, kt_begin * BK, tid);
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    copy_k_tile(s, full, count, (kt_begin + s) * BK, prm, a_copy, b_copy, &as[s][0][0], &bs[s][0]);
+    ptx::cp_async_commit();
+  }
+  ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 has landed (for this thread's copies) ...
+  __syncthreads();                   // ... and for everyone's
+
+  // C(m0 + tm + (i/4)*LM*4 + i%4, n0 + tn + (j/4)*LN*4 + j%4) is acc[i][j].
+  float acc[TM][TN] = {};  // (TM,TN) registers
+  float a_frag[2][TM];     // (2,TM) registers: op(A) fragments, double-buffered over k
+  float b_frag[2][TN];     // (2,TN) registers: op(B) fragments, double-buffered over k
+  auto load_fragments = [&](int stage, int k, int buf) {
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q)
+      sgemm::unpack(*reinterpret_cast<const float4*>(&as[stage][k][tm + q * LM * 4]),
+                    &a_frag[buf][4 * q]);
+    if constexpr (B_ROWS) {
+      // Column nb + jj (nb a multiple of 4) sits jj rows below column nb, in the same chunk.
+#pragma unroll
+      for (int p = 0; p < TN / 4; ++p) {
+        const float* b = &bs[stage][sk::b_row_offset<BK>(tn + p * LN * 4, k)];
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) b_frag[buf][4 * p + jj] = b[jj * BK];
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < TN / 4; ++p)
+        sgemm::unpack(*reinterpret_cast<const float4*>(&bs[stage][k * LDB + tn + p * LN * 4]),
+                      &b_frag[buf][4 * p]);
+    }
+  };
+  load_fragments(0, 0, 0);
+
+  int read_stage = 0;            // slot holding k-tile t
+  int write_stage = STAGES - 1;  // slot k-tile t + STAGES - 1 is copied into (it held t - 1)
+
+  // ================================ MAINLOOP ================================
+  for (int t = 0; t < count; ++t) {
+    // The slot of k-tile t-1 is free: every thread passed the barrier below (previous
+    // iteration) after its last fragment read of that k-tile.
+    const int ahead = t + STAGES - 1;
+    copy_k_tile(ahead, full, count, (kt_begin + ahead) * BK, prm, a_copy, b_copy,
+                &as[write_stage][0][0], &bs[write_stage][0]);
+    ptx::cp_async_commit();
+
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk == BK - 1) {
+        // Fragments of step BK-1 are in registers; move to k-tile t+1. Groups committed so
+        // far: STAGES - 1 + t + 1; at most STAGES - 2 pending completes k-tiles 0 .. t+1. The
+        // barrier publishes k-tile t+1 and ends every read of k-tile t.
+        ptx::cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+        write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+      }
+      // Prefetch step kk+1 (step 0 of k-tile t+1 at the end of a k-tile; after the last k-tile
+      // that reads a slot no copy is pending on, and the values are never used).
+      load_fragments(read_stage, (kk + 1) % BK, (kk + 1) % 2);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a_frag[kk % 2][i] * b_frag[kk % 2][j];
+    }
+  }
+  ptx::cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
+
+  // ================================ EPILOGUE ================================
+  if (sched.splits > 1) {
+    // Split fixup: store this split's partial, count the arrival; the last CTA of the tile sums
+    // every split's partial in split order into the same accumulator registers.
+    const int t = tile.n * sched.tiles_m + tile.m;
+    float4* const partials = reinterpret_cast<float4*>(prm.partials);
+    constexpr int SLOT4 = Cfg::PARTIAL / 4;
+    float4* const mine = partials + sched.slot(t, split) * SLOT4;  // (TM/4*TN, THREADS) float4
+#pragma unroll
+    for (int q = 0; q < TM / 4; ++q)
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        __stcg(mine + sk::partial_index<TN, THREADS>(q, j, tid),
+               make_float4(acc[4 * q][j], acc[4 * q + 1][j], acc[4 * q + 2][j], acc[4 * q + 3][j]));
+    __threadfence();  // this thread's partial is visible device-wide before the arrival
+    __syncthreads();
+    if (tid == 0) s_last = atomicAdd(prm.counters + t, 1) == sched.splits - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();                    // the other splits' partials are read after their arrivals
+    if (tid == 0) prm.counters[t] = 0;  // every split arrived: ready for the next launch
+    for (int s = 0; s < sched.splits; ++s) {
+      const float4* src = partials + sched.slot(t, s) * SLOT4;
+#pragma unroll
+      for (int q = 0; q < TM / 4; ++q)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const float4 v = __ldcg(src + sk::partial_index<TN, THREADS>(q, j, tid));
+          if (s == 0) {
+            acc[4 * q][j] = v.x;
+            acc[4 * q + 1][j] = v.y;
+            acc[4 * q + 2][j] = v.z;
+            acc[4 * q + 3][j] = v.w;
+          } else {
+            acc[4 * q][j] += v.x;
+            acc[4 * q + 1][j] += v.y;
+            acc[4 * q + 2][j] += v.z;
+            acc[4 * q + 3][j] += v.w;
+          }
+        }
+    }
+  }
+  sgemm::store_warp_tile<TM, TN, LM, LN, VEC>(acc, prm.c, prm.ldc, prm.m, prm.n, m0 + tm, n0 + tn,
+                                              prm.alpha, prm.beta);
+}
+
+SplitWorkspace& workspace() {
+  static SplitWorkspace* ws = new SplitWorkspace();  // never destroyed: no cudaFree at exit
+  return *ws;
+}
+
+// 16-byte copies and float4 stores need 16-byte aligned rows: ldc and the leading dimension of
+// every M/N-contiguous operand must be multiples of 4 floats (K-contiguous operands use 4-byte
+// copies, except op(B) in a B_ROWS configuration), and the base pointers 16-byte aligned.
+// A K-contiguous op(B) in a B_ROWS configuration is copied in 16-byte pieces too (ldb % 4 == 0).
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
+bool can_vectorize(const GemmArgs& args) {
+  const GemmProblem& p = args.problem;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  const bool b_wide = !B_K_MAJOR || Cfg::B_ROWS;
+  return (A_K_MAJOR || p.lda() % 4 == 0) && (!b_wide || p.ldb() % 4 == 0) && p.ldc() % 4 == 0 &&
+         aligned(args.a) && aligned(args.b) && aligned(args.c);
+}
+
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+void run(const GemmArgs& args, cudaStream_t stream) {
+  const auto kernel = sgemm_splitk_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>;
+  // CTAs the split aims at: SMs x min(occupancy, TARGET_PER_SM), asked once per device (the
+  // shared-memory opt-in, past 48 KB, with it).
+  static PerDevice<int> target;
+  int target_ctas = target.get([&](int dev) {
+    if constexpr (Cfg::DYNAMIC_SMEM > 0)
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      Cfg::DYNAMIC_SMEM));
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return std::min(resident_ctas(kernel, Cfg::THREADS, Cfg::DYNAMIC_SMEM, dev),
+                    Cfg::TARGET_PER_SM * sms);
+  });
+  if (args.test_max_ctas > 0) target_ctas = std::min(target_ctas, args.test_max_ctas);  // test-only
+
+  const GemmProblem& p = args.problem;
+  SplitKParams prm{};
+  prm.m = int(p.m);
+  prm.n = int(p.n);
+  prm.k = int(p.k);
+  prm.alpha = args.alpha;
+  prm.beta = args.beta;
+  prm.a = static_cast<const float*>(args.a);
+  prm.lda = p.lda();
+  prm.b = static_cast<const float*>(args.b);
+  prm.ldb = p.ldb();
+  prm.c = static_cast<float*>(args.c);
+  prm.ldc = p.ldc();
+  prm.sched = sk::make_schedule(p.m, p.n, p.k, Cfg::BM, Cfg::BN, Cfg::BK, target_ctas);
+  prm.log_tile = raster_log_tile(prm.sched.tiles_n, kMaxSwizzle);
+  if (prm.sched.splits > 1) {
+    const SplitWorkspace::View ws = workspace().get(size_t(prm.sched.slots()) * Cfg::PARTIAL,
+                                                    size_t(prm.sched.tiles()), stream);
+    prm.partials = ws.partials;
+    prm.counters = ws.counters;
+  }
+  const RasterGrid rg = raster_grid(prm.sched.tiles_m, prm.sched.tiles_n, prm.log_tile);
+  const dim3 grid(unsigned(rg.x), unsigned(rg.y), unsigned(prm.sched.splits));
+  kernel<<<grid, Cfg::THREADS, Cfg::DYNAMIC_SMEM, stream>>>(prm);
+}
+
+template <class Cfg>
+void run_tile(const GemmArgs& args, cudaStream_t stream) {
+  dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
+    constexpr bool A_K_MAJOR = decltype(a_k_major)::value;
+    constexpr bool B_K_MAJOR = decltype(b_k_major)::value;
+    if (can_vectorize<Cfg, A_K_MAJOR, B_K_MAJOR>(args))
+      run<Cfg, A_K_MAJOR, B_K_MAJOR, true>(args, stream);
+    else
+      run<Cfg, A_K_MAJOR, B_K_MAJOR, false>(args, stream);
+  });
+}
+
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.m == 0 || p.n == 0) return;
+  switch (sk::tile_for(p.m)) {
+    case 0:
+      return run_tile<T16>(args, stream);
+    case 1:
+      return run_tile<T32>(args, stream);
+    case 2:
+      return run_tile<T64>(args, stream);
+    default:
+      return run_tile<T128>(args, stream);
+  }
+}
+
+constexpr int kSmemBytes[] = {T16::SMEM_BYTES, T32::SMEM_BYTES, T64::SMEM_BYTES, T128::SMEM_BYTES};
+static_assert(sizeof(kSmemBytes) / sizeof(kSmemBytes[0]) == sk::kTileCount,
+              "one kernel configuration per entry of sk::kTiles");
+
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > INT_MAX - 256 || p.n > INT_MAX - 256 || p.k > INT_MAX - 256)
+    return "M, N and K must each be below 2^31 - 256 (32-bit row and k indices past a tile edge)";
+  const int i = sk::tile_for(p.m);
+  const sk::TileShape& t = sk::kTiles[i];
+  const int64_t tiles_m = (p.m + t.bm - 1) / t.bm, tiles_n = (p.n + t.bn - 1) / t.bn;
+  if (tiles_m * tiles_n > INT_MAX) return "too many tiles for 32-bit tile indices";
+  if (raster_grid(1, int(tiles_n), raster_log_tile(int(tiles_n), kMaxSwizzle)).y > 65535)
+    return "N is too large for the grid's y dimension (65535 blocks)";
+  if (caps.smem_per_block_optin != 0 && caps.smem_per_block_optin < size_t(kSmemBytes[i]))
+    return "needs " + std::to_string(kSmemBytes[i] / 1024) +
+           " KB of shared memory per block for M = " + std::to_string(p.m) +
+           "; the device allows " + std::to_string(caps.smem_per_block_optin / 1024) + " KB";
+  return "";
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_splitk", 9,
+    "small M: M-sized tiles, K split to fill every SM, deterministic f32 fixup (rung 8's loop)", 80,
+    supports, launch));
+
+}  // namespace gemmbench
