@@ -17,8 +17,10 @@
 // Constraints: sm_80+; every layout; any M, N, K >= 1 below 2^31 - 256 (16-byte paths need
 // 16-byte aligned leading dimensions, K % 4 == 0 for the row copies). Workspace: allocated on a
 // shape's first launch, only grown (never on a timed launch); one stream at a time.
-// Measured (H100, 2026-11-25, sustained, NN, N = K = 4096, GPU session console log, no JSON
-// report yet; docs/sgemm.md): M = 16 35.7 us (1.256x cuBLAS), M = 128 107.1 us (0.947x).
+// Measured (H100, 2026-11-25, sustained, N = K = 4096; bench_results/h100/
+// 2026-11-25_sgemm_splitk_candidates.json, git b89ea8b): NN M = 16 36.0 us (1.245x cuBLAS),
+// M = 128 106.1 us (0.953x); TN 1.277x / 0.945x; M = 1 0.727x (the 4-byte path: lda = 1). Tuning
+// and limits: docs/sgemm.md.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
