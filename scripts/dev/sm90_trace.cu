@@ -10,7 +10,7 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/core/types.cpp -lcublas -o sm90_trace
-//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas]
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain]
 #define GEMMBENCH_SM90_TRACE 1
 
 #include <cuda_fp16.h>
@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "hgemm/sm90/launch.cuh"
@@ -58,7 +59,7 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   using namespace gemmbench;
   if (argc < 4) {
-    std::fprintf(stderr, "usage: sm90_trace M N K [reps] [stages] [max_ctas]\n");
+    std::fprintf(stderr, "usage: sm90_trace M N K [reps] [stages] [max_ctas] [plain]\n");
     return 2;
   }
   const int M = std::atoi(argv[1]), N = std::atoi(argv[2]), K = std::atoi(argv[3]);
@@ -96,7 +97,18 @@ int main(int argc, char** argv) {
   // Optional: another ring depth (BM = 32: 4, 6; BM = 128: 3, 4) and a grid cap.
   const int stages = argc > 5 ? std::atoi(argv[5]) : 0;
   args.test_max_ctas = argc > 6 ? std::atoi(argv[6]) : 0;
+  // Optional: "plain" runs the walk without stream-K (each tile whole, one CTA each).
+  const bool plain = argc > 7 && std::string(argv[7]) == "plain";
   auto launch_once = [&](cudaStream_t s) {
+    if (plain) {
+      if (M <= 32)
+        launch<Sm90Variant<32, 128, 8, 1, false>>(args, s);
+      else if (M <= 64)
+        launch<Sm90Variant<64, 128, 7, 1, false>>(args, s);
+      else
+        launch<Sm90Variant<128, 128, 5, 1, false>>(args, s);
+      return;
+    }
     if (M <= 32) {
       if (stages == 4)
         launch<Sm90Variant<32, 128, 4, 1, true>>(args, s);

@@ -228,6 +228,26 @@ TEST(Sm90Schedule, FewTilesSplitEveryTileOverTheGrid) {
   }
 }
 
+// One row of tiles filling the grid: whole tiles when K is short (at most 64 k-blocks), the
+// stream-K tail over the last waves when it is long; more rows keep the tail.
+TEST(Sm90Schedule, DecodeWholeTilesAtShortK) {
+  const Sm90Schedule short_k = make_schedule(16, 32768, 512, 32, 128, 64, 1, 132, true);
+  EXPECT_EQ(short_k.tiles_total, 256);
+  EXPECT_EQ(short_k.clusters, 132);
+  EXPECT_EQ(short_k.dp_tiles, 256);
+  EXPECT_EQ(short_k.sk_units, 0);
+  const Sm90Schedule k4096 = make_schedule(128, 28672, 4096, 128, 128, 64, 1, 132, true);
+  EXPECT_EQ(k4096.dp_tiles, k4096.tiles_total) << "64 k-blocks: still whole";
+  const Sm90Schedule long_k = make_schedule(16, 36864, 7168, 32, 128, 64, 1, 132, true);
+  EXPECT_EQ(long_k.tiles_total, 288);
+  EXPECT_LT(long_k.dp_tiles, long_k.tiles_total) << "112 k-blocks: the stream-K tail";
+  EXPECT_GT(long_k.sk_units, 0);
+  const Sm90Schedule rows = make_schedule(1024, 32768, 512, 128, 128, 64, 1, 132, true);
+  EXPECT_LT(rows.dp_tiles, rows.tiles_total) << "8 rows of tiles: not a decode shape";
+  for (const Sm90Schedule* s : {&short_k, &long_k})
+    check(s->tiles_m * 32, s->cluster_tiles_n * 128, s->k_blocks * 64, 32, 128, 1, 132, true);
+}
+
 // The decode split: equal parts per tile for about half the grid (all of it for a 128-token
 // tile over more than 40 MB of weights), none under kSkMinKBlocks k-blocks, 1 from that many
 // tiles up; and with it every tile has exactly that many
