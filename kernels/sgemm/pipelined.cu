@@ -20,136 +20,13 @@
 #include "common/layout_dispatch.hpp"
 #include "registry.hpp"
 #include "sgemm/launch.cuh"
+#include "sgemm/stage_copy.cuh"
 
 namespace gemmbench {
 namespace {
 
 // Largest rasterization width (seed 003's GemmIdentityThreadblockSwizzle<8>).
 constexpr int kMaxSwizzle = 8;
-
-// The cp.async copies of one operand's (ROWS,BK) k-tiles into k-outer shared tiles
-// xs[k * LD + r], for one thread. X is op(A) (x = m) or op(B) read as (N,K) (x = n); X(x, k)
-// sits at x * ld + k when K_MAJOR, else at x + k * ld.
-//   WIDE (VEC and M/N-contiguous): 16-byte copies of X(r..r+3, k); a warp copies 512 contiguous
-//     bytes of one k. extent % 4 == 0, so a float4 is wholly in or out.
-//   M/N-contiguous, not VEC: 4-byte copies; a warp copies 32 consecutive elements of one k.
-//   K-contiguous: 4-byte copies; a warp copies 8 consecutive k of 4 rows (four 32-byte sectors)
-//     and writes them to banks 4k + row (LD = 4 mod 32): the transposition is conflict-free.
-// Copy i of a thread covers tile element (r0 + dr(i), k0 + dk(i)): (r0, k0) from the thread
-// index, (dr, dk) compile-time. Each row a thread copies from keeps a source pointer (K-major:
-// one per row, its BK/8 blocks of 8 k are immediate offsets; M/N-major: the thread stays on one
-// row, its copies are dk(i) * ld apart), so a k-tile costs one cp.async per copy and one
-// increment per pointer, with no predicate: rows past the extent are clamped to the last row
-// (they only feed rows or columns of C that are never stored, so their values do not matter,
-// but their addresses stay inside the tensor), and only the last k-tile, when K % BK != 0,
-// tests k (issue_partial: src-size 0 zero-fills k >= K, whose products would otherwise reach
-// valid C elements).
-template <int ROWS, int BK, int LD, int THREADS, bool K_MAJOR, bool VEC>
-struct TileCopy {
-  static constexpr bool WIDE = VEC && !K_MAJOR;
-  static constexpr int WARPS = THREADS / 32;
-  static constexpr int KB = BK / 8;  // K_MAJOR: blocks of 8 k in a tile row
-  static constexpr int COPIES = ROWS * BK / (WIDE ? 4 : 1) / THREADS;
-  static constexpr int POINTERS = K_MAJOR ? COPIES / KB : 1;
-  static_assert(ROWS * BK % ((WIDE ? 4 : 1) * THREADS) == 0,
-                "every thread copies the same number of elements");
-  static_assert(!WIDE || THREADS % (ROWS / 4) == 0,
-                "WIDE copies: a thread keeps its float4 column, so ROWS/4 must divide THREADS");
-  static_assert(WIDE || K_MAJOR || THREADS % ROWS == 0,
-                "4-byte M/N-contiguous copies: a thread keeps its row, so ROWS must divide "
-                "THREADS");
-  static_assert(!K_MAJOR || ROWS % (4 * WARPS) == 0,
-                "K-contiguous copies: a warp copies 4 rows at a time, so 4 * warps must divide "
-                "ROWS");
-
-  // Offset of copy i from the thread's first element, along the tile's rows and along k.
-  static constexpr int dr(int i) { return K_MAJOR ? (i / KB) * WARPS * 4 : 0; }
-  static constexpr int dk(int i) {
-    if (K_MAJOR) return (i % KB) * 8;
-    return i * (WIDE ? THREADS / (ROWS / 4) : THREADS / ROWS);
-  }
-  static constexpr int pointer(int i) { return K_MAJOR ? i / KB : 0; }
-
-  const float* src[POINTERS];  // the thread's first element of each row it copies, next k-tile
-  int k0;                      // the thread's first k within a tile
-  int smem;                    // k0 * LD + r0: the thread's first element within a stage
-
-  __device__ __forceinline__ TileCopy(const float* x, int64_t ld, int extent, int x0, int tid) {
-    int r0;
-    if constexpr (K_MAJOR) {
-      r0 = (tid / 32) * 4 + (tid % 32) / 8;
-      k0 = tid % 8;
-    } else if constexpr (WIDE) {
-      r0 = (tid % (ROWS / 4)) * 4;
-      k0 = tid / (ROWS / 4);
-    } else {
-      r0 = tid % ROWS;
-      k0 = tid / ROWS;
-    }
-#pragma unroll
-    for (int p = 0; p < POINTERS; ++p) {
-      const int row = min(x0 + r0 + dr(p * KB), extent - (WIDE ? 4 : 1));
-      src[p] = x + (K_MAJOR ? row * ld + k0 : row + k0 * ld);
-    }
-    smem = k0 * LD + r0;
-  }
-
-  // Copy i's source in the next k-tile: a K-contiguous copy is k-blocks away from its row's
-  // pointer, an M/N-contiguous one dk(i) columns of k.
-  __device__ __forceinline__ const float* source(int i, int64_t ld) const {
-    return src[pointer(i)] + (K_MAJOR ? dk(i) : dk(i) * ld);
-  }
-
-  __device__ __forceinline__ void advance(int64_t ld) {
-#pragma unroll
-    for (int p = 0; p < POINTERS; ++p) src[p] += K_MAJOR ? BK : BK * ld;
-  }
-
-  // Starts the copies of the next k-tile, all of whose k are below K, into the stage xs.
-  __device__ __forceinline__ void issue_full(float* xs, int64_t ld) {
-#pragma unroll
-    for (int i = 0; i < COPIES; ++i) {
-      float* dst = xs + smem + dk(i) * LD + dr(i);
-      const float* from = source(i, ld);
-      if constexpr (WIDE)
-        ptx::cp_async_16(dst, from);
-      else
-        ptx::cp_async_4(dst, from);
-    }
-    advance(ld);
-  }
-
-  // Starts the copies of the last k-tile, of which only k < k_left (< BK) exist; the others are
-  // zero-filled (src-size 0, with the tensor's base pointer x as a valid dummy source).
-  __device__ __forceinline__ void issue_partial(float* xs, const float* x, int64_t ld, int k_left) {
-#pragma unroll
-    for (int i = 0; i < COPIES; ++i) {
-      const bool in = k0 + dk(i) < k_left;
-      float* dst = xs + smem + dk(i) * LD + dr(i);
-      const float* from = in ? source(i, ld) : x;
-      if constexpr (WIDE)
-        ptx::cp_async_16(dst, from, in ? 16 : 0);
-      else
-        ptx::cp_async_4(dst, from, in ? 4 : 0);
-    }
-    advance(ld);
-  }
-};
-
-// Starts the copies of k-tile t of both operands into one stage, if the tile exists (t <
-// k_tiles). Tiles are copied in order; the first K / BK are full, a last one may be partial.
-template <int BK, class ACopy, class BCopy>
-__device__ __forceinline__ void copy_k_tile(int t, int K, int k_tiles, ACopy& a_copy, BCopy& b_copy,
-                                            float* as, float* bs, const float* A, int64_t lda,
-                                            const float* B, int64_t ldb) {
-  if (t < K / BK) {
-    a_copy.issue_full(as, lda);
-    b_copy.issue_full(bs, ldb);
-  } else if (t < k_tiles) {
-    a_copy.issue_partial(as, A, lda, K - t * BK);
-    b_copy.issue_partial(bs, B, ldb, K - t * BK);
-  }
-}
 
 // Reads one k-row of the thread's fragments: TM/4 float4s of op(A) LM*4 apart and TN/4 float4s
 // of op(B) LN*4 apart (each one LDS.128).
@@ -237,11 +114,12 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
 
   // PROLOGUE: put k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past
   // the last tile keep the group count, and so cp_async_wait's meaning, uniform).
-  TileCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(A, lda, M, m0, tid);
-  TileCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC> b_copy(B, ldb, N, n0, tid);
+  sgemm::StageCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(A, lda, M, m0, 0, tid);
+  sgemm::StageCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC> b_copy(B, ldb, N, n0, 0, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    copy_k_tile<BK>(s, K, k_tiles, a_copy, b_copy, &as[s][0][0], &bs[s][0][0], A, lda, B, ldb);
+    sgemm::copy_stage(s, K / BK, k_tiles, K - s * BK, a_copy, b_copy, &as[s][0][0], &bs[s][0][0], A,
+                      lda, B, ldb);
     ptx::cp_async_commit();
   }
   ptx::cp_async_wait<STAGES - 2>();  // tile 0 has landed (for this thread's copies) ...
@@ -260,8 +138,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
   for (int kt = 0; kt < k_tiles; ++kt) {
     // The slot of tile kt-1 is free: every thread passed the barrier below (previous iteration)
     // after its last fragment read of that tile.
-    copy_k_tile<BK>(kt + STAGES - 1, K, k_tiles, a_copy, b_copy, &as[write_stage][0][0],
-                    &bs[write_stage][0][0], A, lda, B, ldb);
+    sgemm::copy_stage(kt + STAGES - 1, K / BK, k_tiles, K - (kt + STAGES - 1) * BK, a_copy, b_copy,
+                      &as[write_stage][0][0], &bs[write_stage][0][0], A, lda, B, ldb);
     ptx::cp_async_commit();
 
 #pragma unroll
