@@ -19,17 +19,23 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
 }  // namespace gemmbench
 // The time at `point`, from the threads where `cond` holds (one per CTA); _FIRST keeps the
 // first time only (the probe zeroes the buffer before each launch).
-#define GB_SM90_TRACE(point, cond) \
-  if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now()
-#define GB_SM90_TRACE_FIRST(point, cond)              \
-  if ((cond) && g_sm90_trace[blockIdx.x][point] == 0) \
-  g_sm90_trace[blockIdx.x][point] = sm90_trace_now()
-#define GB_SM90_TRACE_SMID()                           \
-  if (threadIdx.x == 0) {                              \
-    unsigned smid_;                                    \
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid_)); \
-    g_sm90_trace[blockIdx.x][5] = smid_;               \
-  }
+#define GB_SM90_TRACE(point, cond)                                \
+  do {                                                            \
+    if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
+  } while (0)
+#define GB_SM90_TRACE_FIRST(point, cond)                  \
+  do {                                                    \
+    if ((cond) && g_sm90_trace[blockIdx.x][point] == 0)   \
+      g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
+  } while (0)
+#define GB_SM90_TRACE_SMID()                             \
+  do {                                                   \
+    if (threadIdx.x == 0) {                              \
+      unsigned smid_;                                    \
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(smid_)); \
+      g_sm90_trace[blockIdx.x][5] = smid_;               \
+    }                                                    \
+  } while (0)
 #else
 #define GB_SM90_TRACE(point, cond) (void)0
 #define GB_SM90_TRACE_FIRST(point, cond) (void)0
