@@ -99,8 +99,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "sgemm",
     .family = "sgemm",
     .rung = 10,
-    .summary = "shape-aware: runs the SGEMM tile the rule table picks for the case (by waves, "
-               "narrow M or N), rows record which",
+    .summary = "shape-aware: runs the SGEMM the rule table picks for the case (split-K at few "
+               "rows, else the tile by waves), rows record which",
     .dtypes = {DType::f32},
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
