@@ -1,5 +1,4 @@
-// sgemm_splitk — SGEMM ladder, rung 9 (top): few rows (M <= 128, LLM decode shapes), K split over
-// SMs.
+// sgemm_splitk — SGEMM ladder, rung 9 (top): few rows (M <= 128), K split over the SMs.
 //
 // At M = 16 or 128 with N = K = 4096 rung 8's tiles give 32-64 CTAs for 132 SMs, and a 128-row
 // tile computes 8x padding at M = 16. This rung keeps rung 8's mainloop (k-outer shared tiles

@@ -11,19 +11,19 @@
 // sm90/schedule.hpp: with fewer weight tiles than SMs every tile's k-blocks are split into the
 // same number of equal ranges, one CTA each, for about half the grid (decode_split_count; the
 // whole grid for the 128-token tile over more than 40 MB); with more tiles than SMs every tile
-// runs whole when K is at most 64 k-blocks, else the last partial wave is stream-K; partials are
-// summed in a fixed order through the stream-K workspace (deterministic). Spreading every tile over
-// all 132 CTAs instead, with ranges straddling tiles, cost 2-5 us of mainloop tail and fix-up per
-// launch (scripts/dev/sm90_trace.cu; docs/hgemm-hopper.md). Tiles (GEMM M x N x K per CTA tile): M
-// <= 32: 32x128x64, 8 stages, register epilogue; M <= 64: 64x128x64, 7 stages; M <= 128:
-// 128x128x64, 5 stages (TMA-store epilogue when beta = 0). Constraints: sm_90a build; TN; f16
-// (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0. Also registered:
-// hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M (rung 10's 128x128 stream-K variant, one
-// CTA per SM: more, smaller tiles than 256x128 at few-wave prefill shapes). Measured (H100,
-// 2026-11-25, sustained, f16/f32acc, geometric mean over the 16 llama3/deepseek-v3 decode layers,
-// as `hgemm` runs it): 0.996x / 0.998x / 0.976x / 0.949x cuBLAS at 1 / 16 / 64 / 128 tokens (bf16:
-// 0.988x / 0.997x / 0.966x / 0.943x); 87-99% of the memory roofline at the 235-940 MB weight
-// matrices (0.95-1.08x), 46-77% at the 29-60 MB ones (0.81-1.04x)
+// runs whole when K is at most 64 k-blocks, else the last partial wave is stream-K; partials
+// are summed in a fixed order through the stream-K workspace (deterministic). Spreading every
+// tile over all 132 CTAs instead, with ranges straddling tiles, cost 2-5 us of mainloop tail and
+// fix-up per launch (scripts/dev/sm90_trace.cu; docs/hgemm-hopper.md).
+// Tiles (GEMM M x N x K per CTA tile): M <= 32: 32x128x64, 8 stages, register epilogue;
+// M <= 64: 64x128x64, 7 stages; M <= 128: 128x128x64, 5 stages (TMA-store epilogue when beta = 0).
+// Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
+// Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M (rung 10's 128x128
+// stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at few-wave prefill shapes).
+// Measured (H100, 2026-11-25, sustained, f16/f32acc, geometric mean over the 16 llama3/deepseek-v3
+// decode layers, as `hgemm` runs it): 0.996x / 0.998x / 0.976x / 0.949x cuBLAS at 1 / 16 / 64 /
+// 128 tokens (bf16: 0.988x / 0.997x / 0.966x / 0.943x); 87-99% of the memory roofline at the
+// 235-940 MB weight matrices (0.95-1.08x), 46-77% at the 29-60 MB ones (0.81-1.04x)
 // (bench_results/h100/2026-11-25_llm_decode_acceptance.json, git 2dffe02; before the equal
 // split and the whole-tile walk 0.924x / 0.932x / 0.897x / 0.870x,
 // 2026-11-25_decode_sm90_candidates.json); story: docs/hgemm-hopper.md.
