@@ -1,15 +1,14 @@
 // Timeline probe of the Hopper decode kernel (hgemm_decode_sm90): where a launch's time goes.
 // Not part of the build. Compiles its own copy of the kernel with GEMMBENCH_SM90_TRACE, so one
 // thread per CTA stamps %globaltimer at entry, first stage landed, mainloop done, fix-up done
-// and exit, and when partials are published and their flags seen (kernels/hgemm/sm90/trace.cuh).
-// Each repetition makes L2 cold the way the runner does (2x-L2 memset, then a read pass over a
-// second buffer), times the launch with CUDA events and prints, in microseconds after the first
-// CTA's entry, the spread of those points over the CTAs. Medians over the repetitions; f16 TN, f32
-// accumulation, seeded uniform data.
+// and exit, and when a partial is published (kernels/hgemm/sm90/trace.cuh). Each repetition
+// makes L2 cold with the runner's own L2Flush (src/runner/l2_flush.hpp), times the launch with CUDA
+// events and prints, in microseconds after the first CTA's entry, the spread of those points over
+// the CTAs. Medians over the repetitions; f16 TN, f32 accumulation, seeded uniform data.
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
-//     src/runner/cuda_check.cpp src/core/types.cpp -lcublas -o sm90_trace
+//     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
 //   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain]
 #define GEMMBENCH_SM90_TRACE 1
 
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "hgemm/sm90/launch.cuh"
+#include "runner/l2_flush.hpp"
 
 namespace gemmbench {
 namespace {
@@ -38,16 +38,6 @@ __global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {
     p[i] = __float2half(float(x & 0xffff) / 32768.f - 1.f);
   }
 }
-__global__ void read_pass(const uint4* p, size_t n, uint32_t* sink) {
-  uint32_t acc = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = p[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -81,13 +71,7 @@ int main(int argc, char** argv) {
   fill_uniform<<<528, 256>>>(b, size_t(N) * K, 2);
   int l2 = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  const size_t flush_bytes = 2 * size_t(l2);
-  void *fw, *fr;
-  uint32_t* sink;
-  CUDA_CHECK(cudaMalloc(&fw, flush_bytes));
-  CUDA_CHECK(cudaMalloc(&fr, flush_bytes));
-  CUDA_CHECK(cudaMalloc(&sink, 4));
-  CUDA_CHECK(cudaMemset(fr, 0x5a, flush_bytes));
+  L2Flush flush{size_t(l2)};  // the runner's own cold-L2 preparation
 
   GemmArgs args;
   args.problem.m = M, args.problem.n = N, args.problem.k = K;
@@ -143,8 +127,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     std::vector<unsigned long long> zero(1024 * 8, 0);
     CUDA_CHECK(cudaMemcpyToSymbol(g_sm90_trace, zero.data(), zero.size() * 8));
-    CUDA_CHECK(cudaMemsetAsync(fw, 0, flush_bytes, stream));
-    read_pass<<<528, 512, 0, stream>>>(static_cast<const uint4*>(fr), flush_bytes / 16, sink);
+    flush.run(stream);
     CUDA_CHECK(cudaEventRecord(e0, stream));
     launch_once(stream);
     CUDA_CHECK(cudaEventRecord(e1, stream));
