@@ -150,6 +150,12 @@ using T32 = TableTile<1, 32, 32, 4, 8, 4, 2, true>;
 using T64 = TableTile<2, 64, 32, 8, 8, 4, 3, false>;
 using T128 = TableTile<3, 64, 32, 8, 8, 3, 3, false>;
 
+// The stream-K tiles (sgemm_streamk*): rung 8's 256x128 (one CTA per SM) and 128x128 (two)
+// configurations; the walk aims at every CTA the device holds.
+//                BM   BN BK per-SM WM  WN  TM TN STAGES MIN_BLOCKS B_ROWS
+using S256 = Tile<256, 128, 8, 1, 64, 64, 16, 8, 3, 1, false>;
+using S128 = Tile<128, 128, 8, 2, 64, 32, 8, 8, 3, 2, false>;
+
 struct SplitKParams {
   int m, n, k;
   float alpha, beta;
@@ -160,53 +166,53 @@ struct SplitKParams {
   float* c;  // (M,N) column-major, ldc
   int64_t ldc;
   int log_tile;
-  sk::Schedule sched;
-  float* partials;  // (slots, BM*BN) f32 in thread order; unused when splits == 1
-  int* counters;    // (tiles) arrivals, zero between launches; unused when splits == 1
+  sk::Schedule sched;  // the split-K walk (STREAM_K = false)
+  sk::StreamK walk;    // the stream-K walk (STREAM_K = true)
+  float* partials;     // (slots, BM*BN) f32 in thread order; unused without a shared tile
+  int* counters;       // (tiles) arrivals, zero between launches; unused without a shared tile
 };
 
-template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    sgemm_splitk_kernel(const SplitKParams prm) {
+// The shared tiles of one CTA: (BM,BK,STAGES) op(A), k-outer, m contiguous, and (BK,BN,STAGES)
+// op(B): k-outer [k][LDB], or B_ROWS [n][BK] swizzled.
+template <class Cfg>
+struct Ring {
+  using ATiles = float[Cfg::STAGES][Cfg::BK][Cfg::LDA];
+  using BTiles = float[Cfg::STAGES][Cfg::B_STAGE];
+  ATiles& as;
+  BTiles& bs;
+  int& last;  // this CTA is the last of the tile's parts to arrive
+};
+
+// One CTA's share of one C tile: k-tiles [kt_begin, kt_begin + count) of tile (tile_m, tile_n),
+// counter index `tile`, as part `part` of `parts` (parts = 1: the whole K, no fixup).
+// slot_of(p) is the workspace slot of part p's partial.
+struct Part {
+  int tile_m, tile_n, tile;
+  int kt_begin, count;
+  int parts, part;
+};
+
+// The mainloop over the part's k-tiles and the epilogue; with parts > 1 the fixup: store the
+// partial, count the arrival, and the last part of the tile to arrive sums every part's partial in
+// part order (never arrival order: deterministic) into the same accumulator registers.
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC, class SlotOf>
+__device__ __forceinline__ void run_part(const SplitKParams& prm, Ring<Cfg> ring, const Part& w,
+                                         SlotOf slot_of) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
   constexpr int TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
   constexpr int LM = Cfg::WM / TM;  // lanes along M in a warp
   constexpr int LN = Cfg::WN / TN;  // lanes along N in a warp
   constexpr int LDA = Cfg::LDA, LDB = Cfg::LDB;
-
   // op(B) K-contiguous on the 16-byte path, in a configuration that asks for it: row-major
   // tiles (RowCopy); otherwise k-outer tiles like op(A).
   constexpr bool B_ROWS = Cfg::B_ROWS && B_K_MAJOR && VEC;
-  using ATiles = float[STAGES][BK][LDA];
-  using BTiles = float[STAGES][Cfg::B_STAGE];
-  ATiles* a_tiles;
-  BTiles* b_tiles;
-  if constexpr (Cfg::DYNAMIC_SMEM == 0) {
-    alignas(16) __shared__ ATiles a_static;
-    alignas(16) __shared__ BTiles b_static;
-    a_tiles = &a_static;
-    b_tiles = &b_static;
-  } else {
-    extern __shared__ float4 dynamic_tiles[];
-    a_tiles = reinterpret_cast<ATiles*>(dynamic_tiles);
-    b_tiles =
-        reinterpret_cast<BTiles*>(reinterpret_cast<float*>(dynamic_tiles) + STAGES * Cfg::A_STAGE);
-  }
-  ATiles& as = *a_tiles;  // (BM,BK,STAGES) op(A), k-outer, m contiguous
-  BTiles& bs = *b_tiles;  // (BK,BN,STAGES) op(B): k-outer [k][LDB], or B_ROWS [n][BK] swizzled
-  __shared__ int s_last;  // this CTA is the last of its tile's splits to arrive
+  auto& as = ring.as;  // (BM,BK,STAGES)
+  auto& bs = ring.bs;  // (BK,BN,STAGES)
 
-  const sk::Schedule& sched = prm.sched;
-  const TileCoord tile = raster_tile(blockIdx.x, blockIdx.y, prm.log_tile);
-  if (!raster_tile_valid(tile, sched.tiles_m, sched.tiles_n)) return;  // raster padding block
-  const int m0 = tile.m * BM;
-  const int n0 = tile.n * BN;
-  const int split = blockIdx.z;
-  // This CTA's k-tiles: [kt_begin, kt_begin + count) of the product's; the first `full` of them
-  // lie wholly below K, a last one may cross it (only in the last split).
-  const int kt_begin = sched.k_tile_begin(split);
-  const int count = sched.k_tile_begin(split + 1) - kt_begin;
-  const int full = sched.full_k_tiles(split, prm.k, BK);
+  const int m0 = w.tile_m * BM;
+  const int n0 = w.tile_n * BN;
+  // The first `full` k-tiles lie wholly below K, a last one may cross it (only in the last part).
+  const int full = sk::full_k_tiles(w.kt_begin, w.count, prm.k, BK);
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -220,14 +226,14 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
   // k-tiles 0 .. STAGES-2 in flight, one commit group each (empty groups past the last k-tile
   // keep the group count, and so cp_async_wait's meaning, uniform).
   sgemm::StageCopy<BM, BK, LDA, THREADS, A_K_MAJOR, VEC> a_copy(prm.a, prm.lda, prm.m, m0,
-                                                                kt_begin * BK, tid);
+                                                                w.kt_begin * BK, tid);
   using BCopy = std::conditional_t<B_ROWS, RowCopy<BN, BK, THREADS>,
                                    sgemm::StageCopy<BN, BK, LDB, THREADS, B_K_MAJOR, VEC>>;
-  BCopy b_copy(prm.b, prm.ldb, prm.n, n0, kt_begin * BK, tid);
+  BCopy b_copy(prm.b, prm.ldb, prm.n, n0, w.kt_begin * BK, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    sgemm::copy_stage(s, full, count, prm.k - (kt_begin + s) * BK, a_copy, b_copy, &as[s][0][0],
-                      &bs[s][0], prm.a, prm.lda, prm.b, prm.ldb);
+    sgemm::copy_stage(s, full, w.count, prm.k - (w.kt_begin + s) * BK, a_copy, b_copy,
+                      &as[s][0][0], &bs[s][0], prm.a, prm.lda, prm.b, prm.ldb);
     ptx::cp_async_commit();
   }
   ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 has landed (for this thread's copies) ...
@@ -263,12 +269,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
   int write_stage = STAGES - 1;  // slot k-tile t + STAGES - 1 is copied into (it held t - 1)
 
   // ================================ MAINLOOP ================================
-  for (int t = 0; t < count; ++t) {
+  for (int t = 0; t < w.count; ++t) {
     // The slot of k-tile t-1 is free: every thread passed the barrier below (previous
     // iteration) after its last fragment read of that k-tile.
     const int ahead = t + STAGES - 1;
-    sgemm::copy_stage(ahead, full, count, prm.k - (kt_begin + ahead) * BK, a_copy, b_copy,
-                      &as[write_stage][0][0], &bs[write_stage][0], prm.a, prm.lda, prm.b, prm.ldb);
+    sgemm::copy_stage(ahead, full, w.count, prm.k - (w.kt_begin + ahead) * BK, a_copy, b_copy,
+                      &as[write_stage][0][0], &bs[write_stage][0], prm.a, prm.lda, prm.b,
+                      prm.ldb);
     ptx::cp_async_commit();
 
 #pragma unroll
@@ -294,13 +301,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
   ptx::cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
 
   // ================================ EPILOGUE ================================
-  if (sched.splits > 1) {
-    // Split fixup: store this split's partial, count the arrival; the last CTA of the tile sums
-    // every split's partial in split order into the same accumulator registers.
-    const int t = tile.n * sched.tiles_m + tile.m;
+  if (w.parts > 1) {
     float4* const partials = reinterpret_cast<float4*>(prm.partials);
     constexpr int SLOT4 = Cfg::PARTIAL / 4;
-    float4* const mine = partials + sched.slot(t, split) * SLOT4;  // (TM/4*TN, THREADS) float4
+    float4* const mine = partials + slot_of(w.part) * SLOT4;  // (TM/4*TN, THREADS) float4
 #pragma unroll
     for (int q = 0; q < TM / 4; ++q)
 #pragma unroll
@@ -309,13 +313,13 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                make_float4(acc[4 * q][j], acc[4 * q + 1][j], acc[4 * q + 2][j], acc[4 * q + 3][j]));
     __threadfence();  // this thread's partial is visible device-wide before the arrival
     __syncthreads();
-    if (tid == 0) s_last = atomicAdd(prm.counters + t, 1) == sched.splits - 1;
+    if (tid == 0) ring.last = atomicAdd(prm.counters + w.tile, 1) == w.parts - 1;
     __syncthreads();
-    if (!s_last) return;
-    __threadfence();                    // the other splits' partials are read after their arrivals
-    if (tid == 0) prm.counters[t] = 0;  // every split arrived: ready for the next launch
-    for (int s = 0; s < sched.splits; ++s) {
-      const float4* src = partials + sched.slot(t, s) * SLOT4;
+    if (!ring.last) return;
+    __threadfence();                         // the other parts are read after their arrivals
+    if (tid == 0) prm.counters[w.tile] = 0;  // every part arrived: ready for the next launch
+    for (int s = 0; s < w.parts; ++s) {
+      const float4* src = partials + slot_of(s) * SLOT4;
 #pragma unroll
       for (int q = 0; q < TM / 4; ++q)
 #pragma unroll
@@ -339,6 +343,57 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                                               prm.alpha, prm.beta);
 }
 
+// STREAM_K = false: split-K, one CTA per (tile, split) on a rasterized (tiles, splits) grid.
+// STREAM_K = true: one CTA per range of the stream-K walk on a 1-D grid, its segments in order.
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC, bool STREAM_K>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    sgemm_splitk_kernel(const SplitKParams prm) {
+  using R = Ring<Cfg>;
+  typename R::ATiles* a_tiles;
+  typename R::BTiles* b_tiles;
+  if constexpr (Cfg::DYNAMIC_SMEM == 0) {
+    alignas(16) __shared__ typename R::ATiles a_static;
+    alignas(16) __shared__ typename R::BTiles b_static;
+    a_tiles = &a_static;
+    b_tiles = &b_static;
+  } else {
+    extern __shared__ float4 dynamic_tiles[];
+    a_tiles = reinterpret_cast<typename R::ATiles*>(dynamic_tiles);
+    b_tiles = reinterpret_cast<typename R::BTiles*>(reinterpret_cast<float*>(dynamic_tiles) +
+                                                    Cfg::STAGES * Cfg::A_STAGE);
+  }
+  __shared__ int s_last;
+  const R ring{*a_tiles, *b_tiles, s_last};
+
+  if constexpr (!STREAM_K) {
+    const sk::Schedule& sched = prm.sched;
+    const TileCoord tile = raster_tile(blockIdx.x, blockIdx.y, prm.log_tile);
+    if (!raster_tile_valid(tile, sched.tiles_m, sched.tiles_n)) return;  // raster padding block
+    const int split = blockIdx.z;
+    const int t = tile.n * sched.tiles_m + tile.m;
+    const int begin = sched.k_tile_begin(split);
+    const Part w{tile.m, tile.n, t, begin, sched.k_tile_begin(split + 1) - begin, sched.splits,
+                 split};
+    run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(prm, ring, w,
+                                             [&](int s) { return sched.slot(t, s); });
+  } else {
+    const sk::StreamK& walk = prm.walk;
+    const int c = blockIdx.x;
+    const int64_t first = walk.begin(c), end = walk.begin(c + 1);
+    for (int64_t it = first; it < end;) {
+      const sk::Segment g = walk.segment(c, it);
+      // The previous segment's last reads of the ring and of s_last are behind every thread
+      // before this one's prologue copies into the ring.
+      if (it != first) __syncthreads();
+      const Part w{g.tile % walk.tiles_m, g.tile / walk.tiles_m, g.tile, g.k_begin, g.count,
+                   g.parts, g.part};
+      run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(
+          prm, ring, w, [&](int p) { return walk.slot(g.first + p, g.tile); });
+      it += g.count;
+    }
+  }
+}
+
 SplitWorkspace& workspace() {
   static SplitWorkspace* ws = new SplitWorkspace();  // never destroyed: no cudaFree at exit
   return *ws;
@@ -357,10 +412,10 @@ bool can_vectorize(const GemmArgs& args) {
          aligned(args.a) && aligned(args.b) && aligned(args.c);
 }
 
-template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC>
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC, bool STREAM_K>
 void run(const GemmArgs& args, cudaStream_t stream) {
-  const auto kernel = sgemm_splitk_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>;
-  // CTAs the split aims at: SMs x min(occupancy, TARGET_PER_SM), asked once per device (the
+  const auto kernel = sgemm_splitk_kernel<Cfg, A_K_MAJOR, B_K_MAJOR, VEC, STREAM_K>;
+  // CTAs the walk aims at: SMs x min(occupancy, TARGET_PER_SM), asked once per device (the
   // shared-memory opt-in, past 48 KB, with it).
   static PerDevice<int> target;
   int target_ctas = target.get([&](int dev) {
@@ -387,28 +442,40 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   prm.ldb = p.ldb();
   prm.c = static_cast<float*>(args.c);
   prm.ldc = p.ldc();
-  prm.sched = sk::make_schedule(p.m, p.n, p.k, Cfg::BM, Cfg::BN, Cfg::BK, target_ctas);
-  prm.log_tile = raster_log_tile(prm.sched.tiles_n, kMaxSwizzle);
-  if (prm.sched.splits > 1) {
-    const SplitWorkspace::View ws = workspace().get(size_t(prm.sched.slots()) * Cfg::PARTIAL,
-                                                    size_t(prm.sched.tiles()), stream);
-    prm.partials = ws.partials;
-    prm.counters = ws.counters;
+  dim3 grid;
+  if constexpr (STREAM_K) {
+    prm.walk = sk::make_stream_k(p.m, p.n, p.k, Cfg::BM, Cfg::BN, Cfg::BK, target_ctas);
+    if (prm.walk.ctas > 1) {
+      const SplitWorkspace::View ws = workspace().get(size_t(prm.walk.slots()) * Cfg::PARTIAL,
+                                                      size_t(prm.walk.tiles()), stream);
+      prm.partials = ws.partials;
+      prm.counters = ws.counters;
+    }
+    grid = dim3(unsigned(prm.walk.ctas));
+  } else {
+    prm.sched = sk::make_schedule(p.m, p.n, p.k, Cfg::BM, Cfg::BN, Cfg::BK, target_ctas);
+    prm.log_tile = raster_log_tile(prm.sched.tiles_n, kMaxSwizzle);
+    if (prm.sched.splits > 1) {
+      const SplitWorkspace::View ws = workspace().get(size_t(prm.sched.slots()) * Cfg::PARTIAL,
+                                                      size_t(prm.sched.tiles()), stream);
+      prm.partials = ws.partials;
+      prm.counters = ws.counters;
+    }
+    const RasterGrid rg = raster_grid(prm.sched.tiles_m, prm.sched.tiles_n, prm.log_tile);
+    grid = dim3(unsigned(rg.x), unsigned(rg.y), unsigned(prm.sched.splits));
   }
-  const RasterGrid rg = raster_grid(prm.sched.tiles_m, prm.sched.tiles_n, prm.log_tile);
-  const dim3 grid(unsigned(rg.x), unsigned(rg.y), unsigned(prm.sched.splits));
   kernel<<<grid, Cfg::THREADS, Cfg::DYNAMIC_SMEM, stream>>>(prm);
 }
 
-template <class Cfg>
+template <class Cfg, bool STREAM_K>
 void run_tile(const GemmArgs& args, cudaStream_t stream) {
   dispatch_layout(args.problem.layout, [&](auto a_k_major, auto b_k_major) {
     constexpr bool A_K_MAJOR = decltype(a_k_major)::value;
     constexpr bool B_K_MAJOR = decltype(b_k_major)::value;
     if (can_vectorize<Cfg, A_K_MAJOR, B_K_MAJOR>(args))
-      run<Cfg, A_K_MAJOR, B_K_MAJOR, true>(args, stream);
+      run<Cfg, A_K_MAJOR, B_K_MAJOR, true, STREAM_K>(args, stream);
     else
-      run<Cfg, A_K_MAJOR, B_K_MAJOR, false>(args, stream);
+      run<Cfg, A_K_MAJOR, B_K_MAJOR, false, STREAM_K>(args, stream);
   });
 }
 
@@ -417,13 +484,13 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0) return;
   switch (sk::tile_for(p.m)) {
     case 0:
-      return run_tile<T16>(args, stream);
+      return run_tile<T16, false>(args, stream);
     case 1:
-      return run_tile<T32>(args, stream);
+      return run_tile<T32, false>(args, stream);
     case 2:
-      return run_tile<T64>(args, stream);
+      return run_tile<T64, false>(args, stream);
     default:
-      return run_tile<T128>(args, stream);
+      return run_tile<T128, false>(args, stream);
   }
 }
 
@@ -447,11 +514,32 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   return "";
 }
 
+// Stream-K: 32-bit tile and k-tile indices, and 64-bit products of an iteration index and the
+// CTA count (StreamK::cta_of) for up to 2^12 CTAs.
+template <class Cfg>
+std::string stream_k_supports(const GemmProblem& p, const DeviceCaps&) {
+  if (p.m > INT_MAX - 256 || p.n > INT_MAX - 256 || p.k > INT_MAX - 256)
+    return "M, N and K must each be below 2^31 - 256 (32-bit row and k indices past a tile edge)";
+  const int64_t tiles = ((p.m + Cfg::BM - 1) / Cfg::BM) * ((p.n + Cfg::BN - 1) / Cfg::BN);
+  if (tiles > INT_MAX) return "too many tiles for 32-bit tile indices";
+  if (tiles * ((p.k + Cfg::BK - 1) / Cfg::BK) > (int64_t(1) << 50))
+    return "more than 2^50 k-tiles in all: the stream-K walk's 64-bit index math";
+  return "";
+}
+
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "sgemm_splitk", 9,
     "small M: M-sized tiles, K split to fill every SM, deterministic f32 fixup (rung 8's loop)", 80,
     supports, launch));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_streamk", 9,
+    "stream-K: 256x128 tiles' k-tiles cut evenly over the SMs, deterministic f32 fixup", 80,
+    stream_k_supports<S256>, run_tile<S256, true>));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_streamk_128x128", 9,
+    "stream-K over 128x128 tiles, 2 CTAs per SM, deterministic f32 fixup", 80,
+    stream_k_supports<S128>, run_tile<S128, true>));
 
 }  // namespace gemmbench

@@ -56,6 +56,13 @@ inline int tile_for(int64_t m) {
   return kTileCount - 1;
 }
 
+// How many of the k-tiles [begin, begin + count) lie wholly below K (K, BK as given to the
+// schedule): all but a last one that crosses K when K % BK != 0.
+GB_HD int full_k_tiles(int begin, int count, int k, int bk) {
+  const int below = k / bk - begin;
+  return below < 0 ? 0 : below < count ? below : count;
+}
+
 struct Schedule {
   int tiles_m = 1, tiles_n = 1;
   int k_tiles = 0;  // ceil(K / BK); 0 when K = 0 (the product is then beta * C)
@@ -67,12 +74,10 @@ struct Schedule {
   // Tile t's counter index is t; split s of tile t stores its partial in slot(t, s).
   GB_HD int64_t slot(int tile, int s) const { return int64_t(tile) * splits + s; }
   GB_HD int64_t slots() const { return int64_t(tiles()) * splits; }
-  // How many of split s's k-tiles lie wholly below K (K, BK as given to make_schedule): all but
-  // the last k-tile of the last split when K % BK != 0, which crosses K.
+  // How many of split s's k-tiles lie wholly below K: all but the last k-tile of the last split
+  // when K % BK != 0, which crosses K.
   GB_HD int full_k_tiles(int s, int k, int bk) const {
-    const int begin = k_tile_begin(s), count = k_tile_begin(s + 1) - begin;
-    const int below = k / bk - begin;
-    return below < 0 ? 0 : below < count ? below : count;
+    return splitk::full_k_tiles(k_tile_begin(s), k_tile_begin(s + 1) - k_tile_begin(s), k, bk);
   }
 };
 
@@ -90,6 +95,73 @@ GB_HD Schedule make_schedule(int64_t m, int64_t n, int64_t k, int bm, int bn, in
   if (splits > kMaxSplits) splits = kMaxSplits;
   s.splits = splits < 1 ? 1 : int(splits);
   return s;
+}
+
+// Stream-K (sgemm_streamk): for squares whose tiles fill the SMs' slots unevenly (1536^3: 72
+// tiles of 256x128 on 132 SMs). Every tile's k-tiles laid end to end, tile by tile (iteration
+// t * k_tiles + g is k-tile g of tile t), are cut into `ctas` contiguous ranges of the floor or
+// ceiling of the average, one per CTA, all resident at once: every SM gets the same number of
+// k-tiles, whatever the tile count. A CTA walks its range as segments, one per tile it touches.
+// A segment that is a whole tile stores C itself; the others are parts of a tile shared with the
+// neighbouring CTAs, and only the first and the last segment of a range can be one, so each CTA
+// owns two workspace slots (slot 2c: its first segment's partial, 2c + 1: its last's). The last
+// part of a tile to arrive sums every part's slot in CTA order, as sgemm_splitk does.
+struct Segment {
+  int tile;      // t = tile_n * tiles_m + tile_m, as Schedule's tiles
+  int k_begin;   // first k-tile of the tile this segment runs
+  int count;     // k-tiles it runs (at least 1)
+  int parts;     // CTAs that share the tile (1: a whole tile, no fixup)
+  int part;      // this CTA's place among them, in CTA order
+  int first;     // the tile's first CTA
+};
+
+struct StreamK {
+  int tiles_m = 1, tiles_n = 1;
+  int k_tiles = 1;  // ceil(K / BK), at least 1 (K = 0 runs one zero-filled k-tile)
+  int ctas = 1;     // 1 <= ctas <= iters() / kMinKTilesPerSplit, or 1
+
+  GB_HD int tiles() const { return tiles_m * tiles_n; }
+  GB_HD int64_t iters() const { return int64_t(tiles()) * k_tiles; }
+  // First iteration of CTA c's range (c in [0, ctas]; c = ctas gives iters()).
+  GB_HD int64_t begin(int c) const { return int64_t(c) * iters() / ctas; }
+  // The CTA whose range holds iteration it: the largest c with begin(c) <= it.
+  GB_HD int cta_of(int64_t it) const { return int(((it + 1) * ctas - 1) / iters()); }
+  // The segment of CTA c that starts at iteration it (begin(c) <= it < begin(c + 1)).
+  GB_HD Segment segment(int c, int64_t it) const {
+    Segment s;
+    s.tile = int(it / k_tiles);
+    s.k_begin = int(it - int64_t(s.tile) * k_tiles);
+    const int64_t tile_begin = int64_t(s.tile) * k_tiles, tile_end = tile_begin + k_tiles;
+    const int64_t end = begin(c + 1);
+    s.count = int((end < tile_end ? end : tile_end) - it);
+    s.first = cta_of(tile_begin);
+    s.parts = cta_of(tile_end - 1) - s.first + 1;
+    s.part = c - s.first;
+    return s;
+  }
+  // Workspace slot of CTA c's part of tile t: its first segment's when its range starts inside
+  // t (at or after t's first k-tile), else its last's.
+  GB_HD int64_t slot(int c, int tile) const {
+    return 2 * int64_t(c) + (begin(c) >= int64_t(tile) * k_tiles ? 0 : 1);
+  }
+  GB_HD int64_t slots() const { return 2 * int64_t(ctas); }
+};
+
+// target_ctas as for make_schedule. The caller has checked that iters() * target_ctas fits in
+// int64 (supports()).
+GB_HD StreamK make_stream_k(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
+                                   int64_t target_ctas) {
+  StreamK w;
+  w.tiles_m = int((m + bm - 1) / bm);
+  w.tiles_n = int((n + bn - 1) / bn);
+  const int64_t k_tiles = (k + bk - 1) / bk;
+  w.k_tiles = k_tiles < 1 ? 1 : int(k_tiles);
+  // Each range at least kMinKTilesPerSplit long: ctas < iters, so no range is empty and every
+  // CTA between a tile's first and last has a part of it.
+  int64_t ctas = w.iters() / kMinKTilesPerSplit;
+  if (ctas > target_ctas) ctas = target_ctas;
+  w.ctas = ctas < 1 ? 1 : int(ctas);
+  return w;
 }
 
 // Row-major shared tiles of a K-contiguous op(B) (sgemm_splitk's B_ROWS configurations): offset

@@ -209,5 +209,115 @@ TEST(SplitKSchedule, SplitSumMatchesPlainProduct) {
   }
 }
 
+// The stream-K walk replayed CTA by CTA, the kernel's loop: every (tile, k-tile) exactly once;
+// ranges of the floor or ceiling of the average, none empty; a tile's parts come from the CTAs
+// cta_of names, consecutive, each with its part index; only a range's first and last segments
+// are parts of a shared tile, and the slots of a tile's parts are distinct and within slots().
+void check_stream_k(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk, int64_t target) {
+  SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
+               " target=" + std::to_string(target));
+  const StreamK w = make_stream_k(m, n, k, bm, bn, bk, target);
+  EXPECT_EQ(w.tiles_m, (m + bm - 1) / bm);
+  EXPECT_EQ(w.tiles_n, (n + bn - 1) / bn);
+  EXPECT_EQ(w.k_tiles, std::max<int64_t>(1, (k + bk - 1) / bk));
+  ASSERT_GE(w.ctas, 1);
+  EXPECT_LE(w.ctas, std::max<int64_t>(1, target));
+  if (w.ctas > 1) EXPECT_LE(int64_t(w.ctas) * kMinKTilesPerSplit, w.iters());
+  EXPECT_EQ(w.begin(0), 0);
+  EXPECT_EQ(w.begin(w.ctas), w.iters());
+  const int64_t lo = w.iters() / w.ctas;
+  std::vector<int> covered(size_t(w.iters()), 0);
+  std::vector<std::vector<std::pair<int, int>>> parts_of(size_t(w.tiles()));  // (cta, part)
+  std::vector<std::set<int64_t>> slots_of(size_t(w.tiles()));
+  for (int c = 0; c < w.ctas; ++c) {
+    const int64_t b = w.begin(c), e = w.begin(c + 1);
+    ASSERT_TRUE(e - b == lo || e - b == lo + 1) << "CTA " << c << " runs " << e - b;
+    int segments = 0;
+    for (int64_t it = b; it < e; ++segments) {
+      const Segment g = w.segment(c, it);
+      ASSERT_GE(g.count, 1);
+      ASSERT_EQ(int64_t(g.tile) * w.k_tiles + g.k_begin, it);
+      ASSERT_LE(g.k_begin + g.count, w.k_tiles) << "a segment stays in its tile";
+      EXPECT_TRUE(it + g.count == e || g.k_begin + g.count == w.k_tiles)
+          << "a segment ends at the range's end or its tile's";
+      ASSERT_GE(g.part, 0);
+      ASSERT_LT(g.part, g.parts);
+      EXPECT_EQ(g.first + g.part, c);
+      for (int64_t i = it; i < it + g.count; ++i) {
+        ++covered[size_t(i)];
+        EXPECT_EQ(w.cta_of(i), c);
+      }
+      if (g.parts > 1) {
+        EXPECT_TRUE(it == b || it + g.count == e) << "a shared tile only at a range's ends";
+        const int64_t slot = w.slot(c, g.tile);
+        EXPECT_GE(slot, 0);
+        EXPECT_LT(slot, w.slots());
+        EXPECT_TRUE(slots_of[size_t(g.tile)].insert(slot).second) << "two parts, one slot";
+      } else {
+        EXPECT_EQ(g.k_begin, 0);
+        EXPECT_EQ(g.count, w.k_tiles) << "an unshared segment is the whole tile";
+      }
+      parts_of[size_t(g.tile)].push_back({c, g.part});
+      it += g.count;
+    }
+  }
+  for (int h : covered) ASSERT_EQ(h, 1) << "every (tile, k-tile) once";
+  // Across tiles the slots differ too, except that a CTA's one slot may serve only one tile.
+  std::set<int64_t> all;
+  size_t total = 0;
+  for (int t = 0; t < w.tiles(); ++t) {
+    const auto& ps = parts_of[size_t(t)];
+    for (size_t i = 0; i < ps.size(); ++i) {
+      EXPECT_EQ(ps[i].second, int(i)) << "tile " << t << ": parts in CTA order";
+      if (i > 0) EXPECT_EQ(ps[i].first, ps[i - 1].first + 1) << "tile " << t;
+    }
+    for (int64_t s : slots_of[size_t(t)]) all.insert(s);
+    total += slots_of[size_t(t)].size();
+  }
+  EXPECT_EQ(all.size(), total) << "a slot written for two tiles";
+}
+
+TEST(StreamKSchedule, WalkCoversEveryTileOnce) {
+  const int64_t sizes[] = {1, 7, 128, 129, 255, 256, 257, 1000, 1536, 2560};
+  const int64_t ks[] = {1, 8, 9, 16, 100, 1536};
+  const int64_t targets[] = {1, 3, 7, 132, 264};
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (int64_t k : ks)
+        for (int64_t target : targets) {
+          check_stream_k(m, n, k, 256, 128, 8, target);
+          if (m == n) check_stream_k(m, n, k, 128, 128, 8, target);
+        }
+}
+
+// The squares on an H100 (132 SMs, one 256x128 CTA each): 1536^3 is 72 tiles, 0.55 of
+// a wave; the walk gives every SM 104 or 105 of the 13824 k-tiles.
+TEST(StreamKSchedule, EvensOutAPartialWave) {
+  const StreamK w = make_stream_k(1536, 1536, 1536, 256, 128, 8, 132);
+  EXPECT_EQ(w.tiles(), 72);
+  EXPECT_EQ(w.ctas, 132);
+  EXPECT_EQ(w.iters(), 72 * 192);
+  EXPECT_EQ(w.begin(1), 104);
+  const Segment g = w.segment(1, 104);
+  EXPECT_EQ(g.tile, 0);
+  EXPECT_EQ(g.k_begin, 104);
+  EXPECT_EQ(g.count, 88);  // the rest of tile 0; tile 1 starts in the same range
+  EXPECT_EQ(g.parts, 2);
+  EXPECT_EQ(g.part, 1);
+  // One CTA: no shared tile, no workspace.
+  const StreamK one = make_stream_k(1536, 1536, 1536, 256, 128, 8, 1);
+  EXPECT_EQ(one.ctas, 1);
+  EXPECT_EQ(one.segment(0, 192).parts, 1);
+}
+
+// A tiny product cannot have more CTAs than k-tile pairs: no range is empty.
+TEST(StreamKSchedule, NoEmptyRange) {
+  const StreamK w = make_stream_k(1, 1, 8, 256, 128, 8, 132);
+  EXPECT_EQ(w.iters(), 1);
+  EXPECT_EQ(w.ctas, 1);
+  const StreamK z = make_stream_k(1, 1, 0, 256, 128, 8, 132);
+  EXPECT_EQ(z.k_tiles, 1) << "K = 0 runs one zero-filled k-tile";
+}
+
 }  // namespace
 }  // namespace gemmbench::sgemm::splitk
