@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
       const Part w{g.tile % walk.tiles_m, g.tile / walk.tiles_m, g.tile, g.k_begin, g.count,
                    g.parts, g.part};
       run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(
-          prm, ring, w, [&](int p) { return walk.slot(g.first + p, g.tile); });
+          prm, ring, w, [&](int p) { return sk::StreamK::part_slot(g, p); });
       it += g.count;
     }
   }
@@ -535,7 +535,12 @@ GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     supports, launch));
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "sgemm_streamk", 9,
-    "stream-K: 256x128 tiles' k-tiles cut evenly over the SMs, deterministic f32 fixup", 80,
+    "stream-K: the k-tiles of all 128x64 tiles cut evenly over the SMs (3 CTAs each), "
+    "deterministic f32 fixup",
+    80, stream_k_supports<T128>, run_tile<T128, true>));
+GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
+    "sgemm_streamk_256x128", 9,
+    "stream-K over 256x128 tiles, 1 CTA per SM, deterministic f32 fixup", 80,
     stream_k_supports<S256>, run_tile<S256, true>));
 GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "sgemm_streamk_128x128", 9,

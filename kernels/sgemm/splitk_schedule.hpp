@@ -113,6 +113,7 @@ struct Segment {
   int parts;     // CTAs that share the tile (1: a whole tile, no fixup)
   int part;      // this CTA's place among them, in CTA order
   int first;     // the tile's first CTA
+  int64_t first_slot;  // the workspace slot of the first CTA's part (StreamK::slot)
 };
 
 struct StreamK {
@@ -137,12 +138,18 @@ struct StreamK {
     s.first = cta_of(tile_begin);
     s.parts = cta_of(tile_end - 1) - s.first + 1;
     s.part = c - s.first;
+    s.first_slot = slot(s.first, s.tile);
     return s;
   }
   // Workspace slot of CTA c's part of tile t: its first segment's when its range starts inside
   // t (at or after t's first k-tile), else its last's.
   GB_HD int64_t slot(int c, int tile) const {
     return 2 * int64_t(c) + (begin(c) >= int64_t(tile) * k_tiles ? 0 : 1);
+  }
+  // The same for part p of segment g's tile, without a division: every part after the first
+  // starts inside the tile.
+  GB_HD static int64_t part_slot(const Segment& g, int p) {
+    return p == 0 ? g.first_slot : 2 * int64_t(g.first + p);
   }
   GB_HD int64_t slots() const { return 2 * int64_t(ctas); }
 };

@@ -174,7 +174,8 @@ TEST_P(StreamK, SharedTilesEveryLayout) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(Kernels, StreamK,
-                         ::testing::Values("sgemm_streamk", "sgemm_streamk_128x128"),
+                         ::testing::Values("sgemm_streamk", "sgemm_streamk_256x128",
+                                           "sgemm_streamk_128x128"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -199,7 +199,7 @@ std::vector<CappedCombo> capped_combos() {
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk* as the CTAs of its walk.
     const bool split =
-        n == "sgemm_splitk" || n == "sgemm_streamk" || n == "sgemm_streamk_128x128";
+        n == "sgemm_splitk" || n.rfind("sgemm_streamk", 0) == 0;
     if (!sm90 && !ampere && !split) continue;
     for (int cap : {1, 3, 7}) out.push_back({c, cap});
     if (sm90) out.push_back({c, 14});

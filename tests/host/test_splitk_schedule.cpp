@@ -253,6 +253,7 @@ void check_stream_k(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk, int
         EXPECT_GE(slot, 0);
         EXPECT_LT(slot, w.slots());
         EXPECT_TRUE(slots_of[size_t(g.tile)].insert(slot).second) << "two parts, one slot";
+        EXPECT_EQ(StreamK::part_slot(g, g.part), slot) << "the fixup's slot of this part";
       } else {
         EXPECT_EQ(g.k_begin, 0);
         EXPECT_EQ(g.count, w.k_tiles) << "an unshared segment is the whole tile";
