@@ -100,7 +100,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "sgemm",
     .rung = 10,
     .summary = "shape-aware: runs the SGEMM the rule table picks for the case (split-K at few "
-               "rows, else the tile by waves), rows record which",
+               "rows, stream-K where 256x128 tiles leave a wave part idle), rows record which",
     .dtypes = {DType::f32},
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},

@@ -34,6 +34,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   E = 2026-11-25_c1_candidates.json (the 256x128 stream-K tile without a cluster)
 //   F = 2026-11-25_decode_split_candidates.json (decode shapes, the equal split per tile)
 //   G = 2026-11-25_sgemm_splitk_candidates.json (sgemm_splitk at small M and small squares)
+//   H = 2026-11-25_sgemm_streamk_candidates.json (sgemm_streamk and rung 8's tiles, squares
+//       1024..8192, f32 NN)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m <= 128) {
@@ -88,18 +90,9 @@ void hgemm_other_layout_rules(const GemmProblem& p, Candidates& c) {
   c.add("hgemm_wmma", "fallback: WMMA (f16, any shape)");
 }
 
-// The three SGEMM tiles: (BM, BN, resident blocks per SM, ratio to cuBLAS at 8192^3 in C, where
-// every tile runs whole waves).
-struct SgemmTile {
-  const char* kernel;
-  int bm, bn, blocks_per_sm;
-  double efficiency;
-};
-constexpr SgemmTile kSgemmTiles[] = {
-    {"sgemm_pipelined", 256, 128, 1, 0.980},
-    {"sgemm_pipelined_128x128", 128, 128, 2, 0.898},
-    {"sgemm_pipelined_128x64", 128, 64, 3, 0.943},
-};
+// The rung-8 tiles, the fallbacks after the rule's pick, largest first.
+constexpr const char* kSgemmTiles[] = {"sgemm_pipelined", "sgemm_pipelined_128x128",
+                                       "sgemm_pipelined_128x64"};
 
 }  // namespace
 
@@ -132,26 +125,21 @@ std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCa
     // (128x128) and 0.072x / 0.141x (256x128): the most CTAs when one dimension is narrow.
     c.add("sgemm_pipelined_128x64", "narrow (M or N <= 128): the tile with the most CTAs");
   } else {
-    // C: predicted share of the tile's full-wave speed, efficiency x waves / ceil(waves) with
-    // waves = tiles / (SMs x resident blocks); the best prediction within 2% of the next prefers
-    // the smaller tile (finer waves). It picks within 2% of the measured best at 13 of the 15
-    // squares from 1024 to 8192 (not 2560: 0.833x against 0.887x; not 5632: the same tile).
-    std::vector<std::pair<double, const SgemmTile*>> scored;
-    for (const SgemmTile& t : kSgemmTiles) {
-      const double tiles = double(ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn));
-      const double waves = tiles / double(std::max(1, caps.num_sms) * t.blocks_per_sm);
-      scored.push_back({t.efficiency * waves / std::ceil(waves), &t});
-    }
-    const auto best =
-        std::max_element(scored.begin(), scored.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-    const SgemmTile* pick = best->second;
-    for (const auto& s : scored)  // a smaller tile within 2% of the best
-      if (s.first >= 0.98 * best->first && s.second->bm * s.second->bn < pick->bm * pick->bn)
-        pick = s.second;
-    c.add(pick->kernel, "tile by predicted wave efficiency");
+    // H: the 256x128 tile runs whole waves of one CTA per SM at 0.977-1.021x (2048^3, 3584^3,
+    // 4096^3, 4608^3, 6144^3, 7168^3, 7680^3, 8192^3: last wave >= 95% busy); where its last
+    // wave is less busy the stream-K walk evens the k-tiles out over the SMs: 1.073x, 1.172x,
+    // 1.045x, 1.092x, 1.062x, 0.999x, 1.017x at 1024, 1536, 2560, 3072, 5120, 5632, 6656^3,
+    // against 0.886-1.039x for the best rung-8 tile there. (On the whole waves stream-K runs
+    // 0.946-1.018x.)
+    const int64_t tiles = ceil_div(p.m, 256) * ceil_div(p.n, 128);
+    const double waves = double(tiles) / double(std::max(1, caps.num_sms));
+    if (waves / std::ceil(waves) < 0.95)
+      c.add("sgemm_streamk", "last wave of 256x128 tiles under 95% busy: stream-K");
+    else
+      c.add("sgemm_pipelined", "whole waves of 256x128 tiles");
   }
-  for (const SgemmTile& t : kSgemmTiles) c.add(t.kernel, "fallback: another tile");
+  c.add("sgemm_streamk", "fallback: stream-K (any shape)");
+  for (const char* t : kSgemmTiles) c.add(t, "fallback: another tile");
   c.add("sgemm_warptile", "fallback: no cp.async (before sm_80)");
   c.add("sgemm_naive", "fallback: any shape, any GPU");
   return c.take();

@@ -1,25 +1,24 @@
-// sgemm_splitk — SGEMM ladder, rung 9 (top): few rows (M <= 128), K split over the SMs.
+// sgemm_splitk, sgemm_streamk — SGEMM ladder, rung 9 (top): K split over the SMs.
 //
-// At M = 16 or 128 with N = K = 4096 rung 8's tiles give 32-64 CTAs for 132 SMs, and a 128-row
-// tile computes 8x padding at M = 16. This rung keeps rung 8's mainloop (k-outer shared tiles
-// filled by a cp.async ring, fragments double-buffered in registers) but sizes BM to M and cuts
-// each tile's K into contiguous ranges, one CTA per (tile, range), so that the grid is one full
-// wave of the CTAs the device holds (splitk_schedule.hpp derives the split from the shape and the
-// occupancy). Each range's f32 partial tile goes to a workspace slot; the last CTA of a tile to
-// arrive (an int counter) sums the slots in range order, never arrival order (the same bits on
-// every run), and runs the alpha/beta epilogue. No TF32, no float atomics. At M <= 32 a
-// K-contiguous op(B) (NN, TN) streams in 16-byte cp.async into swizzled row-major tiles (RowCopy)
-// instead of rung 8's 4-byte transposing copies. Tiles (BM x BN x BK, warp tile, thread tile,
-// stages, CTAs/SM the split aims at), by M: <= 16: 16x128x32, 16x32, 4x4, 4 (78 KB), 2;
-// <= 32: 32x128x16, 32x32, 4x8, 4, 2; <= 64: 64x128x8, 64x32, 8x8, 4, 2; above: 128x64x16,
-// 64x32, 8x8, 3, 3 (with M > 128 the split usually falls to 1: a plain tiled GEMM).
+// Rung 8's tiles leave SMs idle where the tiles do not fill whole waves: at M = 16 or 128 (N = K
+// = 4096) they give 32-64 CTAs for 132 SMs, at 1536^3 72 tiles of 256x128. This rung keeps rung
+// 8's mainloop (k-outer shared tiles filled by a cp.async ring, fragments double-buffered in
+// registers) and cuts K between CTAs. sgemm_splitk sizes BM to M and splits each tile's K into
+// equal ranges, one CTA per (tile, range), one full wave (splitk_schedule.hpp). sgemm_streamk
+// lays all tiles' k-tiles end to end and gives each CTA the same share of the whole (stream-K):
+// whole tiles in its middle, parts of a shared tile at its ends. A part's f32 partial goes to a
+// workspace slot; the last part of a tile to arrive (an int counter) sums the slots in part
+// order, never arrival order (the same bits every run), and runs the alpha/beta epilogue. No
+// TF32, no float atomics. At M <= 32 a K-contiguous op(B) (NN, TN) streams in 16-byte cp.async
+// into swizzled row-major tiles (RowCopy). Tiles (BM x BN x BK, warp, thread tile, stages, CTAs
+// per SM aimed at), split-K by M: <= 16: 16x128x32, 16x32, 4x4, 4, 2; <= 32: 32x128x16, 32x32,
+// 4x8, 4, 2; <= 64: 64x128x8, 64x32, 8x8, 4, 2; above, and stream-K: 128x64x16, 64x32, 8x8, 3, 3.
 // Constraints: sm_80+; every layout; any M, N, K >= 1 below 2^31 - 256 (16-byte paths need
-// 16-byte aligned leading dimensions, K % 4 == 0 for the row copies). Workspace: allocated on a
-// shape's first launch, only grown (never on a timed launch); one stream at a time.
-// Measured (H100, 2026-11-25, sustained, N = K = 4096; bench_results/h100/
-// 2026-11-25_sgemm_splitk_candidates.json, git b89ea8b): NN M = 16 36.0 us (1.245x cuBLAS),
-// M = 128 106.1 us (0.953x); TN 1.277x / 0.945x; M = 1 0.727x (the 4-byte path: lda = 1). Tuning
-// and limits: docs/sgemm.md.
+// 16-byte aligned leading dimensions). Workspace: grown on a shape's first launch; one stream.
+// Measured (H100, 2026-11-25, sustained, f32 NN): sgemm_splitk at N = K = 4096 1.245x cuBLAS at
+// M = 16, 0.953x at M = 128 (bench_results/h100/2026-11-25_sgemm_splitk_candidates.json);
+// sgemm_streamk 1.172x at 1536^3, 1.045x at 2560^3, 0.946-1.092x over the squares 1024-8192
+// (2026-11-25_sgemm_streamk_candidates.json). Tuning and limits: docs/sgemm.md.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -149,12 +148,6 @@ using T16 = TableTile<0, 16, 32, 4, 4, 4, 2, true>;
 using T32 = TableTile<1, 32, 32, 4, 8, 4, 2, true>;
 using T64 = TableTile<2, 64, 32, 8, 8, 4, 3, false>;
 using T128 = TableTile<3, 64, 32, 8, 8, 3, 3, false>;
-
-// The stream-K tiles (sgemm_streamk*): rung 8's 256x128 (one CTA per SM) and 128x128 (two)
-// configurations; the walk aims at every CTA the device holds.
-//                BM   BN BK per-SM WM  WN  TM TN STAGES MIN_BLOCKS B_ROWS
-using S256 = Tile<256, 128, 8, 1, 64, 64, 16, 8, 3, 1, false>;
-using S128 = Tile<128, 128, 8, 2, 64, 32, 8, 8, 3, 2, false>;
 
 struct SplitKParams {
   int m, n, k;
@@ -538,13 +531,4 @@ GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
     "stream-K: the k-tiles of all 128x64 tiles cut evenly over the SMs (3 CTAs each), "
     "deterministic f32 fixup",
     80, stream_k_supports<T128>, run_tile<T128, true>));
-GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
-    "sgemm_streamk_256x128", 9,
-    "stream-K over 256x128 tiles, 1 CTA per SM, deterministic f32 fixup", 80,
-    stream_k_supports<S256>, run_tile<S256, true>));
-GEMMBENCH_REGISTER_KERNEL(sgemm::rung_info(
-    "sgemm_streamk_128x128", 9,
-    "stream-K over 128x128 tiles, 2 CTAs per SM, deterministic f32 fixup", 80,
-    stream_k_supports<S128>, run_tile<S128, true>));
-
 }  // namespace gemmbench

@@ -1,5 +1,6 @@
-// Index math of sgemm_splitk (kernels/sgemm/splitk.cu), shared by the kernel and its host test
-// (tests/host/test_splitk_schedule.cpp), STYLE.md's one implementation.
+// Index math of sgemm_splitk and sgemm_streamk (kernels/sgemm/splitk.cu), shared by the kernel and
+// its host test (tests/host/test_splitk_schedule.cpp), STYLE.md's one implementation. The
+// stream-K walk (StreamK below) has its own paragraph there.
 //
 // Tiles. C is cut into tiles_m x tiles_n tiles of BM x BN; BM grows with M (kTiles below), so a
 // few tokens do not pay for 128 rows of padding. Tile t = tile_n * tiles_m + tile_m names the
@@ -16,7 +17,8 @@
 // Fixup. With splits > 1 every CTA stores its partial tile, f32, to slot(t, s) of the workspace,
 // in thread order (partial_index), and counts itself in tile t's counter; the last to arrive sums
 // the slots in split order 0, 1, ..., splits-1 (never arrival order: deterministic) into the
-// accumulators of the same threads, and runs the epilogue.
+// accumulators of the same threads, and runs the epilogue. The stream-K walk does the same per
+// tile, with parts instead of splits.
 #pragma once
 
 #include <cstdint>

@@ -157,28 +157,22 @@ TEST(SgemmSplitK, DecodeShapesEveryLayout) {
   }
 }
 
-// sgemm_streamk (f32, every layout): squares of a partial wave where every tile is shared by two
-// or three CTAs (1536^3, 1000^3), many tiles each CTA walks several of (2560^3 at 3 partial
-// waves), K with a partial last k-tile (1000, 777), thin and odd products, unaligned leading
-// dimensions; large to small, run twice: the same bits.
+// sgemm_streamk (f32, every layout; 128x64 tiles, 3 CTAs per SM): squares of a partial wave
+// whose tiles are shared by 2-4 neighbouring CTAs (1536^3, 1000^3), many tiles of which each
+// CTA walks whole ones between two shared ends (2560^3), K with a partial last k-tile (1000,
+// 777, 4099), thin and odd products, unaligned leading dimensions; large to small, run twice:
+// the same bits.
 const std::vector<Case> kStreamKCases = {{2560, 2560, 2560}, {1536, 1536, 1536}, {1000, 1000, 1000},
                                          {777, 1500, 777},   {300, 5000, 200},   {129, 257, 4099},
                                          {1025, 63, 2048},   {257, 129, 17},     {5, 3, 1}};
 
-class StreamK : public ::testing::TestWithParam<std::string> {};
-TEST_P(StreamK, SharedTilesEveryLayout) {
+TEST(SgemmStreamK, SharedTilesEveryLayout) {
   GEMMBENCH_REQUIRE_GPU();
   for (Layout l : kAllLayouts) {
     SCOPED_TRACE(to_string(l));
-    check_cases(kernel_named(GetParam()), DType::f32, kStreamKCases, l);
+    check_cases(kernel_named("sgemm_streamk"), DType::f32, kStreamKCases, l);
   }
 }
-INSTANTIATE_TEST_SUITE_P(Kernels, StreamK,
-                         ::testing::Values("sgemm_streamk", "sgemm_streamk_256x128",
-                                           "sgemm_streamk_128x128"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
 
 // Not a GPU test: the reasons supports() gives where the decode path does not apply.
 TEST(HgemmDecode, SupportsSaysWhy) {

@@ -86,11 +86,19 @@ TEST(DispatchRules, SgemmTilesByShape) {
   EXPECT_EQ(sg(16, 4096, 4096), "sgemm_splitk");
   EXPECT_EQ(sg(128, 4096, 4096), "sgemm_splitk");
   EXPECT_EQ(sg(4096, 128, 4096), "sgemm_pipelined_128x64") << "narrow N, many rows";
-  EXPECT_EQ(sg(129, 4096, 4096), "sgemm_pipelined_128x64");
-  EXPECT_EQ(sg(1024, 1024, 1024), "sgemm_pipelined_128x64");
-  EXPECT_EQ(sg(3072, 3072, 3072), "sgemm_pipelined_128x64");
-  EXPECT_EQ(sg(5120, 5120, 5120), "sgemm_pipelined_128x64");
+  // 129 x 4096: 32 tiles of 256x128, a quarter of a wave.
+  EXPECT_EQ(sg(129, 4096, 4096), "sgemm_streamk");
+  // The squares: stream-K where the 256x128 tiles' last wave is under 95% busy (1024^3: 32
+  // tiles; 1536^3: 72; 2560^3: 200, 1.52 waves; 5120^3: 800, 6.06 waves), the tile itself
+  // where it is not (2048^3: 128 tiles, 0.97; 4096^3: 512, 3.88 of 4 waves; 8192^3: 15.5 of 16).
+  EXPECT_EQ(sg(1024, 1024, 1024), "sgemm_streamk");
+  EXPECT_EQ(sg(1536, 1536, 1536), "sgemm_streamk");
+  EXPECT_EQ(sg(2560, 2560, 2560), "sgemm_streamk");
+  EXPECT_EQ(sg(3072, 3072, 3072), "sgemm_streamk");
+  EXPECT_EQ(sg(5120, 5120, 5120), "sgemm_streamk");
+  EXPECT_EQ(sg(2048, 2048, 2048), "sgemm_pipelined");
   EXPECT_EQ(sg(4096, 4096, 4096), "sgemm_pipelined");
+  EXPECT_EQ(sg(7680, 7680, 7680), "sgemm_pipelined");
   EXPECT_EQ(sg(8192, 8192, 8192), "sgemm_pipelined");
 }
 
