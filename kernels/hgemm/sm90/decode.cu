@@ -75,9 +75,34 @@ KernelInfo decode_info() {
   return info;
 }
 
+// Candidate: the same token tiles in 2-CTA clusters along N, the token tile multicast.
+using Decode32C2 = Sm90Variant<32, 128, 8, 2, true>;
+using Decode64C2 = Sm90Variant<64, 128, 7, 2, true>;
+using Decode128C2 = Sm90Variant<128, 128, 5, 2, true>;
+template <class F>
+auto with_token_tile_c2(int64_t m, F&& f) {
+  if (m <= 32) return f(Decode32C2{});
+  if (m <= 64) return f(Decode64C2{});
+  return f(Decode128C2{});
+}
+KernelInfo decode_c2_info() {
+  KernelInfo info = sm90_info<Decode32C2>(
+      "hgemm_decode_sm90_c2", "candidate: hgemm_decode_sm90 in 2-CTA clusters, tokens multicast");
+  info.rung = 12;
+  info.supports = [](const GemmProblem& p, const DeviceCaps& caps) -> std::string {
+    if (p.m > kMaxTokens) return "M <= 128";
+    return with_token_tile_c2(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+  };
+  info.launch = [](const GemmArgs& args, cudaStream_t stream) {
+    with_token_tile_c2(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
+  };
+  return info;
+}
+
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(decode_info());
+GEMMBENCH_REGISTER_KERNEL(decode_c2_info());
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128>(
     "hgemm_tn_sm90_128x128_sk",
