@@ -6,8 +6,9 @@
 // puts the GEMM's N (the weight rows) on wgmma's 64-row M side and the GEMM's M on wgmma's N side,
 // and narrows that side to the tokens: BM = 32, 64 or 128 by M (wgmma m64n32k16, m64n64k16,
 // m64n128k16), so no tensor-core work is wasted on padding rows and a stage is nearly all weights.
-// One CTA per SM (no cluster: the token tile is too small to be worth multicasting), a ring 5 to
-// 8 stages deep (up to 160 KB of weights in flight per SM), and the stream-K walk of
+// One CTA per SM (no cluster: 2-CTA clusters multicasting the token tile lost at 56 of the 64
+// decode cases, 2026-11-25_decode_cluster_candidates.json), a ring 5 to 8 stages deep (up to
+// 160 KB of weights in flight per SM), and the stream-K walk of
 // sm90/schedule.hpp: with fewer weight tiles than SMs every tile's k-blocks are split into the
 // same number of equal ranges, one CTA each, for about half the grid (decode_split_count; the
 // whole grid for the 128-token tile over more than 40 MB); with more tiles than SMs every tile
@@ -75,34 +76,9 @@ KernelInfo decode_info() {
   return info;
 }
 
-// Candidate: the same token tiles in 2-CTA clusters along N, the token tile multicast.
-using Decode32C2 = Sm90Variant<32, 128, 8, 2, true>;
-using Decode64C2 = Sm90Variant<64, 128, 7, 2, true>;
-using Decode128C2 = Sm90Variant<128, 128, 5, 2, true>;
-template <class F>
-auto with_token_tile_c2(int64_t m, F&& f) {
-  if (m <= 32) return f(Decode32C2{});
-  if (m <= 64) return f(Decode64C2{});
-  return f(Decode128C2{});
-}
-KernelInfo decode_c2_info() {
-  KernelInfo info = sm90_info<Decode32C2>(
-      "hgemm_decode_sm90_c2", "candidate: hgemm_decode_sm90 in 2-CTA clusters, tokens multicast");
-  info.rung = 12;
-  info.supports = [](const GemmProblem& p, const DeviceCaps& caps) -> std::string {
-    if (p.m > kMaxTokens) return "M <= 128";
-    return with_token_tile_c2(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
-  };
-  info.launch = [](const GemmArgs& args, cudaStream_t stream) {
-    with_token_tile_c2(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
-  };
-  return info;
-}
-
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(decode_info());
-GEMMBENCH_REGISTER_KERNEL(decode_c2_info());
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128>(
     "hgemm_tn_sm90_128x128_sk",
