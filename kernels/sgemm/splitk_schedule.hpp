@@ -109,12 +109,12 @@ GB_HD Schedule make_schedule(int64_t m, int64_t n, int64_t k, int bm, int bn, in
 // owns two workspace slots (slot 2c: its first segment's partial, 2c + 1: its last's). The last
 // part of a tile to arrive sums every part's slot in CTA order, as sgemm_splitk does.
 struct Segment {
-  int tile;      // t = tile_n * tiles_m + tile_m, as Schedule's tiles
-  int k_begin;   // first k-tile of the tile this segment runs
-  int count;     // k-tiles it runs (at least 1)
-  int parts;     // CTAs that share the tile (1: a whole tile, no fixup)
-  int part;      // this CTA's place among them, in CTA order
-  int first;     // the tile's first CTA
+  int tile;            // t = tile_n * tiles_m + tile_m, as Schedule's tiles
+  int k_begin;         // first k-tile of the tile this segment runs
+  int count;           // k-tiles it runs (at least 1)
+  int parts;           // CTAs that share the tile (1: a whole tile, no fixup)
+  int part;            // this CTA's place among them, in CTA order
+  int first;           // the tile's first CTA
   int64_t first_slot;  // the workspace slot of the first CTA's part (StreamK::slot)
 };
 
@@ -159,7 +159,7 @@ struct StreamK {
 // target_ctas as for make_schedule. The caller has checked that iters() * target_ctas fits in
 // int64 (supports()).
 GB_HD StreamK make_stream_k(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
-                                   int64_t target_ctas) {
+                            int64_t target_ctas) {
   StreamK w;
   w.tiles_m = int((m + bm - 1) / bm);
   w.tiles_n = int((n + bn - 1) / bn);

@@ -198,8 +198,7 @@ std::vector<CappedCombo> capped_combos() {
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.
-    const bool split =
-        n == "sgemm_splitk" || n == "sgemm_streamk";
+    const bool split = n == "sgemm_splitk" || n == "sgemm_streamk";
     if (!sm90 && !ampere && !split) continue;
     for (int cap : {1, 3, 7}) out.push_back({c, cap});
     if (sm90) out.push_back({c, 14});
