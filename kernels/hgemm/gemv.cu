@@ -1,0 +1,45 @@
+// hgemm_gemv — HGEMM ladder, rung 11 (variant of the decode path): one to four tokens on CUDA
+// cores, no tensor cores.
+//
+// At M <= 4 a decode GEMM is the weight stream itself: rung 11 and 12 run it through mma/wgmma
+// tiles whose token side is 8 or 32 wide, with a shared-memory ring and a split-K fix-up. This
+// variant streams each weight row once with 16-byte evict-first loads, four in flight per lane,
+// and sums on CUDA cores in f32 (common/gemv.cuh): no tile, no ring, no workspace. Each row is
+// read by 1-8 warps of one 8-warp CTA, more as N shrinks, reduced by shuffles and then in a
+// fixed order through shared memory (deterministic).
+// Constraints: NN or TN (W = op(B) K-contiguous); f16 or bf16 with f32 accumulation; 1 <= M <= 4;
+// any N, K (16-byte loads where rows are 16-byte aligned, K % 8 elements in a scalar tail).
+// Measured: not yet (candidate).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "common/gemv.cuh"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  if (args.problem.dtype == DType::f16)
+    gemv::launch<__half>(args, stream);
+  else
+    gemv::launch<__nv_bfloat16>(args, stream);
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_gemv",
+    .family = "hgemm",
+    .rung = 11,
+    .summary = "decode at 1-4 tokens on CUDA cores: each weight row streamed once in 16-byte "
+               "loads, f32 sums, no tile or fix-up",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32},
+    .layouts = {Layout::nn, Layout::tn},
+    .min_sm = 80,
+    .supports = gemv::supports,
+    .launch = launch,
+});
+
+}  // namespace gemmbench
