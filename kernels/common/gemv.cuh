@@ -1,7 +1,8 @@
 // The matrix-vector product of a decode step on CUDA cores, for one to four tokens: C(m, n) =
 // alpha * sum_k op(A)(m, k) * W(n, k) + beta * C(m, n), with W = op(B) stored K-contiguous
-// (TN: x @ W.T; NN). Shared by hgemm_gemv (f16, bf16; kernels/hgemm/gemv.cu) and sgemm_gemv
-// (f32; kernels/sgemm/gemv.cu). Device code and the launcher; included by those two files only.
+// (TN: x @ W.T; NN). Shared by hgemm_decode_gemv (f16, bf16; kernels/hgemm/gemv.cu) and
+// sgemm_decode_gemv (f32; kernels/sgemm/gemv.cu). Device code and the launcher; included by those
+// two files only.
 //
 // At M <= 4 the product is the weight stream, N*K elements read once: no tensor-core tile, no
 // shared-memory ring, no split-K fix-up. Each row W(n, :) is read by WPR warps of one CTA (8
@@ -128,8 +129,8 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
 
   if (n < p.n) {
     const T* w = static_cast<const T*>(p.w) + n * p.ldw;  // W(n, :)
-    constexpr int STRIDE = 32 * WPR;                     // chunks between a lane's chunks
-    int64_t k_done = 0;                                  // k below this ran vectorized
+    constexpr int STRIDE = 32 * WPR;                      // chunks between a lane's chunks
+    int64_t k_done = 0;                                   // k below this ran vectorized
     if constexpr (VEC) {
       const int64_t chunks = p.k / E;
       int64_t c = part * 32 + lane;
@@ -243,13 +244,13 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
     return s;
   });
   constexpr int E = kChunk<T>;
-  const Params prm{args.a, p.lda(), args.b, p.ldb(), args.c, p.ldc(), int(p.m), int(p.n),
-                   int(p.k), args.alpha, args.beta};
+  const Params prm{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
+                   int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   const bool a_k_major = a_is_k_major(p.layout);
   // 16-byte chunks: aligned W rows, and aligned A rows where A is read in chunks too.
-  const bool vec = p.ldb() % E == 0 && aligned(args.b) &&
-                   (!a_k_major || (p.lda() % E == 0 && aligned(args.a)));
+  const bool vec =
+      p.ldb() % E == 0 && aligned(args.b) && (!a_k_major || (p.lda() % E == 0 && aligned(args.a)));
   const int wpr = warps_per_row(p.n, p.k, E, sms);
   auto by_layout = [&](auto mt) {
     constexpr int MT = decltype(mt)::value;

@@ -36,8 +36,16 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   G = 2026-11-25_sgemm_splitk_candidates.json (sgemm_splitk at small M and small squares)
 //   H = 2026-11-25_sgemm_streamk_candidates.json (sgemm_streamk and rung 8's tiles, squares
 //       1024..8192, f32 NN)
+//   I = 2026-11-25_gemv_candidates.json (the GEMV path at 1 and 4 tokens, f16 and bf16 decode
+//       layers; f32 at M = 1, 2, 4)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
+  if (p.m == 1 && p.k < 16384)
+    // I: at 1 token the weight stream on CUDA cores, 1.069x geometric mean (f16 and bf16) over
+    // the 16 layers against 0.992x / 0.999x for hgemm_decode_sm90, ahead at every layer with
+    // K < 16384 (1.002-1.186x f16); at K >= 16384 (7168x16384, 7168x18432, 8192x28672) it
+    // trails by 0.7-4% at 5 of 6. At 4 tokens it loses everywhere (0.845x against 1.247x).
+    c.add("hgemm_decode_gemv", "one token, K < 16384: each weight row streamed once, CUDA cores");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /
@@ -116,6 +124,10 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
   Candidates c;
+  if (p.m == 1 && b_is_k_major(p.layout))
+    // I: at 1x4096x4096 1.093x (NN) / 1.152x (TN) against 0.730x / 0.725x for sgemm_splitk; at
+    // M = 2 level (1.022x against 1.035x, NN), at M = 4 far behind (0.423x against 1.383x).
+    c.add("sgemm_decode_gemv", "one row, op(B) K-contiguous: matrix-vector on CUDA cores");
   if (p.m <= 128)
     // G: at N = K = 4096 (NN) 1.26x at M = 16 and 0.95x at M = 128, against 0.17x / 0.45x for
     // the 128x64 tile: M-sized tiles, K split to fill every SM.

@@ -41,14 +41,14 @@ const std::vector<Shape3> kShapes = {
 // Under compute-sanitizer: GEMMBENCH_TEST_SMALL=1 leaves out the last, largest shape;
 // GEMMBENCH_TEST_FEW=1 (racecheck, which is slow) keeps a few shapes that still cross tile edges
 // (264x520x192: also one the persistent Ampere schedule takes, BK 32 or 64; 100x136x264: one
-// the decode path, M <= 128 with K % 8 == 0, takes).
+// the decode path, M <= 128 with K % 8 == 0, takes; 1x136x264: one the GEMV path, M <= 4, takes).
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
 }
 std::vector<Shape3> test_shapes() {
   if (few_shapes())
-    return {{37, 53, 71},   {257, 129, 72},  {130, 136, 64}, {264, 37, 40},
-            {136, 264, 77}, {264, 520, 192}, {100, 136, 264}};
+    return {{37, 53, 71},   {257, 129, 72},  {130, 136, 64},  {264, 37, 40},
+            {136, 264, 77}, {264, 520, 192}, {100, 136, 264}, {1, 136, 264}};
   std::vector<Shape3> s = kShapes;
   if (std::getenv("GEMMBENCH_TEST_SMALL")) s.pop_back();
   return s;

@@ -30,7 +30,12 @@ std::string first(const std::vector<RuleCandidate>& c) {
 }  // namespace
 
 TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
-  EXPECT_EQ(first(hgemm_candidates(tn16(1, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  // One token: the GEMV path below K = 16384, the Hopper decode path from there, and next.
+  EXPECT_EQ(first(hgemm_candidates(tn16(1, 4096, 4096), kH100)), "hgemm_decode_gemv");
+  EXPECT_EQ(first(hgemm_candidates(tn16(1, 2112, 7168), kH100)), "hgemm_decode_gemv");
+  EXPECT_EQ(first(hgemm_candidates(tn16(1, 7168, 16384), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(hgemm_candidates(tn16(1, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(2, 4096, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
@@ -82,7 +87,12 @@ TEST(DispatchRules, SgemmTilesByShape) {
   auto sg = [](int64_t m, int64_t n, int64_t k) {
     return first(sgemm_candidates(GemmProblem{m, n, k, Layout::nn, DType::f32, Accum::f32}, kH100));
   };
-  EXPECT_EQ(sg(1, 4096, 4096), "sgemm_splitk");
+  EXPECT_EQ(sg(1, 4096, 4096), "sgemm_decode_gemv");
+  EXPECT_EQ(first(sgemm_candidates(GemmProblem{1, 4096, 4096, Layout::nt, DType::f32, Accum::f32},
+                                   kH100)),
+            "sgemm_splitk")
+      << "the GEMV path reads op(B) K-contiguous only";
+  EXPECT_EQ(sg(2, 4096, 4096), "sgemm_splitk");
   EXPECT_EQ(sg(16, 4096, 4096), "sgemm_splitk");
   EXPECT_EQ(sg(128, 4096, 4096), "sgemm_splitk");
   EXPECT_EQ(sg(4096, 128, 4096), "sgemm_pipelined_128x64") << "narrow N, many rows";
