@@ -85,7 +85,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "hgemm",
     .rung = 13,
     .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
-               "(decode path, Hopper tile and stream-K by waves, layout), rows record which",
+               "(GEMV at one token, decode path, Hopper tile and stream-K by waves, layout), rows "
+               "record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
@@ -99,8 +100,9 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "sgemm",
     .family = "sgemm",
     .rung = 10,
-    .summary = "shape-aware: runs the SGEMM the rule table picks for the case (split-K at few "
-               "rows, stream-K where 256x128 tiles leave a wave part idle), rows record which",
+    .summary = "shape-aware: runs the SGEMM the rule table picks for the case (GEMV at one row, "
+               "split-K at few rows, stream-K where 256x128 tiles leave a wave part idle), rows "
+               "record which",
     .dtypes = {DType::f32},
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},
