@@ -32,6 +32,7 @@ namespace gemmbench::gemv {
 inline constexpr int kMaxTokens = 4;
 inline constexpr int kWarps = 8;   // per CTA
 inline constexpr int kUnroll = 4;  // 16-byte chunks in flight per lane
+inline constexpr int kWarpsPerSm = 48;  // the grid's aim
 inline constexpr int kMaxWarpsPerRow = 8;
 
 struct Params {
@@ -112,7 +113,7 @@ __device__ __forceinline__ void fma_chunk(float (&acc)[MT], const Params& p, int
 
 // VEC: W's rows (and a K-major A's) start 16-byte aligned and K is a whole number of chunks
 // past which a scalar tail runs; otherwise every element is read alone.
-template <class T, int MT, int WPR, bool A_K_MAJOR, bool VEC>
+template <class T, int MT, int WPR, bool A_K_MAJOR, bool VEC, int U>
 __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
   static_assert(kWarps % WPR == 0, "a CTA holds whole rows");
   constexpr int E = kChunk<T>;
@@ -134,13 +135,13 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
     if constexpr (VEC) {
       const int64_t chunks = p.k / E;
       int64_t c = part * 32 + lane;
-      for (; c + (kUnroll - 1) * STRIDE < chunks; c += kUnroll * STRIDE) {
-        uint4 wv[kUnroll];  // the U chunks in flight
+      for (; c + (U - 1) * STRIDE < chunks; c += U * STRIDE) {
+        uint4 wv[U];  // the U chunks in flight
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
+        for (int u = 0; u < U; ++u)
           wv[u] = __ldcs(reinterpret_cast<const uint4*>(w + (c + u * STRIDE) * E));
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
+        for (int u = 0; u < U; ++u) {
           float wf[E];
           to_float<T>(wv[u], wf);
           fma_chunk<T, MT, A_K_MAJOR, VEC>(acc, p, (c + u * STRIDE) * E, wf);
@@ -196,8 +197,8 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
 
 // Warps per row: the fewest (1, 2, 4, 8) that put about 48 warps per SM to work, and no more
 // than the row has 32-chunk strides for.
-inline int warps_per_row(int64_t n, int64_t k, int elems_per_chunk, int sms) {
-  const int64_t want = int64_t(sms) * 48;
+inline int warps_per_row(int64_t n, int64_t k, int elems_per_chunk, int sms, int warps_per_sm) {
+  const int64_t want = int64_t(sms) * warps_per_sm;
   const int64_t strides = (k / elems_per_chunk + 31) / 32;
   int wpr = 1;
   while (wpr < kMaxWarpsPerRow && n * wpr < want && 2 * wpr <= strides) wpr *= 2;
@@ -212,12 +213,12 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-template <class T, int MT, bool A_K_MAJOR, bool VEC>
+template <class T, int MT, bool A_K_MAJOR, bool VEC, int U>
 void launch_tokens(const Params& prm, int wpr, cudaStream_t stream) {
   auto go = [&](auto w) {
     constexpr int WPR = decltype(w)::value;
     const int64_t blocks = (int64_t(prm.n) + kWarps / WPR - 1) / (kWarps / WPR);
-    gemv_kernel<T, MT, WPR, A_K_MAJOR, VEC><<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+    gemv_kernel<T, MT, WPR, A_K_MAJOR, VEC, U><<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
   };
   switch (wpr) {
     case 1:
@@ -232,7 +233,7 @@ void launch_tokens(const Params& prm, int wpr, cudaStream_t stream) {
 }
 
 // W = op(B) must be K-contiguous: the registry entries claim NN and TN only.
-template <class T>
+template <class T, int U = kUnroll, int WARPS_PER_SM = kWarpsPerSm>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
@@ -251,15 +252,15 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   // 16-byte chunks: aligned W rows, and aligned A rows where A is read in chunks too.
   const bool vec =
       p.ldb() % E == 0 && aligned(args.b) && (!a_k_major || (p.lda() % E == 0 && aligned(args.a)));
-  const int wpr = warps_per_row(p.n, p.k, E, sms);
+  const int wpr = warps_per_row(p.n, p.k, E, sms, WARPS_PER_SM);
   auto by_layout = [&](auto mt) {
     constexpr int MT = decltype(mt)::value;
     if (a_k_major)
-      vec ? launch_tokens<T, MT, true, true>(prm, wpr, stream)
-          : launch_tokens<T, MT, true, false>(prm, wpr, stream);
+      vec ? launch_tokens<T, MT, true, true, U>(prm, wpr, stream)
+          : launch_tokens<T, MT, true, false, U>(prm, wpr, stream);
     else
-      vec ? launch_tokens<T, MT, false, true>(prm, wpr, stream)
-          : launch_tokens<T, MT, false, false>(prm, wpr, stream);
+      vec ? launch_tokens<T, MT, false, true, U>(prm, wpr, stream)
+          : launch_tokens<T, MT, false, false, U>(prm, wpr, stream);
   };
   if (p.m == 1)
     by_layout(std::integral_constant<int, 1>{});

@@ -17,6 +17,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <string>
+#include <utility>
+
 #include "common/gemv.cuh"
 #include "registry.hpp"
 
@@ -30,7 +33,26 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
     gemv::launch<__nv_bfloat16>(args, stream);
 }
 
+template <int U, int W>
+void launch_candidate(const GemmArgs& args, cudaStream_t stream) {
+  if (args.problem.dtype == DType::f16)
+    gemv::launch<__half, U, W>(args, stream);
+  else
+    gemv::launch<__nv_bfloat16, U, W>(args, stream);
+}
+KernelInfo candidate(std::string name, LaunchFn fn) {
+  return KernelInfo{.name = std::move(name), .family = "hgemm", .rung = 11, .summary = "candidate",
+                    .dtypes = {DType::f16, DType::bf16}, .accums = {Accum::f32},
+                    .layouts = {Layout::nn, Layout::tn}, .min_sm = 80,
+                    .supports = gemv::supports, .launch = std::move(fn)};
+}
+
 }  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u8", launch_candidate<8, 48>));
+GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_w96", launch_candidate<4, 96>));
+GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u8w96", launch_candidate<8, 96>));
+GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u2", launch_candidate<2, 48>));
 
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm_decode_gemv",
