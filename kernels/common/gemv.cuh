@@ -6,7 +6,7 @@
 //
 // At M <= 4 the product is the weight stream, N*K elements read once: no tensor-core tile, no
 // shared-memory ring, no split-K fix-up. Each row W(n, :) is read by WPR warps of one CTA (8
-// warps, 8/WPR rows), every lane streaming 16-byte chunks U at a time (chunk c + i*32*WPR, the
+// warps, 8/WPR rows), every lane streaming 16-byte chunks U = 2 at a time (chunk c + i*32*WPR, the
 // U loads issued before their FMAs, evict-first), with the tokens' matching chunks read through
 // L1 (a few KB, shared by every row). The lanes' f32 sums are reduced by shuffles, the WPR warps'
 // through shared memory, in a fixed order (deterministic). WPR grows as N shrinks, so that the
@@ -31,8 +31,11 @@ namespace gemmbench::gemv {
 
 inline constexpr int kMaxTokens = 4;
 inline constexpr int kWarps = 8;   // per CTA
-inline constexpr int kUnroll = 4;  // 16-byte chunks in flight per lane
-inline constexpr int kWarpsPerSm = 48;  // the grid's aim
+// 16-byte chunks in flight per lane. 2 measured ahead of 4 and 8 at one token (geometric mean
+// 1.095x against 1.070x / 1.039x, 2026-11-25_gemv_tuning.json): a short row (K = 512: 2 chunks
+// per lane) never enters a 4-deep unrolled loop.
+inline constexpr int kUnroll = 2;
+inline constexpr int kWarpsPerSm = 48;  // the grid's aim (96: level with U = 2, 1.095x)
 inline constexpr int kMaxWarpsPerRow = 8;
 
 struct Params {

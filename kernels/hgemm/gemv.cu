@@ -3,7 +3,7 @@
 //
 // At M <= 4 a decode GEMM is the weight stream itself: rung 11 and 12 run it through mma/wgmma
 // tiles whose token side is 8 or 32 wide, with a shared-memory ring and a split-K fix-up. This
-// variant streams each weight row once with 16-byte evict-first loads, four in flight per lane,
+// variant streams each weight row once with 16-byte evict-first loads, two in flight per lane,
 // and sums on CUDA cores in f32 (common/gemv.cuh): no tile, no ring, no workspace. Each row is
 // read by 1-8 warps of one 8-warp CTA, more as N shrinks, reduced by shuffles and then in a
 // fixed order through shared memory (deterministic).
@@ -16,9 +16,6 @@
 // every token re-reading its activations through L1 for every weight chunk.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-
-#include <string>
-#include <utility>
 
 #include "common/gemv.cuh"
 #include "registry.hpp"
@@ -33,26 +30,7 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
     gemv::launch<__nv_bfloat16>(args, stream);
 }
 
-template <int U, int W>
-void launch_candidate(const GemmArgs& args, cudaStream_t stream) {
-  if (args.problem.dtype == DType::f16)
-    gemv::launch<__half, U, W>(args, stream);
-  else
-    gemv::launch<__nv_bfloat16, U, W>(args, stream);
-}
-KernelInfo candidate(std::string name, LaunchFn fn) {
-  return KernelInfo{.name = std::move(name), .family = "hgemm", .rung = 11, .summary = "candidate",
-                    .dtypes = {DType::f16, DType::bf16}, .accums = {Accum::f32},
-                    .layouts = {Layout::nn, Layout::tn}, .min_sm = 80,
-                    .supports = gemv::supports, .launch = std::move(fn)};
-}
-
 }  // namespace
-
-GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u8", launch_candidate<8, 48>));
-GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_w96", launch_candidate<4, 96>));
-GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u8w96", launch_candidate<8, 96>));
-GEMMBENCH_REGISTER_KERNEL(candidate("hgemm_decode_gemv_u2", launch_candidate<2, 48>));
 
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm_decode_gemv",

@@ -3,7 +3,7 @@
 //
 // At M = 1 the split-K tile of sgemm_splitk computes 16 rows for one and, with lda = 1, copies
 // op(A) 4 bytes at a time (0.73x cuBLAS at 1x4096x4096). This variant streams each row of
-// W = op(B) once with 16-byte evict-first loads, four in flight per lane, f32 FMAs, the same
+// W = op(B) once with 16-byte evict-first loads, two in flight per lane, f32 FMAs, the same
 // kernel as hgemm_decode_gemv (common/gemv.cuh).
 // Constraints: NN or TN (op(B) K-contiguous); 1 <= M <= 4; any N, K.
 // Measured (H100, 2026-11-25, sustained, N = K = 4096; bench_results/h100/
