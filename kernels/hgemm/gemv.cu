@@ -13,7 +13,10 @@
 // bench_results/h100/2026-11-25_gemv_candidates.json, git 89f7607): at 1 token 1.069x cuBLAS
 // geometric mean (f16 and bf16; hgemm_decode_sm90 0.992x / 0.999x), 65-102% of the memory
 // roofline, ahead of rung 12 at every layer with K < 16384; at 4 tokens 0.845x (rung 12: 1.247x),
-// every token re-reading its activations through L1 for every weight chunk.
+// every token re-reading its activations through L1 for every weight chunk. That run had four
+// chunks in flight; two measured 1.095x at 1 token (four 1.070x, eight 1.039x; 2026-11-25_gemv_
+// tuning.json, git 3862aad), and `hgemm` at 1 token runs 1.082x (f16 and bf16) since
+// (2026-11-25_llm_decode_acceptance_gemv_u2.json, git 5bf9698).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
