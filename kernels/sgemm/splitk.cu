@@ -225,8 +225,8 @@ __device__ __forceinline__ void run_part(const SplitKParams& prm, Ring<Cfg> ring
   BCopy b_copy(prm.b, prm.ldb, prm.n, n0, w.kt_begin * BK, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    sgemm::copy_stage(s, full, w.count, prm.k - (w.kt_begin + s) * BK, a_copy, b_copy,
-                      &as[s][0][0], &bs[s][0], prm.a, prm.lda, prm.b, prm.ldb);
+    sgemm::copy_stage(s, full, w.count, prm.k - (w.kt_begin + s) * BK, a_copy, b_copy, &as[s][0][0],
+                      &bs[s][0], prm.a, prm.lda, prm.b, prm.ldb);
     ptx::cp_async_commit();
   }
   ptx::cp_async_wait<STAGES - 2>();  // k-tile 0 has landed (for this thread's copies) ...
@@ -267,8 +267,7 @@ __device__ __forceinline__ void run_part(const SplitKParams& prm, Ring<Cfg> ring
     // iteration) after its last fragment read of that k-tile.
     const int ahead = t + STAGES - 1;
     sgemm::copy_stage(ahead, full, w.count, prm.k - (w.kt_begin + ahead) * BK, a_copy, b_copy,
-                      &as[write_stage][0][0], &bs[write_stage][0], prm.a, prm.lda, prm.b,
-                      prm.ldb);
+                      &as[write_stage][0][0], &bs[write_stage][0], prm.a, prm.lda, prm.b, prm.ldb);
     ptx::cp_async_commit();
 
 #pragma unroll
@@ -365,10 +364,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int split = blockIdx.z;
     const int t = tile.n * sched.tiles_m + tile.m;
     const int begin = sched.k_tile_begin(split);
-    const Part w{tile.m, tile.n, t, begin, sched.k_tile_begin(split + 1) - begin, sched.splits,
-                 split};
-    run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(prm, ring, w,
-                                             [&](int s) { return sched.slot(t, s); });
+    const Part w{tile.m,       tile.n, t, begin, sched.k_tile_begin(split + 1) - begin,
+                 sched.splits, split};
+    run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(prm, ring, w, [&](int s) { return sched.slot(t, s); });
   } else {
     const sk::StreamK& walk = prm.walk;
     const int c = blockIdx.x;
@@ -378,10 +376,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
       // The previous segment's last reads of the ring and of s_last are behind every thread
       // before this one's prologue copies into the ring.
       if (it != first) __syncthreads();
-      const Part w{g.tile % walk.tiles_m, g.tile / walk.tiles_m, g.tile, g.k_begin, g.count,
-                   g.parts, g.part};
-      run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(
-          prm, ring, w, [&](int p) { return sk::StreamK::part_slot(g, p); });
+      const Part w{g.tile % walk.tiles_m,
+                   g.tile / walk.tiles_m,
+                   g.tile,
+                   g.k_begin,
+                   g.count,
+                   g.parts,
+                   g.part};
+      run_part<Cfg, A_K_MAJOR, B_K_MAJOR, VEC>(prm, ring, w,
+                                               [&](int p) { return sk::StreamK::part_slot(g, p); });
       it += g.count;
     }
   }
