@@ -22,6 +22,8 @@
 #include <string>
 #include <type_traits>
 
+#include "common/align.hpp"
+#include "common/convert.cuh"
 #include "common/layout_dispatch.hpp"
 #include "common/occupancy.hpp"
 #include "core/cuda_check.hpp"
@@ -35,7 +37,7 @@ inline constexpr int kWarps = 8;  // per CTA
 // 1.095x against 1.070x / 1.039x, 2026-11-25_gemv_tuning.json): a short row (K = 512: 2 chunks
 // per lane) never enters a 4-deep unrolled loop.
 inline constexpr int kUnroll = 2;
-inline constexpr int kWarpsPerSm = 48;  // the grid's aim (96: level with U = 2, 1.095x)
+inline constexpr int kWarpsPerSm = 48;  // the grid's aim (96 with four chunks: also 1.095x)
 inline constexpr int kMaxWarpsPerRow = 8;
 
 struct Params {
@@ -74,22 +76,7 @@ __device__ __forceinline__ void to_float(const uint4& v, float (&f)[kChunk<T>]) 
 
 template <class T>
 __device__ __forceinline__ float load_float(const T* p) {
-  if constexpr (std::is_same_v<T, float>)
-    return __ldg(p);
-  else if constexpr (std::is_same_v<T, __half>)
-    return __half2float(__ldg(p));
-  else
-    return __bfloat162float(__ldg(p));
-}
-
-template <class T>
-__device__ __forceinline__ T from_float(float x) {
-  if constexpr (std::is_same_v<T, float>)
-    return x;
-  else if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(x);
-  else
-    return __float2bfloat16_rn(x);
+  return to_f32(__ldg(p));
 }
 
 // acc[m] += op(A)(m, k0 .. k0 + E-1) . wf, for the tokens m < M (MT at most).
@@ -116,10 +103,10 @@ __device__ __forceinline__ void fma_chunk(float (&acc)[MT], const Params& p, int
 
 // VEC: W's rows (and a K-major A's) start 16-byte aligned and K is a whole number of chunks
 // past which a scalar tail runs; otherwise every element is read alone.
-template <class T, int MT, int WPR, bool A_K_MAJOR, bool VEC, int U>
+template <class T, int MT, int WPR, bool A_K_MAJOR, bool VEC>
 __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
   static_assert(kWarps % WPR == 0, "a CTA holds whole rows");
-  constexpr int E = kChunk<T>;
+  constexpr int E = kChunk<T>, U = kUnroll;
   constexpr int ROWS = kWarps / WPR;
   __shared__ float part_sums[kWarps][MT];  // (warps, tokens): each warp's reduced sums
 
@@ -194,14 +181,14 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
     if (m >= p.m) break;
     T* out = c + m + n * p.ldc;
     const float prior = p.beta != 0.f ? p.beta * load_float(out) : 0.f;
-    *out = from_float<T>(p.alpha * acc[m] + prior);
+    *out = from_f32<T>(p.alpha * acc[m] + prior);
   }
 }
 
 // Warps per row: the fewest (1, 2, 4, 8) that put about 48 warps per SM to work, and no more
 // than the row has 32-chunk strides for.
-inline int warps_per_row(int64_t n, int64_t k, int elems_per_chunk, int sms, int warps_per_sm) {
-  const int64_t want = int64_t(sms) * warps_per_sm;
+inline int warps_per_row(int64_t n, int64_t k, int elems_per_chunk, int sms) {
+  const int64_t want = int64_t(sms) * kWarpsPerSm;
   const int64_t strides = (k / elems_per_chunk + 31) / 32;
   int wpr = 1;
   while (wpr < kMaxWarpsPerRow && n * wpr < want && 2 * wpr <= strides) wpr *= 2;
@@ -216,12 +203,12 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-template <class T, int MT, bool A_K_MAJOR, bool VEC, int U>
+template <class T, int MT, bool A_K_MAJOR, bool VEC>
 void launch_tokens(const Params& prm, int wpr, cudaStream_t stream) {
   auto go = [&](auto w) {
     constexpr int WPR = decltype(w)::value;
     const int64_t blocks = (int64_t(prm.n) + kWarps / WPR - 1) / (kWarps / WPR);
-    gemv_kernel<T, MT, WPR, A_K_MAJOR, VEC, U><<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+    gemv_kernel<T, MT, WPR, A_K_MAJOR, VEC><<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
   };
   switch (wpr) {
     case 1:
@@ -236,34 +223,29 @@ void launch_tokens(const Params& prm, int wpr, cudaStream_t stream) {
 }
 
 // W = op(B) must be K-contiguous: the registry entries claim NN and TN only.
-template <class T, int U = kUnroll, int WARPS_PER_SM = kWarpsPerSm>
+template <class T>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
   if (!b_is_k_major(p.layout)) throw std::logic_error("gemv: op(B) must be K-contiguous");
-  static PerDevice<int> sm_count;
-  const int sms = sm_count.get([](int dev) {
-    int s = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&s, cudaDevAttrMultiProcessorCount, dev));
-    return s;
-  });
+  static PerDevice<int> sms_of;
+  const int sms = sms_of.get(sm_count);
   constexpr int E = kChunk<T>;
   const Params prm{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
                    int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   const bool a_k_major = a_is_k_major(p.layout);
   // 16-byte chunks: aligned W rows, and aligned A rows where A is read in chunks too.
-  const bool vec =
-      p.ldb() % E == 0 && aligned(args.b) && (!a_k_major || (p.lda() % E == 0 && aligned(args.a)));
-  const int wpr = warps_per_row(p.n, p.k, E, sms, WARPS_PER_SM);
+  const bool vec = p.ldb() % E == 0 && aligned16(args.b) &&
+                   (!a_k_major || (p.lda() % E == 0 && aligned16(args.a)));
+  const int wpr = warps_per_row(p.n, p.k, E, sms);
   auto by_layout = [&](auto mt) {
     constexpr int MT = decltype(mt)::value;
     if (a_k_major)
-      vec ? launch_tokens<T, MT, true, true, U>(prm, wpr, stream)
-          : launch_tokens<T, MT, true, false, U>(prm, wpr, stream);
+      vec ? launch_tokens<T, MT, true, true>(prm, wpr, stream)
+          : launch_tokens<T, MT, true, false>(prm, wpr, stream);
     else
-      vec ? launch_tokens<T, MT, false, true, U>(prm, wpr, stream)
-          : launch_tokens<T, MT, false, false, U>(prm, wpr, stream);
+      vec ? launch_tokens<T, MT, false, true>(prm, wpr, stream)
+          : launch_tokens<T, MT, false, false>(prm, wpr, stream);
   };
   if (p.m == 1)
     by_layout(std::integral_constant<int, 1>{});

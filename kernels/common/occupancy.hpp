@@ -33,15 +33,21 @@ class PerDevice {
   T value_[kMaxDevices] = {};
 };
 
+// The SMs of device `dev`.
+inline int sm_count(int dev) {
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
 // CTAs of `kernel` resident at once on device `dev` (blocks per SM x SMs). The caller has raised
 // the kernel's dynamic shared-memory limit to smem_bytes already.
 template <class Kernel>
 int resident_ctas(Kernel kernel, int threads, size_t smem_bytes, int dev) {
-  int per_sm = 0, sms = 0;
+  int per_sm = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_bytes));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   if (per_sm < 1) throw std::runtime_error("not even one CTA of the kernel fits on an SM");
-  return per_sm * sms;
+  return per_sm * sm_count(dev);
 }
 
 // The most dynamic shared memory one block of the current device may opt in to (bytes).

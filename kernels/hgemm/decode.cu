@@ -38,6 +38,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/convert.cuh"
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
 #include "common/split_workspace.hpp"
@@ -103,20 +104,6 @@ __device__ __forceinline__ void mma_f32(float (&d)[4], const uint32_t (&a)[4],
     ptx::mma_m16n8k16_f32(d, a, b);
   } else {
     ptx::mma_m16n8k16_bf16_f32(d, a, b);
-  }
-}
-__device__ __forceinline__ float to_f32(__half v) {
-  return __half2float(v);
-}
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <class T>
-__device__ __forceinline__ T from_f32(float v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else {
-    return __float2bfloat16_rn(v);
   }
 }
 

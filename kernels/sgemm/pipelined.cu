@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/ptx.cuh"
+#include "common/align.hpp"
 #include "common/raster.hpp"
 #include "common/layout_dispatch.hpp"
 #include "registry.hpp"
@@ -177,9 +178,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
 template <bool A_K_MAJOR, bool B_K_MAJOR>
 bool can_vectorize(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   return (A_K_MAJOR || p.lda() % 4 == 0) && (B_K_MAJOR || p.ldb() % 4 == 0) && p.ldc() % 4 == 0 &&
-         aligned(args.a) && aligned(args.b) && aligned(args.c);
+         aligned16(args.a) && aligned16(args.b) && aligned16(args.c);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS>

@@ -27,6 +27,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/align.hpp"
 #include "common/layout_dispatch.hpp"
 #include "common/occupancy.hpp"
 #include "common/split_workspace.hpp"
@@ -402,10 +403,9 @@ SplitWorkspace& workspace() {
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
 bool can_vectorize(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   const bool b_wide = !B_K_MAJOR || Cfg::B_ROWS;
   return (A_K_MAJOR || p.lda() % 4 == 0) && (!b_wide || p.ldb() % 4 == 0) && p.ldc() % 4 == 0 &&
-         aligned(args.a) && aligned(args.b) && aligned(args.c);
+         aligned16(args.a) && aligned16(args.b) && aligned16(args.c);
 }
 
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool VEC, bool STREAM_K>
@@ -418,10 +418,8 @@ void run(const GemmArgs& args, cudaStream_t stream) {
     if constexpr (Cfg::DYNAMIC_SMEM > 0)
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       Cfg::DYNAMIC_SMEM));
-    int sms = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     return std::min(resident_ctas(kernel, Cfg::THREADS, Cfg::DYNAMIC_SMEM, dev),
-                    Cfg::TARGET_PER_SM * sms);
+                    Cfg::TARGET_PER_SM * sm_count(dev));
   });
   if (args.test_max_ctas > 0) target_ctas = std::min(target_ctas, args.test_max_ctas);  // test-only
 

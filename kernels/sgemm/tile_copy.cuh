@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "common/align.hpp"
 #include "registry.hpp"
 
 namespace gemmbench::sgemm {
@@ -77,9 +78,8 @@ __device__ __forceinline__ void unpack(float4 v, float* dst) {
 // aligned base pointers (see the header).
 inline bool can_vectorize(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
-  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned(args.a) &&
-         aligned(args.b) && aligned(args.c);
+  return p.lda() % 4 == 0 && p.ldb() % 4 == 0 && p.ldc() % 4 == 0 && aligned16(args.a) &&
+         aligned16(args.b) && aligned16(args.c);
 }
 
 // EPILOGUE of rungs 6-8 (LM = LN = 1 for rung 6's contiguous thread tile): the thread tile
