@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "common/convert.cuh"
 #include "common/ptx.cuh"
 #include "hgemm/ampere_index.hpp"
 
@@ -62,12 +63,6 @@ __device__ __forceinline__ void for_each_acc_element(int lane, F&& f, int ni_fir
   }
 }
 
-__device__ __forceinline__ float to_float(float x) {
-  return x;
-}
-__device__ __forceinline__ float to_float(__half x) {
-  return __half2float(x);
-}
 __device__ __forceinline__ __half to_half(float x) {
   return __float2half_rn(x);
 }

@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(THREADS)
     const int n = n0 + wn * WN + col;
     if (m >= M || n >= N) return;
     __half* dst = C + int64_t(n) * M + m;
-    float v = alpha * to_float(acc[mi][ni].element(i));
+    float v = alpha * to_f32(acc[mi][ni].element(i));
     if (beta != 0.f) v = fmaf(beta, __half2float(*dst), v);
     *dst = __float2half_rn(v);
   });

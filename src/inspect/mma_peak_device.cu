@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 1)
   for (int c = 0; c < kMmaChains; ++c)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
-      o[(c * 4 + e) * 32] = hgemm::to_float(acc[c / kMmaTileN][c % kMmaTileN].element(e));
+      o[(c * 4 + e) * 32] = to_f32(acc[c / kMmaTileN][c % kMmaTileN].element(e));
   __syncthreads();  // the CTA's duration ends with its last warp
   if (threadIdx.x == 0) cycles[blockIdx.x] += static_cast<unsigned long long>(clock64() - t0);
 }

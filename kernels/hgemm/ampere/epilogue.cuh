@@ -123,7 +123,7 @@ __device__ __forceinline__ void epilogue_persistent(const AmpereParams& p, Acc& 
       if constexpr (decltype(plain)::value) {
         d = to_half(acc[mi][ni].element(i));
       } else {
-        float v = p.alpha * to_float(acc[mi][ni].element(i));
+        float v = p.alpha * to_f32(acc[mi][ni].element(i));
         if (p.beta != 0.f) {
           v = fmaf(p.beta, __half2float(p.c[int64_t(nt + col) * p.m + mt + row]), v);
         }
