@@ -185,13 +185,12 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
   }
 }
 
-// Warps per row: the fewest (1, 2, 4, 8) that put about 48 warps per SM to work, and no more
-// than the row has 32-chunk strides for.
-inline int warps_per_row(int64_t n, int64_t k, int elems_per_chunk, int sms) {
+// Warps per row: the fewest (1, 2, 4, 8) that put about 48 warps per SM to work over `rows`
+// rows (row groups in the tensor-core variant), and no more than a row has warp-wide strides for.
+inline int warps_per_row(int64_t rows, int64_t strides, int sms) {
   const int64_t want = int64_t(sms) * kWarpsPerSm;
-  const int64_t strides = (k / elems_per_chunk + 31) / 32;
   int wpr = 1;
-  while (wpr < kMaxWarpsPerRow && n * wpr < want && 2 * wpr <= strides) wpr *= 2;
+  while (wpr < kMaxWarpsPerRow && rows * wpr < want && 2 * wpr <= strides) wpr *= 2;
   return wpr;
 }
 
@@ -237,7 +236,7 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   // 16-byte chunks: aligned W rows, and aligned A rows where A is read in chunks too.
   const bool vec = p.ldb() % E == 0 && aligned16(args.b) &&
                    (!a_k_major || (p.lda() % E == 0 && aligned16(args.a)));
-  const int wpr = warps_per_row(p.n, p.k, E, sms);
+  const int wpr = warps_per_row(p.n, (p.k / E + 31) / 32, sms);  // strides of 32 chunks
   auto by_layout = [&](auto mt) {
     constexpr int MT = decltype(mt)::value;
     if (a_k_major)

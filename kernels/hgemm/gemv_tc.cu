@@ -1,0 +1,290 @@
+// hgemm_decode_gemv_tc — HGEMM ladder, rung 11 (variant of the decode path): 2 to 32 tokens on
+// tensor cores, the weights loaded from global memory straight into mma.sync fragments.
+//
+// The GEMV (hgemm_decode_gemv, common/gemv.cuh) reaches the weight stream fastest at one token:
+// no shared-memory ring, no barriers, no split-K workspace, each lane keeping 16-byte loads in
+// flight from its first instruction. At 2-32 tokens its FMAs multiply with the tokens, so this
+// variant keeps its shape and hands the products to mma.sync m16n8k16: a warp owns 16 weight rows
+// (mma's M) and walks K in strides of 32, lane (g = lane/4, q = lane%4) loading W(g, k0 + 8q ..
+// + 7) and W(g + 8, ...) as one 16-byte chunk each, and for every 8 tokens (mma's N) the tokens'
+// chunk at the same 8 k. Reduction order inside a stride does not matter, so the 8 k of a lane's
+// chunk stand for mma's k {2q, 2q+1, 2q+8, 2q+9} of two k16 steps (words 0-1, then 2-3): the
+// A fragment is (chunk(g) word 2s, chunk(g+8) word 2s, word 2s+1, word 2s+1) and the B fragment
+// (tokens' word 2s, word 2s+1) for step s, with the same k on both sides. No shuffle, no
+// ldmatrix, no shared memory before the epilogue.
+// A row group is read by WPR = 1-8 warps of one 8-warp CTA (strides dealt round-robin), more as
+// N shrinks, so that the grid holds about 48 warps per SM; their f32 fragments are summed through
+// shared memory in warp order (deterministic). Tokens come through L1 (__ldg): the warps of a CTA
+// on the same strides share them.
+// Constraints: NN or TN (W = op(B) K-contiguous); f16 or bf16 with f32 accumulation;
+// 1 <= M <= 32; any N, K (16-byte loads where rows are 16-byte aligned, guarded element loads at
+// the K tail and otherwise).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "common/gemv.cuh"
+#include "common/ptx.cuh"
+#include "registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+constexpr int kTcMaxTokens = 32;
+constexpr int kTcWarps = 8;     // per CTA
+constexpr int kTcRows = 16;     // weight rows per warp: mma's M
+constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
+
+// Element e of a 16-byte chunk, 16-bit type.
+template <class T>
+__device__ __forceinline__ uint16_t bits16(T v) {
+  return *reinterpret_cast<const uint16_t*>(&v);
+}
+
+// The chunk of `row` (K-contiguous) at k0: one 16-byte load when FULL (inside K) and VEC
+// (16-byte aligned rows), else element by element with zeros past K. STREAM: evict-first (the
+// weights are read once); otherwise through L1 (the tokens are read by every row group).
+template <class T, bool VEC, bool STREAM>
+__device__ __forceinline__ uint4 load_chunk(const T* row, int64_t k0, int64_t k, bool full) {
+  if (VEC && full) {
+    const uint4* p = reinterpret_cast<const uint4*>(row + k0);
+    return STREAM ? __ldcs(p) : __ldg(p);
+  }
+  uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t lo = k0 + 2 * i < k ? bits16(__ldg(row + k0 + 2 * i)) : 0u;
+    const uint32_t hi = k0 + 2 * i + 1 < k ? bits16(__ldg(row + k0 + 2 * i + 1)) : 0u;
+    w[i] = lo | (hi << 16);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Token m's chunk at k0, m < M: K-major rows as above, M-major element by element.
+template <class T, bool A_K_MAJOR, bool VEC>
+__device__ __forceinline__ uint4 token_chunk(const gemv::Params& p, int m, int64_t k0, bool full) {
+  const T* a = static_cast<const T*>(p.a);
+  if constexpr (A_K_MAJOR) {
+    return load_chunk<T, VEC, false>(a + m * p.lda, k0, p.k, full);
+  } else {
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t k = k0 + 2 * i;
+      const uint32_t lo = k < p.k ? bits16(__ldg(a + m + k * p.lda)) : 0u;
+      const uint32_t hi = k + 1 < p.k ? bits16(__ldg(a + m + (k + 1) * p.lda)) : 0u;
+      w[i] = lo | (hi << 16);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+__device__ __forceinline__ uint32_t word(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// One stride: the lane's two weight chunks (rows g, g + 8) against MG groups of 8 tokens, as two
+// m16n8k16 steps each (words 0-1, then 2-3 of every chunk).
+template <class T, int MG>
+__device__ __forceinline__ void mma_stride(float (&acc)[MG][4], const uint4& w_lo,
+                                           const uint4& w_hi, const uint4 (&x)[MG]) {
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    const uint32_t a[4] = {word(w_lo, 2 * s), word(w_hi, 2 * s), word(w_lo, 2 * s + 1),
+                           word(w_hi, 2 * s + 1)};
+#pragma unroll
+    for (int j = 0; j < MG; ++j) {
+      const uint32_t b[2] = {word(x[j], 2 * s), word(x[j], 2 * s + 1)};
+      if constexpr (std::is_same_v<T, __half>)
+        ptx::mma_m16n8k16_f32(acc[j], a, b);
+      else
+        ptx::mma_m16n8k16_bf16_f32(acc[j], a, b);
+    }
+  }
+}
+
+// MG: groups of 8 tokens (M <= 8 MG). U: strides in flight per lane (2U weight chunks).
+template <class T, int MG, int WPR, int U, bool A_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Params p) {
+  static_assert(kTcWarps % WPR == 0, "a CTA holds whole row groups");
+  constexpr int GROUPS = kTcWarps / WPR;
+  __shared__ float part_sums[WPR > 1 ? kTcWarps : 1][MG * 4][32];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, q = lane % 4;
+  const int part = warp % WPR;  // this warp's strides: part, part + WPR, ...
+  const int64_t n0 = (int64_t(blockIdx.x) * GROUPS + warp / WPR) * kTcRows;
+  float acc[MG][4];
+#pragma unroll
+  for (int j = 0; j < MG; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+
+  if (n0 < p.n) {  // uniform per warp: the whole row group is past N or not
+    // Rows past N read row N - 1 again (never stored): every lane takes part in every mma.
+    const T* w = static_cast<const T*>(p.w);
+    const T* w_lo = w + min(n0 + g, int64_t(p.n) - 1) * p.ldw;
+    const T* w_hi = w + min(n0 + g + 8, int64_t(p.n) - 1) * p.ldw;
+    const int64_t full_strides = p.k / kTcStrideK, strides = (p.k + kTcStrideK - 1) / kTcStrideK;
+    const int lane_k = 8 * q;
+    // Token 8j + g, or the last token past M (its products land in D columns never stored): no
+    // branch in the loop, so the loads of a batch issue back to back.
+    int tok[MG];
+#pragma unroll
+    for (int j = 0; j < MG; ++j) tok[j] = min(8 * j + g, p.m - 1);
+    int64_t s = part;
+    for (; s + (U - 1) * WPR < full_strides; s += U * WPR) {
+      uint4 wl[U], wh[U], x[U][MG];  // U strides in flight, loads issued before the mmas
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t k0 = (s + u * WPR) * kTcStrideK + lane_k;
+        wl[u] = load_chunk<T, VEC, true>(w_lo, k0, p.k, true);
+        wh[u] = load_chunk<T, VEC, true>(w_hi, k0, p.k, true);
+#pragma unroll
+        for (int j = 0; j < MG; ++j) x[u][j] = token_chunk<T, A_K_MAJOR, VEC>(p, tok[j], k0, true);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) mma_stride<T, MG>(acc, wl[u], wh[u], x[u]);
+    }
+    for (; s < strides; s += WPR) {  // the rest, the partial last stride guarded
+      const int64_t k0 = s * kTcStrideK + lane_k;
+      const bool full = k0 + 8 <= p.k;
+      uint4 x[MG];
+#pragma unroll
+      for (int j = 0; j < MG; ++j) x[j] = token_chunk<T, A_K_MAJOR, VEC>(p, tok[j], k0, full);
+      mma_stride<T, MG>(acc, load_chunk<T, VEC, true>(w_lo, k0, p.k, full),
+                        load_chunk<T, VEC, true>(w_hi, k0, p.k, full), x);
+    }
+  }
+
+  // EPILOGUE: the row group's WPR warps summed in warp order, then D fragment (g, 2q..2q+1) and
+  // (g + 8, 2q..2q+1) of each token group stored: C(8j + 2q (+1), n0 + g (+8)).
+  if constexpr (WPR > 1) {
+#pragma unroll
+    for (int j = 0; j < MG; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) part_sums[warp][4 * j + i][lane] = acc[j][i];
+    __syncthreads();
+    if (part != 0) return;
+#pragma unroll
+    for (int j = 0; j < MG; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        float sum = acc[j][i];
+#pragma unroll
+        for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][4 * j + i][lane];
+        acc[j][i] = sum;
+      }
+  }
+  T* c = static_cast<T*>(p.c);
+#pragma unroll
+  for (int j = 0; j < MG; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t n = n0 + g + (i >= 2 ? 8 : 0);
+      const int m = 8 * j + 2 * q + (i & 1);
+      if (n >= p.n || m >= p.m) continue;
+      T* out = c + m + n * p.ldc;
+      const float prior = p.beta != 0.f ? p.beta * to_f32(*out) : 0.f;
+      *out = from_f32<T>(p.alpha * acc[j][i] + prior);
+    }
+}
+
+std::string supports(const GemmProblem& p, const DeviceCaps&) {
+  if (p.m > kTcMaxTokens)
+    return "the tensor-core GEMV takes M <= " + std::to_string(kTcMaxTokens) +
+           " (tokens); larger M runs a tiled decode kernel (hgemm_decode_sm90, hgemm_decode)";
+  if (p.n > INT32_MAX || p.k > INT32_MAX) return "N and K must fit in 32-bit int";
+  return "";
+}
+
+template <class T, int MG, int U, bool A_K_MAJOR, bool VEC>
+void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
+  auto go = [&](auto w) {
+    constexpr int WPR = decltype(w)::value;
+    const int64_t groups = (int64_t(prm.n) + kTcRows - 1) / kTcRows;
+    const int64_t blocks = (groups + kTcWarps / WPR - 1) / (kTcWarps / WPR);
+    gemv_tc_kernel<T, MG, WPR, U, A_K_MAJOR, VEC>
+        <<<unsigned(blocks), 32 * kTcWarps, 0, stream>>>(prm);
+  };
+  switch (wpr) {
+    case 1:
+      return go(std::integral_constant<int, 1>{});
+    case 2:
+      return go(std::integral_constant<int, 2>{});
+    case 4:
+      return go(std::integral_constant<int, 4>{});
+    default:
+      return go(std::integral_constant<int, 8>{});
+  }
+}
+
+template <class T, int U>
+void launch_typed(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.m == 0 || p.n == 0) return;
+  if (!b_is_k_major(p.layout)) throw std::logic_error("gemv_tc: op(B) must be K-contiguous");
+  static PerDevice<int> sms_of;
+  const int sms = sms_of.get(sm_count);
+  const gemv::Params prm{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
+                         int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
+  const bool a_k_major = a_is_k_major(p.layout);
+  const bool vec = p.ldb() % 8 == 0 && aligned16(args.b) &&
+                   (!a_k_major || (p.lda() % 8 == 0 && aligned16(args.a)));
+  const int wpr =
+      gemv::warps_per_row((p.n + kTcRows - 1) / kTcRows, (p.k + kTcStrideK - 1) / kTcStrideK, sms);
+  auto by_tokens = [&](auto mg) {
+    constexpr int MG = decltype(mg)::value;
+    if (a_k_major)
+      vec ? launch_groups<T, MG, U, true, true>(prm, wpr, stream)
+          : launch_groups<T, MG, U, true, false>(prm, wpr, stream);
+    else
+      vec ? launch_groups<T, MG, U, false, true>(prm, wpr, stream)
+          : launch_groups<T, MG, U, false, false>(prm, wpr, stream);
+  };
+  if (p.m <= 8)
+    by_tokens(std::integral_constant<int, 1>{});
+  else if (p.m <= 16)
+    by_tokens(std::integral_constant<int, 2>{});
+  else
+    by_tokens(std::integral_constant<int, 4>{});
+}
+
+template <int U>
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  if (args.problem.dtype == DType::f16)
+    launch_typed<__half, U>(args, stream);
+  else
+    launch_typed<__nv_bfloat16, U>(args, stream);
+}
+
+KernelInfo tc_info(std::string name, std::string summary,
+                   void (*fn)(const GemmArgs&, cudaStream_t)) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "hgemm",
+      .rung = 11,
+      .summary = std::move(summary),
+      .dtypes = {DType::f16, DType::bf16},
+      .accums = {Accum::f32},
+      .layouts = {Layout::nn, Layout::tn},
+      .min_sm = 80,
+      .supports = supports,
+      .launch = fn,
+  };
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(tc_info("hgemm_decode_gemv_tc",
+                                  "decode at 2-32 tokens: weights loaded straight into mma.sync "
+                                  "fragments (16 rows per warp), no tile, ring or fix-up",
+                                  launch<2>));
+GEMMBENCH_REGISTER_KERNEL(tc_info("hgemm_decode_gemv_tc_u4",
+                                  "hgemm_decode_gemv_tc with 4 strides in flight per lane",
+                                  launch<4>));
+
+}  // namespace gemmbench
