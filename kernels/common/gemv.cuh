@@ -185,12 +185,13 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
   }
 }
 
-// Warps per row: the fewest (1, 2, 4, 8) that put about 48 warps per SM to work over `rows`
-// rows (row groups in the tensor-core variant), and no more than a row has warp-wide strides for.
-inline int warps_per_row(int64_t rows, int64_t strides, int sms) {
+// Warps per row: the fewest (1, 2, 4, ... max_wpr) that put about 48 warps per SM to work over
+// `rows` rows (row groups in the tensor-core variant), and no more than a row has warp-wide
+// strides for.
+inline int warps_per_row(int64_t rows, int64_t strides, int sms, int max_wpr = kMaxWarpsPerRow) {
   const int64_t want = int64_t(sms) * kWarpsPerSm;
   int wpr = 1;
-  while (wpr < kMaxWarpsPerRow && rows * wpr < want && 2 * wpr <= strides) wpr *= 2;
+  while (wpr < max_wpr && rows * wpr < want && 2 * wpr <= strides) wpr *= 2;
   return wpr;
 }
 

@@ -35,8 +35,8 @@
 namespace gemmbench {
 namespace {
 
-constexpr int kTcMaxTokens = 32;
-constexpr int kTcWarps = 8;     // per CTA
+constexpr int kTcMaxTokens = 16;
+constexpr int kTcWarps = 16;    // per CTA: up to 16 warps on one row group
 constexpr int kTcRows = 16;     // weight rows per warp: mma's M
 constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
 
@@ -88,46 +88,59 @@ __device__ __forceinline__ uint32_t word(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
-// One stride: the lane's two weight chunks (rows g, g + 8) against MG groups of 8 tokens, as two
-// m16n8k16 steps each (words 0-1, then 2-3 of every chunk).
-template <class T, int MG>
-__device__ __forceinline__ void mma_stride(float (&acc)[MG][4], const uint4& w_lo,
-                                           const uint4& w_hi, const uint4 (&x)[MG]) {
+// One stride: the lane's weight chunks (rows g and g + 8 of each of its RT 16-row tiles) against
+// MG groups of 8 tokens, two m16n8k16 steps each (words 0-1, then 2-3 of every chunk).
+template <class T, int RT, int MG>
+__device__ __forceinline__ void mma_stride(float (&acc)[RT][MG][4], const uint4 (&w_lo)[RT],
+                                           const uint4 (&w_hi)[RT], const uint4 (&x)[MG]) {
 #pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    const uint32_t a[4] = {word(w_lo, 2 * s), word(w_hi, 2 * s), word(w_lo, 2 * s + 1),
-                           word(w_hi, 2 * s + 1)};
+  for (int s = 0; s < 2; ++s)
 #pragma unroll
-    for (int j = 0; j < MG; ++j) {
-      const uint32_t b[2] = {word(x[j], 2 * s), word(x[j], 2 * s + 1)};
-      if constexpr (std::is_same_v<T, __half>)
-        ptx::mma_m16n8k16_f32(acc[j], a, b);
-      else
-        ptx::mma_m16n8k16_bf16_f32(acc[j], a, b);
+    for (int t = 0; t < RT; ++t) {
+      const uint32_t a[4] = {word(w_lo[t], 2 * s), word(w_hi[t], 2 * s), word(w_lo[t], 2 * s + 1),
+                             word(w_hi[t], 2 * s + 1)};
+#pragma unroll
+      for (int j = 0; j < MG; ++j) {
+        const uint32_t b[2] = {word(x[j], 2 * s), word(x[j], 2 * s + 1)};
+        if constexpr (std::is_same_v<T, __half>)
+          ptx::mma_m16n8k16_f32(acc[t][j], a, b);
+        else
+          ptx::mma_m16n8k16_bf16_f32(acc[t][j], a, b);
+      }
     }
-  }
 }
 
-// MG: groups of 8 tokens (M <= 8 MG). U: strides in flight per lane (2U weight chunks).
+// MG: groups of 8 tokens (M <= 8 MG); each warp owns RT = MG tiles of 16 weight rows, so that a
+// token chunk serves as many weight bytes as it has (tokens are half the bytes of weights read
+// per stride whatever M is; one 16-row tile at 16 tokens read as many token bytes as weight bytes
+// through L2 and ran 0.86x against 1.00x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
+// U: strides in flight per lane (2 RT U weight chunks).
 template <class T, int MG, int WPR, int U, bool A_K_MAJOR, bool VEC>
 __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Params p) {
   static_assert(kTcWarps % WPR == 0, "a CTA holds whole row groups");
-  constexpr int GROUPS = kTcWarps / WPR;
-  __shared__ float part_sums[WPR > 1 ? kTcWarps : 1][MG * 4][32];
+  constexpr int RT = MG, ROWS = kTcRows * RT, GROUPS = kTcWarps / WPR;
+  __shared__ float part_sums[WPR > 1 ? kTcWarps : 1][RT * MG * 4][32];
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, q = lane % 4;
   const int part = warp % WPR;  // this warp's strides: part, part + WPR, ...
-  const int64_t n0 = (int64_t(blockIdx.x) * GROUPS + warp / WPR) * kTcRows;
-  float acc[MG][4];
+  const int64_t n0 = (int64_t(blockIdx.x) * GROUPS + warp / WPR) * ROWS;
+  float acc[RT][MG][4];
 #pragma unroll
-  for (int j = 0; j < MG; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+  for (int t = 0; t < RT; ++t)
+#pragma unroll
+    for (int j = 0; j < MG; ++j) acc[t][j][0] = acc[t][j][1] = acc[t][j][2] = acc[t][j][3] = 0.f;
 
   if (n0 < p.n) {  // uniform per warp: the whole row group is past N or not
     // Rows past N read row N - 1 again (never stored): every lane takes part in every mma.
     const T* w = static_cast<const T*>(p.w);
-    const T* w_lo = w + min(n0 + g, int64_t(p.n) - 1) * p.ldw;
-    const T* w_hi = w + min(n0 + g + 8, int64_t(p.n) - 1) * p.ldw;
+    const T* w_lo[RT];
+    const T* w_hi[RT];
+#pragma unroll
+    for (int t = 0; t < RT; ++t) {
+      w_lo[t] = w + min(n0 + 16 * t + g, int64_t(p.n) - 1) * p.ldw;
+      w_hi[t] = w + min(n0 + 16 * t + g + 8, int64_t(p.n) - 1) * p.ldw;
+    }
     const int64_t full_strides = p.k / kTcStrideK, strides = (p.k + kTcStrideK - 1) / kTcStrideK;
     const int lane_k = 8 * q;
     // Token 8j + g, or the last token past M (its products land in D columns never stored): no
@@ -137,60 +150,74 @@ __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Para
     for (int j = 0; j < MG; ++j) tok[j] = min(8 * j + g, p.m - 1);
     int64_t s = part;
     for (; s + (U - 1) * WPR < full_strides; s += U * WPR) {
-      uint4 wl[U], wh[U], x[U][MG];  // U strides in flight, loads issued before the mmas
+      uint4 wl[U][RT], wh[U][RT], x[U][MG];  // U strides in flight, loads before the mmas
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int64_t k0 = (s + u * WPR) * kTcStrideK + lane_k;
-        wl[u] = load_chunk<T, VEC, true>(w_lo, k0, p.k, true);
-        wh[u] = load_chunk<T, VEC, true>(w_hi, k0, p.k, true);
+#pragma unroll
+        for (int t = 0; t < RT; ++t) {
+          wl[u][t] = load_chunk<T, VEC, true>(w_lo[t], k0, p.k, true);
+          wh[u][t] = load_chunk<T, VEC, true>(w_hi[t], k0, p.k, true);
+        }
 #pragma unroll
         for (int j = 0; j < MG; ++j) x[u][j] = token_chunk<T, A_K_MAJOR, VEC>(p, tok[j], k0, true);
       }
 #pragma unroll
-      for (int u = 0; u < U; ++u) mma_stride<T, MG>(acc, wl[u], wh[u], x[u]);
+      for (int u = 0; u < U; ++u) mma_stride<T, RT, MG>(acc, wl[u], wh[u], x[u]);
     }
     for (; s < strides; s += WPR) {  // the rest, the partial last stride guarded
       const int64_t k0 = s * kTcStrideK + lane_k;
       const bool full = k0 + 8 <= p.k;
-      uint4 x[MG];
+      uint4 wl[RT], wh[RT], x[MG];
+#pragma unroll
+      for (int t = 0; t < RT; ++t) {
+        wl[t] = load_chunk<T, VEC, true>(w_lo[t], k0, p.k, full);
+        wh[t] = load_chunk<T, VEC, true>(w_hi[t], k0, p.k, full);
+      }
 #pragma unroll
       for (int j = 0; j < MG; ++j) x[j] = token_chunk<T, A_K_MAJOR, VEC>(p, tok[j], k0, full);
-      mma_stride<T, MG>(acc, load_chunk<T, VEC, true>(w_lo, k0, p.k, full),
-                        load_chunk<T, VEC, true>(w_hi, k0, p.k, full), x);
+      mma_stride<T, RT, MG>(acc, wl, wh, x);
     }
   }
 
   // EPILOGUE: the row group's WPR warps summed in warp order, then D fragment (g, 2q..2q+1) and
-  // (g + 8, 2q..2q+1) of each token group stored: C(8j + 2q (+1), n0 + g (+8)).
+  // (g + 8, 2q..2q+1) of each row tile t and token group j stored: C(8j + 2q (+1), n0 + 16t + g
+  // (+8)).
   if constexpr (WPR > 1) {
 #pragma unroll
-    for (int j = 0; j < MG; ++j)
+    for (int t = 0; t < RT; ++t)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) part_sums[warp][4 * j + i][lane] = acc[j][i];
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) part_sums[warp][(t * MG + j) * 4 + i][lane] = acc[t][j][i];
     __syncthreads();
     if (part != 0) return;
+#pragma unroll
+    for (int t = 0; t < RT; ++t)
+#pragma unroll
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float sum = acc[t][j][i];
+#pragma unroll
+          for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][(t * MG + j) * 4 + i][lane];
+          acc[t][j][i] = sum;
+        }
+  }
+  T* c = static_cast<T*>(p.c);
+#pragma unroll
+  for (int t = 0; t < RT; ++t)
 #pragma unroll
     for (int j = 0; j < MG; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        float sum = acc[j][i];
-#pragma unroll
-        for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][4 * j + i][lane];
-        acc[j][i] = sum;
+        const int64_t n = n0 + 16 * t + g + (i >= 2 ? 8 : 0);
+        const int m = 8 * j + 2 * q + (i & 1);
+        if (n >= p.n || m >= p.m) continue;
+        T* out = c + m + n * p.ldc;
+        const float prior = p.beta != 0.f ? p.beta * to_f32(*out) : 0.f;
+        *out = from_f32<T>(p.alpha * acc[t][j][i] + prior);
       }
-  }
-  T* c = static_cast<T*>(p.c);
-#pragma unroll
-  for (int j = 0; j < MG; ++j)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int64_t n = n0 + g + (i >= 2 ? 8 : 0);
-      const int m = 8 * j + 2 * q + (i & 1);
-      if (n >= p.n || m >= p.m) continue;
-      T* out = c + m + n * p.ldc;
-      const float prior = p.beta != 0.f ? p.beta * to_f32(*out) : 0.f;
-      *out = from_f32<T>(p.alpha * acc[j][i] + prior);
-    }
 }
 
 std::string supports(const GemmProblem& p, const DeviceCaps&) {
@@ -205,7 +232,7 @@ template <class T, int MG, int U, bool A_K_MAJOR, bool VEC>
 void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
   auto go = [&](auto w) {
     constexpr int WPR = decltype(w)::value;
-    const int64_t groups = (int64_t(prm.n) + kTcRows - 1) / kTcRows;
+    const int64_t groups = (int64_t(prm.n) + kTcRows * MG - 1) / (kTcRows * MG);
     const int64_t blocks = (groups + kTcWarps / WPR - 1) / (kTcWarps / WPR);
     gemv_tc_kernel<T, MG, WPR, U, A_K_MAJOR, VEC>
         <<<unsigned(blocks), 32 * kTcWarps, 0, stream>>>(prm);
@@ -217,8 +244,10 @@ void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
       return go(std::integral_constant<int, 2>{});
     case 4:
       return go(std::integral_constant<int, 4>{});
-    default:
+    case 8:
       return go(std::integral_constant<int, 8>{});
+    default:
+      return go(std::integral_constant<int, 16>{});
   }
 }
 
@@ -234,10 +263,10 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const bool a_k_major = a_is_k_major(p.layout);
   const bool vec = p.ldb() % 8 == 0 && aligned16(args.b) &&
                    (!a_k_major || (p.lda() % 8 == 0 && aligned16(args.a)));
-  const int wpr =
-      gemv::warps_per_row((p.n + kTcRows - 1) / kTcRows, (p.k + kTcStrideK - 1) / kTcStrideK, sms);
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
+    const int wpr = gemv::warps_per_row((p.n + kTcRows * MG - 1) / (kTcRows * MG),
+                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps);
     if (a_k_major)
       vec ? launch_groups<T, MG, U, true, true>(prm, wpr, stream)
           : launch_groups<T, MG, U, true, false>(prm, wpr, stream);
@@ -247,10 +276,8 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   };
   if (p.m <= 8)
     by_tokens(std::integral_constant<int, 1>{});
-  else if (p.m <= 16)
-    by_tokens(std::integral_constant<int, 2>{});
   else
-    by_tokens(std::integral_constant<int, 4>{});
+    by_tokens(std::integral_constant<int, 2>{});
 }
 
 template <int U>

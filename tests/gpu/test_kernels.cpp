@@ -30,28 +30,28 @@ struct Shape3 {
 // CTAs switch from unpredicated to predicated copies mid-K), shapes the persistent Ampere schedule
 // takes (M, N at least a tile, K whole 32-wide k-tiles, M % 8 == 0: 264x520x96 with exactly the
 // STAGES-1 k-tiles of its prologue, 392x776x512 with more k-tiles than store batches, both with
-// shifted edge tiles), token counts the tensor-core GEMV takes (M <= 32: 17 and 29 with whole
-// 32-wide K strides and a partial one, 32 with an odd K), and a grid of more tiles than SMs.
+// shifted edge tiles), token counts the tensor-core GEMV takes (M <= 16: 16 and 13 with whole
+// 32-wide K strides and a partial one, 9 with an odd K), and a grid of more tiles than SMs.
 const std::vector<Shape3> kShapes = {
     {1, 1, 1},       {2, 3, 5},        {37, 53, 71},     {1, 1, 8},       {5, 3, 8},
     {127, 131, 136}, {64, 64, 64},     {128, 128, 128},  {129, 257, 63},  {257, 129, 72},
     {255, 256, 257}, {300, 520, 264},  {1000, 1, 999},   {1, 1000, 64},   {1024, 8, 2048},
     {513, 257, 136}, {130, 130, 64},   {136, 264, 77},   {264, 37, 40},   {8, 129, 24},
-    {520, 77, 256},  {264, 520, 1000}, {264, 520, 96},   {392, 776, 512}, {17, 264, 1032},
-    {29, 37, 4104},  {32, 1000, 999},  {4096, 2048, 128}};
+    {520, 77, 256},  {264, 520, 1000}, {264, 520, 96},   {392, 776, 512}, {16, 264, 1032},
+    {13, 37, 4104},  {9, 1000, 999},   {4096, 2048, 128}};
 
 // Under compute-sanitizer: GEMMBENCH_TEST_SMALL=1 leaves out the last, largest shape;
 // GEMMBENCH_TEST_FEW=1 (racecheck, which is slow) keeps a few shapes that still cross tile edges
 // (264x520x192: also one the persistent Ampere schedule takes, BK 32 or 64; 100x136x264: one
 // the decode path, M <= 128 with K % 8 == 0, takes; 1x136x264: one the GEMV path, M <= 4, takes;
-// 24x136x264: one the tensor-core GEMV, M <= 32, takes with more than one warp per row group).
+// 12x136x264: one the tensor-core GEMV, M <= 16, takes with more than one warp per row group).
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
 }
 std::vector<Shape3> test_shapes() {
   if (few_shapes())
     return {{37, 53, 71},    {257, 129, 72},  {130, 136, 64}, {264, 37, 40}, {136, 264, 77},
-            {264, 520, 192}, {100, 136, 264}, {1, 136, 264},  {24, 136, 264}};
+            {264, 520, 192}, {100, 136, 264}, {1, 136, 264},  {12, 136, 264}};
   std::vector<Shape3> s = kShapes;
   if (std::getenv("GEMMBENCH_TEST_SMALL")) s.pop_back();
   return s;
