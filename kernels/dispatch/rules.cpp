@@ -38,6 +38,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       1024..8192, f32 NN)
 //   I = 2026-11-25_gemv_candidates.json (the GEMV path at 1 and 4 tokens, f16 and bf16 decode
 //       layers; f32 at M = 1, 2, 4)
+//   J = 2026-11-25_gemv_tc_candidates.json (the tensor-core GEMV at 4, 8 and 16 tokens, f16
+//       decode layers)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -46,6 +48,14 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // K < 16384 (1.002-1.186x f16); at K >= 16384 (7168x16384, 7168x18432, 8192x28672) it
     // trails by 0.7-4% at 5 of 6. At 4 tokens it loses everywhere (0.845x against 1.247x).
     c.add("hgemm_decode_gemv", "one token, K < 16384: each weight row streamed once, CUDA cores");
+  if (p.m >= 2 && p.m <= 8 && 2 * p.n * p.k < (int64_t(128) << 20))
+    // J: at 2-8 tokens and under 128 MiB of weights (8 of the 16 decode layers) the weights
+    // loaded straight into mma.sync fragments lead at every row: 4 tokens 1.243-1.786x against
+    // 1.149-1.614x for hgemm_decode_sm90, 8 tokens 0.990-1.100x against 0.836-1.042x. From
+    // 8192x8192 (128 MiB) up rung 12 leads at 15 of the 16 rows (the other by 0.7%). At 16
+    // tokens rung 12 leads (0.956x against 1.006x).
+    c.add("hgemm_decode_gemv_tc",
+          "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /

@@ -36,9 +36,17 @@ namespace gemmbench {
 namespace {
 
 constexpr int kTcMaxTokens = 16;
-constexpr int kTcWarps = 16;    // per CTA: up to 16 warps on one row group
+// Warps per CTA: 16 at 8 tokens (52 registers: 2 CTAs per SM), 8 at 16 tokens (114 registers):
+// a 16-warp CTA of 114 registers fits once per SM, and at 6144 rows its 192 CTAs ran as 1.45
+// waves (0.91x against 1.05x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
+template <int MG>
+constexpr int kTcWarps = MG == 1 ? 16 : 8;
 constexpr int kTcRows = 16;     // weight rows per warp: mma's M
 constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
+// Strides in flight per lane (2 RT kTcUnroll weight chunks). 4 against 2: 0.956x / 0.944x at 16
+// tokens, 1.295x / 1.290x at 4, 1.023x / 1.028x at 8 (geometric means over the 16 decode layers,
+// 2026-11-25_gemv_tc_candidates.json).
+constexpr int kTcUnroll = 4;
 
 // Element e of a 16-byte chunk, 16-bit type.
 template <class T>
@@ -115,11 +123,12 @@ __device__ __forceinline__ void mma_stride(float (&acc)[RT][MG][4], const uint4 
 // per stride whatever M is; one 16-row tile at 16 tokens read as many token bytes as weight bytes
 // through L2 and ran 0.86x against 1.00x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
 // U: strides in flight per lane (2 RT U weight chunks).
-template <class T, int MG, int WPR, int U, bool A_K_MAJOR, bool VEC>
-__global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Params p) {
-  static_assert(kTcWarps % WPR == 0, "a CTA holds whole row groups");
-  constexpr int RT = MG, ROWS = kTcRows * RT, GROUPS = kTcWarps / WPR;
-  __shared__ float part_sums[WPR > 1 ? kTcWarps : 1][RT * MG * 4][32];
+template <class T, int MG, int WPR, bool A_K_MAJOR, bool VEC>
+__global__ void __launch_bounds__(32 * kTcWarps<MG>, 2) gemv_tc_kernel(const gemv::Params p) {
+  constexpr int WARPS = kTcWarps<MG>;
+  static_assert(WARPS % WPR == 0, "a CTA holds whole row groups");
+  constexpr int RT = MG, ROWS = kTcRows * RT, GROUPS = WARPS / WPR, U = kTcUnroll;
+  __shared__ float part_sums[WPR > 1 ? WARPS : 1][RT * MG * 4][32];
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, q = lane % 4;
@@ -228,14 +237,15 @@ std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-template <class T, int MG, int U, bool A_K_MAJOR, bool VEC>
+template <class T, int MG, bool A_K_MAJOR, bool VEC>
 void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
   auto go = [&](auto w) {
-    constexpr int WPR = decltype(w)::value;
-    const int64_t groups = (int64_t(prm.n) + kTcRows * MG - 1) / (kTcRows * MG);
-    const int64_t blocks = (groups + kTcWarps / WPR - 1) / (kTcWarps / WPR);
-    gemv_tc_kernel<T, MG, WPR, U, A_K_MAJOR, VEC>
-        <<<unsigned(blocks), 32 * kTcWarps, 0, stream>>>(prm);
+    constexpr int WPR = decltype(w)::value, WARPS = kTcWarps<MG>;
+    if constexpr (WPR <= WARPS) {  // warps_per_row caps wpr at WARPS
+      const int64_t groups = (int64_t(prm.n) + kTcRows * MG - 1) / (kTcRows * MG);
+      const int64_t blocks = (groups + WARPS / WPR - 1) / (WARPS / WPR);
+      gemv_tc_kernel<T, MG, WPR, A_K_MAJOR, VEC><<<unsigned(blocks), 32 * WARPS, 0, stream>>>(prm);
+    }
   };
   switch (wpr) {
     case 1:
@@ -251,7 +261,7 @@ void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
   }
 }
 
-template <class T, int U>
+template <class T>
 void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
@@ -266,13 +276,13 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
     const int wpr = gemv::warps_per_row((p.n + kTcRows * MG - 1) / (kTcRows * MG),
-                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps);
+                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps<MG>);
     if (a_k_major)
-      vec ? launch_groups<T, MG, U, true, true>(prm, wpr, stream)
-          : launch_groups<T, MG, U, true, false>(prm, wpr, stream);
+      vec ? launch_groups<T, MG, true, true>(prm, wpr, stream)
+          : launch_groups<T, MG, true, false>(prm, wpr, stream);
     else
-      vec ? launch_groups<T, MG, U, false, true>(prm, wpr, stream)
-          : launch_groups<T, MG, U, false, false>(prm, wpr, stream);
+      vec ? launch_groups<T, MG, false, true>(prm, wpr, stream)
+          : launch_groups<T, MG, false, false>(prm, wpr, stream);
   };
   if (p.m <= 8)
     by_tokens(std::integral_constant<int, 1>{});
@@ -280,38 +290,27 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
     by_tokens(std::integral_constant<int, 2>{});
 }
 
-template <int U>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   if (args.problem.dtype == DType::f16)
-    launch_typed<__half, U>(args, stream);
+    launch_typed<__half>(args, stream);
   else
-    launch_typed<__nv_bfloat16, U>(args, stream);
-}
-
-KernelInfo tc_info(std::string name, std::string summary,
-                   void (*fn)(const GemmArgs&, cudaStream_t)) {
-  return KernelInfo{
-      .name = std::move(name),
-      .family = "hgemm",
-      .rung = 11,
-      .summary = std::move(summary),
-      .dtypes = {DType::f16, DType::bf16},
-      .accums = {Accum::f32},
-      .layouts = {Layout::nn, Layout::tn},
-      .min_sm = 80,
-      .supports = supports,
-      .launch = fn,
-  };
+    launch_typed<__nv_bfloat16>(args, stream);
 }
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(tc_info("hgemm_decode_gemv_tc",
-                                  "decode at 2-32 tokens: weights loaded straight into mma.sync "
-                                  "fragments (16 rows per warp), no tile, ring or fix-up",
-                                  launch<2>));
-GEMMBENCH_REGISTER_KERNEL(tc_info("hgemm_decode_gemv_tc_u4",
-                                  "hgemm_decode_gemv_tc with 4 strides in flight per lane",
-                                  launch<4>));
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_decode_gemv_tc",
+    .family = "hgemm",
+    .rung = 11,
+    .summary = "decode at 2-16 tokens: weights loaded straight into mma.sync fragments (16-32 "
+               "rows per warp), no tile, ring or fix-up",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32},
+    .layouts = {Layout::nn, Layout::tn},
+    .min_sm = 80,
+    .supports = supports,
+    .launch = launch,
+});
 
 }  // namespace gemmbench

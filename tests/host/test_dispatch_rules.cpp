@@ -35,7 +35,14 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   EXPECT_EQ(first(hgemm_candidates(tn16(1, 2112, 7168), kH100)), "hgemm_decode_gemv");
   EXPECT_EQ(first(hgemm_candidates(tn16(1, 7168, 16384), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(hgemm_candidates(tn16(1, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
-  EXPECT_EQ(first(hgemm_candidates(tn16(2, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  // 2-8 tokens: the tensor-core GEMV below 128 MiB of weights (8192x8192 is exactly 128 MiB), the
+  // Hopper decode path from there; 16 tokens the Hopper decode path whatever the size.
+  EXPECT_EQ(first(hgemm_candidates(tn16(2, 4096, 4096), kH100)), "hgemm_decode_gemv_tc");
+  EXPECT_EQ(first(hgemm_candidates(tn16(8, 4096, 14336), kH100)), "hgemm_decode_gemv_tc");
+  EXPECT_EQ(first(hgemm_candidates(tn16(4, 8192, 8192), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(8, 28672, 4096), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(9, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(hgemm_candidates(tn16(4, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
