@@ -36,11 +36,11 @@ namespace gemmbench {
 namespace {
 
 constexpr int kTcMaxTokens = 16;
-// Warps per CTA: 16 at 8 tokens (52 registers: 2 CTAs per SM), 8 at 16 tokens (114 registers):
-// a 16-warp CTA of 114 registers fits once per SM, and at 6144 rows its 192 CTAs ran as 1.45
-// waves (0.91x against 1.05x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
-template <int MG>
-constexpr int kTcWarps = MG == 1 ? 16 : 8;
+// Warps per CTA: up to 16 on one row group. 8-warp CTAs at 9-16 tokens (held to 128 registers
+// for 2 CTAs per SM: they spilled) ran 0.871x against 0.956x (git 0a93acb,
+// 2026-11-25_gemv_tc_8warp_spill.json: its minimum of 2 CTAs per SM also made the 8-token
+// kernel spill, 5-15% slower).
+constexpr int kTcWarps = 16;
 constexpr int kTcRows = 16;     // weight rows per warp: mma's M
 constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
 // Strides in flight per lane (2 RT kTcUnroll weight chunks). 4 against 2: 0.956x / 0.944x at 16
@@ -124,8 +124,8 @@ __device__ __forceinline__ void mma_stride(float (&acc)[RT][MG][4], const uint4 
 // through L2 and ran 0.86x against 1.00x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
 // U: strides in flight per lane (2 RT U weight chunks).
 template <class T, int MG, int WPR, bool A_K_MAJOR, bool VEC>
-__global__ void __launch_bounds__(32 * kTcWarps<MG>, 2) gemv_tc_kernel(const gemv::Params p) {
-  constexpr int WARPS = kTcWarps<MG>;
+__global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Params p) {
+  constexpr int WARPS = kTcWarps;
   static_assert(WARPS % WPR == 0, "a CTA holds whole row groups");
   constexpr int RT = MG, ROWS = kTcRows * RT, GROUPS = WARPS / WPR, U = kTcUnroll;
   __shared__ float part_sums[WPR > 1 ? WARPS : 1][RT * MG * 4][32];
@@ -240,7 +240,7 @@ std::string supports(const GemmProblem& p, const DeviceCaps&) {
 template <class T, int MG, bool A_K_MAJOR, bool VEC>
 void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
   auto go = [&](auto w) {
-    constexpr int WPR = decltype(w)::value, WARPS = kTcWarps<MG>;
+    constexpr int WPR = decltype(w)::value, WARPS = kTcWarps;
     if constexpr (WPR <= WARPS) {  // warps_per_row caps wpr at WARPS
       const int64_t groups = (int64_t(prm.n) + kTcRows * MG - 1) / (kTcRows * MG);
       const int64_t blocks = (groups + WARPS / WPR - 1) / (WARPS / WPR);
@@ -276,7 +276,7 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
     const int wpr = gemv::warps_per_row((p.n + kTcRows * MG - 1) / (kTcRows * MG),
-                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps<MG>);
+                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps);
     if (a_k_major)
       vec ? launch_groups<T, MG, true, true>(prm, wpr, stream)
           : launch_groups<T, MG, true, false>(prm, wpr, stream);
