@@ -40,6 +40,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       layers; f32 at M = 1, 2, 4)
 //   J = 2026-11-25_gemv_tc_candidates.json (the tensor-core GEMV at 4, 8 and 16 tokens, f16
 //       decode layers)
+//   K = 2026-11-25_gemv_tc_small_batches.json (the tensor-core GEMV at 2 tokens; hgemm at 2, 4
+//       and 8 tokens, f16 and bf16)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -49,11 +51,12 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // trails by 0.7-4% at 5 of 6. At 4 tokens it loses everywhere (0.845x against 1.247x).
     c.add("hgemm_decode_gemv", "one token, K < 16384: each weight row streamed once, CUDA cores");
   if (p.m >= 2 && p.m <= 8 && 2 * p.n * p.k < (int64_t(128) << 20))
-    // J: at 2-8 tokens and under 128 MiB of weights (8 of the 16 decode layers) the weights
-    // loaded straight into mma.sync fragments lead at every row: 4 tokens 1.243-1.786x against
-    // 1.149-1.614x for hgemm_decode_sm90, 8 tokens 0.990-1.100x against 0.836-1.042x. From
-    // 8192x8192 (128 MiB) up rung 12 leads at 15 of the 16 rows (the other by 0.7%). At 16
-    // tokens rung 12 leads (0.956x against 1.006x).
+    // J, K: at 2-8 tokens and under 128 MiB of weights (8 of the 16 decode layers) the weights
+    // loaded straight into mma.sync fragments lead at every row: 2 tokens 1.225-1.789x against
+    // 1.126-1.651x for hgemm_decode_sm90 (K), 4 tokens 1.243-1.786x against 1.149-1.614x, 8
+    // tokens 0.990-1.100x against 0.836-1.042x (J). From 8192x8192 (128 MiB) up rung 12 leads at
+    // 22 of the 24 rows (the other two, 8192x8192 at 2 and 4 tokens, by 1.5% and 0.7% the other
+    // way). At 16 tokens rung 12 leads (J: 1.006x against 0.956x).
     c.add("hgemm_decode_gemv_tc",
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
   if (p.m <= 128) {

@@ -1,24 +1,35 @@
-// hgemm_decode_gemv_tc — HGEMM ladder, rung 11 (variant of the decode path): 2 to 32 tokens on
+// hgemm_decode_gemv_tc — HGEMM ladder, rung 11 (variant of the decode path): 2 to 16 tokens on
 // tensor cores, the weights loaded from global memory straight into mma.sync fragments.
 //
 // The GEMV (hgemm_decode_gemv, common/gemv.cuh) reaches the weight stream fastest at one token:
-// no shared-memory ring, no barriers, no split-K workspace, each lane keeping 16-byte loads in
-// flight from its first instruction. At 2-32 tokens its FMAs multiply with the tokens, so this
-// variant keeps its shape and hands the products to mma.sync m16n8k16: a warp owns 16 weight rows
-// (mma's M) and walks K in strides of 32, lane (g = lane/4, q = lane%4) loading W(g, k0 + 8q ..
-// + 7) and W(g + 8, ...) as one 16-byte chunk each, and for every 8 tokens (mma's N) the tokens'
-// chunk at the same 8 k. Reduction order inside a stride does not matter, so the 8 k of a lane's
-// chunk stand for mma's k {2q, 2q+1, 2q+8, 2q+9} of two k16 steps (words 0-1, then 2-3): the
-// A fragment is (chunk(g) word 2s, chunk(g+8) word 2s, word 2s+1, word 2s+1) and the B fragment
-// (tokens' word 2s, word 2s+1) for step s, with the same k on both sides. No shuffle, no
-// ldmatrix, no shared memory before the epilogue.
-// A row group is read by WPR = 1-8 warps of one 8-warp CTA (strides dealt round-robin), more as
-// N shrinks, so that the grid holds about 48 warps per SM; their f32 fragments are summed through
-// shared memory in warp order (deterministic). Tokens come through L1 (__ldg): the warps of a CTA
-// on the same strides share them.
+// no shared-memory ring, no barriers, no split-K workspace, every lane keeping 16-byte loads in
+// flight from its first instruction. At 4 tokens its FMAs multiply with the tokens (0.845x). This
+// variant keeps its shape and hands the products to mma.sync m16n8k16: a warp owns RT tiles of 16
+// weight rows (mma's M) and walks K in strides of 32, lane (g = lane/4, q = lane%4) loading
+// W(16t + g, k0 + 8q .. + 7) and W(16t + g + 8, ...) as one 16-byte chunk each, and for every 8
+// tokens (mma's N) the tokens' chunk at the same 8 k. The order of a dot product's terms is free,
+// so the 8 k of a lane's chunk stand for mma's k {2q, 2q+1, 2q+8, 2q+9} of two k16 steps (words
+// 0-1, then 2-3): A fragment (chunk(g) word 2s, chunk(g+8) word 2s, word 2s+1, word 2s+1) and B
+// fragment (tokens' word 2s, word 2s+1) for step s, the same k on both sides. No shuffle, no
+// ldmatrix, no shared memory before the epilogue; 4 strides in flight per lane.
+// RT = one tile per 8 tokens, so that the tokens are half the bytes a stride reads whatever M is.
+// A row group is read by WPR = 1-16 warps of one 16-warp CTA (strides dealt round-robin), more as
+// N shrinks, for about 48 warps per SM; their f32 fragments are summed through shared memory in
+// warp order (deterministic). Tokens come through L1 (__ldg).
 // Constraints: NN or TN (W = op(B) K-contiguous); f16 or bf16 with f32 accumulation;
-// 1 <= M <= 32; any N, K (16-byte loads where rows are 16-byte aligned, guarded element loads at
+// 1 <= M <= 16; any N, K (16-byte loads where rows are 16-byte aligned, guarded element loads at
 // the K tail and otherwise).
+// Measured (H100, 2026-11-25, sustained, cold L2, TN, the 16 llama3/deepseek-v3 decode layers):
+// under 128 MiB of weights (8 layers) it leads rung 12 at every row at 2, 4 and 8 tokens, f16
+// 1.225-1.789x against 1.126-1.651x at 2 tokens (2026-11-25_gemv_tc_small_batches.json, git
+// 12e5cfe), 1.243-1.786x against 1.149-1.614x at 4 and 0.990-1.100x against 0.836-1.042x at 8
+// (2026-11-25_gemv_tc_candidates.json, git 99dbcc2, as _u4); from 128 MiB up rung 12 leads at 22
+// of the 24 rows (the other two, 8192x8192 at 2 and 4 tokens, by 1.5% and 0.7% the other way).
+// `hgemm` runs it there (rule J): 1.301x / 1.309x / 1.046x geometric mean at 2 / 4 / 8 tokens
+// f16, 1.297x / 1.276x / 1.046x bf16, all 16 layers. At 16 tokens it loses to rung 12 (0.956x
+// against 1.006x), with one 16-row tile per warp at 16 and 32 tokens (tokens as many bytes as
+// weights through L2) 0.855x / 0.749x (2026-11-25_gemv_tc_ first_form.json, git ebb4ec3). Story:
+// docs/hgemm-hopper.md, "Two to eight tokens".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
