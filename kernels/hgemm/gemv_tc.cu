@@ -272,6 +272,16 @@ void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
   }
 }
 
+// Warps per row group at 9-16 tokens: the most (up to 16) that keep the grid to one wave of
+// CTAs. Those kernels take 112-114 registers, so one 16-warp CTA fits per SM; the 8-token rule's
+// aim of 48 warps per SM gave 6144 rows 192 CTAs, 1.45 waves (0.913x against 1.005x for rung 12,
+// 2026-11-25_gemv_tc_candidates.json).
+inline int one_wave_warps_per_row(int64_t groups, int64_t strides, int sms) {
+  int wpr = kTcWarps;
+  while (wpr > 1 && ((groups * wpr + kTcWarps - 1) / kTcWarps > sms || 2 * wpr > strides)) wpr /= 2;
+  return wpr;
+}
+
 template <class T>
 void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
@@ -286,8 +296,10 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
                    (!a_k_major || (p.lda() % 8 == 0 && aligned16(args.a)));
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
-    const int wpr = gemv::warps_per_row((p.n + kTcRows * MG - 1) / (kTcRows * MG),
-                                        (p.k + kTcStrideK - 1) / kTcStrideK, sms, kTcWarps);
+    const int64_t groups = (p.n + kTcRows * MG - 1) / (kTcRows * MG);
+    const int64_t strides = (p.k + kTcStrideK - 1) / kTcStrideK;
+    const int wpr = MG == 1 ? gemv::warps_per_row(groups, strides, sms, kTcWarps)
+                            : one_wave_warps_per_row(groups, strides, sms);
     if (a_k_major)
       vec ? launch_groups<T, MG, true, true>(prm, wpr, stream)
           : launch_groups<T, MG, true, false>(prm, wpr, stream);
