@@ -42,6 +42,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       decode layers)
 //   K = 2026-11-25_gemv_tc_small_batches.json (the tensor-core GEMV at 2 tokens; hgemm at 2, 4
 //       and 8 tokens, f16 and bf16)
+//   L = 2026-11-25_gemv_tc_one_wave.json (the tensor-core GEMV at 16 tokens with a one-wave
+//       grid, f16 decode layers)
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -56,9 +58,20 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // 1.126-1.651x for hgemm_decode_sm90 (K), 4 tokens 1.243-1.786x against 1.149-1.614x, 8
     // tokens 0.990-1.100x against 0.836-1.042x (J). From 8192x8192 (128 MiB) up rung 12 leads at
     // 22 of the 24 rows (the other two, 8192x8192 at 2 and 4 tokens, by 1.5% and 0.7% the other
-    // way). At 16 tokens rung 12 leads (J: 1.006x against 0.956x).
+    // way). At 16 tokens rung 12 leads but at the small layers below (J: 1.006x against 0.956x).
     c.add("hgemm_decode_gemv_tc",
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
+  if (p.m >= 9 && p.m <= 16 && ceil_div(p.n, 32) <= caps.num_sms &&
+      2 * p.n * p.k < (int64_t(64) << 20))
+    // L: at 16 tokens the tensor-core GEMV (32-row groups, one 16-warp CTA each) leads rung 12
+    // where the row groups fit one wave and the weights are under 64 MiB, the three smallest
+    // layers with N <= 4096: 2112x7168 0.956x against 0.909x, 4096x4096 1.053x against 0.973x,
+    // 4096x7168 1.016x against 0.996x; J, with the earlier grid, agreed at the same three (0.968x /
+    // 1.042x / 1.023x against 0.919x / 0.991x / 0.998x). Elsewhere rung 12 leads at 12 of the 13
+    // (4096x14336, 112 MiB: 0.979x against 0.984x; geometric mean 0.963x against 1.013x).
+    c.add("hgemm_decode_gemv_tc",
+          "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
+          "into mma.sync fragments");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /

@@ -36,19 +36,26 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   EXPECT_EQ(first(hgemm_candidates(tn16(1, 7168, 16384), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(hgemm_candidates(tn16(1, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
   // 2-8 tokens: the tensor-core GEMV below 128 MiB of weights (8192x8192 is exactly 128 MiB), the
-  // Hopper decode path from there; 16 tokens the Hopper decode path whatever the size.
+  // Hopper decode path from there; 9-16 tokens the tensor-core GEMV only where its 32-row groups
+  // fit one wave (N/32 <= 132) and the weights are under 64 MiB.
   EXPECT_EQ(first(hgemm_candidates(tn16(2, 4096, 4096), kH100)), "hgemm_decode_gemv_tc");
   EXPECT_EQ(first(hgemm_candidates(tn16(8, 4096, 14336), kH100)), "hgemm_decode_gemv_tc");
   EXPECT_EQ(first(hgemm_candidates(tn16(4, 8192, 8192), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(8, 28672, 4096), kH100)), "hgemm_decode_sm90");
-  EXPECT_EQ(first(hgemm_candidates(tn16(9, 4096, 4096), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(9, 4096, 4096), kH100)), "hgemm_decode_gemv_tc");
   EXPECT_EQ(hgemm_candidates(tn16(4, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4096, 7168), kH100)), "hgemm_decode_gemv_tc");
+  EXPECT_EQ(first(hgemm_candidates(tn16(12, 2112, 7168), kH100)), "hgemm_decode_gemv_tc");
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4096, 14336), kH100)), "hgemm_decode_sm90")
+      << "112 MiB of weights";
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 6144, 4096), kH100)), "hgemm_decode_sm90")
+      << "192 row groups: more than one wave";
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
   EXPECT_NE(first(hgemm_candidates(tn16(129, 4096, 4096), kH100)), "hgemm_decode_sm90");
   // Where the Hopper decode path cannot run (no sm_90a) rung 11's decode path is next.
-  const auto c = hgemm_candidates(tn16(16, 4096, 4096), kH100);
+  const auto c = hgemm_candidates(tn16(16, 8192, 8192), kH100);
   ASSERT_GE(c.size(), 2u);
   EXPECT_EQ(c[1].kernel, "hgemm_decode");
 }
