@@ -14,8 +14,9 @@
 // ldmatrix, no shared memory before the epilogue; 4 strides in flight per lane.
 // RT = one tile per 8 tokens, so that the tokens are half the bytes a stride reads whatever M is.
 // A row group is read by WPR = 1-16 warps of one 16-warp CTA (strides dealt round-robin), more as
-// N shrinks, for about 48 warps per SM; their f32 fragments are summed through shared memory in
-// warp order (deterministic). Tokens come through L1 (__ldg).
+// N shrinks: at <= 8 tokens for about 48 warps per SM, at 9-16 as many as keep the CTAs to one
+// wave; their f32 fragments are summed through shared memory in warp order (deterministic).
+// Tokens come through L1 (__ldg).
 // Constraints: NN or TN (W = op(B) K-contiguous); f16 or bf16 with f32 accumulation;
 // 1 <= M <= 16; any N, K (16-byte loads where rows are 16-byte aligned, guarded element loads at
 // the K tail and otherwise).
@@ -26,10 +27,12 @@
 // (2026-11-25_gemv_tc_candidates.json, git 99dbcc2, as _u4); from 128 MiB up rung 12 leads at 22
 // of the 24 rows (the other two, 8192x8192 at 2 and 4 tokens, by 1.5% and 0.7% the other way).
 // `hgemm` runs it there (rule J): 1.301x / 1.309x / 1.046x geometric mean at 2 / 4 / 8 tokens
-// f16, 1.297x / 1.276x / 1.046x bf16, all 16 layers. At 16 tokens it loses to rung 12 (0.956x
-// against 1.006x), with one 16-row tile per warp at 16 and 32 tokens (tokens as many bytes as
-// weights through L2) 0.855x / 0.749x (2026-11-25_gemv_tc_ first_form.json, git ebb4ec3). Story:
-// docs/hgemm-hopper.md, "Two to eight tokens".
+// f16, 1.297x / 1.276x / 1.046x bf16, all 16 layers. At 16 tokens it trails rung 12, 0.963x
+// against 1.013x, but leads at the three small layers whose row groups fit one wave (2112x7168,
+// 4096x4096, 4096x7168: 0.956-1.053x against 0.909-0.996x; 2026-11-25_gemv_tc_one_wave.json, git
+// 4231f77), where `hgemm` runs it (rule L). With one 16-row tile per warp (tokens as many bytes
+// as weights through L2) 16 and 32 tokens ran 0.855x / 0.749x (2026-11-25_gemv_tc_first_form.json,
+// git ebb4ec3). Story: docs/hgemm-hopper.md, "Two to eight tokens".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
