@@ -2,7 +2,7 @@
 // alpha * sum_k op(A)(m, k) * W(n, k) + beta * C(m, n), with W = op(B) stored K-contiguous
 // (TN: x @ W.T; NN). Shared by hgemm_decode_gemv (f16, bf16; kernels/hgemm/gemv.cu) and
 // sgemm_decode_gemv (f32; kernels/sgemm/gemv.cu). Device code and the launcher; included by those
-// two files only.
+// two files, and by the tensor-core GEMV (kernels/hgemm/gemv_tc.cu) for its launch-side pieces.
 //
 // At M <= 4 the product is the weight stream, N*K elements read once: no tensor-core tile, no
 // shared-memory ring, no split-K fix-up. Each row W(n, :) is read by WPR warps of one CTA (8
@@ -203,54 +203,79 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-template <class T, int MT, bool A_K_MAJOR, bool VEC>
-void launch_tokens(const Params& prm, int wpr, cudaStream_t stream) {
-  auto go = [&](auto w) {
-    constexpr int WPR = decltype(w)::value;
-    const int64_t blocks = (int64_t(prm.n) + kWarps / WPR - 1) / (kWarps / WPR);
-    gemv_kernel<T, MT, WPR, A_K_MAJOR, VEC><<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+// ---- Launch-side pieces shared with the tensor-core GEMV (hgemm/gemv_tc.cu) ----------------
+
+inline Params make_params(const GemmArgs& args) {
+  const GemmProblem& p = args.problem;
+  return Params{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
+                int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
+}
+
+// 16-byte chunks of `elems` elements: aligned W rows, and aligned A rows where A is read in
+// chunks too.
+inline bool chunks_aligned(const GemmArgs& args, int elems) {
+  const GemmProblem& p = args.problem;
+  return p.ldb() % elems == 0 && aligned16(args.b) &&
+         (!a_is_k_major(p.layout) || (p.lda() % elems == 0 && aligned16(args.a)));
+}
+
+// f(std::integral_constant<int, W>{}) for wpr = W, one of 1, 2, 4, ... MAX (wpr above MAX: MAX).
+template <int MAX, class F>
+void with_warps_per_row(int wpr, F&& f) {
+  auto as = [&](auto w) {
+    if constexpr (decltype(w)::value <= MAX) f(w);
   };
   switch (wpr) {
     case 1:
-      return go(std::integral_constant<int, 1>{});
+      return as(std::integral_constant<int, 1>{});
     case 2:
-      return go(std::integral_constant<int, 2>{});
+      return as(std::integral_constant<int, 2>{});
     case 4:
-      return go(std::integral_constant<int, 4>{});
+      return as(std::integral_constant<int, 4>{});
+    case 8:
+      return as(std::integral_constant<int, 8>{});
     default:
-      return go(std::integral_constant<int, 8>{});
+      return as(std::integral_constant<int, MAX>{});
   }
 }
 
-// W = op(B) must be K-contiguous: the registry entries claim NN and TN only.
+// f(std::bool_constant<A_K_MAJOR>{}, std::bool_constant<VEC>{}): the kernel instance for the
+// layout of A and whether rows take 16-byte chunks. op(B) must be K-contiguous: the registry
+// entries claim NN and TN only.
+template <class F>
+void with_layout(const GemmArgs& args, int elems, F&& f) {
+  const GemmProblem& p = args.problem;
+  if (!b_is_k_major(p.layout)) throw std::logic_error("gemv: op(B) must be K-contiguous");
+  const bool a_k_major = a_is_k_major(p.layout), vec = chunks_aligned(args, elems);
+  if (a_k_major)
+    vec ? f(std::true_type{}, std::true_type{}) : f(std::true_type{}, std::false_type{});
+  else
+    vec ? f(std::false_type{}, std::true_type{}) : f(std::false_type{}, std::false_type{});
+}
+
 template <class T>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
-  if (!b_is_k_major(p.layout)) throw std::logic_error("gemv: op(B) must be K-contiguous");
   static PerDevice<int> sms_of;
   const int sms = sms_of.get(sm_count);
   constexpr int E = kChunk<T>;
-  const Params prm{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
-                   int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
-  const bool a_k_major = a_is_k_major(p.layout);
-  // 16-byte chunks: aligned W rows, and aligned A rows where A is read in chunks too.
-  const bool vec = p.ldb() % E == 0 && aligned16(args.b) &&
-                   (!a_k_major || (p.lda() % E == 0 && aligned16(args.a)));
+  const Params prm = make_params(args);
   const int wpr = warps_per_row(p.n, (p.k / E + 31) / 32, sms);  // strides of 32 chunks
-  auto by_layout = [&](auto mt) {
-    constexpr int MT = decltype(mt)::value;
-    if (a_k_major)
-      vec ? launch_tokens<T, MT, true, true>(prm, wpr, stream)
-          : launch_tokens<T, MT, true, false>(prm, wpr, stream);
-    else
-      vec ? launch_tokens<T, MT, false, true>(prm, wpr, stream)
-          : launch_tokens<T, MT, false, false>(prm, wpr, stream);
+  auto by_tokens = [&](auto mt) {
+    with_layout(args, E, [&](auto a_k_major, auto vec) {
+      with_warps_per_row<kMaxWarpsPerRow>(wpr, [&](auto w) {
+        constexpr int MT = decltype(mt)::value, WPR = decltype(w)::value;
+        const int64_t blocks = (int64_t(prm.n) + kWarps / WPR - 1) / (kWarps / WPR);
+        gemv_kernel<T, MT, WPR, decltype(a_k_major)::value, decltype(vec)::value>
+            <<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+      });
+    });
   };
   if (p.m == 1)
-    by_layout(std::integral_constant<int, 1>{});
+    by_tokens(std::integral_constant<int, 1>{});
   else
-    by_layout(std::integral_constant<int, kMaxTokens>{});
+    by_tokens(std::integral_constant<int, kMaxTokens>{});
 }
 
 }  // namespace gemmbench::gemv

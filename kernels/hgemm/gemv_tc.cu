@@ -251,30 +251,6 @@ std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-template <class T, int MG, bool A_K_MAJOR, bool VEC>
-void launch_groups(const gemv::Params& prm, int wpr, cudaStream_t stream) {
-  auto go = [&](auto w) {
-    constexpr int WPR = decltype(w)::value, WARPS = kTcWarps;
-    if constexpr (WPR <= WARPS) {  // warps_per_row caps wpr at WARPS
-      const int64_t groups = (int64_t(prm.n) + kTcRows * MG - 1) / (kTcRows * MG);
-      const int64_t blocks = (groups + WARPS / WPR - 1) / (WARPS / WPR);
-      gemv_tc_kernel<T, MG, WPR, A_K_MAJOR, VEC><<<unsigned(blocks), 32 * WARPS, 0, stream>>>(prm);
-    }
-  };
-  switch (wpr) {
-    case 1:
-      return go(std::integral_constant<int, 1>{});
-    case 2:
-      return go(std::integral_constant<int, 2>{});
-    case 4:
-      return go(std::integral_constant<int, 4>{});
-    case 8:
-      return go(std::integral_constant<int, 8>{});
-    default:
-      return go(std::integral_constant<int, 16>{});
-  }
-}
-
 // Warps per row group at 9-16 tokens: the most (up to 16) that keep the grid to one wave of
 // CTAs. Those kernels take 112-114 registers, so one 16-warp CTA fits per SM; the 8-token rule's
 // aim of 48 warps per SM gave 6144 rows 192 CTAs, 1.45 waves (0.913x against 1.005x for rung 12,
@@ -289,26 +265,23 @@ template <class T>
 void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
-  if (!b_is_k_major(p.layout)) throw std::logic_error("gemv_tc: op(B) must be K-contiguous");
   static PerDevice<int> sms_of;
   const int sms = sms_of.get(sm_count);
-  const gemv::Params prm{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
-                         int(p.m), int(p.n), int(p.k), args.alpha, args.beta};
-  const bool a_k_major = a_is_k_major(p.layout);
-  const bool vec = p.ldb() % 8 == 0 && aligned16(args.b) &&
-                   (!a_k_major || (p.lda() % 8 == 0 && aligned16(args.a)));
+  const gemv::Params prm = gemv::make_params(args);
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
     const int64_t groups = (p.n + kTcRows * MG - 1) / (kTcRows * MG);
     const int64_t strides = (p.k + kTcStrideK - 1) / kTcStrideK;
     const int wpr = MG == 1 ? gemv::warps_per_row(groups, strides, sms, kTcWarps)
                             : one_wave_warps_per_row(groups, strides, sms);
-    if (a_k_major)
-      vec ? launch_groups<T, MG, true, true>(prm, wpr, stream)
-          : launch_groups<T, MG, true, false>(prm, wpr, stream);
-    else
-      vec ? launch_groups<T, MG, false, true>(prm, wpr, stream)
-          : launch_groups<T, MG, false, false>(prm, wpr, stream);
+    gemv::with_layout(args, 8, [&](auto a_k_major, auto vec) {
+      gemv::with_warps_per_row<kTcWarps>(wpr, [&](auto w) {
+        constexpr int WPR = decltype(w)::value;
+        const int64_t blocks = (groups + kTcWarps / WPR - 1) / (kTcWarps / WPR);
+        gemv_tc_kernel<T, MG, WPR, decltype(a_k_major)::value, decltype(vec)::value>
+            <<<unsigned(blocks), 32 * kTcWarps, 0, stream>>>(prm);
+      });
+    });
   };
   if (p.m <= 8)
     by_tokens(std::integral_constant<int, 1>{});
