@@ -85,8 +85,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "hgemm",
     .rung = 13,
     .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
-               "(GEMV at one token, decode path, Hopper tile and stream-K by waves, layout), rows "
-               "record which",
+               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout), "
+               "rows record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
