@@ -24,6 +24,7 @@
 
 #include "common/align.hpp"
 #include "common/convert.cuh"
+#include "common/gemv_grid.hpp"
 #include "common/layout_dispatch.hpp"
 #include "common/occupancy.hpp"
 #include "core/cuda_check.hpp"
@@ -37,8 +38,6 @@ inline constexpr int kWarps = 8;  // per CTA
 // 1.095x against 1.070x / 1.039x, 2026-11-25_gemv_tuning.json): a short row (K = 512: 2 chunks
 // per lane) never enters a 4-deep unrolled loop.
 inline constexpr int kUnroll = 2;
-inline constexpr int kWarpsPerSm = 48;  // the grid's aim (96 with four chunks: also 1.095x)
-inline constexpr int kMaxWarpsPerRow = 8;
 
 struct Params {
   const void* a;  // op(A) (M,K): A(m, k) at m * lda + k (K-major) or m + k * lda
@@ -185,16 +184,6 @@ __global__ void __launch_bounds__(32 * kWarps) gemv_kernel(const Params p) {
   }
 }
 
-// Warps per row: the fewest (1, 2, 4, ... max_wpr) that put about 48 warps per SM to work over
-// `rows` rows (row groups in the tensor-core variant), and no more than a row has warp-wide
-// strides for.
-inline int warps_per_row(int64_t rows, int64_t strides, int sms, int max_wpr = kMaxWarpsPerRow) {
-  const int64_t want = int64_t(sms) * kWarpsPerSm;
-  int wpr = 1;
-  while (wpr < max_wpr && rows * wpr < want && 2 * wpr <= strides) wpr *= 2;
-  return wpr;
-}
-
 inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   if (p.m > kMaxTokens)
     return "the GEMV path takes M <= " + std::to_string(kMaxTokens) +
@@ -266,7 +255,7 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
     with_layout(args, E, [&](auto a_k_major, auto vec) {
       with_warps_per_row<kMaxWarpsPerRow>(wpr, [&](auto w) {
         constexpr int MT = decltype(mt)::value, WPR = decltype(w)::value;
-        const int64_t blocks = (int64_t(prm.n) + kWarps / WPR - 1) / (kWarps / WPR);
+        const int64_t blocks = gemv_ctas(prm.n, WPR, kWarps);
         gemv_kernel<T, MT, WPR, decltype(a_k_major)::value, decltype(vec)::value>
             <<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
       });

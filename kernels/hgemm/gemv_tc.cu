@@ -251,16 +251,6 @@ std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-// Warps per row group at 9-16 tokens: the most (up to 16) that keep the grid to one wave of
-// CTAs. Those kernels take 112-114 registers, so one 16-warp CTA fits per SM; the 8-token rule's
-// aim of 48 warps per SM gave 6144 rows 192 CTAs, 1.45 waves (0.913x against 1.005x for rung 12,
-// 2026-11-25_gemv_tc_candidates.json).
-inline int one_wave_warps_per_row(int64_t groups, int64_t strides, int sms) {
-  int wpr = kTcWarps;
-  while (wpr > 1 && ((groups * wpr + kTcWarps - 1) / kTcWarps > sms || 2 * wpr > strides)) wpr /= 2;
-  return wpr;
-}
-
 template <class T>
 void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
@@ -272,12 +262,15 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
     constexpr int MG = decltype(mg)::value;
     const int64_t groups = (p.n + kTcRows * MG - 1) / (kTcRows * MG);
     const int64_t strides = (p.k + kTcStrideK - 1) / kTcStrideK;
+    // At 9-16 tokens the kernels take 112-114 registers: one 16-warp CTA per SM, and the aim of
+    // 48 warps per SM gave 6144 rows 192 CTAs, 1.45 waves (0.913x against 1.005x for rung 12,
+    // 2026-11-25_gemv_tc_candidates.json); the grid is one wave instead.
     const int wpr = MG == 1 ? gemv::warps_per_row(groups, strides, sms, kTcWarps)
-                            : one_wave_warps_per_row(groups, strides, sms);
+                            : gemv::one_wave_warps_per_row(groups, strides, sms, kTcWarps);
     gemv::with_layout(args, 8, [&](auto a_k_major, auto vec) {
       gemv::with_warps_per_row<kTcWarps>(wpr, [&](auto w) {
         constexpr int WPR = decltype(w)::value;
-        const int64_t blocks = (groups + kTcWarps / WPR - 1) / (kTcWarps / WPR);
+        const int64_t blocks = gemv::gemv_ctas(groups, WPR, kTcWarps);
         gemv_tc_kernel<T, MG, WPR, decltype(a_k_major)::value, decltype(vec)::value>
             <<<unsigned(blocks), 32 * kTcWarps, 0, stream>>>(prm);
       });
