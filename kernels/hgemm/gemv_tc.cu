@@ -62,7 +62,7 @@ constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
 // 2026-11-25_gemv_tc_candidates.json).
 constexpr int kTcUnroll = 4;
 
-// Element e of a 16-byte chunk, 16-bit type.
+// The bits of a 16-bit value (f16 or bf16), for packing two into a 32-bit fragment register.
 template <class T>
 __device__ __forceinline__ uint16_t bits16(T v) {
   return *reinterpret_cast<const uint16_t*>(&v);
