@@ -194,6 +194,12 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
 
 // ---- Launch-side pieces shared with the tensor-core GEMV (hgemm/gemv_tc.cu) ----------------
 
+// The current device's SM count, asked once per device.
+inline int device_sms() {
+  static PerDevice<int> sms;
+  return sms.get(sm_count);
+}
+
 inline Params make_params(const GemmArgs& args) {
   const GemmProblem& p = args.problem;
   return Params{args.a,   p.lda(),  args.b,   p.ldb(),    args.c,   p.ldc(),
@@ -246,8 +252,7 @@ template <class T>
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
-  static PerDevice<int> sms_of;
-  const int sms = sms_of.get(sm_count);
+  const int sms = device_sms();
   constexpr int E = kChunk<T>;
   const Params prm = make_params(args);
   const int wpr = warps_per_row(p.n, (p.k / E + 31) / 32, sms);  // strides of 32 chunks

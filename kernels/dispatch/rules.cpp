@@ -67,8 +67,8 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // where the row groups fit one wave and the weights are under 64 MiB, the three smallest
     // layers with N <= 4096: 2112x7168 0.956x against 0.909x, 4096x4096 1.053x against 0.973x,
     // 4096x7168 1.016x against 0.996x; J, with the earlier grid, agreed at the same three (0.968x /
-    // 1.042x / 1.023x against 0.919x / 0.991x / 0.998x). Elsewhere rung 12 leads at 12 of the 13
-    // (4096x14336, 112 MiB: 0.979x against 0.984x; geometric mean 0.963x against 1.013x).
+    // 1.042x / 1.023x against 0.919x / 0.991x / 0.998x). Rung 12 leads at the other 13, closest
+    // at 4096x14336 (112 MiB: 0.984x against 0.979x); geometric mean 1.013x against 0.963x.
     c.add("hgemm_decode_gemv_tc",
           "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
           "into mma.sync fragments");

@@ -255,8 +255,7 @@ template <class T>
 void launch_typed(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
-  static PerDevice<int> sms_of;
-  const int sms = sms_of.get(sm_count);
+  const int sms = gemv::device_sms();
   const gemv::Params prm = gemv::make_params(args);
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
