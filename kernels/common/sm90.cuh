@@ -96,6 +96,34 @@ __device__ __forceinline__ uint32_t cluster_ctarank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
 }
+// CTAs in this CTA's cluster (1 for a launch without clusters).
+__device__ __forceinline__ uint32_t cluster_nctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+  return r;
+}
+// 16 bytes into CTA `cta`'s shared memory at the offset `addr` has in this CTA's (distributed
+// shared memory: mapa turns the local address into that CTA's shared::cluster address). Visible
+// to the peer after a cluster barrier (release/acquire) between the store and its load.
+__device__ __forceinline__ void st_shared_cluster_v4(uint32_t addr, uint32_t cta, uint4 v) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "st.shared::cluster.v4.u32 [remote], {%2, %3, %4, %5};\n"
+      "}\n" ::"r"(addr),
+      "r"(cta), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+      : "memory");
+}
+// 16 bytes of this CTA's shared memory.
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
 // Whole-cluster barrier: every thread of every CTA of the cluster arrives, then waits. Release/
 // acquire order each thread's earlier shared-memory accesses (and mbarrier inits, after
 // fence_barrier_init) before its peers' later ones. `.aligned`: all threads of a warp execute it

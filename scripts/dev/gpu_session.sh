@@ -251,6 +251,20 @@ for step in "${steps[@]}"; do
       # The CSV is large: it comes back compressed, on its own, not inside the logs' tarball.
       gzip -c "$logs/ncu_source_$tag.csv" >"$out/ncu_source_$tag.csv.gz" && rm -f "$logs/ncu_source_$tag.csv"
       ;;
+    trace:*)
+      # trace:<sm90_trace args>; the Hopper decode kernel's timeline probe (scripts/dev/sm90_trace.cu,
+      # built once per session), e.g. trace:'16 4096 4096 40 0 0 dsmem'. All runs in one log.
+      if [ ! -x "$build/sm90_trace" ]; then
+        (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+          -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
+          src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas \
+          -o "$build/sm90_trace") >"$logs/trace_build.log" 2>&1
+        note "trace build: rc=$?"
+        SM90_TRACE_HEADER=1 "$build/sm90_trace" 1 128 64 1 >>"$logs/trace.txt" 2>&1
+      fi
+      timeout 120 "$build/sm90_trace" ${step#trace:} >>"$logs/trace.txt" 2>&1
+      note "trace ${step#trace:}: rc=$? $(grep 'event time' "$logs/trace.txt" | tail -1)"
+      ;;
     *)
       note "unknown step $step"
       ;;

@@ -9,7 +9,8 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
-//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain]
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem]
+// dsmem: hgemm_decode_sm90_dsmem's in-cluster split (max_ctas: the CTAs its split may fill).
 #define GEMMBENCH_SM90_TRACE 1
 
 #include <cuda_fp16.h>
@@ -81,9 +82,20 @@ int main(int argc, char** argv) {
   // Optional: another ring depth (BM = 32: 4, 6; BM = 128: 3, 4) and a grid cap.
   const int stages = argc > 5 ? std::atoi(argv[5]) : 0;
   args.test_max_ctas = argc > 6 ? std::atoi(argv[6]) : 0;
-  // Optional: "plain" runs the walk without stream-K (each tile whole, one CTA each).
+  // Optional: "plain" runs the walk without stream-K (each tile whole, one CTA each); "dsmem" the
+  // in-cluster split.
   const bool plain = argc > 7 && std::string(argv[7]) == "plain";
+  const bool dsmem = argc > 7 && std::string(argv[7]) == "dsmem";
   auto launch_once = [&](cudaStream_t s) {
+    if (dsmem) {
+      if (M <= 32)
+        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>>(args, s);
+      else if (M <= 64)
+        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, true>>(args, s);
+      else
+        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, true>>(args, s);
+      return;
+    }
     if (plain) {
       if (M <= 32)
         launch<Sm90Variant<32, 128, 8, 1, false>>(args, s);
@@ -156,8 +168,8 @@ int main(int argc, char** argv) {
   const char* names[8] = {
       "entry", "first stage landed", "mainloop done", "fix-up done", "consumer exit", "",
       "",      "partial published"};
-  std::printf("%dx%dx%d f16 TN, hgemm_decode_sm90 tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N,
-              K,
+  std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
+              dsmem ? "hgemm_decode_sm90_dsmem" : "hgemm_decode_sm90",
               M <= 32   ? 32
               : M <= 64 ? 64
                         : 128,

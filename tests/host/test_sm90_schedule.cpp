@@ -290,3 +290,64 @@ TEST(Sm90Schedule, DecodeSplitIsEqualPartsPerTile) {
       }
     }
 }
+
+// The in-cluster split (hgemm_decode_sm90_dsmem): for every cluster size, each of the tile's 8 warp
+// blocks has one owner, every CTA owns at least one, the receive slots of an owner are distinct
+// and within cs_slots (and cs_slots_max, which the kernel's ring is sized for), and the CTAs of
+// a cluster cover the tile's k-blocks once, in equal non-empty ranges.
+TEST(Sm90Schedule, ClusterSplitOwnersSlotsAndRanges) {
+  for (int parts = 1; parts <= kCsMaxParts; ++parts) {
+    SCOPED_TRACE("parts " + std::to_string(parts));
+    std::vector<int> owned(parts, 0);
+    std::set<std::pair<int, int>> slots;  // (owner, slot)
+    for (int wb = 0; wb < kCsWarpBlocks; ++wb) {
+      const int o = cs_owner(wb, parts);
+      ASSERT_GE(o, 0);
+      ASSERT_LT(o, parts);
+      ++owned[o];
+      EXPECT_GE(wb, cs_first_block(o, parts));
+      if (o + 1 < parts) EXPECT_LT(wb, cs_first_block(o + 1, parts));
+      for (int sender = 0; sender < parts; ++sender) {
+        const int slot = cs_slot(wb, sender, parts);
+        EXPECT_GE(slot, 0);
+        EXPECT_LT(slot, cs_slots(parts));
+        EXPECT_TRUE(slots.insert({o, slot}).second) << "wb " << wb << " sender " << sender;
+      }
+    }
+    for (int r = 0; r < parts; ++r) EXPECT_GE(owned[r], 1) << "rank " << r << " owns nothing";
+    EXPECT_LE(cs_slots(parts), cs_slots_max());
+  }
+  EXPECT_EQ(cs_slots_max(), 14);  // parts = 7: two blocks x 7 ranks
+
+  // The work items: one per CTA, the cluster's tile, ranges that tile [0, k_blocks).
+  for (int k : {256, 520, 4096, 7168}) {
+    const Sm90Schedule s = make_schedule(16, 2112, k, 32, 128, 64, 1, 1 << 30, false);
+    for (int parts = 2; parts <= kCsMaxParts; ++parts) {
+      if (s.k_blocks < parts) continue;
+      for (int tile = 0; tile < s.tiles_total; tile += 5) {
+        int next = 0;
+        for (int r = 0; r < parts; ++r) {
+          Sm90ClusterSplitIter it(s, tile * parts + r, parts);
+          Sm90Work w{};
+          ASSERT_TRUE(it.next(w));
+          EXPECT_FALSE(it.next(w)) << "one item per CTA";
+          const TileCoord want = dense_cluster_tile(s, tile);
+          EXPECT_EQ(w.tile.m, want.m);
+          EXPECT_EQ(w.tile.n, want.n);
+          EXPECT_EQ(w.kb_begin, next);
+          EXPECT_GT(w.kb_end, w.kb_begin) << "an empty range leaves its accumulators unset";
+          EXPECT_LE(w.kb_end - w.kb_begin, s.k_blocks / parts + 1);
+          EXPECT_EQ(w.sk_tile, -1);
+          next = w.kb_end;
+        }
+        EXPECT_EQ(next, s.k_blocks);
+      }
+    }
+  }
+  // The cluster size never exceeds the portable limit, and keeps 4 k-blocks per part.
+  EXPECT_EQ(cs_parts(8, 112, 132), kCsMaxParts);  // 16 parts wanted
+  EXPECT_EQ(cs_parts(17, 112, 132), 7);
+  EXPECT_EQ(cs_parts(32, 64, 66), 2);
+  EXPECT_EQ(cs_parts(32, 8, 132), 2);
+  EXPECT_EQ(cs_parts(200, 64, 132), 1);
+}

@@ -39,48 +39,60 @@
 namespace gemmbench {
 namespace {
 
-using Decode32 = Sm90Variant<32, 128, 8, 1, true>;
-using Decode64 = Sm90Variant<64, 128, 7, 1, true>;
-using Decode128 = Sm90Variant<128, 128, 5, 1, true>;
+// CSPLIT: the in-cluster split where it applies (one cluster per tile, the parts summed in shared
+// memory), else the same tile's stream-K walk.
+template <bool CSPLIT>
+using Decode32 = Sm90Variant<32, 128, 8, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode64 = Sm90Variant<64, 128, 7, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
 
 constexpr int kMaxTokens = 128;
 
 // The token tile for M: the narrowest of 32, 64, 128 that holds every token.
-template <class F>
+template <bool CSPLIT, class F>
 auto with_token_tile(int64_t m, F&& f) {
-  if (m <= 32) return f(Decode32{});
-  if (m <= 64) return f(Decode64{});
-  return f(Decode128{});
+  if (m <= 32) return f(Decode32<CSPLIT>{});
+  if (m <= 64) return f(Decode64<CSPLIT>{});
+  return f(Decode128<CSPLIT>{});
 }
 
+template <bool CSPLIT>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
     return "the decode path takes M <= " + std::to_string(kMaxTokens) +
            " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
-  return with_token_tile(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+  return with_token_tile<CSPLIT>(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
 
+template <bool CSPLIT>
 void decode_launch(const GemmArgs& args, cudaStream_t stream) {
-  with_token_tile(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
+  with_token_tile<CSPLIT>(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
 // A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
-KernelInfo decode_info() {
-  KernelInfo info = sm90_info<Decode32>(
-      "hgemm_decode_sm90",
-      "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's "
-      "narrow N (32/64/128), 1 CTA/SM, each tile's K split in equal parts for half the grid");
+template <bool CSPLIT>
+KernelInfo decode_info(std::string name, std::string summary) {
+  KernelInfo info = sm90_info<Decode32<CSPLIT>>(std::move(name), std::move(summary));
   info.rung = 12;
-  info.supports = decode_supports;
-  info.launch = decode_launch;
+  info.supports = decode_supports<CSPLIT>;
+  info.launch = decode_launch<CSPLIT>;
   return info;
 }
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(decode_info());
+GEMMBENCH_REGISTER_KERNEL(decode_info<false>(
+    "hgemm_decode_sm90",
+    "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's narrow N "
+    "(32/64/128), 1 CTA/SM, each tile's K split in equal parts for half the grid"));
+GEMMBENCH_REGISTER_KERNEL(decode_info<true>(
+    "hgemm_decode_sm90_dsmem",
+    "hgemm_decode_sm90 with each split tile's parts in one cluster, summed in distributed shared "
+    "memory (no workspace, no flags)"));
 
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",
     "128x128x64, 5 stages, no cluster, stream-K (every tile split when tiles < SMs): the decode "
     "path's 128-token tile at any M"));

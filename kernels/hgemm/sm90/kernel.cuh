@@ -16,6 +16,7 @@
 
 #include "common/ptx.cuh"
 #include "common/sm90.cuh"
+#include "hgemm/sm90/cluster_split.cuh"
 #include "hgemm/sm90/config.hpp"
 #include "hgemm/sm90/epilogue.cuh"
 #include "hgemm/sm90/schedule.hpp"
@@ -72,8 +73,10 @@ __device__ __forceinline__ void static_for(F&& f) {
 // A_K_MAJOR / B_K_MAJOR: the operands' storage (TN: both K-major; NN: A M-major; NT: both
 // MN-major; TT: B N-major). An MN-major operand arrives as 64-row blocks of (BK K rows x 64 M or
 // N elements = 128 B), one TMA box each, and wgmma reads it with its transpose bit.
+// CSPLIT: the in-cluster split (launched in clusters of `parts` CTAs along K, CLUSTER = 1, one
+// work item per CTA; sm90/cluster_split.cuh) instead of the persistent walk.
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          bool A_K_MAJOR, bool B_K_MAJOR>
+          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 1)
     hgemm_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, BM/CLUSTER),
@@ -99,6 +102,11 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
                 "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
                 "both layouts agree");
   constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
+  static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K && Cfg::CONSUMERS * 4 == kCsWarpBlocks &&
+                            uint32_t(cs_slots_max()) * cs_slot_bytes<ACC_REGS>() <=
+                                STAGES * Cfg::STAGE_BYTES),
+                "the in-cluster split: no multicast cluster, no stream-K, 8 warp blocks, and the "
+                "ring holds every receive slot");
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -120,6 +128,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   const int wg_thread = threadIdx.x % 128;
   const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0;
   const int cluster_id = blockIdx.x / CLUSTER;
+  // The in-cluster split: the cluster size, along K (unused, 1, otherwise). The CTA's rank in
+  // it is blockIdx.x % parts, its tile blockIdx.x / parts (Sm90ClusterSplitIter).
+  const int parts = CSPLIT ? int(sm90::cluster_nctarank()) : 1;
+  using WorkIter = std::conditional_t<CSPLIT, Sm90ClusterSplitIter, Sm90WorkIter<STREAM_K>>;
 
   // ======== PROLOGUE ========
   if (threadIdx.x == 0) {
@@ -147,7 +159,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       uint32_t phase = 0;  // parity of the ring's current lap
       // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
       const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
-      Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+      WorkIter work_iter(sched, cluster_id, parts);
       Sm90Work w;
       while (work_iter.next(w)) {
         const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
@@ -189,6 +201,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         }
       }
     }
+    if constexpr (CSPLIT) {
+      __syncwarp();
+      cs_producer_barriers();
+    }
   } else {
     // ======== CONSUMERS ========
     sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
@@ -219,7 +235,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
     int stage = 0;
     uint32_t phase = 0;
-    Sm90WorkIter<STREAM_K> work_iter(sched, cluster_id);
+    WorkIter work_iter(sched, cluster_id, parts);
     Sm90Work w;
     while (work_iter.next(w)) {
       const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
@@ -297,6 +313,11 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
             sk_accumulate(acc, cc * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread, wg_bar);
         }
       }
+      // ======== IN-CLUSTER SPLIT: sum the parts in shared memory ========
+      // Every warp takes part; the warps that do not own their block store nothing.
+      if constexpr (CSPLIT) {
+        if (!cs_reduce(acc, s_a, consumer * 4 + warp, lane, cluster_id % parts, parts)) continue;
+      }
 
       GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);
 
@@ -304,7 +325,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
       if (n_tile >= sched.tiles_n) continue;
       const int m_tile0 = w.tile.m * BM;
-      if (Cfg::TMA_STORE && sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
+      if (Cfg::TMA_STORE && !CSPLIT &&
+          sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;
         if (n0 >= N) continue;  // this warpgroup's rows are all past N
         // Packed now, stored during the next tile's first k-blocks.

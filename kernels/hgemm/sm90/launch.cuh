@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -26,22 +27,30 @@
 namespace gemmbench {
 namespace {
 
-// A registered variant: tile, ring depth, cluster size, whether the last waves run stream-K, and
-// the one layout it takes.
+// A registered variant: tile, ring depth, cluster size, whether the last waves run stream-K, the
+// one layout it takes, and (CSPLIT) whether a one-row grid of few tiles splits each tile's K over
+// the CTAs of a cluster with the partials summed in shared memory (sm90/cluster_split.cuh);
+// where that split does not apply, a CSPLIT variant runs its stream-K twin (Fallback).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          Layout LAYOUT_ = Layout::tn>
+          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
   static constexpr Layout LAYOUT = LAYOUT_;
+  static constexpr bool CSPLIT = CSPLIT_;
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
 };
 
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
-  return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                            V::A_K_MAJOR, V::B_K_MAJOR>;
+  if constexpr (V::CSPLIT)
+    return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
+                              V::A_K_MAJOR, V::B_K_MAJOR, true>;
+  else
+    return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
+                              V::A_K_MAJOR, V::B_K_MAJOR>;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -76,8 +85,36 @@ int resident_clusters() {
   });
 }
 
+// Per device, once: how many clusters of p CTAs (p = 2 .. kCsMaxParts) of a CSPLIT variant can be
+// resident at once (index p; 0 where none fits).
 template <class T, bool F16_ACCUM, class V>
-void run(const GemmArgs& args, cudaStream_t stream) {
+std::array<int, kCsMaxParts + 1> resident_split_clusters() {
+  using Cfg = typename V::Cfg;
+  static PerDevice<std::array<int, kCsMaxParts + 1>> count;
+  return count.get([](int) {
+    const auto kernel = kernel_ptr<T, F16_ACCUM, V>();
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
+    std::array<int, kCsMaxParts + 1> n{};
+    for (int p = 2; p <= kCsMaxParts; ++p) {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = p, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(p);
+      cfg.blockDim = dim3(Cfg::THREADS);
+      cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n[p], kernel, &cfg));
+    }
+    return n;
+  });
+}
+
+// The persistent walk: plain or stream-K, over resident clusters.
+template <class T, bool F16_ACCUM, class V>
+void run_walk(const GemmArgs& args, cudaStream_t stream) {
   using Cfg = typename V::Cfg;
   int max_clusters = resident_clusters<T, F16_ACCUM, V>();
   if (args.test_max_ctas > 0)  // test-only: whole clusters within the cap, at least one
@@ -112,6 +149,51 @@ void run(const GemmArgs& args, cudaStream_t stream) {
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
                                 static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
                                 epoch));
+}
+
+// The in-cluster split: one cluster of `parts` CTAs per tile, each CTA an equal k-range, when the
+// tiles are one row and fewer than the grid target; else the stream-K twin runs.
+template <class T, bool F16_ACCUM, class V>
+void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
+  using Cfg = typename V::Cfg;
+  const GemmProblem& p = args.problem;
+  const int M = int(p.m), N = int(p.n), K = int(p.k);
+  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, 1, 1 << 30, false);
+  const int ctas = resident_clusters<T, F16_ACCUM, V>();
+  // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule's.
+  const int target =
+      args.test_max_ctas > 0 ? args.test_max_ctas : decode_grid_target(V::BM, N, K, ctas);
+  int parts = sched.tiles_m == 1 ? cs_parts(sched.tiles_total, sched.k_blocks, target) : 1;
+  const auto resident = resident_split_clusters<T, F16_ACCUM, V>();
+  while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
+  if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback>(args, stream);
+
+  const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
+  const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
+  const CUtensorMap map_c{};  // the register epilogue stores C
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = parts, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(sched.tiles_total * parts);
+  cfg.blockDim = dim3(Cfg::THREADS);
+  cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
+                                static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched, 0u));
+}
+
+template <class T, bool F16_ACCUM, class V>
+void run(const GemmArgs& args, cudaStream_t stream) {
+  if constexpr (V::CSPLIT) {
+    static_assert(V::A_K_MAJOR && V::B_K_MAJOR && V::CLUSTER == 1 && !V::STREAM_K,
+                  "the in-cluster split is TN, without a multicast cluster or stream-K");
+    run_cluster_split<T, F16_ACCUM, V>(args, stream);
+  } else {
+    run_walk<T, F16_ACCUM, V>(args, stream);
+  }
 }
 
 template <class V>

@@ -202,7 +202,9 @@ struct Sm90Work {
 template <bool STREAM_K>
 class Sm90WorkIter {
  public:
-  GB_HD Sm90WorkIter(const Sm90Schedule& s, int cluster) : s_(s), pos_(cluster) {}
+  // parts: unused (the in-cluster split's iterator takes it).
+  GB_HD Sm90WorkIter(const Sm90Schedule& s, int cluster, int /*parts*/ = 1)
+      : s_(s), pos_(cluster) {}
   GB_HD bool next(Sm90Work& w) {
     if constexpr (!STREAM_K) {
       if (pos_ >= s_.tiles_total) return false;
@@ -242,6 +244,69 @@ class Sm90WorkIter {
   int pos_;
   int sk_left_ = -1;   // stream-K: units of the range not handed out yet (-1: not started)
   int sk_kb_end_ = 0;  // stream-K: one past the k-block of the last of them, in tile pos_
+};
+
+// ---- The in-cluster split (hgemm_decode_sm90_dsmem) ------------------------------------------
+// One row of tiles fewer than the grid, as above, but each tile's `parts` equal k-ranges go to the
+// CTAs of one cluster (rank r: k-blocks [k_blocks * r / parts, k_blocks * (r + 1) / parts)), and
+// their partial accumulators are summed in the cluster's shared memory instead of a global
+// workspace (sm90/cluster_split.cuh): no flags, no L2 round trips. The tile's 8 warp blocks (16
+// GEMM-N rows x BM, one consumer warp's wgmma fragment; block wb = consumer * 4 + warp) are
+// shared out: CTA cs_owner(wb) receives the other CTAs' copies of block wb, adds them in rank
+// order and stores it.
+inline constexpr int kCsWarpBlocks = 8;  // 2 consumer warpgroups x 4 warps
+inline constexpr int kCsMaxParts = 8;    // the portable cluster size
+GB_HD constexpr int cs_owner(int wb, int parts) {
+  return wb * parts / kCsWarpBlocks;
+}
+// The first warp block CTA `rank` owns (the smallest wb with cs_owner(wb) == rank).
+GB_HD constexpr int cs_first_block(int rank, int parts) {
+  return (rank * kCsWarpBlocks + parts - 1) / parts;
+}
+// Receive slots per CTA: (blocks owned, at most ceil(8 / parts)) x (one per rank, its own unused).
+GB_HD constexpr int cs_slots(int parts) {
+  return (kCsWarpBlocks + parts - 1) / parts * parts;
+}
+// The most receive slots any cluster size needs (parts = 7: 2 blocks x 7).
+GB_HD constexpr int cs_slots_max() {
+  int m = 0;
+  for (int p = 1; p <= kCsMaxParts; ++p) m = cs_slots(p) > m ? cs_slots(p) : m;
+  return m;
+}
+// Where the copy of block wb from CTA `sender` lands in its owner's receive slots.
+GB_HD constexpr int cs_slot(int wb, int sender, int parts) {
+  return (wb - cs_first_block(cs_owner(wb, parts), parts)) * parts + sender;
+}
+GB_HD int cs_kb_begin(int k_blocks, int rank, int parts) {
+  return int((long long)k_blocks * rank / parts);
+}
+// The cluster size: the decode split for the grid target, at most kCsMaxParts (the launcher
+// lowers it further until that many clusters of it can be resident at once).
+GB_HD int cs_parts(int tiles, int k_blocks, int target) {
+  const int p = decode_split_count(tiles, k_blocks, target);
+  return p < kCsMaxParts ? p : kCsMaxParts;
+}
+
+// The one work item of CTA `cta` of the in-cluster split (clusters of `parts` CTAs along x, one
+// per tile): tile cta / parts (dense index), the k-range of rank cta % parts.
+class Sm90ClusterSplitIter {
+ public:
+  GB_HD Sm90ClusterSplitIter(const Sm90Schedule& s, int cta, int parts)
+      : s_(s), tile_(cta / parts), rank_(cta % parts), parts_(parts) {}
+  GB_HD bool next(Sm90Work& w) {
+    if (done_) return false;
+    done_ = true;
+    w.tile = dense_cluster_tile(s_, tile_);
+    w.kb_begin = cs_kb_begin(s_.k_blocks, rank_, parts_);
+    w.kb_end = cs_kb_begin(s_.k_blocks, rank_ + 1, parts_);
+    w.sk_tile = -1;
+    return true;
+  }
+
+ private:
+  const Sm90Schedule& s_;
+  int tile_, rank_, parts_;
+  bool done_ = false;
 };
 
 // Stream-K role of a work item in the consumer: kFixupNone for a whole tile or a finisher that
