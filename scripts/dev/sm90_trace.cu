@@ -89,11 +89,11 @@ int main(int argc, char** argv) {
   auto launch_once = [&](cudaStream_t s) {
     if (dsmem) {
       if (M <= 32)
-        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>>(args, s);
+        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, 1>>(args, s);
       else if (M <= 64)
-        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, true>>(args, s);
+        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, 1>>(args, s);
       else
-        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, true>>(args, s);
+        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, 1>>(args, s);
       return;
     }
     if (plain) {

@@ -41,24 +41,24 @@ namespace {
 
 // CSPLIT: the in-cluster split where it applies (one cluster per tile, the parts summed in shared
 // memory), else the same tile's stream-K walk.
-template <bool CSPLIT>
-using Decode32 = Sm90Variant<32, 128, 8, 1, !CSPLIT, Layout::tn, CSPLIT>;
-template <bool CSPLIT>
-using Decode64 = Sm90Variant<64, 128, 7, 1, !CSPLIT, Layout::tn, CSPLIT>;
-template <bool CSPLIT>
-using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <int CSPLIT>
+using Decode32 = Sm90Variant<32, 128, 8, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
+template <int CSPLIT>
+using Decode64 = Sm90Variant<64, 128, 7, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
+template <int CSPLIT>
+using Decode128 = Sm90Variant<128, 128, 5, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
 
 constexpr int kMaxTokens = 128;
 
 // The token tile for M: the narrowest of 32, 64, 128 that holds every token.
-template <bool CSPLIT, class F>
+template <int CSPLIT, class F>
 auto with_token_tile(int64_t m, F&& f) {
   if (m <= 32) return f(Decode32<CSPLIT>{});
   if (m <= 64) return f(Decode64<CSPLIT>{});
   return f(Decode128<CSPLIT>{});
 }
 
-template <bool CSPLIT>
+template <int CSPLIT>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
     return "the decode path takes M <= " + std::to_string(kMaxTokens) +
@@ -66,13 +66,13 @@ std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   return with_token_tile<CSPLIT>(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
 
-template <bool CSPLIT>
+template <int CSPLIT>
 void decode_launch(const GemmArgs& args, cudaStream_t stream) {
   with_token_tile<CSPLIT>(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
 // A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
-template <bool CSPLIT>
+template <int CSPLIT>
 KernelInfo decode_info(std::string name, std::string summary) {
   KernelInfo info = sm90_info<Decode32<CSPLIT>>(std::move(name), std::move(summary));
   info.rung = 12;
@@ -83,16 +83,19 @@ KernelInfo decode_info(std::string name, std::string summary) {
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(decode_info<false>(
+GEMMBENCH_REGISTER_KERNEL(decode_info<0>(
     "hgemm_decode_sm90",
     "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's narrow N "
     "(32/64/128), 1 CTA/SM, each tile's K split in equal parts for half the grid"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<true>(
+GEMMBENCH_REGISTER_KERNEL(decode_info<1>(
     "hgemm_decode_sm90_dsmem",
     "hgemm_decode_sm90 with each split tile's parts in one cluster, summed in distributed shared "
     "memory (no workspace, no flags)"));
+GEMMBENCH_REGISTER_KERNEL(decode_info<2>(
+    "hgemm_decode_sm90_dsmem_all",
+    "dev candidate: hgemm_decode_sm90_dsmem with the split sized for the whole grid"));
 
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<0>>(
     "hgemm_tn_sm90_128x128_sk",
     "128x128x64, 5 stages, no cluster, stream-K (every tile split when tiles < SMs): the decode "
     "path's 128-token tile at any M"));
