@@ -255,6 +255,7 @@ for step in "${steps[@]}"; do
       # trace:<sm90_trace args>; the Hopper decode kernel's timeline probe (scripts/dev/sm90_trace.cu,
       # built once per session), e.g. trace:'16 4096 4096 40 0 0 dsmem'. All runs in one log.
       if [ ! -x "$build/sm90_trace" ]; then
+        mkdir -p "$build"
         (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
           -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
           src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas \

@@ -11,6 +11,7 @@
 #include "common/sm90.cuh"
 #include "hgemm/sm90/schedule.hpp"
 #include "hgemm/sm90/stream_k.cuh"
+#include "hgemm/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {
@@ -42,6 +43,7 @@ __device__ __forceinline__ bool cs_reduce(AccReg (&acc)[ACC_REGS], uint32_t regi
   const int owner = cs_owner(wb, parts);
   // Every CTA of the cluster is past its mainloop: no wgmma reads, no TMA writes into the rings.
   sm90::cluster_sync();
+  GB_SM90_TRACE(6, threadIdx.x == 128);  // timeline probe: every CTA past its mainloop
   if (owner != rank) {
     const uint32_t dst = region + uint32_t(cs_slot(wb, rank, parts)) * kSlot + lane * 16u;
 #pragma unroll
@@ -52,6 +54,7 @@ __device__ __forceinline__ bool cs_reduce(AccReg (&acc)[ACC_REGS], uint32_t regi
   }
   // The copies have landed (release/acquire at cluster scope).
   sm90::cluster_sync();
+  GB_SM90_TRACE(7, threadIdx.x == 128);  // timeline probe: the copies landed
   if (owner != rank) return false;
   for (int r = 0; r < parts; ++r) {
     if (r == rank) continue;
