@@ -10,7 +10,8 @@
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
 //   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem]
-// dsmem: hgemm_decode_sm90_dsmem's in-cluster split (max_ctas: the CTAs its split may fill).
+// dsmem: hgemm_decode_sm90's in-cluster split (max_ctas: the CTAs its split may fill, 0: the
+// rule); without it, the stream-K walk (hgemm_decode_sm90 before the split, and its fallback).
 #define GEMMBENCH_SM90_TRACE 1
 
 #include <cuda_fp16.h>
@@ -89,11 +90,11 @@ int main(int argc, char** argv) {
   auto launch_once = [&](cudaStream_t s) {
     if (dsmem) {
       if (M <= 32)
-        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, 1>>(args, s);
+        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>>(args, s);
       else if (M <= 64)
-        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, 1>>(args, s);
+        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, true>>(args, s);
       else
-        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, 1>>(args, s);
+        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, true>>(args, s);
       return;
     }
     if (plain) {
@@ -170,7 +171,7 @@ int main(int argc, char** argv) {
                           "consumer exit",  "",
                           "cluster synced", dsmem ? "copies landed" : "partial published"};
   std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
-              dsmem ? "hgemm_decode_sm90_dsmem" : "hgemm_decode_sm90",
+              dsmem ? "in-cluster split" : "workspace walk",
               M <= 32   ? 32
               : M <= 64 ? 64
                         : 128,

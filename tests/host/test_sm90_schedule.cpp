@@ -291,7 +291,7 @@ TEST(Sm90Schedule, DecodeSplitIsEqualPartsPerTile) {
     }
 }
 
-// The in-cluster split (hgemm_decode_sm90_dsmem): for every cluster size, each of the tile's 8 warp
+// The in-cluster split (hgemm_decode_sm90): for every cluster size, each of the tile's 8 warp
 // blocks has one owner, every CTA owns at least one, the receive slots of an owner are distinct
 // and within cs_slots (and cs_slots_max, which the kernel's ring is sized for), and the CTAs of
 // a cluster cover the tile's k-blocks once, in equal non-empty ranges.
@@ -345,9 +345,34 @@ TEST(Sm90Schedule, ClusterSplitOwnersSlotsAndRanges) {
     }
   }
   // The cluster size never exceeds the portable limit, and keeps 4 k-blocks per part.
-  EXPECT_EQ(cs_parts(8, 112, 132), kCsMaxParts);  // 16 parts wanted
-  EXPECT_EQ(cs_parts(17, 112, 132), 7);
-  EXPECT_EQ(cs_parts(32, 64, 66), 2);
-  EXPECT_EQ(cs_parts(32, 8, 132), 2);
-  EXPECT_EQ(cs_parts(200, 64, 132), 1);
+  EXPECT_EQ(cs_parts_for(8, 112, 132), kCsMaxParts);  // 16 parts wanted
+  EXPECT_EQ(cs_parts_for(17, 112, 132), 7);
+  EXPECT_EQ(cs_parts_for(32, 64, 66), 2);
+  EXPECT_EQ(cs_parts_for(32, 8, 132), 2);
+  EXPECT_EQ(cs_parts_for(200, 64, 132), 1);
+}
+
+// The rule by shape on 132 SMs, at the decode layers of the candidate runs it came from (tiles of
+// 128 weight rows; k-blocks of 64): half the grid for the 32- and 64-token tiles, the whole grid
+// for the 128-token tile from 64 k-blocks, two parts for long K up to 66 tiles.
+TEST(Sm90Schedule, ClusterSplitRuleAtTheDecodeLayers) {
+  const int g = 132;
+  auto parts = [&](int m, int n, int k) {
+    const int bm = m <= 32 ? 32 : m <= 64 ? 64 : 128;
+    return cs_parts((n + 127) / 128, (k + 63) / 64, bm, g);
+  };
+  EXPECT_EQ(parts(16, 2112, 7168), 3);   // 17 tiles
+  EXPECT_EQ(parts(16, 4096, 4096), 2);   // 32 tiles
+  EXPECT_EQ(parts(64, 4096, 14336), 2);  // 32 tiles, long K: already split
+  EXPECT_EQ(parts(16, 6144, 4096), 1);   // 48 tiles, 64 k-blocks: whole tiles
+  EXPECT_EQ(parts(16, 7168, 2048), 1);   // 56 tiles, 32 k-blocks
+  EXPECT_EQ(parts(16, 7168, 16384), 2);  // 56 tiles, long K
+  EXPECT_EQ(parts(64, 8192, 8192), 2);   // 64 tiles, 128 k-blocks
+  EXPECT_EQ(parts(16, 10240, 8192), 1);  // 80 tiles: more than half the grid
+  EXPECT_EQ(parts(128, 2112, 7168), 7);  // the whole grid (the launcher lowers it to fit)
+  EXPECT_EQ(parts(128, 4096, 4096), 4);
+  EXPECT_EQ(parts(128, 6144, 4096), 2);
+  EXPECT_EQ(parts(128, 7168, 2048), 1);  // 32 k-blocks: half the grid, no split
+  EXPECT_EQ(parts(1, 7168, 16384), 2);   // one token at long K (rung 12 there)
+  EXPECT_EQ(parts(16, 28672, 4096), 1);  // more tiles than SMs: the walk
 }

@@ -1,4 +1,4 @@
-// The in-cluster split's reduction (hgemm_decode_sm90_dsmem): the CTAs of a cluster hold partial
+// The in-cluster split's reduction (hgemm_decode_sm90): the CTAs of a cluster hold partial
 // accumulators of the same tile over different k-ranges (sm90/schedule.hpp, "The in-cluster
 // split"), and sum them through distributed shared memory. Every consumer warp sends its
 // fragment to the CTA that owns its warp block (cs_owner), into that CTA's ring, free once every

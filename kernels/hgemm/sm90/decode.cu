@@ -6,28 +6,32 @@
 // puts the GEMM's N (the weight rows) on wgmma's 64-row M side and the GEMM's M on wgmma's N side,
 // and narrows that side to the tokens: BM = 32, 64 or 128 by M (wgmma m64n32k16, m64n64k16,
 // m64n128k16), so no tensor-core work is wasted on padding rows and a stage is nearly all weights.
-// One CTA per SM (no cluster: 2-CTA clusters multicasting the token tile lost at 56 of the 64
-// decode cases, 2026-11-25_decode_cluster_candidates.json), a ring 5 to 8 stages deep (up to
-// 160 KB of weights in flight per SM), and the stream-K walk of
-// sm90/schedule.hpp: with fewer weight tiles than SMs every tile's k-blocks are split into the
-// same number of equal ranges, one CTA each, for about half the grid (decode_split_count; the
-// whole grid for the 128-token tile over more than 40 MB); with more tiles than SMs every tile
-// runs whole when K is at most 64 k-blocks, else the last partial wave is stream-K; partials
-// are summed in a fixed order through the stream-K workspace (deterministic). Spreading every
-// tile over all 132 CTAs instead, with ranges straddling tiles, cost 2-5 us of mainloop tail and
-// fix-up per launch (scripts/dev/sm90_trace.cu; docs/hgemm-hopper.md).
-// Tiles (GEMM M x N x K per CTA tile): M <= 32: 32x128x64, 8 stages, register epilogue;
-// M <= 64: 64x128x64, 7 stages; M <= 128: 128x128x64, 5 stages (TMA-store epilogue when beta = 0).
+// One CTA per SM, a ring 5 to 8 stages deep (up to 160 KB of weights in flight per SM).
+// With fewer weight tiles than SMs a tile's k-blocks are split into equal ranges, one CTA each,
+// and the CTAs of one tile form a cluster (2 to 8 along K, cs_parts in sm90/schedule.hpp: half
+// the grid, the whole grid for the 128-token tile, 2 parts for long K at up to half a grid of
+// tiles): their partial accumulators are summed through distributed shared memory, each warp's
+// block by one CTA of the cluster in rank order (sm90/cluster_split.cuh: two cluster barriers, no
+// workspace, no flags; deterministic). Elsewhere it runs the stream-K walk of sm90/schedule.hpp:
+// every tile whole when K is at most 64 k-blocks, else the last partial wave stream-K through the
+// global workspace. (2-CTA clusters along N multicasting the token tile lost at 56 of the 64
+// decode cases, 2026-11-25_decode_cluster_candidates.json.)
+// Tiles (GEMM M x N x K per CTA tile): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7 stages;
+// M <= 128: 128x128x64, 5 stages. The split stores C from registers; the walk's 64- and 128-token
+// tiles by TMA when beta = 0.
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
-// Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M (rung 10's 128x128
-// stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at few-wave prefill shapes).
-// Measured (H100, 2026-11-25, sustained, f16/f32acc, geometric mean over the 16 llama3/deepseek-v3
-// decode layers, as `hgemm` runs it): 0.996x / 0.998x / 0.976x / 0.949x cuBLAS at 1 / 16 / 64 /
-// 128 tokens (bf16: 0.988x / 0.997x / 0.966x / 0.943x); 87-99% of the memory roofline at the
-// 235-940 MB weight matrices (0.95-1.08x), 46-77% at the 29-60 MB ones (0.81-1.04x)
-// (bench_results/h100/2026-11-25_llm_decode_acceptance.json, git 2dffe02; before the equal
-// split and the whole-tile walk 0.924x / 0.932x / 0.897x / 0.870x,
-// 2026-11-25_decode_sm90_candidates.json); story: docs/hgemm-hopper.md.
+// Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M with the workspace walk
+// (rung 10's 128x128 stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at
+// few-wave prefill shapes).
+// Measured (H100, 2026-11-25, sustained, cold L2, f16/f32acc, the 48 decode cases at 16, 64 and
+// 128 tokens): the in-cluster split against the workspace walk in two runs
+// (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json, git 6dd5163 / e2c121e; the
+// rule in cs_parts comes from them), e.g. 128x2112x7168 0.889x / 0.891x cuBLAS against 0.812x /
+// 0.800x, 16x8192x28672 1.047x / 1.050x against 1.004x / 0.996x. The timeline probe
+// (bench_results/h100/reference/2026-11-25_sm90_decode_dsmem_trace.txt): the exchange of a
+// 64 KB partial (128-token tile) takes about 2 us between the two cluster barriers, 1 us for 16 KB
+// (16 tokens). Before it, as `hgemm` ran it: 0.996x / 0.998x / 0.976x / 0.949x at 1 / 16 / 64 /
+// 128 tokens (2026-11-25_llm_decode_acceptance.json, git 2dffe02); story: docs/hgemm-hopper.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -39,26 +43,26 @@
 namespace gemmbench {
 namespace {
 
-// CSPLIT: the in-cluster split where it applies (one cluster per tile, the parts summed in shared
-// memory), else the same tile's stream-K walk.
-template <int CSPLIT>
-using Decode32 = Sm90Variant<32, 128, 8, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
-template <int CSPLIT>
-using Decode64 = Sm90Variant<64, 128, 7, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
-template <int CSPLIT>
-using Decode128 = Sm90Variant<128, 128, 5, 1, CSPLIT == 0, Layout::tn, CSPLIT>;
+// CSPLIT: the in-cluster split where it applies (hgemm_decode_sm90), else the same tile's
+// stream-K walk (CSPLIT = false: hgemm_tn_sm90_128x128_sk, the walk alone).
+template <bool CSPLIT>
+using Decode32 = Sm90Variant<32, 128, 8, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode64 = Sm90Variant<64, 128, 7, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
 
 constexpr int kMaxTokens = 128;
 
 // The token tile for M: the narrowest of 32, 64, 128 that holds every token.
-template <int CSPLIT, class F>
+template <bool CSPLIT, class F>
 auto with_token_tile(int64_t m, F&& f) {
   if (m <= 32) return f(Decode32<CSPLIT>{});
   if (m <= 64) return f(Decode64<CSPLIT>{});
   return f(Decode128<CSPLIT>{});
 }
 
-template <int CSPLIT>
+template <bool CSPLIT>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
     return "the decode path takes M <= " + std::to_string(kMaxTokens) +
@@ -66,13 +70,13 @@ std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   return with_token_tile<CSPLIT>(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
 
-template <int CSPLIT>
+template <bool CSPLIT>
 void decode_launch(const GemmArgs& args, cudaStream_t stream) {
   with_token_tile<CSPLIT>(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
 // A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
-template <int CSPLIT>
+template <bool CSPLIT>
 KernelInfo decode_info(std::string name, std::string summary) {
   KernelInfo info = sm90_info<Decode32<CSPLIT>>(std::move(name), std::move(summary));
   info.rung = 12;
@@ -83,19 +87,13 @@ KernelInfo decode_info(std::string name, std::string summary) {
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(decode_info<0>(
+GEMMBENCH_REGISTER_KERNEL(decode_info<true>(
     "hgemm_decode_sm90",
     "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's narrow N "
-    "(32/64/128), 1 CTA/SM, each tile's K split in equal parts for half the grid"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<1>(
-    "hgemm_decode_sm90_dsmem",
-    "hgemm_decode_sm90 with each split tile's parts in one cluster, summed in distributed shared "
-    "memory (no workspace, no flags)"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<2>(
-    "hgemm_decode_sm90_dsmem_all",
-    "dev candidate: hgemm_decode_sm90_dsmem with the split sized for the whole grid"));
+    "(32/64/128), 1 CTA/SM; few tiles: each tile's K split over a cluster, the parts summed in "
+    "distributed shared memory"));
 
-GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<0>>(
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",
     "128x128x64, 5 stages, no cluster, stream-K (every tile split when tiles < SMs): the decode "
     "path's 128-token tile at any M"));

@@ -32,13 +32,12 @@ namespace {
 // the CTAs of a cluster with the partials summed in shared memory (sm90/cluster_split.cuh);
 // where that split does not apply, a CSPLIT variant runs its stream-K twin (Fallback).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          Layout LAYOUT_ = Layout::tn, int CSPLIT_ = 0>
+          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
   static constexpr Layout LAYOUT = LAYOUT_;
-  static constexpr bool CSPLIT = CSPLIT_ != 0;
-  static constexpr bool CS_WHOLE_GRID = CSPLIT_ == 2;  // dev candidate: the whole grid
+  static constexpr bool CSPLIT = CSPLIT_;
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
   using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
@@ -161,11 +160,12 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, 1, 1 << 30, false);
   const int ctas = resident_clusters<T, F16_ACCUM, V>();
-  // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule's.
-  const int target = args.test_max_ctas > 0 ? args.test_max_ctas
-                     : V::CS_WHOLE_GRID     ? ctas
-                                            : decode_grid_target(V::BM, N, K, ctas);
-  int parts = sched.tiles_m == 1 ? cs_parts(sched.tiles_total, sched.k_blocks, target) : 1;
+  // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
+  int parts = 1;
+  if (sched.tiles_m == 1)
+    parts = args.test_max_ctas > 0
+                ? cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas)
+                : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas);
   const auto resident = resident_split_clusters<T, F16_ACCUM, V>();
   while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
   if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback>(args, stream);

@@ -246,7 +246,7 @@ class Sm90WorkIter {
   int sk_kb_end_ = 0;  // stream-K: one past the k-block of the last of them, in tile pos_
 };
 
-// ---- The in-cluster split (hgemm_decode_sm90_dsmem) ------------------------------------------
+// ---- The in-cluster split (hgemm_decode_sm90) -----------------------------------------------
 // One row of tiles fewer than the grid, as above, but each tile's `parts` equal k-ranges go to the
 // CTAs of one cluster (rank r: k-blocks [k_blocks * r / parts, k_blocks * (r + 1) / parts)), and
 // their partial accumulators are summed in the cluster's shared memory instead of a global
@@ -280,11 +280,31 @@ GB_HD constexpr int cs_slot(int wb, int sender, int parts) {
 GB_HD int cs_kb_begin(int k_blocks, int rank, int parts) {
   return int((long long)k_blocks * rank / parts);
 }
-// The cluster size: the decode split for the grid target, at most kCsMaxParts (the launcher
-// lowers it further until that many clusters of it can be resident at once).
-GB_HD int cs_parts(int tiles, int k_blocks, int target) {
+// The cluster size for a grid target: the decode split's equal parts, at most kCsMaxParts (the
+// launcher lowers it further until that many clusters of it can be resident at once).
+GB_HD int cs_parts_for(int tiles, int k_blocks, int target) {
   const int p = decode_split_count(tiles, k_blocks, target);
   return p < kCsMaxParts ? p : kCsMaxParts;
+}
+// The cluster size by shape (hgemm_decode_sm90), on a grid of `grid` CTAs. From the two
+// candidate runs (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json, H100,
+// sustained, cold L2, f16, the 10th-percentile times of both runs averaged) against the workspace
+// walk's split (decode_split_count with decode_grid_target):
+// - Half the grid, as the walk: 16 and 64 tokens at 17 and 32 tiles (16x2112x7168 17.7 us on 3
+//   parts against 18.3 on 6 and the walk's 18.6; 16x4096x4096 18.1 on 2 against 18.6 on 4 and
+//   18.6). At 48 tiles (6144x4096) no split: 22.9 us against 23.7 on 2 parts.
+// - The whole grid for the 128-token tile from 64 k-blocks up: 128x2112x7168 21.4 us on 6 parts
+//   against 22.8 on 3 and the walk's 23.3; 128x4096x4096 21.0 on 4 (3 resident) against 21.9 on 2
+//   and 21.5. At 32 k-blocks (128x7168x2048) no split: 18.4 us against 18.6 on 2.
+// - Two parts at 33 to 66 tiles when K is long (>= 128 k-blocks), which the walk ran whole:
+//   16x8192x28672 158.2 us against 165.4, 64x7168x18432 94.6 against 99.0, 16x8192x8192 50.0
+//   against 50.7; at 64 k-blocks and less it loses (16x7168x2048 16.5 against 15.8).
+inline constexpr int kCsLongKBlocks = 128;
+GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid) {
+  const int target = bm >= 128 && k_blocks >= 64 ? grid : grid / 2;
+  const int p = cs_parts_for(tiles, k_blocks, target);
+  if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
+  return p;
 }
 
 // The one work item of CTA `cta` of the in-cluster split (clusters of `parts` CTAs along x, one
