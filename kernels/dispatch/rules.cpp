@@ -44,6 +44,9 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       and 8 tokens, f16 and bf16)
 //   L = 2026-11-25_gemv_tc_one_wave.json (the tensor-core GEMV at 16 tokens with a one-wave
 //       grid, f16 decode layers)
+// Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
+// 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
+// with rung 12 below were measured before it.
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
