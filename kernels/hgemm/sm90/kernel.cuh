@@ -325,8 +325,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
       if (n_tile >= sched.tiles_n) continue;
       const int m_tile0 = w.tile.m * BM;
-      if (Cfg::TMA_STORE && !CSPLIT &&
-          sched.c_tma) {  // uniform: beta == 0, M % 8 == 0, C 16-byte aligned
+      // sched.c_tma is uniform: beta == 0, M % 8 == 0, C 16-byte aligned.
+      if (Cfg::TMA_STORE && !CSPLIT && sched.c_tma) {
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;
         if (n0 >= N) continue;  // this warpgroup's rows are all past N
         // Packed now, stored during the next tile's first k-blocks.

@@ -45,12 +45,37 @@ struct Sm90Variant {
 
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
-  if constexpr (V::CSPLIT)
-    return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                              V::A_K_MAJOR, V::B_K_MAJOR, true>;
-  else
-    return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                              V::A_K_MAJOR, V::B_K_MAJOR>;
+  return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
+                            V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT>;
+}
+
+// The launch configuration of a variant's kernel on `ctas` CTAs in clusters of `cluster` (1: a
+// plain launch); `attr` holds the cluster dimension and must outlive the config.
+template <class V>
+cudaLaunchConfig_t launch_config(int ctas, int cluster, cudaStream_t stream,
+                                 cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas);
+  cfg.blockDim = dim3(V::Cfg::THREADS);
+  cfg.dynamicSmemBytes = V::Cfg::SMEM_BYTES;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return cfg;
+}
+
+// Clusters of `cluster` CTAs of the kernel that can be resident at once (its shared-memory limit
+// raised first).
+template <class V, class Kernel>
+int max_active_clusters(Kernel kernel, int cluster) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config<V>(cluster, cluster, nullptr, attr);
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  return n;
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -65,20 +90,10 @@ int resident_clusters() {
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     int n = 0;
-    if constexpr (V::CLUSTER == 1) {
+    if constexpr (V::CLUSTER == 1)
       n = resident_ctas(kernel, Cfg::THREADS, Cfg::SMEM_BYTES, dev);
-    } else {
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(V::CLUSTER);
-      cfg.blockDim = dim3(Cfg::THREADS);
-      cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
-      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
-    }
+    else
+      n = max_active_clusters<V>(kernel, V::CLUSTER);
     if (n < 1)
       throw std::runtime_error("hgemm_tn_sm90: not even one CTA/cluster fits on the device");
     return n;
@@ -96,18 +111,7 @@ std::array<int, kCsMaxParts + 1> resident_split_clusters() {
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     std::array<int, kCsMaxParts + 1> n{};
-    for (int p = 2; p <= kCsMaxParts; ++p) {
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = p, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(p);
-      cfg.blockDim = dim3(Cfg::THREADS);
-      cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
-      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n[p], kernel, &cfg));
-    }
+    for (int p = 2; p <= kCsMaxParts; ++p) n[p] = max_active_clusters<V>(kernel, p);
     return n;
   });
 }
@@ -136,16 +140,9 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   }
   const uint32_t epoch = V::STREAM_K ? next_sk_epoch() : 0u;
 
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = V::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(sched.clusters * V::CLUSTER);
-  cfg.blockDim = dim3(Cfg::THREADS);
-  cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = V::CLUSTER > 1 ? 1 : 0;  // CLUSTER = 1: a plain launch
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg =
+      launch_config<V>(sched.clusters * V::CLUSTER, V::CLUSTER, stream, attr);
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
                                 static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
                                 epoch));
@@ -173,16 +170,8 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, p.dtype, N, K, V::BN);
   const CUtensorMap map_c{};  // the register epilogue stores C
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = parts, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(sched.tiles_total * parts);
-  cfg.blockDim = dim3(Cfg::THREADS);
-  cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config<V>(sched.tiles_total * parts, parts, stream, attr);
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V>(), map_a, map_b, map_c,
                                 static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched, 0u));
 }
