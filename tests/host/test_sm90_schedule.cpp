@@ -192,6 +192,95 @@ TEST(Sm90Schedule, PlainWalkIsBalancedAndInRasterOrder) {
   EXPECT_EQ(most, 7u);
 }
 
+// The light column (N ends in the first half of the last cluster tile column, whose second
+// warpgroup then issues no MMAs): the stream-K walk takes its tiles last and gives every cluster
+// the same weight of work, a light k-block counting light_weight against kSkFullWeight.
+namespace {
+// Each cluster's work, in weight: whole and stream-K items alike, k-block by k-block.
+std::vector<long long> cluster_weights(const Sm90Schedule& s, int n, int bn, int cluster) {
+  std::vector<long long> out;
+  const int last_rows = n - (s.cluster_tiles_n - 1) * bn * cluster;
+  for (const auto& items : walk(s, true)) {
+    long long w = 0;
+    for (const Sm90Work& it : items) {
+      const bool light = it.tile.n == s.cluster_tiles_n - 1 && 2 * last_rows <= bn;
+      w += (long long)(it.kb_end - it.kb_begin) * (light ? s.light_weight : kSkFullWeight);
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Sm90Schedule, LightColumnIsWalkedLastByWeight) {
+  // 4096x2112x7168 on 132 CTAs (hgemm_tn_sm90_c1_sk): 256 full tiles and 16 light ones, weight
+  // 264 full tiles, exactly 2 a CTA. One whole wave, then ranges of one full tile or two light
+  // ones: nothing split.
+  const Sm90Schedule s = make_schedule(4096, 2112, 7168, 256, 128, 64, 1, 132, true);
+  EXPECT_EQ(s.tail_tiles, 16);
+  EXPECT_EQ(s.dp_tiles, 132);
+  EXPECT_EQ(s.sk_units, 140LL * 112);
+  const auto items = walk(s, true);
+  for (int c = 0; c < 132; ++c) {
+    SCOPED_TRACE(testing::Message() << "cluster " << c);
+    const bool light = c >= 124;
+    ASSERT_EQ(items[c].size(), light ? 3u : 2u);
+    for (const Sm90Work& w : items[c]) {
+      EXPECT_EQ(w.kb_begin, 0);
+      EXPECT_EQ(w.kb_end, 112);
+    }
+    EXPECT_EQ(items[c][1].tile.n == 16, light);
+    if (light) EXPECT_EQ(items[c][2].tile.n, 16);
+  }
+  // The raster walks the 16 full columns, the light column follows top to bottom.
+  std::set<std::pair<int, int>> body;
+  for (int d = 0; d < 256; ++d) {
+    const TileCoord t = dense_cluster_tile(s, d);
+    EXPECT_LT(t.n, 16);
+    body.insert({t.m, t.n});
+  }
+  EXPECT_EQ(body.size(), 256u);
+  for (int d = 256; d < 272; ++d) {
+    EXPECT_EQ(dense_cluster_tile(s, d).m, d - 256);
+    EXPECT_EQ(dense_cluster_tile(s, d).n, 16);
+  }
+
+  // Every cluster within one k-block's weight of every other (each range end rounds to a unit),
+  // for other grids, both cluster sizes, light weights from a quarter to a whole, and M from
+  // one wave of light tiles to several.
+  for (int cluster : {1, 2})
+    for (int lw : {2, 4, 5, 6, 8})
+      for (int m : {512, 4096, 9000, 40000})
+        for (int g : {132, 66, 100, 7}) {
+          const int grid = g / cluster > 0 ? g / cluster : 1;
+          const Sm90Schedule t =
+              make_schedule(m, 2112, 7168, 256, 128, 64, cluster, grid, true, lw);
+          SCOPED_TRACE(testing::Message() << m << "x2112 cluster " << cluster << " grid " << grid
+                                          << " light weight " << lw);
+          check(m, 2112, 7168, 256, 128, cluster, grid, true);
+          if (testing::Test::HasFatalFailure()) return;
+          if (t.tiles_total < grid) continue;  // one tile each: nothing to weigh
+          EXPECT_EQ(t.tail_tiles, t.tiles_m);
+          const auto w = cluster_weights(t, 2112, 128, cluster);
+          const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+          EXPECT_LE(*hi - *lo, 2 * kSkFullWeight);
+        }
+
+  // No light column: N past the first half of the last column, one column only, the plain walk.
+  EXPECT_EQ(make_schedule(4096, 2176, 7168, 256, 128, 64, 1, 132, true).tail_tiles, 0);
+  EXPECT_EQ(make_schedule(4096, 2112, 7168, 256, 128, 64, 2, 66, true).tail_tiles, 16)
+      << "2112 = 8.25 cluster columns of 256: the last one's second CTA idles, its first is half";
+  EXPECT_EQ(make_schedule(4096, 2176, 7168, 256, 128, 64, 2, 66, true).tail_tiles, 0)
+      << "2176 = 8.5 cluster columns: the last one's first CTA is whole";
+  EXPECT_EQ(make_schedule(4096, 64, 7168, 256, 128, 64, 1, 132, true).tail_tiles, 0);
+  EXPECT_EQ(make_schedule(4096, 2112, 7168, 256, 128, 64, 1, 132, false).tail_tiles, 0);
+  // Without a light column the stream-K walk is as before: equal ranges in k-blocks.
+  const Sm90Schedule even = make_schedule(4096, 7168, 2048, 256, 128, 64, 2, 66, true);
+  EXPECT_EQ(even.tail_tiles, 0);
+  for (int c = 0; c <= even.clusters; ++c)
+    EXPECT_EQ(sk_range_begin(even, c), even.sk_units * c / even.clusters);
+}
+
 // Fewer tiles than clusters under stream-K with a tile of at most 128x128. One row of tiles (the
 // decode path: 1-CTA clusters, 132 of them): every tile is split into decode_split_count equal
 // parts, about half the grid; more rows (a small square): every tile is split over up to the
