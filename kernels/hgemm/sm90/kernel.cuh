@@ -246,32 +246,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
                                                     : kFixupNone;
       const int kb_count = w.kb_end - w.kb_begin;
 
-      // ======== IDLE WARPGROUP (stream-K walk) ========
-      // This warpgroup's 64 rows all lie past N (the light column's second half, the padding N
-      // tile of an odd tiles_n): no MMAs, so that the tile takes about half the time (the
-      // schedule weighs it so). The stages are freed as they land and the previous tile's boxes
-      // stored; nothing is published, gathered or stored (the tile's other contributors idle too).
-      if constexpr (STREAM_K && !CSPLIT) {
-        if (n_tile * BN + consumer * Cfg::WG_N >= N) {
-          auto skip_block = [&]() {
-            sm90::mbarrier_wait_parity(full(stage), phase);
-            release(stage);
-            if (++stage == STAGES) stage = 0, phase ^= 1;
-          };
-          int kb = 0;
-          static_for<BOXES>([&](auto box) {
-            if (kb < kb_count) skip_block(), ++kb;
-            if (pending)
-              store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
-                  packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp,
-                  lane, wg_thread, wg_bar);
-          });
-          pending = false;
-          for (; kb < kb_count; ++kb) skip_block();
-          continue;
-        }
-      }
-
       // ======== MAINLOOP ========
 #pragma unroll
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
@@ -322,17 +296,18 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       for (int i = 0; i < ACC_REGS; ++i) sm90::fence_operand(acc[i]);
 
       // ======== STREAM-K FIX-UP ========
-      // (An idle warpgroup, above, neither publishes nor gathers: publisher and finisher have the
-      // same rank and consumer index, hence the same rows.)
+      // The padding N tile of an odd tiles_n (cluster runs only) is neither published nor
+      // gathered: publisher and finisher have the same rank, hence the same n_tile.
       if constexpr (STREAM_K) {
         const int slot_base = int(cta_rank) * Cfg::CONSUMERS + consumer;  // + cluster * CTA slots
         if (fixup == kFixupPublish) {  // partial: the tile's finisher adds it
-          sk_publish(acc, cluster_id * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread,
-                     wg_bar);
+          if (n_tile < sched.tiles_n)
+            sk_publish(acc, cluster_id * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread,
+                       wg_bar);
           GB_SM90_TRACE(7, wg_thread == 0 && consumer == 0);
           continue;
         }
-        if (fixup >= 0) {  // add the tile's first k-blocks
+        if (fixup >= 0 && n_tile < sched.tiles_n) {  // add the tile's first k-blocks
           for (int cc = sk_prev_contributor(sched, cluster_id, fixup); cc >= 0;
                cc = sk_prev_contributor(sched, cc, fixup))
             sk_accumulate(acc, cc * CLUSTER * Cfg::CONSUMERS + slot_base, epoch, wg_thread, wg_bar);

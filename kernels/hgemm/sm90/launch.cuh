@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -117,17 +116,6 @@ std::array<int, kCsMaxParts + 1> resident_split_clusters() {
   });
 }
 
-// Measuring knob: GEMMBENCH_SM90_LIGHT_WEIGHT=w (1..16) weighs the stream-K walk's light k-blocks
-// at w instead of kSkLightWeight (kSkFullWeight = 8 is a full one). Read once per process.
-inline int sm90_light_weight() {
-  static const int w = [] {
-    const char* e = std::getenv("GEMMBENCH_SM90_LIGHT_WEIGHT");
-    const int v = e ? std::atoi(e) : 0;
-    return v >= 1 && v <= 16 ? v : kSkLightWeight;
-  }();
-  return w;
-}
-
 // The persistent walk: plain or stream-K, over resident clusters.
 template <class T, bool F16_ACCUM, class V>
 void run_walk(const GemmArgs& args, cudaStream_t stream) {
@@ -138,8 +126,8 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters,
-                                     V::STREAM_K, sm90_light_weight());
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)

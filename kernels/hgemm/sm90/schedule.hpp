@@ -35,8 +35,6 @@ struct Sm90Schedule {
   int clusters;         // the persistent grid, in clusters
   int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
   long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
-  int tail_tiles;       // stream-K walk: the light column's tiles, walked last (0: none)
-  int light_weight;     // stream-K walk: a light k-block's weight (kSkFullWeight: a full one's)
   int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
 };
 
@@ -108,37 +106,21 @@ GB_HD bool decode_walks_whole_tiles(int tiles_m, int tiles_total, int k_blocks, 
   return tiles_m == 1 && tiles_total >= clusters_max && k_blocks <= kDecodeWholeTileMaxKBlocks;
 }
 
-// The light column of the stream-K walk. Where N ends within the first half of the last cluster
-// tile column (N = 2112: 16 columns of 128 and 64 rows), the consumer warpgroups whose 64 rows all
-// lie past N issue no MMAs (sm90/kernel.cuh), so that column's tiles take about half the time of a
-// full one. The stream-K walk then takes them last and weighs their k-blocks at light_weight
-// against kSkFullWeight for a full k-block: the clusters' stream-K ranges are equal in weight,
-// not in k-blocks. At 4096x2112x7168 on 132 CTAs (256 full tiles, 16 light ones) each CTA gets
-// one whole tile and a range worth one more: 124 ranges of one full tile and 8 of two light ones,
-// none split. Without it the 140 stream-K tiles were split across the grid, the light ones
-// counted whole.
-inline constexpr int kSkFullWeight = 8;
-inline constexpr int kSkLightWeight = 4;
-
-// The tiles of the stream-K walk's light column (tiles_m, or 0 where there is none): N ends in
-// the first half of the last cluster tile column (the first of its 2 x CLUSTER warpgroups has
-// rows, no other), and there is another column.
-GB_HD int sk_light_tiles(int n, int bn, int cluster, int tiles_m, int cluster_tiles_n) {
-  const int last_rows = n - (cluster_tiles_n - 1) * bn * cluster;
-  return cluster_tiles_n > 1 && 2 * last_rows <= bn ? tiles_m : 0;
-}
-
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
-// see docs/hgemm-hopper.md). light_weight: the stream-K walk's weight of a light k-block (tests
-// and the measurement vary it).
+// see docs/hgemm-hopper.md).
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                                 int clusters_max, bool stream_k,
-                                 int light_weight = kSkLightWeight) {
+                                 int clusters_max, bool stream_k) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
   s.cluster_tiles_n = ceil_div(s.tiles_n, cluster);
+  s.log_tile = raster_log_tile(s.cluster_tiles_n, 8);
+  const RasterGrid g = raster_grid(s.tiles_m, s.cluster_tiles_n, s.log_tile);
+  s.raster_x = g.x;
+  s.raster_y = g.y;
+  s.raster_total = g.x * g.y;
+  s.last_row_n = s.cluster_tiles_n - (g.y - 1) * (1 << s.log_tile);
   s.tiles_total = s.tiles_m * s.cluster_tiles_n;
   s.k_blocks = ceil_div(k, bk);
   int clusters = clusters_max < s.tiles_total ? clusters_max : s.tiles_total;
@@ -164,41 +146,14 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
                : s.tiles_total < s.clusters
                    ? 0  // every tile split
                    : s.tiles_total - sk_tile_count(s.tiles_total, s.clusters);
-  s.light_weight = light_weight;
-  const int light = whole || s.tiles_total < clusters_max  // one tile or split each: no tail
-                        ? 0
-                        : sk_light_tiles(n, bn, cluster, s.tiles_m, s.cluster_tiles_n);
-  if (light > 0) {
-    // Whole waves of full tiles first, leaving half a wave to a wave and a half of weight (as
-    // sk_tile_count does in tiles) to the stream-K ranges, the light tiles among it.
-    const long long C = s.clusters, full = s.tiles_total - light;
-    const long long weight = full * kSkFullWeight + (long long)light * light_weight;
-    long long waves = 2 * weight >= kSkFullWeight * C
-                          ? (2 * weight - kSkFullWeight * C) / (2 * kSkFullWeight * C)
-                          : 0;
-    if (waves * C > full) waves = full / C;
-    s.dp_tiles = int(waves * C);
-    s.tail_tiles = light;
-  }
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
-  // The raster covers the columns before the light one when it is walked last.
-  const int raster_n = s.cluster_tiles_n - (s.tail_tiles > 0 ? 1 : 0);
-  s.log_tile = raster_log_tile(s.cluster_tiles_n, 8);
-  const RasterGrid g = raster_grid(s.tiles_m, raster_n, s.log_tile);
-  s.raster_x = g.x;
-  s.raster_y = g.y;
-  s.raster_total = g.x * g.y;
-  s.last_row_n = raster_n - (g.y - 1) * (1 << s.log_tile);
   s.c_tma = 0;
   return s;
 }
 
-// Dense index d (0 .. tiles_total - 1) -> cluster tile, in raster order, then the light column
-// top to bottom (tail_tiles). Every raster row but the last is full; in the last one only columns
-// (x % 2^log_tile) < last_row_n are tiles.
+// Dense index d (0 .. tiles_total - 1) -> cluster tile, in raster order. Every raster row but
+// the last is full; in the last one only columns (x % 2^log_tile) < last_row_n are tiles.
 GB_HD TileCoord dense_cluster_tile(const Sm90Schedule& s, int d) {
-  const int body = s.tiles_total - s.tail_tiles;
-  if (d >= body) return TileCoord{d - body, s.cluster_tiles_n - 1};
   const int full = (s.raster_y - 1) * s.raster_x;
   if (d < full) return raster_tile(d % s.raster_x, d / s.raster_x, s.log_tile);
   const int e = d - full;
@@ -206,16 +161,9 @@ GB_HD TileCoord dense_cluster_tile(const Sm90Schedule& s, int d) {
   return raster_tile(x, s.raster_y - 1, s.log_tile);
 }
 
-// First stream-K unit of cluster c (c = clusters: sk_units). Ranges differ by at most one unit,
-// or with a light column (tail_tiles) by at most one unit's weight: its k-blocks, the last
-// tail_tiles * k_blocks units, weigh light_weight, the others kSkFullWeight.
+// First stream-K unit of cluster c (c = clusters: sk_units). Ranges differ by at most one unit.
 GB_HD long long sk_range_begin(const Sm90Schedule& s, int c) {
-  if (s.tail_tiles == 0) return s.sk_units * c / s.clusters;
-  const long long full_units = s.sk_units - (long long)s.tail_tiles * s.k_blocks;
-  const long long full_weight = full_units * kSkFullWeight;
-  const long long t = (full_weight + (s.sk_units - full_units) * s.light_weight) * c / s.clusters;
-  if (t <= full_weight) return (t + kSkFullWeight / 2) / kSkFullWeight;
-  return full_units + (t - full_weight + s.light_weight / 2) / s.light_weight;
+  return s.sk_units * c / s.clusters;
 }
 
 // The finisher of stream-K tile `sk_tile` (in some cluster above `from`) adds the partials of the
@@ -275,7 +223,7 @@ class Sm90WorkIter {
         // pos_ = cluster + i * clusters: the cluster is pos_ % clusters.
         const int cluster = pos_ % s_.clusters;
         const long long b = sk_range_begin(s_, cluster), e = sk_range_begin(s_, cluster + 1);
-        sk_left_ = int(e - b);  // a few tiles' k-blocks: the stream-K tail is < 2 waves
+        sk_left_ = int(e - b);  // at most 2 * k_blocks + 1: sk_tile_count keeps < 2 waves
         if (sk_left_ == 0) return false;
         pos_ = int((e - 1) / s_.k_blocks);
         sk_kb_end_ = int(e - (long long)pos_ * s_.k_blocks);  // 1 .. k_blocks
