@@ -83,7 +83,8 @@ for step in "${steps[@]}"; do
       rest=${step#ncu-kernels:}
       tag=${rest%%:*}
       args=${rest#*:}
-      timeout 300 ncu --clock-control none --kernel-name "regex:gemm|nvjet|xmma" \
+      # NCU_KERNEL_REGEX widens the match (e.g. gemm|gemv|nvjet|xmma for the GEMV paths).
+      timeout 300 ncu --clock-control none --kernel-name "regex:${NCU_KERNEL_REGEX:-gemm|nvjet|xmma}" \
         --launch-skip 4 --launch-count 4 \
         --section LaunchStats --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum \
@@ -177,13 +178,13 @@ for step in "${steps[@]}"; do
       tag=${rest%%:*}
       args=${rest#*:}
       ncu --query-metrics --chip gh100 2>&1 | grep -E '^lts__t_(sectors|requests)_src' >"$logs/ncu_l2_metric_names.txt"
-      timeout 300 ncu --clock-control none --kernel-name "regex:gemm|nvjet|xmma" \
+      timeout 300 ncu --clock-control none --kernel-name "regex:${NCU_KERNEL_REGEX:-gemm|nvjet|xmma}" \
         --launch-skip 4 --launch-count 4 \
         --metrics "regex:^lts__t_sectors_src(unit|node)_[a-z]+\.sum$",lts__t_sectors.sum,lts__t_bytes.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second \
         "$bin" $args --warmup 2 --min-samples 4 --min-time 0 --no-verify --quiet >"$logs/ncu_l2_$tag.txt" 2>&1
       rc=$?
       if [ $rc -ne 0 ]; then  # a metric this ncu does not know: the source breakdown alone
-        timeout 300 ncu --clock-control none --kernel-name "regex:gemm|nvjet|xmma" \
+        timeout 300 ncu --clock-control none --kernel-name "regex:${NCU_KERNEL_REGEX:-gemm|nvjet|xmma}" \
           --launch-skip 4 --launch-count 4 --metrics "regex:^lts__t_sectors_src(unit|node)_[a-z]+\.sum$",lts__t_bytes.sum \
           "$bin" $args --warmup 2 --min-samples 4 --min-time 0 --no-verify --quiet >>"$logs/ncu_l2_$tag.txt" 2>&1
         rc="$rc, retry with fewer metrics: $?"
