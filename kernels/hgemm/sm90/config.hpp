@@ -42,7 +42,8 @@ struct Sm90Config {
   static_assert(STAGES >= 2,
                 "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
                 "1-stage ring deadlocks");
-  static_assert(BN == 128, "the 40/232 register split assumes 2 consumer warpgroups (BN = 128)");
+  static_assert(BN == 64 || BN == 128,
+                "one or two consumer warpgroups: the 40/232 register split fits both");
   static_assert(BM % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's A slice must be whole 8-row swizzle atoms (1024 B) so the multicast "
                 "slices keep the 128B swizzle phase");

@@ -85,7 +85,38 @@ KernelInfo decode_info(std::string name, std::string summary) {
   return info;
 }
 
+// Candidate (issue 17): 64 weight rows per CTA (one consumer warpgroup), twice the CTAs of the
+// 128-row tile, a ring of about 192 KB, the stream-K walk (whole tiles at short K, the one-row
+// split through the workspace with few tiles).
+using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
+using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
+using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
+template <class F>
+auto with_n64_tile(int64_t m, F&& f) {
+  if (m <= 32) return f(N64Tile32{});
+  if (m <= 64) return f(N64Tile64{});
+  return f(N64Tile128{});
+}
+std::string n64_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > kMaxTokens) return "the decode path takes M <= " + std::to_string(kMaxTokens);
+  return with_n64_tile(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+}
+void n64_launch(const GemmArgs& args, cudaStream_t stream) {
+  with_n64_tile(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
+}
+KernelInfo n64_info() {
+  KernelInfo info = sm90_info<N64Tile32>(
+      "hgemm_decode_sm90_n64",
+      "candidate: the decode path with 64 weight rows per CTA, 8-16 stages, stream-K walk");
+  info.rung = 12;
+  info.supports = n64_supports;
+  info.launch = n64_launch;
+  return info;
+}
+
 }  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(n64_info());
 
 GEMMBENCH_REGISTER_KERNEL(decode_info<true>(
     "hgemm_decode_sm90",
