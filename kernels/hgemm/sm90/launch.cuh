@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -117,16 +116,6 @@ std::array<int, kCsMaxParts + 1> resident_split_clusters() {
   });
 }
 
-// Measuring knob: GEMMBENCH_SM90_SPLIT_TARGET=n makes the one-row decode split aim at n CTAs
-// instead of decode_grid_target's half or whole grid. Read once per process.
-inline int sm90_split_target() {
-  static const int n = [] {
-    const char* e = std::getenv("GEMMBENCH_SM90_SPLIT_TARGET");
-    return e ? std::max(0, std::atoi(e)) : 0;
-  }();
-  return n;
-}
-
 // The persistent walk: plain or stream-K, over resident clusters.
 template <class T, bool F16_ACCUM, class V>
 void run_walk(const GemmArgs& args, cudaStream_t stream) {
@@ -137,8 +126,8 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters,
-                                     V::STREAM_K, std::min(sm90_split_target(), max_clusters));
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)

@@ -109,10 +109,8 @@ GB_HD bool decode_walks_whole_tiles(int tiles_m, int tiles_total, int k_blocks, 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
 // see docs/hgemm-hopper.md).
-// split_target: the CTAs the one-row split aims at instead of decode_grid_target (0: the rule;
-// the measuring knob GEMMBENCH_SM90_SPLIT_TARGET, sm90/launch.cuh).
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                                 int clusters_max, bool stream_k, int split_target = 0) {
+                                 int clusters_max, bool stream_k) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -131,9 +129,8 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       // One row of tiles (decode: every token in one tile, the weights streamed once): each
       // tile's k-blocks are split into the same number of equal parts, one cluster each, for
       // about half the grid (decode_split_count).
-      const int target =
-          split_target > 0 ? split_target : decode_grid_target(bm, n, k, clusters_max);
-      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks, target);
+      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks,
+                                                    decode_grid_target(bm, n, k, clusters_max));
     } else {
       // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
       // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
