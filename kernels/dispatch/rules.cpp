@@ -44,9 +44,12 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       and 8 tokens, f16 and bf16)
 //   L = 2026-11-25_gemv_tc_one_wave.json (the tensor-core GEMV at 16 tokens with a one-wave
 //       grid, f16 decode layers)
+//   N = 2026-11-25_decode_n64_candidates.json (the 64-row weight tile at 16, 64 and 128 tokens
+//       beside hgemm, f16 decode layers) and _n64_recheck_{4096,2112}.json (the N = 4096 and 2112
+//       layers again, at 64 and 128 tokens)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
-// with rung 12 below were measured before it.
+// with rung 12 in F-L were measured before it, N after it.
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -75,6 +78,19 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_gemv_tc",
           "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
           "into mma.sync fragments");
+  if (p.m > 32 && p.m <= 128 &&
+      ((ceil_div(p.n, 64) <= caps.num_sms && p.k <= 16384) || p.k <= 2048))
+    // N: at 64 and 128 tokens the 64-row weight tile (twice the CTAs of rung 12's 128 rows, a
+    // deeper ring, no split below half the grid) leads where its tiles fit one wave and K is at
+    // most 16384, and at K <= 2048 (whole tiles): 64 tokens 0.969-1.034x against 0.870-0.992x
+    // (4096x4096 0.970x / 0.905x, 7168x2048 0.969x / 0.870x), 128 tokens 0.827-1.070x against
+    // 0.839-1.053x (4096x7168 0.927x / 0.865x, 24576x1536 1.031x / 0.925x); level or 1% behind
+    // at 6144x4096 (64), 4096x4096 (128) and 7168x16384 (64). Rung 12 keeps the rest: multi-wave
+    // tiles with K >= 4096 (128x28672x4096 1.023x against 0.943x, 10240x8192 0.957x against
+    // 0.908x) and K > 16384 (8192x28672 1.072x against 1.047x). At 16 tokens rung 12 leads at
+    // 12 of 16 (16x32768x512 1.042x against 0.904x).
+    c.add("hgemm_decode_sm90_n64",
+          "33-128 tokens, 64-row weight tiles within one wave (K <= 16384) or K <= 2048");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /

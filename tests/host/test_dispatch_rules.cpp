@@ -52,7 +52,25 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
       << "192 row groups: more than one wave";
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(17, 4096, 4096), kH100)), "hgemm_decode_sm90");
-  EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 18432), kH100)), "hgemm_decode_sm90")
+      << "K > 16384: rung 12's split";
+  // 33-128 tokens: the 64-row weight tile where its tiles fit one wave (N/64 <= 132, K <= 16384)
+  // or K <= 2048; rung 12 behind it, then rung 11.
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 7168), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(33, 8192, 8192), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 16384), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 32768, 512), kH100)), "hgemm_decode_sm90_n64")
+      << "512 tiles, but K <= 2048";
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 28672, 4096), kH100)), "hgemm_decode_sm90")
+      << "448 tiles of 64 rows and K = 4096";
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 8192, 28672), kH100)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(32, 4096, 4096), kH100)), "hgemm_decode_sm90")
+      << "up to 32 tokens rung 12 leads";
+  const auto n64 = hgemm_candidates(tn16(64, 4096, 4096), kH100);
+  ASSERT_GE(n64.size(), 3u);
+  EXPECT_EQ(n64[1].kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(n64[2].kernel, "hgemm_decode");
   EXPECT_NE(first(hgemm_candidates(tn16(129, 4096, 4096), kH100)), "hgemm_decode_sm90");
   // Where the Hopper decode path cannot run (no sm_90a) rung 11's decode path is next.
   const auto c = hgemm_candidates(tn16(16, 8192, 8192), kH100);

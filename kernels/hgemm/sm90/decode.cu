@@ -85,9 +85,12 @@ KernelInfo decode_info(std::string name, std::string summary) {
   return info;
 }
 
-// Candidate (issue 17): 64 weight rows per CTA (one consumer warpgroup), twice the CTAs of the
-// 128-row tile, a ring of about 192 KB, the stream-K walk (whole tiles at short K, the one-row
-// split through the workspace with few tiles).
+// hgemm_decode_sm90_n64: 64 weight rows per CTA (one consumer warpgroup, 256 threads), twice the
+// CTAs of the 128-row tile, a ring of 8-16 stages (about 192 KB), the stream-K walk (whole tiles
+// at short K; with fewer tiles than half the grid, each tile's K split in equal parts through the
+// workspace, 8-32 KB partials). cuBLAS runs 64-row weight tiles at these shapes too (nvjet
+// 64x64, 13 stages, at 128x4096x7168; bench_results/h100/ncu_decode_sm90/). The `hgemm` rule
+// at 33-128 tokens (kernels/dispatch/rules.cpp, N).
 using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
 using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
@@ -107,7 +110,8 @@ void n64_launch(const GemmArgs& args, cudaStream_t stream) {
 KernelInfo n64_info() {
   KernelInfo info = sm90_info<N64Tile32>(
       "hgemm_decode_sm90_n64",
-      "candidate: the decode path with 64 weight rows per CTA, 8-16 stages, stream-K walk");
+      "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, "
+      "stream-K walk: more CTAs at 33-128 tokens");
   info.rung = 12;
   info.supports = n64_supports;
   info.launch = n64_launch;
