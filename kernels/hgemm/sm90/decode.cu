@@ -32,6 +32,11 @@
 // 64 KB partial (128-token tile) takes about 2 us between the two cluster barriers, 1 us for 16 KB
 // (16 tokens). Before it, as `hgemm` ran it: 0.996x / 0.998x / 0.976x / 0.949x at 1 / 16 / 64 /
 // 128 tokens (2026-11-25_llm_decode_acceptance.json, git 2dffe02); story: docs/hgemm-hopper.md.
+// hgemm_decode_sm90_n64 (below), in the candidate run (2026-11-25_decode_n64_candidates.json, git
+// f479500): 64x7168x2048 0.969x against 0.870x for `hgemm` then, 128x4096x7168 0.927x against
+// 0.865x; behind at 16 tokens and at multi-wave tiles with K >= 4096. With it at 33-128 tokens
+// (rule N) `hgemm` ran 0.999x / 0.983x at 64 / 128 tokens (f16; 2026-11-25_llm_decode_acceptance_
+// n64.json, git 9f58e12) against 0.991x / 0.948x before.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
