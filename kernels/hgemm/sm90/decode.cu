@@ -57,39 +57,6 @@ using Decode64 = Sm90Variant<64, 128, 7, 1, !CSPLIT, Layout::tn, CSPLIT>;
 template <bool CSPLIT>
 using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
 
-constexpr int kMaxTokens = 128;
-
-// The token tile for M: the narrowest of 32, 64, 128 that holds every token.
-template <bool CSPLIT, class F>
-auto with_token_tile(int64_t m, F&& f) {
-  if (m <= 32) return f(Decode32<CSPLIT>{});
-  if (m <= 64) return f(Decode64<CSPLIT>{});
-  return f(Decode128<CSPLIT>{});
-}
-
-template <bool CSPLIT>
-std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens)
-    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
-           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
-  return with_token_tile<CSPLIT>(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
-}
-
-template <bool CSPLIT>
-void decode_launch(const GemmArgs& args, cudaStream_t stream) {
-  with_token_tile<CSPLIT>(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
-}
-
-// A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
-template <bool CSPLIT>
-KernelInfo decode_info(std::string name, std::string summary) {
-  KernelInfo info = sm90_info<Decode32<CSPLIT>>(std::move(name), std::move(summary));
-  info.rung = 12;
-  info.supports = decode_supports<CSPLIT>;
-  info.launch = decode_launch<CSPLIT>;
-  return info;
-}
-
 // hgemm_decode_sm90_n64: 64 weight rows per CTA (one consumer warpgroup, 256 threads), twice the
 // CTAs of the 128-row tile, a ring of 8-16 stages (about 192 KB), the stream-K walk (whole tiles
 // at short K; with fewer tiles than half the grid, each tile's K split in equal parts through the
@@ -99,39 +66,60 @@ KernelInfo decode_info(std::string name, std::string summary) {
 using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
 using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
-template <class F>
-auto with_n64_tile(int64_t m, F&& f) {
-  if (m <= 32) return f(N64Tile32{});
-  if (m <= 64) return f(N64Tile64{});
-  return f(N64Tile128{});
+
+constexpr int kMaxTokens = 128;
+
+// A decode kernel's three token tiles; with() runs f on the narrowest of 32, 64, 128 rows that
+// holds every token.
+template <class V32, class V64, class V128>
+struct TokenTiles {
+  template <class F>
+  static auto with(int64_t m, F&& f) {
+    if (m <= 32) return f(V32{});
+    if (m <= 64) return f(V64{});
+    return f(V128{});
+  }
+};
+template <bool CSPLIT>
+using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
+using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
+
+template <class Tiles>
+std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > kMaxTokens)
+    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  return Tiles::with(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
-std::string n64_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens) return "the decode path takes M <= " + std::to_string(kMaxTokens);
-  return with_n64_tile(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+
+template <class Tiles>
+void decode_launch(const GemmArgs& args, cudaStream_t stream) {
+  Tiles::with(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
 }
-void n64_launch(const GemmArgs& args, cudaStream_t stream) {
-  with_n64_tile(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
-}
-KernelInfo n64_info() {
-  KernelInfo info = sm90_info<N64Tile32>(
-      "hgemm_decode_sm90_n64",
-      "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, "
-      "stream-K walk: more CTAs at 33-128 tokens");
+
+// A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
+template <class Tiles>
+KernelInfo decode_info(std::string name, std::string summary) {
+  KernelInfo info = Tiles::with(
+      1, [&](auto v) { return sm90_info<decltype(v)>(std::move(name), std::move(summary)); });
   info.rung = 12;
-  info.supports = n64_supports;
-  info.launch = n64_launch;
+  info.supports = decode_supports<Tiles>;
+  info.launch = decode_launch<Tiles>;
   return info;
 }
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(n64_info());
-
-GEMMBENCH_REGISTER_KERNEL(decode_info<true>(
+GEMMBENCH_REGISTER_KERNEL(decode_info<SplitTiles<true>>(
     "hgemm_decode_sm90",
     "Hopper decode path (M <= 128): rung 10's TMA+wgmma kernel with the tokens as wgmma's narrow N "
     "(32/64/128), 1 CTA/SM; few tiles: each tile's K split over a cluster, the parts summed in "
     "distributed shared memory"));
+
+GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
+    "hgemm_decode_sm90_n64",
+    "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
+    "walk: more CTAs at 33-128 tokens"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",
