@@ -83,10 +83,6 @@ struct TokenTiles {
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
-// Candidate (issue 17): at 65-128 tokens two rows of 64-token tiles, every tile whole (the plain
-// walk): twice the CTAs where the weight tiles are under half the grid, each weight tile read by
-// two CTAs through L2 (cuBLAS's 64x64 tiles at 128x4096x7168 multicast it within a 2-CTA cluster).
-using N64T64Tiles = TokenTiles<N64Tile32, N64Tile64, Sm90Variant<64, 64, 12, 1, false>>;
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -124,10 +120,6 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
-
-GEMMBENCH_REGISTER_KERNEL(decode_info<N64T64Tiles>(
-    "hgemm_decode_sm90_n64_t64",
-    "candidate: hgemm_decode_sm90_n64 with 64-token tiles at 65-128 tokens, every tile whole"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",
