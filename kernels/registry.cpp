@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/occupancy.hpp"
+#include "sol/sol.hpp"
 
 namespace gemmbench {
 
@@ -80,10 +81,17 @@ DeviceCaps current_device_caps() {
   return caps.get([](int dev) {
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    int optin = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    return DeviceCaps{prop.major * 10 + prop.minor, prop.multiProcessorCount, size_t(optin),
-                      size_t(prop.l2CacheSize)};
+    auto attr = [&](cudaDeviceAttr a) {
+      int v = 0;
+      CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+      return v;
+    };
+    DeviceCaps c{prop.major * 10 + prop.minor, prop.multiProcessorCount,
+                 size_t(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin)), size_t(prop.l2CacheSize)};
+    c.dram_gbs = datasheet_bandwidth_gbs(attr(cudaDevAttrMemoryClockRate) / 1000,
+                                         attr(cudaDevAttrGlobalMemoryBusWidth))
+                     .value_or(0.0);
+    return c;
   });
 }
 

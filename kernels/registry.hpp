@@ -24,6 +24,9 @@ struct DeviceCaps {
   int num_sms = 0;
   size_t smem_per_block_optin = 0;  // bytes, after cudaFuncSetAttribute
   size_t l2_bytes = 0;
+  // DRAM bandwidth from the datasheet (memory clock x bus width x 2, DDR), GB/s; 0 when unknown.
+  // The rule table reads it where one rule does not carry from the H100 to the H200.
+  double dram_gbs = 0;
 };
 
 struct GemmArgs {

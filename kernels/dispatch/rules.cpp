@@ -1,7 +1,8 @@
 // The rule table. Each rule is a few lines: the condition, the kernel, and (in the comment) the
 // committed H100 report whose rows it was derived from, sustained, cold L2, f16/f32acc unless
 // said. The thresholds are stated in waves of the device's own SM count, so they carry to
-// another Hopper part; on other architectures the Hopper kernels refuse (supports()) and the
+// another Hopper part; where one did not (rule N on the H200: rule O) the device's DRAM bandwidth
+// tells them apart. On other architectures the Hopper kernels refuse (supports()) and the
 // dispatcher falls through to the Ampere rungs. docs/dispatch.md tells how each rule was found.
 #include "dispatch/rules.hpp"
 
@@ -47,9 +48,17 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   N = 2026-11-25_decode_n64_candidates.json (the 64-row weight tile at 16, 64 and 128 tokens
 //       beside hgemm, f16 decode layers) and _n64_recheck_{4096,2112}.json (the N = 4096 and 2112
 //       layers again, at 64 and 128 tokens)
+//   O = bench_results/h200/: 2026-11-25_llm_decode_acceptance_dsmem.json (git 4a02a9f, rung 12
+//       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json (git 9f58e12,
+//       rule N), the decode config on the H200 in f16 and bf16, two sessions (cuBLAS's rows
+//       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
+
+// Datasheet DRAM bandwidth above which rule O replaces rule N: the H100 SXM has 3352 GB/s
+// (rule N measured there), the H200 4814 GB/s (rule O); parts in between were not measured.
+constexpr double kFastHbmGbs = 4000;
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -78,19 +87,35 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_gemv_tc",
           "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
           "into mma.sync fragments");
-  if (p.m > 32 && p.m <= 128 &&
-      ((ceil_div(p.n, 64) <= caps.num_sms && p.k <= 16384) || p.k <= 2048))
-    // N: at 64 and 128 tokens the 64-row weight tile (twice the CTAs of rung 12's 128 rows, a
-    // deeper ring, no split below half the grid) leads where its tiles fit one wave and K is at
-    // most 16384, and at K <= 2048 (whole tiles): 64 tokens 0.969-1.034x against 0.870-0.992x
-    // (4096x4096 0.970x / 0.905x, 7168x2048 0.969x / 0.870x), 128 tokens 0.827-1.070x against
-    // 0.839-1.053x (4096x7168 0.927x / 0.865x, 24576x1536 1.031x / 0.925x); level or 1% behind
-    // at 6144x4096 (64), 4096x4096 (128) and 7168x16384 (64). Rung 12 keeps the rest: multi-wave
-    // tiles with K >= 4096 (128x28672x4096 1.023x against 0.943x, 10240x8192 0.957x against
-    // 0.908x) and K > 16384 (8192x28672 1.072x against 1.047x). At 16 tokens rung 12 leads at
-    // 12 of 16 (16x32768x512 1.042x against 0.904x).
+  const int64_t n64_tiles = ceil_div(p.n, 64);
+  if (p.m > 32 && p.m <= 128 && caps.dram_gbs <= kFastHbmGbs &&
+      ((n64_tiles <= caps.num_sms && p.k <= 16384) || p.k <= 2048))
+    // N (the H100, 3.35 TB/s): at 64 and 128 tokens the 64-row weight tile (twice the CTAs of rung
+    // 12's 128 rows, a deeper ring, no split below half the grid) leads where its tiles fit one
+    // wave and K is at most 16384, and at K <= 2048 (whole tiles): 64 tokens 0.969-1.034x against
+    // 0.870-0.992x (4096x4096 0.970x / 0.905x, 7168x2048 0.969x / 0.870x), 128 tokens 0.827-1.070x
+    // against 0.839-1.053x (4096x7168 0.927x / 0.865x, 24576x1536 1.031x / 0.925x); level or 1%
+    // behind at 6144x4096 (64), 4096x4096 (128) and 7168x16384 (64). Rung 12 keeps the rest:
+    // multi-wave tiles with K >= 4096 (128x28672x4096 1.023x against 0.943x, 10240x8192 0.957x
+    // against 0.908x) and K > 16384 (8192x28672 1.072x against 1.047x). At 16 tokens rung 12 leads
+    // at 12 of 16 (16x32768x512 1.042x against 0.904x).
     c.add("hgemm_decode_sm90_n64",
           "33-128 tokens, 64-row weight tiles within one wave (K <= 16384) or K <= 2048");
+  if (p.m > 32 && p.m <= 128 && caps.dram_gbs > kFastHbmGbs &&
+      ((2 * n64_tiles > caps.num_sms && n64_tiles <= caps.num_sms && p.k <= 8192) ||
+       (p.k >= 1024 && p.k <= 2048)))
+    // O (the H200, 4.8 TB/s): rule N, derived on the H100, lost on the H200 wherever its tiles
+    // split K (under half the grid of tiles) or K was 512 or 16384, in f16 and bf16 alike:
+    // 64x4096x14336 0.915x to 0.756x, 64x4096x7168 0.972x to 0.850x, 64x2112x7168 0.974x to
+    // 0.877x, 64x32768x512 0.946x to 0.836x, 128x4096x4096 0.768x to 0.734x (f16), while rows
+    // whose kernel did not change moved under 3% at 274 of 280. It still won where the tiles
+    // fill more than half and at most one wave with K <= 8192, and at K = 1536 and 2048:
+    // 64x6144x4096 0.778x to 0.874x, 128x7168x2048 0.722x to 0.868x, 128x24576x1536 0.836x to
+    // 0.912x (f16); 8192x8192 level. The only split layer it won, 128x4096x14336 (0.928x to
+    // 0.974x), is left to rung 12. Between K = 512 and 1536 nothing was measured.
+    c.add("hgemm_decode_sm90_n64",
+          "33-128 tokens on HBM over 4 TB/s: 64-row weight tiles filling half to one wave (K <= "
+          "8192), or 1024 <= K <= 2048");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /

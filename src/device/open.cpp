@@ -70,10 +70,8 @@ OpenedDevice open_device(int index, const std::string& purpose) {
   m.cuda_runtime = cuda_version_string(rt);
   m.cublas_version = cublas_version();
   m.driver_version = "CUDA driver API " + m.cuda_driver_api;
-  d.caps.sm = m.sm;
-  d.caps.num_sms = m.num_sms;
-  d.caps.smem_per_block_optin = size_t(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  d.caps.l2_bytes = size_t(prop.l2CacheSize);
+  // The launchers read the same caps (the shape-aware kernels' choice among them): one source.
+  d.caps = current_device_caps();
   return d;
 }
 

@@ -409,9 +409,8 @@ Runner::Runner(int device, uint64_t seed) {
   impl_->power_limit_w = impl_->nvml.power_limit_w();
   impl_->sm_clock_max_mhz = impl_->nvml.max_sm_clock_mhz();
   meta_.power_limit_w = impl_->power_limit_w;
-  // Datasheet memory bandwidth: memory clock x bus width x 2 (DDR) / 8 bits.
   meta_.mem_bw_datasheet_gbs =
-      double(meta_.memory_clock_mhz) * 1e6 * double(meta_.memory_bus_bits) * 2.0 / 8.0 / 1e9;
+      datasheet_bandwidth_gbs(meta_.memory_clock_mhz, meta_.memory_bus_bits);
   meta_.mem_bw_measured_gbs = impl_->measure_memory_bandwidth(caps_.l2_bytes);
 }
 

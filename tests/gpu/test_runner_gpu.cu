@@ -181,6 +181,12 @@ TEST(Runner, DeviceMetadataIsFilled) {
   EXPECT_GT(d.l2_bytes, 0);
   EXPECT_FALSE(d.cublas_version.empty());
   EXPECT_GT(runner.free_bytes(), 0u);
+  // The launchers' caps (the rule table reads the bandwidth) are the report's device.
+  const DeviceCaps caps = current_device_caps();
+  EXPECT_EQ(caps.num_sms, d.num_sms);
+  ASSERT_TRUE(d.mem_bw_datasheet_gbs.has_value());
+  EXPECT_GT(caps.dram_gbs, 1000.0);
+  EXPECT_DOUBLE_EQ(caps.dram_gbs, *d.mem_bw_datasheet_gbs);
   EXPECT_THROW(Runner(1000, 1), UsageError);
 }
 

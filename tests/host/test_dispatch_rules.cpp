@@ -1,13 +1,14 @@
 // The rule table of the shape-aware `hgemm` and `sgemm` (kernels/dispatch/rules.cpp): what it
-// picks at the shapes its rules were measured on (H100 caps), that every candidate it names is
-// registered and can take the problem's dtype and layout, and that every chain ends in a kernel
-// with no shape constraint beyond its layout, so a case is only skipped where nothing can run it.
-// Which candidate finally runs depends on supports(), which asks the driver: the GPU suites
-// (test_kernels, test_decode) run `hgemm` and `sgemm` themselves.
+// picks at the shapes its rules were measured on (H100 caps; H200 caps where a rule differs), that
+// every candidate it names is registered and can take the problem's dtype and layout, and that
+// every chain ends in a kernel with no shape constraint beyond its layout, so a case is only
+// skipped where nothing can run it. Which candidate finally runs depends on supports(), which asks
+// the driver: the GPU suites (test_kernels, test_decode) run `hgemm` and `sgemm` themselves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dispatch/rules.hpp"
@@ -17,7 +18,10 @@ using namespace gemmbench;
 
 namespace {
 
-const DeviceCaps kH100{90, 132, 227 * 1024, 50u << 20};
+// The two parts the rules were measured on, with their datasheet DRAM bandwidth (the reports'
+// mem_bw_datasheet_gbs).
+const DeviceCaps kH100{90, 132, 227 * 1024, 50u << 20, 3352.32};
+const DeviceCaps kH200{90, 132, 227 * 1024, 60u << 20, 4814.304};
 
 GemmProblem tn16(int64_t m, int64_t n, int64_t k) {
   return GemmProblem{m, n, k, Layout::tn, DType::f16, Accum::f32, 1.0, 0.0};
@@ -76,6 +80,42 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   const auto c = hgemm_candidates(tn16(16, 8192, 8192), kH100);
   ASSERT_GE(c.size(), 2u);
   EXPECT_EQ(c[1].kernel, "hgemm_decode");
+}
+
+TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
+  // Rule O: on HBM over 4 TB/s the 64-row weight tile where its tiles fill more than half and at
+  // most one wave with K <= 8192, or 1024 <= K <= 2048; rung 12 where they split K (N <= 4224),
+  // at K = 512 and at K = 16384, where rule N took them on the H100.
+  for (int64_t m : {64, 128}) {
+    SCOPED_TRACE(m);
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 6144, 4096), kH200)), "hgemm_decode_sm90_n64");
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 7168, 2048), kH200)), "hgemm_decode_sm90_n64");
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 8192, 8192), kH200)), "hgemm_decode_sm90_n64");
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 24576, 1536), kH200)), "hgemm_decode_sm90_n64")
+        << "384 tiles, but K = 1536";
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096},
+                        {4096, 7168},
+                        {4096, 14336},
+                        {2112, 7168},
+                        {32768, 512},
+                        {7168, 16384}}) {
+      SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k));
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90");
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64");
+    }
+  }
+  // 66 tiles of 64 rows are exactly half the grid: the split begins below that.
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64, 4096), kH200)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 132 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90");
+  // Outside 33-128 tokens both parts choose alike.
+  for (int64_t m : {1, 2, 16, 32, 129, 4096})
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 4096), kH200)),
+              first(hgemm_candidates(tn16(m, 4096, 4096), kH100)))
+        << m;
+  // A device whose bandwidth is unknown (0) keeps the H100's rule.
+  const DeviceCaps unknown{90, 132, 227 * 1024, 50u << 20};
+  EXPECT_EQ(first(hgemm_candidates(tn16(64, 4096, 4096), unknown)), "hgemm_decode_sm90_n64");
 }
 
 TEST(DispatchRules, PrefillShapesPickByWaves) {
