@@ -22,12 +22,9 @@
 // common/split_workspace.hpp), so launches of one shape neither allocate nor synchronise; not
 // safe for concurrent launches on two streams.
 // Measured (H100, 2026-11-25, sustained, f16/f32acc, 16 llama3/deepseek-v3 layers per token
-// count; bench_results/h100/2026-11-25_decode_sm90_candidates.json): geometric mean 0.942x /
-// 0.949x cuBLAS at 1 / 16 tokens (0.77-1.09x), 0.691x at 64, 0.577x at 128; with the batched
-// fix-up 0.955x / 0.963x / 0.695x / 0.583x (2026-11-25_llm_decode_equal_split.json, git
-// d91cc46). `hgemm` runs hgemm_decode_gemv (this rung's GEMV variant, kernels/hgemm/gemv.cu) at
-// one token with K < 16384, hgemm_decode_sm90 (rung 12) on Hopper at the other M <= 128, and this
-// rung where that cannot run (no sm_90a) (docs/dispatch.md).
+// count): 0.955x / 0.963x / 0.695x / 0.583x cuBLAS geometric mean at 1 / 16 / 64 / 128 tokens
+// (bench_results/h100/2026-11-25_llm_decode_equal_split.json, git d91cc46). `hgemm` runs this
+// rung only where the Hopper decode path cannot run (no sm_90a; docs/dispatch.md).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

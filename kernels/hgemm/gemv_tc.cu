@@ -21,18 +21,11 @@
 // 1 <= M <= 16; any N, K (16-byte loads where rows are 16-byte aligned, guarded element loads at
 // the K tail and otherwise).
 // Measured (H100, 2026-11-25, sustained, cold L2, TN, the 16 llama3/deepseek-v3 decode layers):
-// under 128 MiB of weights (8 layers) it leads rung 12 at every row at 2, 4 and 8 tokens, f16
-// 1.225-1.789x against 1.126-1.651x at 2 tokens (2026-11-25_gemv_tc_small_batches.json, git
-// 12e5cfe), 1.243-1.786x against 1.149-1.614x at 4 and 0.990-1.100x against 0.836-1.042x at 8
-// (2026-11-25_gemv_tc_candidates.json, git 99dbcc2, as _u4); from 128 MiB up rung 12 leads at 22
-// of the 24 rows (the other two, 8192x8192 at 2 and 4 tokens, by 1.5% and 0.7% the other way).
-// `hgemm` runs it there (rule J): 1.301x / 1.309x / 1.046x geometric mean at 2 / 4 / 8 tokens
-// f16, 1.297x / 1.276x / 1.046x bf16, all 16 layers. At 16 tokens it trails rung 12, 0.963x
-// against 1.013x, but leads at the three small layers whose row groups fit one wave (2112x7168,
-// 4096x4096, 4096x7168: 0.956-1.053x against 0.909-0.996x; 2026-11-25_gemv_tc_one_wave.json, git
-// 4231f77), where `hgemm` runs it (rule L). With one 16-row tile per warp (tokens as many bytes
-// as weights through L2) 16 and 32 tokens ran 0.855x / 0.749x (2026-11-25_gemv_tc_first_form.json,
-// git ebb4ec3). Story: docs/hgemm-hopper.md, "Two to eight tokens".
+// `hgemm` runs it at 2-8 tokens under 128 MiB of weights (rule J) and at the three 16-token layers
+// whose row groups fit one wave (rule L): 1.301x / 1.309x / 1.046x cuBLAS geometric mean at 2 / 4
+// / 8 tokens, f16 (bench_results/h100/2026-11-25_gemv_tc_small_batches.json, git 12e5cfe).
+// The measurements behind the rules and the forms that lost: docs/hgemm-hopper.md, "Two to
+// eight tokens".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     hgemm_ampere_persistent_kernel(const AmpereParams p) {
   static_assert(Cfg::PERSISTENT, "a tile without PERSISTENT runs hgemm_ampere_kernel");
   using K = AmpereKernel<Cfg, A_K_MAJOR, B_K_MAJOR, AccT>;
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
 
   // The CTA's first tile; it then walks the raster grid's slots blockIdx.x, blockIdx.x +
   // gridDim.x, ...

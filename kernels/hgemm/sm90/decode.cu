@@ -1,42 +1,22 @@
 // hgemm_decode_sm90 — HGEMM ladder, rung 12 (top): the decode path on Hopper, M = tokens <= 128.
 //
 // Rung 11 (hgemm_decode) streams the weights through mma.sync and a cp.async ring; at 64 and 128
-// tokens it issues too many instructions per byte and misses cuBLAS by a third. This rung keeps
-// rung 10's kernel (TMA + mbarrier ring + warp-specialized wgmma, sm90/kernel.cuh), which already
-// puts the GEMM's N (the weight rows) on wgmma's 64-row M side and the GEMM's M on wgmma's N side,
-// and narrows that side to the tokens: BM = 32, 64 or 128 by M (wgmma m64n32k16, m64n64k16,
-// m64n128k16), so no tensor-core work is wasted on padding rows and a stage is nearly all weights.
-// One CTA per SM, a ring 5 to 8 stages deep (up to 160 KB of weights in flight per SM).
-// With fewer weight tiles than SMs a tile's k-blocks are split into equal ranges, one CTA each,
-// and the CTAs of one tile form a cluster (2 to 8 along K, cs_parts in sm90/schedule.hpp: half
-// the grid, the whole grid for the 128-token tile, 2 parts for long K at up to half a grid of
-// tiles): their partial accumulators are summed through distributed shared memory, each warp's
-// block by one CTA of the cluster in rank order (sm90/cluster_split.cuh: two cluster barriers, no
-// workspace, no flags; deterministic). Elsewhere it runs the stream-K walk of sm90/schedule.hpp:
-// every tile whole when K is at most 64 k-blocks, else the last partial wave stream-K through the
-// global workspace. (2-CTA clusters along N multicasting the token tile lost at 56 of the 64
-// decode cases, 2026-11-25_decode_cluster_candidates.json.)
-// Tiles (GEMM M x N x K per CTA tile): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7 stages;
-// M <= 128: 128x128x64, 5 stages. The split stores C from registers; the walk's 64- and 128-token
-// tiles by TMA when beta = 0.
+// tokens it issues too many instructions per byte. This rung keeps rung 10's kernel (TMA +
+// mbarrier ring + warp-specialized wgmma, sm90/kernel.cuh), which puts the weight rows (GEMM N)
+// on wgmma's 64-row M side, and narrows wgmma's N side to the tokens (32, 64 or 128 by M), so a
+// stage is nearly all weights. One CTA per SM, a ring 5-8 stages deep. With fewer weight tiles
+// than SMs each tile's K is split in equal parts over a cluster of 2-8 CTAs (cs_parts,
+// sm90/schedule.hpp), their partial sums added in distributed shared memory in rank order
+// (sm90/cluster_split.cuh: deterministic, no workspace); elsewhere it runs the stream-K walk of
+// sm90/schedule.hpp (whole tiles at K <= 64 k-blocks, else the last partial wave stream-K).
+// Tiles (GEMM M x N x K per CTA): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7; M <= 128:
+// 128x128x64, 5. Variants: hgemm_decode_sm90_n64 (below: 64 weight rows per CTA, 8-16 stages,
+// the walk only) and hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
-// Also registered: hgemm_tn_sm90_128x128_sk, the M <= 128 tile for any M with the workspace walk
-// (rung 10's 128x128 stream-K variant, one CTA per SM: more, smaller tiles than 256x128 at
-// few-wave prefill shapes).
-// Measured (H100, 2026-11-25, sustained, cold L2, f16/f32acc, the 48 decode cases at 16, 64 and
-// 128 tokens): the in-cluster split against the workspace walk in two runs
-// (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json, git 6dd5163 / e2c121e; the
-// rule in cs_parts comes from them), e.g. 128x2112x7168 0.889x / 0.891x cuBLAS against 0.812x /
-// 0.800x, 16x8192x28672 1.047x / 1.050x against 1.004x / 0.996x. The timeline probe
-// (bench_results/h100/reference/2026-11-25_sm90_decode_dsmem_trace.txt): the exchange of a
-// 64 KB partial (128-token tile) takes about 2 us between the two cluster barriers, 1 us for 16 KB
-// (16 tokens). Before it, as `hgemm` ran it: 0.996x / 0.998x / 0.976x / 0.949x at 1 / 16 / 64 /
-// 128 tokens (2026-11-25_llm_decode_acceptance.json, git 2dffe02); story: docs/hgemm-hopper.md.
-// hgemm_decode_sm90_n64 (below), in the candidate run (2026-11-25_decode_n64_candidates.json, git
-// f479500): 64x7168x2048 0.969x against 0.870x for `hgemm` then, 128x4096x7168 0.927x against
-// 0.865x; behind at 16 tokens and at multi-wave tiles with K >= 4096. With it at 33-128 tokens
-// (rule N) `hgemm` ran 0.999x / 0.983x at 64 / 128 tokens (f16; 2026-11-25_llm_decode_acceptance_
-// n64.json, git 9f58e12) against 0.991x / 0.948x before.
+// Measured (H100, 2026-11-25, sustained, cold L2, f16/f32acc, the 16 decode layers per token
+// count): `hgemm`, running this rung or _n64 at 64 and 128 tokens, 0.999x / 0.983x cuBLAS
+// (bench_results/h100/2026-11-25_llm_decode_acceptance_n64.json, git 9f58e12).
+// The split's sizes, the variants that lost and how: docs/hgemm-hopper.md, "The decode path".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -62,7 +42,7 @@ using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
 // at short K; with fewer tiles than half the grid, each tile's K split in equal parts through the
 // workspace, 8-32 KB partials). cuBLAS runs 64-row weight tiles at these shapes too (nvjet
 // 64x64, 13 stages, at 128x4096x7168; bench_results/h100/ncu_decode_sm90/). The `hgemm` rule
-// at 33-128 tokens (kernels/dispatch/rules.cpp, N).
+// at 33-128 tokens (kernels/dispatch/rules.cpp, N on the H100, O on the H200).
 using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
 using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
