@@ -22,8 +22,9 @@
 // the K tail and otherwise).
 // Measured (H100, 2026-11-25, sustained, cold L2, TN, the 16 llama3/deepseek-v3 decode layers):
 // `hgemm` runs it at 2-8 tokens under 128 MiB of weights (rule J) and at the three 16-token layers
-// whose row groups fit one wave (rule L): 1.301x / 1.309x / 1.046x cuBLAS geometric mean at 2 / 4
-// / 8 tokens, f16 (bench_results/h100/2026-11-25_gemv_tc_small_batches.json, git 12e5cfe).
+// whose row groups fit one wave (rule L); with rule J `hgemm` ran 1.301x / 1.309x / 1.046x cuBLAS
+// over all 16 layers at 2 / 4 / 8 tokens, f16 (this kernel under 128 MiB, rung 12 above;
+// bench_results/h100/2026-11-25_gemv_tc_small_batches.json, git 12e5cfe).
 // The measurements behind the rules and the forms that lost: docs/hgemm-hopper.md, "Two to
 // eight tokens".
 #include <cuda_bf16.h>
