@@ -64,17 +64,6 @@ template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 
-// Candidates (issue 17, 33-128 tokens): the 64-row weight tile with the tokens cut in two tile
-// rows (32 tokens each at 33-64, 64 at 65-128), so twice the CTAs run whole tiles where `_n64`
-// splits K. CLUSTER = 2 pairs the CTAs of neighbouring weight tiles and multicasts their shared
-// token tile (each weight and token byte then leaves L2 about once per 128 tokens, as cuBLAS's
-// nvjet 64x64 2-CTA kernel does with the weights multicast instead); SK: the stream-K walk
-// (tiles split when fewer than the grid) or the plain one (every tile whole).
-template <int CLUSTER, bool SK>
-using HalfTokenTiles =
-    TokenTiles<Sm90Variant<32, 64, 16, CLUSTER, SK>, Sm90Variant<32, 64, 16, CLUSTER, SK>,
-               Sm90Variant<64, 64, 12, CLUSTER, SK>>;
-
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
@@ -111,19 +100,6 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
-
-GEMMBENCH_REGISTER_KERNEL(decode_info<HalfTokenTiles<1, false>>(
-    "hgemm_decode_sm90_n64_h",
-    "candidate: _n64 with the tokens in two tile rows (32/64 each), every tile whole"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<HalfTokenTiles<2, false>>(
-    "hgemm_decode_sm90_n64_hc2",
-    "candidate: _n64_h in 2-CTA clusters along N, the token tile multicast"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<HalfTokenTiles<1, true>>(
-    "hgemm_decode_sm90_n64_hsk",
-    "candidate: _n64 with the tokens in two tile rows, the stream-K walk"));
-GEMMBENCH_REGISTER_KERNEL(decode_info<HalfTokenTiles<2, true>>(
-    "hgemm_decode_sm90_n64_hc2sk",
-    "candidate: _n64_hsk in 2-CTA clusters along N, the token tile multicast"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",
