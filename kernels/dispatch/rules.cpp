@@ -103,7 +103,8 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
           "33-128 tokens, 64-row weight tiles within one wave (K <= 16384) or K <= 2048");
   if (p.m > 32 && p.m <= 128 && caps.dram_gbs > kFastHbmGbs &&
       ((2 * n64_tiles > caps.num_sms && n64_tiles <= caps.num_sms && p.k <= 8192) ||
-       (p.k >= 1024 && p.k <= 2048)))
+       (p.k >= 1024 && p.k <= 2048) ||
+       (p.m > 64 && 2 * n64_tiles <= caps.num_sms && p.k > 8192 && p.k <= 16384)))
     // O (the H200, 4.8 TB/s): rule N, derived on the H100, lost on the H200 wherever its tiles
     // split K (under half the grid of tiles) or K was 512 or 16384, in f16 and bf16 alike:
     // 64x4096x14336 0.915x to 0.756x, 64x4096x7168 0.972x to 0.850x, 64x2112x7168 0.974x to
@@ -112,10 +113,13 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // fill more than half and at most one wave with K <= 8192, and at K = 1536 and 2048:
     // 64x6144x4096 0.778x to 0.874x, 128x7168x2048 0.722x to 0.868x, 128x24576x1536 0.836x to
     // 0.912x (f16); 8192x8192 level. The only split layer it won, 128x4096x14336 (0.928x to
-    // 0.974x), is left to rung 12. Between K = 512 and 1536 nothing was measured.
+    // 0.974x), won again with both kernels interleaved (h200/2026-11-26_decode_n64_h200.json,
+    // 0.960x against 0.902x f16, 0.952x against 0.909x bf16; at 64 tokens it lost, 0.750x
+    // against 0.900x): at 65-128 tokens split tiles with 8192 < K <= 16384 take it too. Between
+    // K = 512 and 1536 nothing was measured.
     c.add("hgemm_decode_sm90_n64",
           "33-128 tokens on HBM over 4 TB/s: 64-row weight tiles filling half to one wave (K <= "
-          "8192), or 1024 <= K <= 2048");
+          "8192), 1024 <= K <= 2048, or at 65-128 tokens split with 8192 < K <= 16384");
   if (p.m <= 128) {
     // F: with each tile's K split in equal parts for about half the grid, geometric mean 0.982x
     // / 0.981x / 0.957x / 0.883x at 1 / 16 / 64 / 128 tokens against rung 11's 0.951x / 0.945x /

@@ -84,8 +84,9 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
 
 TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
   // Rule O: on HBM over 4 TB/s the 64-row weight tile where its tiles fill more than half and at
-  // most one wave with K <= 8192, or 1024 <= K <= 2048; rung 12 where they split K (N <= 4224),
-  // at K = 512 and at K = 16384, where rule N took them on the H100.
+  // most one wave with K <= 8192, or 1024 <= K <= 2048, or (65-128 tokens) where they split K
+  // with 8192 < K <= 16384; rung 12 where they split K otherwise (N <= 4224), at K = 512 and at
+  // K = 16384 with more than half a wave, where rule N took them on the H100.
   for (int64_t m : {64, 128}) {
     SCOPED_TRACE(m);
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 6144, 4096), kH200)), "hgemm_decode_sm90_n64");
@@ -93,9 +94,11 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 8192, 8192), kH200)), "hgemm_decode_sm90_n64");
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 24576, 1536), kH200)), "hgemm_decode_sm90_n64")
         << "384 tiles, but K = 1536";
+    // 128x4096x14336: the one split layer the 64-row tile won on the H200, at 128 tokens only.
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 14336), kH200)),
+              m > 64 ? "hgemm_decode_sm90_n64" : "hgemm_decode_sm90");
     for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096},
                         {4096, 7168},
-                        {4096, 14336},
                         {2112, 7168},
                         {32768, 512},
                         {7168, 16384}}) {
@@ -108,6 +111,11 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64, 4096), kH200)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 132 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90");
+  // The split clause: 65 tokens up, 8192 < K <= 16384, at most half the grid of tiles.
+  EXPECT_EQ(first(hgemm_candidates(tn16(65, 4096, 8200), kH200)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(65, 4096, 8192), kH200)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 16392), kH200)), "hgemm_decode_sm90");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 66 * 64 + 1, 14336), kH200)), "hgemm_decode_sm90");
   // Outside 33-128 tokens both parts choose alike.
   for (int64_t m : {1, 2, 16, 32, 129, 4096})
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 4096), kH200)),
