@@ -9,9 +9,10 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
-//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem]
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64]
 // dsmem: hgemm_decode_sm90's in-cluster split (max_ctas: the CTAs its split may fill, 0: the
-// rule); without it, the stream-K walk (hgemm_decode_sm90 before the split, and its fallback).
+// rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); without either,
+// the stream-K walk of the 128-row tile (hgemm_decode_sm90 before the split, and its fallback).
 #define GEMMBENCH_SM90_TRACE 1
 
 #include <cuda_fp16.h>
@@ -87,7 +88,17 @@ int main(int argc, char** argv) {
   // in-cluster split.
   const bool plain = argc > 7 && std::string(argv[7]) == "plain";
   const bool dsmem = argc > 7 && std::string(argv[7]) == "dsmem";
+  const bool n64 = argc > 7 && std::string(argv[7]) == "n64";
   auto launch_once = [&](cudaStream_t s) {
+    if (n64) {  // the tiles of hgemm_decode_sm90_n64 (kernels/hgemm/sm90/decode.cu)
+      if (M <= 32)
+        launch<Sm90Variant<32, 64, 16, 1, true>>(args, s);
+      else if (M <= 64)
+        launch<Sm90Variant<64, 64, 12, 1, true>>(args, s);
+      else
+        launch<Sm90Variant<128, 64, 8, 1, true>>(args, s);
+      return;
+    }
     if (dsmem) {
       if (M <= 32)
         launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>>(args, s);
@@ -171,7 +182,9 @@ int main(int argc, char** argv) {
                           "consumer exit",  "",
                           "cluster synced", dsmem ? "copies landed" : "partial published"};
   std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
-              dsmem ? "in-cluster split" : "workspace walk",
+              dsmem ? "in-cluster split"
+              : n64 ? "64-row weight tile, workspace walk"
+                    : "workspace walk",
               M <= 32   ? 32
               : M <= 64 ? 64
                         : 128,
