@@ -64,17 +64,6 @@ template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 
-// Candidates (issue 17): the weight boxes prefetched into L2 PF k-blocks past the ring, so more
-// weight bytes are in flight than the ring holds (the timeline probe streams about 2.0 TB/s of
-// weights on 64 CTAs at 64x4096x4096 and 128x4096x4096, 3.1 TB/s on 96 at 64x6144x4096).
-template <int PF>
-using N64PfTiles = TokenTiles<WithL2Prefetch<N64Tile32, PF>, WithL2Prefetch<N64Tile64, PF>,
-                              WithL2Prefetch<N64Tile128, PF>>;
-template <int PF>
-using SplitPfTiles =
-    TokenTiles<WithL2Prefetch<Decode32<true>, PF>, WithL2Prefetch<Decode64<true>, PF>,
-               WithL2Prefetch<Decode128<true>, PF>>;
-
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
@@ -111,19 +100,6 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
-
-GEMMBENCH_REGISTER_KERNEL(
-    decode_info<N64PfTiles<16>>("hgemm_decode_sm90_n64_pf16",
-                                "candidate: _n64, the weight boxes prefetched into L2 16 "
-                                "k-blocks past the ring"));
-GEMMBENCH_REGISTER_KERNEL(
-    decode_info<N64PfTiles<48>>("hgemm_decode_sm90_n64_pf48",
-                                "candidate: _n64, the weight boxes prefetched into L2 48 "
-                                "k-blocks past the ring"));
-GEMMBENCH_REGISTER_KERNEL(
-    decode_info<SplitPfTiles<16>>("hgemm_decode_sm90_pf16",
-                                  "candidate: rung 12, the weight boxes prefetched into L2 16 "
-                                  "k-blocks past the ring"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",

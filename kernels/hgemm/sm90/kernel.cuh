@@ -168,15 +168,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         // only C rows/columns the epilogue does not store, and no box starts out of bounds.
         const int a_row = min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS, M - 1);
         const int b_row = min(n_tile * BN, N - 1);
-        // L2 prefetch of the B boxes sched.l2_prefetch k-blocks past the ring's first fill, then
-        // one per k-block, that far ahead of its load.
-        const int pf = B_K_MAJOR ? sched.l2_prefetch : 0;
-        const int pf_first = w.kb_begin + STAGES;
-        for (int kb = pf_first; kb < min(pf_first + pf, w.kb_end); ++kb)
-          sm90::tma_prefetch_l2_2d(&tmap_b, kb * BK, b_row);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-          if (pf > 0 && kb + STAGES + pf < w.kb_end)
-            sm90::tma_prefetch_l2_2d(&tmap_b, (kb + STAGES + pf) * BK, b_row);
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;

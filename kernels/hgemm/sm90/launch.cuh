@@ -41,15 +41,6 @@ struct Sm90Variant {
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
   using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
-  static constexpr int L2_PREFETCH = 0;  // Sm90Schedule::l2_prefetch
-};
-
-// A variant V whose producer also prefetches the weight (B) boxes PF k-blocks past its ring into
-// L2 (K-major B only; candidate, issue 17).
-template <class V, int PF>
-struct WithL2Prefetch : V {
-  using Fallback = WithL2Prefetch<typename V::Fallback, PF>;
-  static constexpr int L2_PREFETCH = PF;
 };
 
 template <class T, bool F16_ACCUM, class V>
@@ -137,7 +128,6 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
       make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
-  sched.l2_prefetch = V::L2_PREFETCH;
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)
@@ -166,7 +156,6 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, 1, 1 << 30, false);
-  sched.l2_prefetch = V::L2_PREFETCH;
   const int ctas = resident_clusters<T, F16_ACCUM, V>();
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
   int parts = 1;

@@ -36,7 +36,6 @@ struct Sm90Schedule {
   int dp_tiles;         // stream-K walk: tiles walked whole (tiles_total in the plain walk)
   long long sk_units;   // stream-K walk: (tiles_total - dp_tiles) * k_blocks
   int c_tma;            // 1: the TMA-store epilogue runs (C's tensor map is valid, beta == 0)
-  int l2_prefetch;      // K-major B only: k-blocks of B boxes prefetched into L2 past the ring
 };
 
 // Stream-K tiles: the remainder of tiles_total over the clusters, plus one whole wave when the
@@ -149,7 +148,6 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
                    : s.tiles_total - sk_tile_count(s.tiles_total, s.clusters);
   s.sk_units = (long long)(s.tiles_total - s.dp_tiles) * s.k_blocks;
   s.c_tma = 0;
-  s.l2_prefetch = 0;
   return s;
 }
 
