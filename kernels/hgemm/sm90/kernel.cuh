@@ -197,6 +197,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
               sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, &tmap_b, full(stage),
                                 min(n_tile * BN + 64 * j, b_last64), k0);
           }
+          GB_SM90_TRACE_FIRST(6, !CSPLIT);  // timeline probe: the first k-block's loads issued
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }

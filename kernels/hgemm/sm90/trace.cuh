@@ -3,7 +3,8 @@
 // few points of the kernel into g_sm90_trace[cta][point], so the probe can see when CTAs start,
 // when their first stage lands, when their mainloops end, and how long the stream-K fix-up and
 // the epilogue take. Points: 0 entry, 1 first stage landed (consumer 0), 2 last mainloop done,
-// 3 fix-up done, 4 consumer 0 leaves, 5 the SM id, 7 a partial published.
+// 3 fix-up done, 4 consumer 0 leaves, 5 the SM id, 6 the first k-block's loads issued (producer;
+// the in-cluster split: every CTA past its mainloop), 7 a partial published.
 #pragma once
 
 #ifdef GEMMBENCH_SM90_TRACE
