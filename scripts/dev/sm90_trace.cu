@@ -145,11 +145,11 @@ int main(int argc, char** argv) {
 
   // Per point: medians over reps of (min, median, max over CTAs), in us after the first entry.
   std::vector<double> ev;
-  std::vector<std::vector<double>> stat(8 * 3);
+  std::vector<std::vector<double>> stat(9 * 3);
   std::vector<double> ctas_seen;
-  static unsigned long long tr[1024][8];
+  static unsigned long long tr[1024][9];
   for (int r = 0; r < reps; ++r) {
-    std::vector<unsigned long long> zero(1024 * 8, 0);
+    std::vector<unsigned long long> zero(1024 * 9, 0);
     CUDA_CHECK(cudaMemcpyToSymbol(g_sm90_trace, zero.data(), zero.size() * 8));
     flush.run(stream);
     CUDA_CHECK(cudaEventRecord(e0, stream));
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 1024; ++i)
       if (tr[i][0]) ++ctas, t0 = std::min(t0, tr[i][0]);
     ctas_seen.push_back(ctas);
-    for (int p = 0; p < 8; ++p) {
+    for (int p = 0; p < 9; ++p) {
       if (p == 5) continue;  // the SM id
       std::vector<double> v;
       for (int i = 0; i < ctas; ++i)
@@ -177,14 +177,15 @@ int main(int argc, char** argv) {
       stat[3 * p + 2].push_back(v.back());
     }
   }
-  const char* names[8] = {"entry",
+  const char* names[9] = {"entry",
                           "first stage landed",
                           "mainloop done",
                           "fix-up done",
                           "consumer exit",
                           "",
                           dsmem ? "cluster synced" : "first loads issued",
-                          dsmem ? "copies landed" : "partial published"};
+                          dsmem ? "copies landed" : "partial published",
+                          "producer ready"};
   std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
               dsmem ? "in-cluster split"
               : n64 ? "64-row weight tile, workspace walk"
@@ -197,9 +198,10 @@ int main(int argc, char** argv) {
   std::printf("  %-20s %8s %8s %8s   (us after the first CTA's entry; medians over reps)\n",
               "point", "min", "median", "max");
   // Print order: point 6 is late in the split (cluster synced), early elsewhere (first loads).
-  static const int order_dsmem[] = {0, 1, 2, 6, 7, 3, 4}, order_walk[] = {0, 6, 1, 2, 7, 3, 4};
+  static const int order_dsmem[] = {0, 8, 1, 2, 6, 7, 3, 4},
+                   order_walk[] = {0, 8, 6, 1, 2, 7, 3, 4};
   const int* order = dsmem ? order_dsmem : order_walk;
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < 8; ++i) {
     const int p = order[i];
     if (!stat[3 * p].empty())
       std::printf("  %-20s %8.2f %8.2f %8.2f\n", names[p], median(stat[3 * p]),

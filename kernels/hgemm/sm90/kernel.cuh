@@ -154,6 +154,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA) ========
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    GB_SM90_TRACE(8, wg_thread == 0);  // timeline probe: the producer past the prologue
     if (wg_thread == 0) {
       int stage = 0;
       uint32_t phase = 0;  // parity of the ring's current lap

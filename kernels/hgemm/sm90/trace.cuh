@@ -4,13 +4,14 @@
 // when their first stage lands, when their mainloops end, and how long the stream-K fix-up and
 // the epilogue take. Points: 0 entry, 1 first stage landed (consumer 0), 2 last mainloop done,
 // 3 fix-up done, 4 consumer 0 leaves, 5 the SM id, 6 the first k-block's loads issued (producer;
-// the in-cluster split: every CTA past its mainloop), 7 a partial published.
+// the in-cluster split: every CTA past its mainloop), 7 a partial published, 8 the producer past
+// the prologue (barriers initialised, the CTA synchronised, its registers given back).
 #pragma once
 
 #ifdef GEMMBENCH_SM90_TRACE
 namespace gemmbench {
 namespace {
-__device__ unsigned long long g_sm90_trace[1024][8];
+__device__ unsigned long long g_sm90_trace[1024][9];
 __device__ __forceinline__ unsigned long long sm90_trace_now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
