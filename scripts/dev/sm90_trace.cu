@@ -33,6 +33,17 @@ using Decode32 = Sm90Variant<32, 128, 8, 1, true>;
 using Decode64 = Sm90Variant<64, 128, 7, 1, true>;
 using Decode128 = Sm90Variant<128, 128, 5, 1, true>;
 
+// The decode kernels' choice of token tile: the narrowest of 32, 64, 128 rows that holds M.
+template <class V32, class V64, class V128>
+void launch_by_tokens(const GemmArgs& args, cudaStream_t s) {
+  if (args.problem.m <= 32)
+    launch<V32>(args, s);
+  else if (args.problem.m <= 64)
+    launch<V64>(args, s);
+  else
+    launch<V128>(args, s);
+}
+
 __global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
@@ -90,33 +101,16 @@ int main(int argc, char** argv) {
   const bool dsmem = argc > 7 && std::string(argv[7]) == "dsmem";
   const bool n64 = argc > 7 && std::string(argv[7]) == "n64";
   auto launch_once = [&](cudaStream_t s) {
-    if (n64) {  // the tiles of hgemm_decode_sm90_n64 (kernels/hgemm/sm90/decode.cu)
-      if (M <= 32)
-        launch<Sm90Variant<32, 64, 16, 1, true>>(args, s);
-      else if (M <= 64)
-        launch<Sm90Variant<64, 64, 12, 1, true>>(args, s);
-      else
-        launch<Sm90Variant<128, 64, 8, 1, true>>(args, s);
-      return;
-    }
-    if (dsmem) {
-      if (M <= 32)
-        launch<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>>(args, s);
-      else if (M <= 64)
-        launch<Sm90Variant<64, 128, 7, 1, false, Layout::tn, true>>(args, s);
-      else
-        launch<Sm90Variant<128, 128, 5, 1, false, Layout::tn, true>>(args, s);
-      return;
-    }
-    if (plain) {
-      if (M <= 32)
-        launch<Sm90Variant<32, 128, 8, 1, false>>(args, s);
-      else if (M <= 64)
-        launch<Sm90Variant<64, 128, 7, 1, false>>(args, s);
-      else
-        launch<Sm90Variant<128, 128, 5, 1, false>>(args, s);
-      return;
-    }
+    if (n64)  // the tiles of hgemm_decode_sm90_n64 (kernels/hgemm/sm90/decode.cu)
+      return launch_by_tokens<Sm90Variant<32, 64, 16, 1, true>, Sm90Variant<64, 64, 12, 1, true>,
+                              Sm90Variant<128, 64, 8, 1, true>>(args, s);
+    if (dsmem)
+      return launch_by_tokens<Sm90Variant<32, 128, 8, 1, false, Layout::tn, true>,
+                              Sm90Variant<64, 128, 7, 1, false, Layout::tn, true>,
+                              Sm90Variant<128, 128, 5, 1, false, Layout::tn, true>>(args, s);
+    if (plain)
+      return launch_by_tokens<Sm90Variant<32, 128, 8, 1, false>, Sm90Variant<64, 128, 7, 1, false>,
+                              Sm90Variant<128, 128, 5, 1, false>>(args, s);
     if (M <= 32) {
       if (stages == 4)
         launch<Sm90Variant<32, 128, 4, 1, true>>(args, s);
