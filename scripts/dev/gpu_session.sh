@@ -267,6 +267,38 @@ for step in "${steps[@]}"; do
       timeout 120 "$build/sm90_trace" ${step#trace:} >>"$logs/trace.txt" 2>&1
       note "trace ${step#trace:}: rc=$? $(grep 'event time' "$logs/trace.txt" | tail -1)"
       ;;
+    read-roof|read-roof:*)
+      # read-roof[:<read_roof args>]; the fastest one launch reads each decode weight matrix,
+      # cold L2 (scripts/dev/reference/read_roof.cu): what a GEMM at the memory roof could reach.
+      mkdir -p "$build"
+      (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
+        scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
+        src/core/types.cpp -lcublas -o "$build/read_roof") >"$logs/read_roof_build.log" 2>&1
+      note "read_roof build: rc=$?"
+      args=${step#read-roof}
+      timeout 300 "$build/read_roof" ${args#:} >"$out/read_roof_$stamp.jsonl" 2>"$logs/read_roof.err"
+      note "read_roof ${args#:}: rc=$?"
+      python3 - "$out/read_roof_$stamp.jsonl" <<'EOF' | tee -a "$summary"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+if rows:
+    print(f"roof (2 GiB copy): {rows[0].get('roof_copy_gbs', 0):.0f} GB/s")
+for r in rows[1:]:
+    print(f"{r['n']}x{r['k']} {r['bytes']/1e6:.1f} MB roof {r['roof_us']:.1f} us: empty {r['empty_us']:.1f}"
+          f" ldg {r['ldg_us']:.1f} best {r['best']} {r['best_us']:.1f} us = {r['best_pct_roof']:.0f}% of roof")
+EOF
+      ;;
+    sigterm:*)
+      # sigterm:<seconds>:<gemmbench args>; a run stopped by coreutils timeout (SIGTERM to the
+      # command, then to its process group): the report must close with every finished row.
+      rest=${step#sigterm:}
+      secs=${rest%%:*}
+      args=${rest#*:}
+      timeout -s TERM "$secs" "$bin" $args --json "$out/sigterm_$stamp.json" >"$logs/sigterm.txt" 2>&1
+      rc=$?
+      note "sigterm after $secs s: rc=$rc; $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['results']), 'rows;', json.dumps(d.get('summary'))[:300])" "$out/sigterm_$stamp.json" 2>&1)"
+      tail -3 "$logs/sigterm.txt" | tee -a "$summary"
+      ;;
     *)
       note "unknown step $step"
       ;;

@@ -1,0 +1,238 @@
+// Reference measurement (not part of gemmbench's build): how close to the measured memory roof
+// can ANY single launch come when all it does is read B bytes from HBM, cold L2? The roof
+// gemmbench divides by (`mem_bw_gbs`, "measured") is a 2 GiB device-to-device copy: it hides
+// the fixed cost of a launch (CTAs starting, the first bytes' DRAM latency, the last CTA's
+// tail), which a 10-20 us decode GEMM pays in full. This times three reads of each size with
+// nothing else in them, so the gap between a GEMM and the roof can be split into what a pure
+// read also loses and what the GEMM adds:
+//   empty  a launch of SMs CTAs that exit at once (the event pair's floor)
+//   ldg    every thread streams 16-byte loads, 8 in flight, SMs x 4 CTAs of 512 threads, grid-
+//          stride (a plain-load read with 64 KB in flight per SM)
+//   bulk   the decode kernels' shape of read: C CTAs (64, 96, SMs), each one thread streaming its
+//          contiguous share through a ring of 8 or 12 stages of 16 KB (cp.async.bulk, mbarrier
+//          complete_tx), no consumer: the TMA ring with the math taken out
+// Each sample runs gemmbench's own cold-L2 preparation first (src/runner/l2_flush.hpp), outside
+// the event pair; the variants are interleaved sample by sample; medians. The roof is measured
+// here as gemmbench measures it (src/runner/runner.cpp: 2 x bytes / time of a 2 GiB copy).
+//
+//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
+//     scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
+//     src/core/types.cpp -lcublas -o read_roof
+//   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of configs/llm_decode.json)
+// One JSON line per size after a header line naming the device and versions.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "common/ptx.cuh"
+#include "common/sm90.cuh"
+#include "core/cuda_check.hpp"
+#include "runner/l2_flush.hpp"
+
+namespace gemmbench {
+namespace {
+
+constexpr int kLdgUnroll = 8;
+constexpr int kLdgThreads = 512;
+constexpr int kLdgCtasPerSm = 4;
+constexpr uint32_t kChunk = 16384;  // bytes per ring stage
+constexpr int kMaxStages = 12;
+
+__global__ void empty_kernel() {}
+
+// Grid-stride 16-byte loads, kLdgUnroll independent ones in flight per thread. The XOR keeps the
+// loads alive; the store never happens for the data used here (filled with one byte value).
+__global__ void __launch_bounds__(kLdgThreads) ldg_read(const uint4* __restrict__ p, size_t n,
+                                                        uint32_t* sink) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  uint32_t acc = 0;
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  for (; i + (kLdgUnroll - 1) * stride < n; i += kLdgUnroll * stride) {
+    uint4 v[kLdgUnroll];
+#pragma unroll
+    for (int j = 0; j < kLdgUnroll; ++j) v[j] = __ldcs(p + i + j * stride);
+#pragma unroll
+    for (int j = 0; j < kLdgUnroll; ++j) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
+  }
+  for (; i < n; i += stride) {
+    const uint4 v = __ldcs(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+// One thread per CTA streams bytes [begin, end) of its share through a ring of `stages` chunks:
+// a stage is reissued as soon as its previous chunk has landed (complete_tx), as the GEMM's
+// producer would if its consumers took no time.
+__global__ void bulk_read(const uint8_t* __restrict__ p, size_t bytes, int stages) {
+#if GEMMBENCH_SM90A  // the wrappers exist in the sm_90a pass only (common/sm90.cuh)
+  __shared__ alignas(8) uint64_t full[kMaxStages];
+  extern __shared__ __align__(128) uint8_t ring[];
+  if (threadIdx.x != 0) return;
+  const size_t share = (bytes / gridDim.x + 15) & ~size_t(15);
+  const size_t begin = blockIdx.x * share < bytes ? blockIdx.x * share : bytes;
+  const size_t end = begin + share < bytes ? begin + share : bytes;
+  for (int s = 0; s < stages; ++s) sm90::mbarrier_init(ptx::smem_u32(&full[s]), 1);
+  sm90::fence_barrier_init();
+  const size_t chunks = (end - begin + kChunk - 1) / kChunk;
+  for (size_t c = 0; c < chunks; ++c) {
+    const int s = int(c % stages);
+    const uint32_t bar = ptx::smem_u32(&full[s]);
+    if (c >= size_t(stages)) sm90::mbarrier_wait_parity(bar, uint32_t((c / stages - 1) & 1));
+    const size_t off = begin + c * kChunk;
+    const uint32_t size = uint32_t(end - off < kChunk ? end - off : kChunk);
+    sm90::mbarrier_arrive_expect_tx(bar, size);
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+        ::"r"(ptx::smem_u32(ring + s * kChunk)), "l"(p + off), "r"(size), "r"(bar)
+        : "memory");
+  }
+  // Drain: the last `stages` chunks.
+  for (size_t c = chunks > size_t(stages) ? chunks - stages : 0; c < chunks; ++c)
+    sm90::mbarrier_wait_parity(ptx::smem_u32(&full[c % stages]), uint32_t((c / stages) & 1));
+#endif
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+}  // namespace gemmbench
+
+int main(int argc, char** argv) {
+  using namespace gemmbench;
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 40;
+  std::vector<std::pair<long, long>> mats;
+  for (int i = 2; i < argc; ++i) {
+    long n = 0, k = 0;
+    if (std::sscanf(argv[i], "%ldx%ld", &n, &k) != 2 || n <= 0 || k <= 0) {
+      std::fprintf(stderr, "read_roof: '%s' is not NxK\n", argv[i]);
+      return 2;
+    }
+    mats.push_back({n, k});
+  }
+  if (mats.empty())
+    mats = {{2112, 7168},  {7168, 2048},  {32768, 512},  {4096, 4096},  {6144, 4096},
+            {4096, 7168},  {24576, 1536}, {4096, 14336}, {8192, 8192},  {10240, 8192},
+            {28672, 4096}, {7168, 16384}, {7168, 18432}, {8192, 28672}, {36864, 7168},
+            {57344, 8192}};
+
+  cudaDeviceProp prop{};
+  int driver = 0, runtime = 0, l2 = 0;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const int sms = prop.multiProcessorCount;
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+
+  size_t max_bytes = 0;
+  for (auto [n, k] : mats) max_bytes = std::max(max_bytes, size_t(n) * k * 2);
+  uint8_t* buf = nullptr;
+  uint32_t* sink = nullptr;
+  CUDA_CHECK(cudaMalloc(&buf, max_bytes));
+  CUDA_CHECK(cudaMalloc(&sink, 4));
+  CUDA_CHECK(cudaMemset(buf, 0x3c, max_bytes));
+  L2Flush flush{size_t(l2)};
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  const int ring_bytes = kMaxStages * int(kChunk);
+  CUDA_CHECK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  ring_bytes));
+
+  // The roof, as gemmbench measures it: 2 x bytes / time of a 2 GiB device-to-device copy.
+  double roof_gbs = 0;
+  {
+    const size_t bytes = size_t(2) << 30;
+    uint8_t *src = nullptr, *dst = nullptr;
+    CUDA_CHECK(cudaMalloc(&src, bytes));
+    CUDA_CHECK(cudaMalloc(&dst, bytes));
+    CUDA_CHECK(cudaMemsetAsync(src, 0x3c, bytes, stream));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    std::vector<double> ms;
+    for (int i = 0; i < 7; ++i) {
+      CUDA_CHECK(cudaEventRecord(e0, stream));
+      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+      CUDA_CHECK(cudaEventRecord(e1, stream));
+      CUDA_CHECK(cudaEventSynchronize(e1));
+      float t = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+      ms.push_back(t);
+    }
+    roof_gbs = 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e9;
+    CUDA_CHECK(cudaFree(src));
+    CUDA_CHECK(cudaFree(dst));
+  }
+  std::printf(
+      "{\"device\": \"%s\", \"sms\": %d, \"cuda_driver\": %d, \"cuda_runtime\": %d, \"date_utc\": "
+      "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"l2_flush\": \"%s\"}\n",
+      prop.name, sms, driver, runtime, date, reps, roof_gbs, L2Flush::method());
+
+  struct Variant {
+    std::string name;
+    int ctas;    // bulk: grid
+    int stages;  // bulk: ring depth; 0: ldg; -1: empty
+  };
+  std::vector<Variant> variants = {{"empty", sms, -1}, {"ldg", sms * kLdgCtasPerSm, 0}};
+  for (int ctas : {64, 96, sms})
+    for (int stages : {8, 12})
+      variants.push_back({"bulk_c" + std::to_string(ctas) + "_s" + std::to_string(stages), ctas,
+                          stages});
+
+  for (auto [n, k] : mats) {
+    const size_t bytes = size_t(n) * k * 2;
+    auto run = [&](const Variant& v) {
+      if (v.stages < 0)
+        empty_kernel<<<v.ctas, 32, 0, stream>>>();
+      else if (v.stages == 0)
+        ldg_read<<<v.ctas, kLdgThreads, 0, stream>>>(reinterpret_cast<const uint4*>(buf),
+                                                      bytes / 16, sink);
+      else
+        bulk_read<<<v.ctas, 32, v.stages * kChunk, stream>>>(buf, bytes, v.stages);
+    };
+    for (const Variant& v : variants) run(v);  // warm-up
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<std::vector<double>> us(variants.size());
+    for (int r = 0; r < reps; ++r)
+      for (size_t i = 0; i < variants.size(); ++i) {
+        flush.run(stream);
+        CUDA_CHECK(cudaEventRecord(e0, stream));
+        run(variants[i]);
+        CUDA_CHECK(cudaEventRecord(e1, stream));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        us[i].push_back(ms * 1000.0);
+      }
+    CUDA_CHECK(cudaGetLastError());
+    const double roof_us = double(bytes) / (roof_gbs * 1e9) * 1e6;
+    std::string fields;
+    double best = 1e30;
+    std::string best_name;
+    for (size_t i = 0; i < variants.size(); ++i) {
+      const double m = median(us[i]);
+      fields += ", \"" + variants[i].name + "_us\": " + std::to_string(m);
+      if (variants[i].stages >= 0 && m < best) best = m, best_name = variants[i].name;
+    }
+    std::printf(
+        "{\"n\": %ld, \"k\": %ld, \"bytes\": %zu, \"roof_us\": %.3f%s, \"best\": \"%s\", "
+        "\"best_us\": %.3f, \"best_pct_roof\": %.1f}\n",
+        n, k, bytes, roof_us, fields.c_str(), best_name.c_str(), best, 100.0 * roof_us / best);
+    std::fflush(stdout);
+  }
+  return 0;
+}
