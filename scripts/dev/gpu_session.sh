@@ -273,7 +273,8 @@ for step in "${steps[@]}"; do
       mkdir -p "$build"
       (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
         scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
-        src/core/types.cpp -lcublas -o "$build/read_roof") >"$logs/read_roof_build.log" 2>&1
+        src/core/types.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
+        >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
       args=${step#read-roof}
       timeout 300 "$build/read_roof" ${args#:} >"$out/read_roof_$stamp.jsonl" 2>"$logs/read_roof.err"

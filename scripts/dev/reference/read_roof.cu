@@ -11,13 +11,18 @@
 //   bulk   the decode kernels' shape of read: C CTAs (64, 96, SMs), each one thread streaming its
 //          contiguous share through a ring of 8 or 12 stages of 16 KB (cp.async.bulk, mbarrier
 //          complete_tx), no consumer: the TMA ring with the math taken out
+//   tile   the decode kernels' own access pattern: the matrix cut into 64-row tiles, a stage one or
+//          two 128-byte-wide TMA boxes (a k-block of 64 or 128 halves) of one tile, the (tile,
+//          stage) units split in contiguous ranges over C CTAs (64, or SMs) as their stream-K
+//          walk does; 8 or 16 stages of one box, 4 or 8 of two: hgemm_decode_sm90_n64's weight
+//          stream with the math and the token tile taken out
 // Each sample runs gemmbench's own cold-L2 preparation first (src/runner/l2_flush.hpp), outside
 // the event pair; the variants are interleaved sample by sample; medians. The roof is measured
 // here as gemmbench measures it (src/runner/runner.cpp: 2 x bytes / time of a 2 GiB copy).
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
 //     scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
-//     src/core/types.cpp -lcublas -o read_roof
+//     src/core/types.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
 //   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of configs/llm_decode.json)
 // One JSON line per size after a header line naming the device and versions.
 #include <cuda_runtime.h>
@@ -33,6 +38,7 @@
 #include "common/ptx.cuh"
 #include "common/sm90.cuh"
 #include "core/cuda_check.hpp"
+#include "hgemm/sm90/tma_desc.hpp"
 #include "runner/l2_flush.hpp"
 
 namespace gemmbench {
@@ -95,6 +101,41 @@ __global__ void bulk_read(const uint8_t* __restrict__ p, size_t bytes, int stage
   }
   // Drain: the last `stages` chunks.
   for (size_t c = chunks > size_t(stages) ? chunks - stages : 0; c < chunks; ++c)
+    sm90::mbarrier_wait_parity(ptx::smem_u32(&full[c % stages]), uint32_t((c / stages) & 1));
+#endif
+}
+
+// The weight stream of the decode kernels: units u = tile * stages_per_tile + j (stage j of a
+// tile: BOXES boxes of 64 K columns x 64 rows, consecutive in K), CTA p taking units
+// [p*U/C, (p+1)*U/C); one thread issues them through a ring of `stages` stages, reissuing a stage
+// as soon as its previous load has landed.
+template <int BOXES>
+__global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, int k_blocks,
+                          int stages) {
+#if GEMMBENCH_SM90A
+  __shared__ alignas(8) uint64_t full[2 * kMaxStages];
+  extern __shared__ __align__(1024) uint8_t ring_raw[];
+  if (threadIdx.x != 0) return;
+  constexpr uint32_t kBox = 64 * 128, kStage = BOXES * kBox;
+  const uint32_t ring = (ptx::smem_u32(ring_raw) + 1023u) & ~1023u;
+  const long long per_tile = (k_blocks + BOXES - 1) / BOXES, units = per_tile * tiles;
+  const long long u0 = blockIdx.x * units / gridDim.x, u1 = (blockIdx.x + 1) * units / gridDim.x;
+  for (int s = 0; s < stages; ++s) sm90::mbarrier_init(ptx::smem_u32(&full[s]), 1);
+  sm90::fence_barrier_init();
+  sm90::tma_prefetch_descriptor(&map);
+  for (long long u = u0; u < u1; ++u) {
+    const long long c = u - u0;
+    const int s = int(c % stages);
+    const uint32_t bar = ptx::smem_u32(&full[s]);
+    if (c >= stages) sm90::mbarrier_wait_parity(bar, uint32_t((c / stages - 1) & 1));
+    const int tile = int(u / per_tile), kb0 = int(u % per_tile) * BOXES;
+    const int boxes = k_blocks - kb0 < BOXES ? k_blocks - kb0 : BOXES;
+    sm90::mbarrier_arrive_expect_tx(bar, boxes * kBox);
+    for (int b = 0; b < boxes; ++b)
+      sm90::tma_load_2d(ring + s * kStage + b * kBox, &map, bar, (kb0 + b) * 64, tile * 64);
+  }
+  const long long n = u1 - u0;
+  for (long long c = n > stages ? n - stages : 0; c < n; ++c)
     sm90::mbarrier_wait_parity(ptx::smem_u32(&full[c % stages]), uint32_t((c / stages) & 1));
 #endif
 }
@@ -181,21 +222,42 @@ int main(int argc, char** argv) {
       "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"l2_flush\": \"%s\"}\n",
       prop.name, sms, driver, runtime, date, reps, roof_gbs, L2Flush::method());
 
+  CUDA_CHECK(cudaFuncSetAttribute(tile_read<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  16 * 8192 + 1024));
+  CUDA_CHECK(cudaFuncSetAttribute(tile_read<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  8 * 16384 + 1024));
+
   struct Variant {
     std::string name;
-    int ctas;    // bulk: grid
-    int stages;  // bulk: ring depth; 0: ldg; -1: empty
+    int ctas;    // bulk, tile: grid (tile: 0 = one CTA per 64-row tile, at most SMs)
+    int stages;  // bulk, tile: ring depth; 0: ldg; -1: empty
+    int boxes = 0;  // tile: boxes of 64 K columns per stage; 0: not a tile variant
   };
   std::vector<Variant> variants = {{"empty", sms, -1}, {"ldg", sms * kLdgCtasPerSm, 0}};
   for (int ctas : {64, 96, sms})
     for (int stages : {8, 12})
       variants.push_back({"bulk_c" + std::to_string(ctas) + "_s" + std::to_string(stages), ctas,
                           stages});
+  for (int ctas : {0, sms})
+    for (auto [boxes, stages] : {std::pair{1, 8}, {1, 16}, {2, 4}, {2, 8}})
+      variants.push_back({"tile_c" + std::string(ctas ? std::to_string(ctas) : "T") + "_bk" +
+                              std::to_string(64 * boxes) + "_s" + std::to_string(stages),
+                          ctas, stages, boxes});
 
   for (auto [n, k] : mats) {
     const size_t bytes = size_t(n) * k * 2;
+    const CUtensorMap map = make_kmajor_map(buf, DType::f16, int(n), int(k), 64);
+    const int tiles = int((n + 63) / 64), k_blocks = int((k + 63) / 64);
     auto run = [&](const Variant& v) {
-      if (v.stages < 0)
+      if (v.boxes) {
+        const int ctas = v.ctas ? v.ctas : std::min(tiles, sms);
+        if (v.boxes == 1)
+          tile_read<1><<<ctas, 32, v.stages * 8192 + 1024, stream>>>(map, tiles, k_blocks,
+                                                                     v.stages);
+        else
+          tile_read<2><<<ctas, 32, v.stages * 16384 + 1024, stream>>>(map, tiles, k_blocks,
+                                                                      v.stages);
+      } else if (v.stages < 0)
         empty_kernel<<<v.ctas, 32, 0, stream>>>();
       else if (v.stages == 0)
         ldg_read<<<v.ctas, kLdgThreads, 0, stream>>>(reinterpret_cast<const uint4*>(buf),
