@@ -11,11 +11,12 @@
 //   bulk   the decode kernels' shape of read: C CTAs (64, 96, SMs), each one thread streaming its
 //          contiguous share through a ring of 8 or 12 stages of 16 KB (cp.async.bulk, mbarrier
 //          complete_tx), no consumer: the TMA ring with the math taken out
-//   tile   the decode kernels' own access pattern: the matrix cut into 64-row tiles, a stage one or
-//          two 128-byte-wide TMA boxes (a k-block of 64 or 128 halves) of one tile, the (tile,
-//          stage) units split in contiguous ranges over C CTAs (64, or SMs) as their stream-K
-//          walk does; 8 or 16 stages of one box, 4 or 8 of two: hgemm_decode_sm90_n64's weight
-//          stream with the math and the token tile taken out
+//   tile   the decode kernels' own access pattern: the matrix cut into 64- or 128-row tiles, a
+//          stage one or two 128-byte-wide TMA boxes of one tile (adjacent k-blocks: 256 bytes of
+//          each row; or two k-blocks half a row apart), the (tile, stage) units split in
+//          contiguous ranges over C CTAs (one or two per tile, or SMs) as their stream-K walk
+//          does, 64 KB in flight per CTA: hgemm_decode_sm90_n64's and rung 12's weight stream
+//          with the math and the token tile taken out
 // Each sample runs gemmbench's own cold-L2 preparation first (src/runner/l2_flush.hpp), outside
 // the event pair; the variants are interleaved sample by sample; medians. The roof is measured
 // here as gemmbench measures it (src/runner/runner.cpp: 2 x bytes / time of a 2 GiB copy).
@@ -23,7 +24,8 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
 //     scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
 //     src/core/types.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
-//   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of configs/llm_decode.json)
+//   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of
+//   configs/llm_decode.json)
 // One JSON line per size after a header line naming the device and versions.
 #include <cuda_runtime.h>
 
@@ -54,8 +56,8 @@ __global__ void empty_kernel() {}
 
 // Grid-stride 16-byte loads, kLdgUnroll independent ones in flight per thread. The XOR keeps the
 // loads alive; the store never happens for the data used here (filled with one byte value).
-__global__ void __launch_bounds__(kLdgThreads) ldg_read(const uint4* __restrict__ p, size_t n,
-                                                        uint32_t* sink) {
+__global__ void __launch_bounds__(kLdgThreads)
+    ldg_read(const uint4* __restrict__ p, size_t n, uint32_t* sink) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   uint32_t acc = 0;
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -95,8 +97,9 @@ __global__ void bulk_read(const uint8_t* __restrict__ p, size_t bytes, int stage
     const uint32_t size = uint32_t(end - off < kChunk ? end - off : kChunk);
     sm90::mbarrier_arrive_expect_tx(bar, size);
     asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-        ::"r"(ptx::smem_u32(ring + s * kChunk)), "l"(p + off), "r"(size), "r"(bar)
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+        "[%3];\n" ::"r"(ptx::smem_u32(ring + s * kChunk)),
+        "l"(p + off), "r"(size), "r"(bar)
         : "memory");
   }
   // Drain: the last `stages` chunks.
@@ -105,18 +108,21 @@ __global__ void bulk_read(const uint8_t* __restrict__ p, size_t bytes, int stage
 #endif
 }
 
-// The weight stream of the decode kernels: units u = tile * stages_per_tile + j (stage j of a
-// tile: BOXES boxes of 64 K columns x 64 rows, consecutive in K), CTA p taking units
+// The weight stream of the decode kernels: the matrix cut into tiles of ROWS rows; unit u = tile *
+// per_tile + j, a stage of BOXES boxes (64 K columns x ROWS rows each) of one tile: k-blocks
+// BOXES*j .. BOXES*j + BOXES-1 (adjacent in K), or with FAR j and j + per_tile (two k-blocks half
+// the row apart: as many boxes per barrier phase, no longer contiguous per row). CTA p takes units
 // [p*U/C, (p+1)*U/C); one thread issues them through a ring of `stages` stages, reissuing a stage
 // as soon as its previous load has landed.
-template <int BOXES>
+template <int ROWS, int BOXES, bool FAR>
 __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, int k_blocks,
                           int stages) {
 #if GEMMBENCH_SM90A
+  static_assert(!FAR || BOXES == 2, "FAR pairs two k-blocks");
   __shared__ alignas(8) uint64_t full[2 * kMaxStages];
   extern __shared__ __align__(1024) uint8_t ring_raw[];
   if (threadIdx.x != 0) return;
-  constexpr uint32_t kBox = 64 * 128, kStage = BOXES * kBox;
+  constexpr uint32_t kBox = 128 * ROWS, kStage = BOXES * kBox;
   const uint32_t ring = (ptx::smem_u32(ring_raw) + 1023u) & ~1023u;
   const long long per_tile = (k_blocks + BOXES - 1) / BOXES, units = per_tile * tiles;
   const long long u0 = blockIdx.x * units / gridDim.x, u1 = (blockIdx.x + 1) * units / gridDim.x;
@@ -128,11 +134,15 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
     const int s = int(c % stages);
     const uint32_t bar = ptx::smem_u32(&full[s]);
     if (c >= stages) sm90::mbarrier_wait_parity(bar, uint32_t((c / stages - 1) & 1));
-    const int tile = int(u / per_tile), kb0 = int(u % per_tile) * BOXES;
-    const int boxes = k_blocks - kb0 < BOXES ? k_blocks - kb0 : BOXES;
+    const int tile = int(u / per_tile), j = int(u % per_tile);
+    int kb[BOXES], boxes = 0;
+    for (int b = 0; b < BOXES; ++b) {
+      const int k = FAR ? j + b * int(per_tile) : BOXES * j + b;
+      if (k < k_blocks) kb[boxes++] = k;
+    }
     sm90::mbarrier_arrive_expect_tx(bar, boxes * kBox);
     for (int b = 0; b < boxes; ++b)
-      sm90::tma_load_2d(ring + s * kStage + b * kBox, &map, bar, (kb0 + b) * 64, tile * 64);
+      sm90::tma_load_2d(ring + s * kStage + b * kBox, &map, bar, kb[b] * 64, tile * ROWS);
   }
   const long long n = u1 - u0;
   for (long long c = n > stages ? n - stages : 0; c < n; ++c)
@@ -161,10 +171,10 @@ int main(int argc, char** argv) {
     mats.push_back({n, k});
   }
   if (mats.empty())
-    mats = {{2112, 7168},  {7168, 2048},  {32768, 512},  {4096, 4096},  {6144, 4096},
-            {4096, 7168},  {24576, 1536}, {4096, 14336}, {8192, 8192},  {10240, 8192},
-            {28672, 4096}, {7168, 16384}, {7168, 18432}, {8192, 28672}, {36864, 7168},
-            {57344, 8192}};
+    mats = {{2112, 7168},  {7168, 2048},  {32768, 512},  {4096, 4096},
+            {6144, 4096},  {4096, 7168},  {24576, 1536}, {4096, 14336},
+            {8192, 8192},  {10240, 8192}, {28672, 4096}, {7168, 16384},
+            {7168, 18432}, {8192, 28672}, {36864, 7168}, {57344, 8192}};
 
   cudaDeviceProp prop{};
   int driver = 0, runtime = 0, l2 = 0;
@@ -191,8 +201,8 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaEventCreate(&e0));
   CUDA_CHECK(cudaEventCreate(&e1));
   const int ring_bytes = kMaxStages * int(kChunk);
-  CUDA_CHECK(cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  ring_bytes));
+  CUDA_CHECK(
+      cudaFuncSetAttribute(bulk_read, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_bytes));
 
   // The roof, as gemmbench measures it: 2 x bytes / time of a 2 GiB device-to-device copy.
   double roof_gbs = 0;
@@ -222,46 +232,63 @@ int main(int argc, char** argv) {
       "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"l2_flush\": \"%s\"}\n",
       prop.name, sms, driver, runtime, date, reps, roof_gbs, L2Flush::method());
 
-  CUDA_CHECK(cudaFuncSetAttribute(tile_read<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  16 * 8192 + 1024));
-  CUDA_CHECK(cudaFuncSetAttribute(tile_read<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  8 * 16384 + 1024));
+  // A tile variant's kernel, by (rows, boxes, far).
+  using TileKernel = void (*)(CUtensorMap, int, int, int);
+  struct TileShape {
+    int rows, boxes;
+    bool far;
+    TileKernel kernel;
+  };
+  const TileShape shapes[] = {{64, 1, false, tile_read<64, 1, false>},
+                              {64, 2, false, tile_read<64, 2, false>},
+                              {64, 2, true, tile_read<64, 2, true>},
+                              {128, 1, false, tile_read<128, 1, false>}};
+  for (const TileShape& t : shapes)
+    CUDA_CHECK(cudaFuncSetAttribute(t.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    16 * 8192 + 1024));
 
   struct Variant {
     std::string name;
-    int ctas;    // bulk, tile: grid (tile: 0 = one CTA per 64-row tile, at most SMs)
-    int stages;  // bulk, tile: ring depth; 0: ldg; -1: empty
-    int boxes = 0;  // tile: boxes of 64 K columns per stage; 0: not a tile variant
+    int ctas;        // grid; tile: 0 = one CTA per tile, -2 = two per tile (at most SMs)
+    int stages;      // bulk, tile: ring depth; 0: ldg; -1: empty
+    int shape = -1;  // tile: index into shapes
   };
   std::vector<Variant> variants = {{"empty", sms, -1}, {"ldg", sms * kLdgCtasPerSm, 0}};
-  for (int ctas : {64, 96, sms})
-    for (int stages : {8, 12})
-      variants.push_back({"bulk_c" + std::to_string(ctas) + "_s" + std::to_string(stages), ctas,
-                          stages});
-  for (int ctas : {0, sms})
-    for (auto [boxes, stages] : {std::pair{1, 8}, {1, 16}, {2, 4}, {2, 8}})
-      variants.push_back({"tile_c" + std::string(ctas ? std::to_string(ctas) : "T") + "_bk" +
-                              std::to_string(64 * boxes) + "_s" + std::to_string(stages),
-                          ctas, stages, boxes});
+  for (int ctas : {64, sms}) variants.push_back({"bulk_c" + std::to_string(ctas) + "_s8", ctas, 8});
+  // Every tile variant keeps 64 KB in flight per CTA (a 64-row box is 8 KB).
+  const struct {
+    int shape, stages;
+    const char* name;
+  } tile_kinds[] = {
+      {0, 8, "r64_bk64"}, {1, 4, "r64_bk128"}, {2, 4, "r64_bk64x2far"}, {3, 4, "r128_bk64"}};
+  for (const auto& t : tile_kinds)
+    for (int ctas : {0, -2, sms})
+      variants.push_back({std::string("tile_") + t.name + "_c" +
+                              (ctas == 0    ? "T"
+                               : ctas == -2 ? "2T"
+                                            : std::to_string(ctas)),
+                          ctas, t.stages, t.shape});
 
-  for (auto [n, k] : mats) {
+  for (const auto& mk : mats) {
+    const long n = mk.first, k = mk.second;
     const size_t bytes = size_t(n) * k * 2;
-    const CUtensorMap map = make_kmajor_map(buf, DType::f16, int(n), int(k), 64);
-    const int tiles = int((n + 63) / 64), k_blocks = int((k + 63) / 64);
+    const CUtensorMap map64 = make_kmajor_map(buf, DType::f16, int(n), int(k), 64);
+    const CUtensorMap map128 = make_kmajor_map(buf, DType::f16, int(n), int(k), 128);
+    const int k_blocks = int((k + 63) / 64);
     auto run = [&](const Variant& v) {
-      if (v.boxes) {
-        const int ctas = v.ctas ? v.ctas : std::min(tiles, sms);
-        if (v.boxes == 1)
-          tile_read<1><<<ctas, 32, v.stages * 8192 + 1024, stream>>>(map, tiles, k_blocks,
-                                                                     v.stages);
-        else
-          tile_read<2><<<ctas, 32, v.stages * 16384 + 1024, stream>>>(map, tiles, k_blocks,
-                                                                      v.stages);
+      if (v.shape >= 0) {
+        const TileShape& t = shapes[v.shape];
+        const int tiles = int((n + t.rows - 1) / t.rows);
+        const int ctas = v.ctas == 0  ? std::min(tiles, sms)
+                         : v.ctas < 0 ? std::min(2 * tiles, sms)
+                                      : v.ctas;
+        t.kernel<<<ctas, 32, v.stages * t.boxes * t.rows * 128 + 1024, stream>>>(
+            t.rows == 64 ? map64 : map128, tiles, k_blocks, v.stages);
       } else if (v.stages < 0)
         empty_kernel<<<v.ctas, 32, 0, stream>>>();
       else if (v.stages == 0)
         ldg_read<<<v.ctas, kLdgThreads, 0, stream>>>(reinterpret_cast<const uint4*>(buf),
-                                                      bytes / 16, sink);
+                                                     bytes / 16, sink);
       else
         bulk_read<<<v.ctas, 32, v.stages * kChunk, stream>>>(buf, bytes, v.stages);
     };
