@@ -281,12 +281,19 @@ for step in "${steps[@]}"; do
       note "read_roof ${args#:}: rc=$?"
       python3 - "$out/read_roof_$stamp.jsonl" <<'EOF' | tee -a "$summary"
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+head = lines[0] if lines else {}
+rows = [r for r in lines if "n" in r]
+end = [r for r in lines if "sm_clock_mhz_end" in r]
+print(f"roof (2 GiB copy): {head.get('roof_copy_gbs', 0):.0f} GB/s; SM clock "
+      f"{head.get('sm_clock_mhz_start', 0):.0f} MHz at the start, "
+      f"{end[0]['sm_clock_mhz_end'] if end else 0:.0f} at the end; times in us")
 if rows:
-    print(f"roof (2 GiB copy): {rows[0].get('roof_copy_gbs', 0):.0f} GB/s")
-for r in rows[1:]:
-    print(f"{r['n']}x{r['k']} {r['bytes']/1e6:.1f} MB roof {r['roof_us']:.1f} us: empty {r['empty_us']:.1f}"
-          f" ldg {r['ldg_us']:.1f} best {r['best']} {r['best_us']:.1f} us = {r['best_pct_roof']:.0f}% of roof")
+    cols = [k for k in rows[0] if k.endswith("_us") and k not in ("roof_us", "best_us")]
+    print(f"{'NxK':>11} {'roof':>6}" + "".join(f" {c[:-3]}" for c in cols))
+    for r in rows:
+        print(f"{str(r['n']) + 'x' + str(r['k']):>11} {r['roof_us']:6.1f}" +
+              "".join(f" {r[c]:{len(c) - 3}.1f}" for c in cols))
 EOF
       ;;
     sigterm:*)

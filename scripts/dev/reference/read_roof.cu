@@ -150,6 +150,19 @@ __global__ void tile_read(const __grid_constant__ CUtensorMap map, int tiles, in
 #endif
 }
 
+// The SM clock while it runs: SM cycles (clock64) over nanoseconds (%globaltimer) across a spin of
+// `ns` nanoseconds, in MHz. Read at the start and at the end: the variants that are limited by
+// an issue rate, not by DRAM, move with it.
+__global__ void sm_clock_mhz(unsigned long long ns, double* mhz) {
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const long long c0 = clock64();
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  while (t1 - t0 < ns);
+  const long long c1 = clock64();
+  *mhz = double(c1 - c0) * 1e3 / double(t1 - t0);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -227,10 +240,21 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaFree(src));
     CUDA_CHECK(cudaFree(dst));
   }
+  double* d_mhz = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_mhz, sizeof(double)));
+  auto sm_mhz = [&] {
+    double mhz = 0;
+    sm_clock_mhz<<<1, 1, 0, stream>>>(20000000ull, d_mhz);  // 20 ms
+    CUDA_CHECK(cudaMemcpyAsync(&mhz, d_mhz, sizeof mhz, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return mhz;
+  };
+  const double mhz_start = sm_mhz();
   std::printf(
       "{\"device\": \"%s\", \"sms\": %d, \"cuda_driver\": %d, \"cuda_runtime\": %d, \"date_utc\": "
-      "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"l2_flush\": \"%s\"}\n",
-      prop.name, sms, driver, runtime, date, reps, roof_gbs, L2Flush::method());
+      "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"sm_clock_mhz_start\": %.0f, "
+      "\"l2_flush\": \"%s\"}\n",
+      prop.name, sms, driver, runtime, date, reps, roof_gbs, mhz_start, L2Flush::method());
 
   // A tile variant's kernel, by (rows, boxes, far).
   using TileKernel = void (*)(CUtensorMap, int, int, int);
@@ -255,14 +279,17 @@ int main(int argc, char** argv) {
   };
   std::vector<Variant> variants = {{"empty", sms, -1}, {"ldg", sms * kLdgCtasPerSm, 0}};
   for (int ctas : {64, sms}) variants.push_back({"bulk_c" + std::to_string(ctas) + "_s8", ctas, 8});
-  // Every tile variant keeps 64 KB in flight per CTA (a 64-row box is 8 KB).
+  // The tile variants keep 64 KB in flight per CTA (a 64-row box is 8 KB), on one CTA per tile
+  // (at most SMs), two, or SMs; the one-per-tile grid also with 96 and 128 KB in flight.
   const struct {
     int shape, stages;
     const char* name;
-  } tile_kinds[] = {
-      {0, 8, "r64_bk64"}, {1, 4, "r64_bk128"}, {2, 4, "r64_bk64x2far"}, {3, 4, "r128_bk64"}};
+    std::vector<int> grids;
+  } tile_kinds[] = {{0, 8, "r64_bk64_s8", {0, -2, sms}},  {1, 4, "r64_bk128_s4", {0, -2, sms}},
+                    {1, 6, "r64_bk128_s6", {0}},          {1, 8, "r64_bk128_s8", {0}},
+                    {2, 4, "r64_bk64x2far_s4", {0, sms}}, {3, 4, "r128_bk64_s4", {0, sms}}};
   for (const auto& t : tile_kinds)
-    for (int ctas : {0, -2, sms})
+    for (int ctas : t.grids)
       variants.push_back({std::string("tile_") + t.name + "_c" +
                               (ctas == 0    ? "T"
                                : ctas == -2 ? "2T"
@@ -323,5 +350,6 @@ int main(int argc, char** argv) {
         n, k, bytes, roof_us, fields.c_str(), best_name.c_str(), best, 100.0 * roof_us / best);
     std::fflush(stdout);
   }
+  std::printf("{\"sm_clock_mhz_end\": %.0f}\n", sm_mhz());
   return 0;
 }
