@@ -250,11 +250,14 @@ int main(int argc, char** argv) {
     return mhz;
   };
   const double mhz_start = sm_mhz();
+  const char* git = std::getenv("GEMMBENCH_GIT_COMMIT");  // as gemmbench's reports take it
   std::printf(
-      "{\"device\": \"%s\", \"sms\": %d, \"cuda_driver\": %d, \"cuda_runtime\": %d, \"date_utc\": "
+      "{\"git_commit\": \"%s\", \"device\": \"%s\", \"sms\": %d, \"cuda_driver\": %d, "
+      "\"cuda_runtime\": %d, \"date_utc\": "
       "\"%s\", \"reps\": %d, \"roof_copy_gbs\": %.1f, \"sm_clock_mhz_start\": %.0f, "
       "\"l2_flush\": \"%s\"}\n",
-      prop.name, sms, driver, runtime, date, reps, roof_gbs, mhz_start, L2Flush::method());
+      git ? git : "", prop.name, sms, driver, runtime, date, reps, roof_gbs, mhz_start,
+      L2Flush::method());
 
   // A tile variant's kernel, by (rows, boxes, far).
   using TileKernel = void (*)(CUtensorMap, int, int, int);
