@@ -296,28 +296,36 @@ TEST(Sm90Schedule, DecodeSplitIsEqualPartsPerTile) {
 // and within cs_slots (and cs_slots_max, which the kernel's ring is sized for), and the CTAs of
 // a cluster cover the tile's k-blocks once, in equal non-empty ranges.
 TEST(Sm90Schedule, ClusterSplitOwnersSlotsAndRanges) {
-  for (int parts = 1; parts <= kCsMaxParts; ++parts) {
-    SCOPED_TRACE("parts " + std::to_string(parts));
-    std::vector<int> owned(parts, 0);
-    std::set<std::pair<int, int>> slots;  // (owner, slot)
-    for (int wb = 0; wb < kCsWarpBlocks; ++wb) {
-      const int o = cs_owner(wb, parts);
-      ASSERT_GE(o, 0);
-      ASSERT_LT(o, parts);
-      ++owned[o];
-      EXPECT_GE(wb, cs_first_block(o, parts));
-      if (o + 1 < parts) EXPECT_LT(wb, cs_first_block(o + 1, parts));
-      for (int sender = 0; sender < parts; ++sender) {
-        const int slot = cs_slot(wb, sender, parts);
-        EXPECT_GE(slot, 0);
-        EXPECT_LT(slot, cs_slots(parts));
-        EXPECT_TRUE(slots.insert({o, slot}).second) << "wb " << wb << " sender " << sender;
+  // 8 warp blocks (the 128-row weight tile), and 4 (the 64-row one, at most 4 parts).
+  for (int blocks : {kCsWarpBlocks, kCsN64Blocks})
+    for (int parts = 1; parts <= kCsMaxParts && parts <= blocks; ++parts) {
+      SCOPED_TRACE("blocks " + std::to_string(blocks) + " parts " + std::to_string(parts));
+      std::vector<int> owned(parts, 0);
+      std::set<std::pair<int, int>> slots;  // (owner, slot)
+      for (int wb = 0; wb < blocks; ++wb) {
+        const int o = cs_owner(wb, parts, blocks);
+        ASSERT_GE(o, 0);
+        ASSERT_LT(o, parts);
+        ++owned[o];
+        EXPECT_GE(wb, cs_first_block(o, parts, blocks));
+        if (o + 1 < parts) EXPECT_LT(wb, cs_first_block(o + 1, parts, blocks));
+        for (int sender = 0; sender < parts; ++sender) {
+          const int slot = cs_slot(wb, sender, parts, blocks);
+          EXPECT_GE(slot, 0);
+          EXPECT_LT(slot, cs_slots(parts, blocks));
+          EXPECT_TRUE(slots.insert({o, slot}).second) << "wb " << wb << " sender " << sender;
+        }
       }
+      for (int r = 0; r < parts; ++r) EXPECT_GE(owned[r], 1) << "rank " << r << " owns nothing";
+      EXPECT_LE(cs_slots(parts, blocks), cs_slots_max(blocks));
     }
-    for (int r = 0; r < parts; ++r) EXPECT_GE(owned[r], 1) << "rank " << r << " owns nothing";
-    EXPECT_LE(cs_slots(parts), cs_slots_max());
-  }
-  EXPECT_EQ(cs_slots_max(), 14);  // parts = 7: two blocks x 7 ranks
+  EXPECT_EQ(cs_slots_max(), 14);             // parts = 7: two blocks x 7 ranks
+  EXPECT_EQ(cs_slots_max(kCsN64Blocks), 6);  // parts = 3: two blocks x 3 ranks
+  // The 64-row tile's parts: the whole grid, at most its 4 blocks, none where the tiles fill it.
+  EXPECT_EQ(cs_parts_n64(64, 64, 132), 2);   // 4096 wide: 128 CTAs
+  EXPECT_EQ(cs_parts_n64(33, 112, 132), 4);  // 2112 wide: 4 wanted, 4 allowed
+  EXPECT_EQ(cs_parts_n64(17, 112, 132), 4);  // 7 wanted
+  EXPECT_EQ(cs_parts_n64(96, 64, 132), 1);   // 6144 wide: no split
 
   // The work items: one per CTA, the cluster's tile, ranges that tile [0, k_blocks).
   for (int k : {256, 520, 4096, 7168}) {

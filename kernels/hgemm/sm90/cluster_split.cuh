@@ -32,20 +32,21 @@ __device__ __forceinline__ void cs_producer_barriers() {
 }
 
 // Called by every consumer thread of every CTA of the cluster after its mainloop. `region`: this
-// CTA's receive slots (cs_slots(parts) x cs_slot_bytes, within the ring). Returns true where this
-// warp owns its block: acc then holds the whole tile's sum for it, in the same order on every run
-// (its own partial, then the others' in rank order).
-template <class AccReg, int ACC_REGS>
+// CTA's receive slots (cs_slots(parts, BLOCKS) x cs_slot_bytes, within the ring). Returns true
+// where this warp owns its block: acc then holds the whole tile's sum for it, in the same order on
+// every run (its own partial, then the others' in rank order). BLOCKS: the tile's warp blocks (4
+// per consumer warpgroup).
+template <int BLOCKS, class AccReg, int ACC_REGS>
 __device__ __forceinline__ bool cs_reduce(AccReg (&acc)[ACC_REGS], uint32_t region, int wb,
                                           int lane, int rank, int parts) {
   static_assert(ACC_REGS % 4 == 0, "whole 16-byte vectors");
   constexpr uint32_t kSlot = cs_slot_bytes<ACC_REGS>();
-  const int owner = cs_owner(wb, parts);
+  const int owner = cs_owner(wb, parts, BLOCKS);
   // Every CTA of the cluster is past its mainloop: no wgmma reads, no TMA writes into the rings.
   sm90::cluster_sync();
   GB_SM90_TRACE(6, threadIdx.x == 128);  // timeline probe: every CTA past its mainloop
   if (owner != rank) {
-    const uint32_t dst = region + uint32_t(cs_slot(wb, rank, parts)) * kSlot + lane * 16u;
+    const uint32_t dst = region + uint32_t(cs_slot(wb, rank, parts, BLOCKS)) * kSlot + lane * 16u;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i)
       sm90::st_shared_cluster_v4(dst + i * 512u, uint32_t(owner),
@@ -58,7 +59,7 @@ __device__ __forceinline__ bool cs_reduce(AccReg (&acc)[ACC_REGS], uint32_t regi
   if (owner != rank) return false;
   for (int r = 0; r < parts; ++r) {
     if (r == rank) continue;
-    const uint32_t src = region + uint32_t(cs_slot(wb, r, parts)) * kSlot + lane * 16u;
+    const uint32_t src = region + uint32_t(cs_slot(wb, r, parts, BLOCKS)) * kSlot + lane * 16u;
 #pragma unroll
     for (int i = 0; i < ACC_REGS / 4; ++i) {
       const uint4 v = sm90::ld_shared_v4(src + i * 512u);

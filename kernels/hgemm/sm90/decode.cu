@@ -63,6 +63,11 @@ struct TokenTiles {
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
+// Candidate (2026-11-26): the 64-row tile with the in-cluster split over the whole grid (its
+// stream-K walk, _n64 itself, where the tiles fill the grid).
+template <class V>
+using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
+using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -100,6 +105,11 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
+
+GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
+    "hgemm_decode_sm90_n64_cs",
+    "candidate: _n64 whose tiles, when fewer than the SMs, split K over a cluster of 2-4 CTAs for "
+    "the whole grid, the parts summed in distributed shared memory"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",

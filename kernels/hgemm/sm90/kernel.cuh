@@ -101,12 +101,13 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   static_assert(MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
                 "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
                 "both layouts agree");
-  constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
-  static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K && Cfg::CONSUMERS * 4 == kCsWarpBlocks &&
-                            uint32_t(cs_slots_max()) * cs_slot_bytes<ACC_REGS>() <=
+  constexpr int BOXES = BM / 64;                 // 64x64 TMA-store boxes per warpgroup tile
+  constexpr int CS_BLOCKS = Cfg::CONSUMERS * 4;  // the in-cluster split's warp blocks
+  static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K &&
+                            uint32_t(cs_slots_max(CS_BLOCKS)) * cs_slot_bytes<ACC_REGS>() <=
                                 STAGES * Cfg::STAGE_BYTES),
-                "the in-cluster split: no multicast cluster, no stream-K, 8 warp blocks, and the "
-                "ring holds every receive slot");
+                "the in-cluster split: no multicast cluster, no stream-K, and the ring holds every "
+                "receive slot");
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -318,7 +319,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // ======== IN-CLUSTER SPLIT: sum the parts in shared memory ========
       // Every warp takes part; the warps that do not own their block store nothing.
       if constexpr (CSPLIT) {
-        if (!cs_reduce(acc, s_a, consumer * 4 + warp, lane, cluster_id % parts, parts)) continue;
+        if (!cs_reduce<CS_BLOCKS>(acc, s_a, consumer * 4 + warp, lane, cluster_id % parts, parts))
+          continue;
       }
 
       GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);

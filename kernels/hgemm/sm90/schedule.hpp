@@ -250,32 +250,35 @@ class Sm90WorkIter {
 // One row of tiles fewer than the grid, as above, but each tile's `parts` equal k-ranges go to the
 // CTAs of one cluster (rank r: k-blocks [k_blocks * r / parts, k_blocks * (r + 1) / parts)), and
 // their partial accumulators are summed in the cluster's shared memory instead of a global
-// workspace (sm90/cluster_split.cuh): no flags, no L2 round trips. The tile's 8 warp blocks (16
-// GEMM-N rows x BM, one consumer warp's wgmma fragment; block wb = consumer * 4 + warp) are
-// shared out: CTA cs_owner(wb) receives the other CTAs' copies of block wb, adds them in rank
-// order and stores it.
-inline constexpr int kCsWarpBlocks = 8;  // 2 consumer warpgroups x 4 warps
+// workspace (sm90/cluster_split.cuh): no flags, no L2 round trips. The tile's `blocks` warp blocks
+// (16 GEMM-N rows x BM, one consumer warp's wgmma fragment; block wb = consumer * 4 + warp: 8 for
+// the 128-row weight tile, 4 for the 64-row one) are shared out: CTA cs_owner(wb) receives the
+// other CTAs' copies of block wb, adds them in rank order and stores it. A cluster has at most
+// `blocks` CTAs, so that each owns a block.
+inline constexpr int kCsWarpBlocks = 8;  // 2 consumer warpgroups x 4 warps (the default)
 inline constexpr int kCsMaxParts = 8;    // the portable cluster size
-GB_HD constexpr int cs_owner(int wb, int parts) {
-  return wb * parts / kCsWarpBlocks;
+GB_HD constexpr int cs_owner(int wb, int parts, int blocks = kCsWarpBlocks) {
+  return wb * parts / blocks;
 }
 // The first warp block CTA `rank` owns (the smallest wb with cs_owner(wb) == rank).
-GB_HD constexpr int cs_first_block(int rank, int parts) {
-  return (rank * kCsWarpBlocks + parts - 1) / parts;
+GB_HD constexpr int cs_first_block(int rank, int parts, int blocks = kCsWarpBlocks) {
+  return (rank * blocks + parts - 1) / parts;
 }
-// Receive slots per CTA: (blocks owned, at most ceil(8 / parts)) x (one per rank, its own unused).
-GB_HD constexpr int cs_slots(int parts) {
-  return (kCsWarpBlocks + parts - 1) / parts * parts;
+// Receive slots per CTA: (blocks owned, at most ceil(blocks / parts)) x (one per rank, its own
+// unused).
+GB_HD constexpr int cs_slots(int parts, int blocks = kCsWarpBlocks) {
+  return (blocks + parts - 1) / parts * parts;
 }
-// The most receive slots any cluster size needs (parts = 7: 2 blocks x 7).
-GB_HD constexpr int cs_slots_max() {
+// The most receive slots any cluster size needs (8 blocks: parts = 7, 2 blocks x 7).
+GB_HD constexpr int cs_slots_max(int blocks = kCsWarpBlocks) {
   int m = 0;
-  for (int p = 1; p <= kCsMaxParts; ++p) m = cs_slots(p) > m ? cs_slots(p) : m;
+  for (int p = 1; p <= kCsMaxParts && p <= blocks; ++p)
+    m = cs_slots(p, blocks) > m ? cs_slots(p, blocks) : m;
   return m;
 }
 // Where the copy of block wb from CTA `sender` lands in its owner's receive slots.
-GB_HD constexpr int cs_slot(int wb, int sender, int parts) {
-  return (wb - cs_first_block(cs_owner(wb, parts), parts)) * parts + sender;
+GB_HD constexpr int cs_slot(int wb, int sender, int parts, int blocks = kCsWarpBlocks) {
+  return (wb - cs_first_block(cs_owner(wb, parts, blocks), parts, blocks)) * parts + sender;
 }
 GB_HD int cs_kb_begin(int k_blocks, int rank, int parts) {
   return int((long long)k_blocks * rank / parts);
@@ -305,6 +308,15 @@ GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid) {
   const int p = cs_parts_for(tiles, k_blocks, target);
   if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
   return p;
+}
+// The 64-row weight tile's cluster size (hgemm_decode_sm90_n64_cs, a candidate): parts for the
+// whole grid, at most its 4 warp blocks. One CTA per 64-row tile reads a 4096-wide layer no
+// faster than 17.7 us at 4096x4096, two per tile in 15.7 us
+// (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
+inline constexpr int kCsN64Blocks = 4;
+GB_HD int cs_parts_n64(int tiles, int k_blocks, int grid) {
+  const int p = cs_parts_for(tiles, k_blocks, grid);
+  return p < kCsN64Blocks ? p : kCsN64Blocks;
 }
 
 // The one work item of CTA `cta` of the in-cluster split (clusters of `parts` CTAs along x, one
