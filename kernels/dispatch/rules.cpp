@@ -52,6 +52,9 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json (git 9f58e12,
 //       rule N), the decode config on the H200 in f16 and bf16, two sessions (cuBLAS's rows
 //       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
+//   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json (hgemm_decode_sm90_n64_cs beside _n64
+//       and hgemm at the four layers whose 64-row tiles are at most half the SMs, 16, 64 and 128
+//       tokens, f16 and bf16, three runs in two device calls; medians over the runs below)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -76,6 +79,26 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // way). At 16 tokens rung 12 leads but at the small layers below (J: 1.006x against 0.956x).
     c.add("hgemm_decode_gemv_tc",
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
+  const int64_t n64_tiles = ceil_div(p.n, 64);
+  if (p.m >= 16 && p.m <= 128 && caps.dram_gbs <= kFastHbmGbs && 2 * n64_tiles <= caps.num_sms &&
+      p.k >= 7168)
+    // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
+    // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/
+    // reference/2026-11-26_read_roof.jsonl); the 64-row tile split over a cluster for the whole
+    // grid leads or is level at every row with K >= 7168, f16 / bf16: 128x2112x7168 0.972x /
+    // 0.967x against _n64's 0.922x / 0.923x, 128x4096x7168 0.937x / 0.887x against 0.890x /
+    // 0.878x, 64x4096x14336 1.016x / 1.019x against 0.988x / 0.979x, 64x4096x7168 1.044x /
+    // 1.037x against 1.027x / 1.026x, 64x2112x7168 0.986x / 0.983x against 0.983x / 0.979x,
+    // 128x4096x14336 1.065x / 1.069x against 1.062x / 1.063x; at 16 tokens against the
+    // tensor-core GEMV or rung 12: 16x4096x14336 1.013x / 1.015x against 0.994x / 0.994x,
+    // 16x4096x7168 1.027x / 1.028x against 1.014x, 16x2112x7168 0.961x / 0.971x against 0.961x /
+    // 0.966x. At 4096x4096 (64 k-blocks) it is mixed and stays out: 16 tokens 1.023x against the
+    // GEMV's 1.050x, 64 tokens 0.958x / 0.952x against 0.964x / 0.883x, 128 tokens 0.912x /
+    // 0.845x against 0.886x / 0.878x (both kernels move between two levels there run to run).
+    // Not measured on the H200 (rule O keeps those layers).
+    c.add("hgemm_decode_sm90_n64_cs",
+          "16-128 tokens, 64-row tiles at most half the SMs, K >= 7168: each tile's K split over "
+          "a cluster of 2-4 CTAs for the whole grid, summed in distributed shared memory");
   if (p.m >= 9 && p.m <= 16 && ceil_div(p.n, 32) <= caps.num_sms &&
       2 * p.n * p.k < (int64_t(64) << 20))
     // L: at 16 tokens the tensor-core GEMV (32-row groups, one 16-warp CTA each) leads rung 12
@@ -87,7 +110,6 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_gemv_tc",
           "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
           "into mma.sync fragments");
-  const int64_t n64_tiles = ceil_div(p.n, 64);
   if (p.m > 32 && p.m <= 128 && caps.dram_gbs <= kFastHbmGbs &&
       ((n64_tiles <= caps.num_sms && p.k <= 16384) || p.k <= 2048))
     // N (the H100, 3.35 TB/s): at 64 and 128 tokens the 64-row weight tile (twice the CTAs of rung

@@ -48,9 +48,11 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   EXPECT_EQ(first(hgemm_candidates(tn16(8, 28672, 4096), kH100)), "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(9, 4096, 4096), kH100)), "hgemm_decode_gemv_tc");
   EXPECT_EQ(hgemm_candidates(tn16(4, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90");
-  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4096, 7168), kH100)), "hgemm_decode_gemv_tc");
+  EXPECT_EQ(first(hgemm_candidates(tn16(12, 4096, 7168), kH100)), "hgemm_decode_gemv_tc");
   EXPECT_EQ(first(hgemm_candidates(tn16(12, 2112, 7168), kH100)), "hgemm_decode_gemv_tc");
-  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4096, 14336), kH100)), "hgemm_decode_sm90")
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4096, 4096), kH100)), "hgemm_decode_gemv_tc")
+      << "rule P stays out at K = 4096";
+  EXPECT_EQ(first(hgemm_candidates(tn16(12, 4096, 14336), kH100)), "hgemm_decode_sm90")
       << "112 MiB of weights";
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 6144, 4096), kH100)), "hgemm_decode_sm90")
       << "192 row groups: more than one wave";
@@ -61,7 +63,7 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   // 33-128 tokens: the 64-row weight tile where its tiles fit one wave (N/64 <= 132, K <= 16384)
   // or K <= 2048; rung 12 behind it, then rung 11.
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
-  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 7168), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(33, 8192, 8192), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 16384), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 32768, 512), kH100)), "hgemm_decode_sm90_n64")
@@ -80,6 +82,29 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   const auto c = hgemm_candidates(tn16(16, 8192, 8192), kH100);
   ASSERT_GE(c.size(), 2u);
   EXPECT_EQ(c[1].kernel, "hgemm_decode");
+}
+
+TEST(DispatchRules, TheSplitSixtyFourRowTileWhereOneCtaPerTileLeavesHalfTheSms) {
+  // Rule P (H100): 16-128 tokens, ceil(N/64) <= 66 and K >= 7168: the 64-row tile split over a
+  // cluster; not at K = 4096, not past half the SMs, not below 16 tokens, not on the H200.
+  for (int64_t m : {16, 64, 128}) {
+    SCOPED_TRACE(m);
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{2112, 7168}, {4096, 7168}, {4096, 14336}})
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_cs")
+          << n << "x" << k;
+    EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 4096), kH100)), "hgemm_decode_sm90_n64_cs");
+    EXPECT_NE(first(hgemm_candidates(tn16(m, 4224 + 64, 7168), kH100)), "hgemm_decode_sm90_n64_cs")
+        << "67 tiles: more than half the SMs";
+    EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 7168), kH200)), "hgemm_decode_sm90_n64_cs");
+  }
+  EXPECT_EQ(first(hgemm_candidates(tn16(16, 4224, 7168), kH100)), "hgemm_decode_sm90_n64_cs")
+      << "66 tiles: exactly half";
+  EXPECT_NE(first(hgemm_candidates(tn16(15, 4096, 7168), kH100)), "hgemm_decode_sm90_n64_cs");
+  EXPECT_NE(first(hgemm_candidates(tn16(129, 4096, 7168), kH100)), "hgemm_decode_sm90_n64_cs");
+  // _n64 next (its own stream-K walk is what the split falls back to).
+  const auto c = hgemm_candidates(tn16(128, 4096, 7168), kH100);
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[1].kernel, "hgemm_decode_sm90_n64");
 }
 
 TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
@@ -104,7 +129,10 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
                         {7168, 16384}}) {
       SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k));
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90");
-      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64");
+      // The H100: rule N, or rule P's split 64-row tile where the tiles leave half the SMs idle
+      // and K >= 7168.
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
+                n <= 4224 && k >= 7168 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90_n64");
     }
   }
   // 66 tiles of 64 rows are exactly half the grid: the split begins below that.

@@ -11,7 +11,8 @@
 // sm90/schedule.hpp (whole tiles at K <= 64 k-blocks, else the last partial wave stream-K).
 // Tiles (GEMM M x N x K per CTA): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7; M <= 128:
 // 128x128x64, 5. Variants: hgemm_decode_sm90_n64 (below: 64 weight rows per CTA, 8-16 stages,
-// the walk only) and hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
+// the walk only), hgemm_decode_sm90_n64_cs (the same tile with the in-cluster split) and
+// hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
 // Measured (H100, 2026-11-25, sustained, cold L2, f16/f32acc, the 16 decode layers per token
 // count): `hgemm`, running this rung or _n64 at 64 and 128 tokens, 0.999x / 0.983x cuBLAS
@@ -63,8 +64,13 @@ struct TokenTiles {
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
-// Candidate (2026-11-26): the 64-row tile with the in-cluster split over the whole grid (its
-// stream-K walk, _n64 itself, where the tiles fill the grid).
+// hgemm_decode_sm90_n64_cs: the 64-row tile with the in-cluster split (sm90/cluster_split.cuh,
+// 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
+// elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
+// faster than 17.7 us, two in 15.7 (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
+// The `hgemm` rule P (H100) at 16-128 tokens where ceil(N/64) <= SMs/2 and K >= 7168:
+// 128x2112x7168 0.972x against _n64's 0.922x (f16, bench_results/h100/
+// 2026-11-26_decode_n64_cs_candidates*.json).
 template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
@@ -108,8 +114,8 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
 
 GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
     "hgemm_decode_sm90_n64_cs",
-    "candidate: _n64 whose tiles, when fewer than the SMs, split K over a cluster of 2-4 CTAs for "
-    "the whole grid, the parts summed in distributed shared memory"));
+    "_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 CTAs for the "
+    "whole grid, the parts summed in distributed shared memory"));
 
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Decode128<false>>(
     "hgemm_tn_sm90_128x128_sk",

@@ -309,7 +309,7 @@ GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid) {
   if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
   return p;
 }
-// The 64-row weight tile's cluster size (hgemm_decode_sm90_n64_cs, a candidate): parts for the
+// The 64-row weight tile's cluster size (hgemm_decode_sm90_n64_cs): parts for the
 // whole grid, at most its 4 warp blocks. One CTA per 64-row tile reads a 4096-wide layer no
 // faster than 17.7 us at 4096x4096, two per tile in 15.7 us
 // (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
