@@ -38,8 +38,8 @@ Speed of light: every row carries its roofline bound, min(compute ceiling of its
 
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
   each kernel is sampled interleaved with its baseline (--baseline: the matching cuBLAS call by
-  default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or both); the figure quoted
-  is the median. TFLOP/s = 2*M*N*K / median.
+  default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or both, or none); the
+  figure quoted is the median. TFLOP/s = 2*M*N*K / median.
 
 Examples:
   gemmbench                                         run configs/default.json
@@ -160,8 +160,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--baseline", baseline,
                  "What kernel rows are compared against: cublas (default; cublasGemmEx, default "
                  "algorithm), cublaslt (cublasLtMatmul with the fastest of its heuristic's top 8 "
-                 "algorithms, tuned per problem before sampling; adds a cublaslt row per group) "
-                 "or both (every kernel row carries both ratios)");
+                 "algorithms, tuned per problem before sampling; adds a cublaslt row per group), "
+                 "both (every kernel row carries both ratios) or none (each kernel row sampled "
+                 "alone, no ratio: its time with only the cache preparation between samples, as "
+                 "the cublas row's; docs/method.md)");
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
   bool keep_samples = false;

@@ -44,12 +44,14 @@ const char* to_string(Baseline b) {
       return "cublaslt";
     case Baseline::both:
       return "both";
+    case Baseline::none:
+      return "none";
   }
   return "?";
 }
 
 std::optional<Baseline> parse_baseline(std::string_view s) {
-  for (Baseline b : {Baseline::cublas, Baseline::cublaslt, Baseline::both})
+  for (Baseline b : {Baseline::cublas, Baseline::cublaslt, Baseline::both, Baseline::none})
     if (s == to_string(b)) return b;
   return std::nullopt;
 }

@@ -33,15 +33,18 @@ std::optional<Regime> parse_regime(std::string_view s);
 // What every kernel row is compared against (docs/baselines.md). cublas: one cublasGemmEx call
 // with the default algorithm. cublaslt: cublasLtMatmul with the fastest of the heuristic's top
 // candidates, tuned per problem before sampling. both: each kernel row carries both ratios.
-enum class Baseline { cublas, cublaslt, both };
+// none: each kernel row is sampled alone and carries no ratio (the group's cublas row stays): a
+// kernel's time when nothing but the cache preparation runs between its samples, as the cublas
+// row's is.
+enum class Baseline { cublas, cublaslt, both, none };
 const char* to_string(Baseline b);
 std::optional<Baseline> parse_baseline(std::string_view s);
-inline constexpr const char* kBaselineNames = "cublas, cublaslt, both";
+inline constexpr const char* kBaselineNames = "cublas, cublaslt, both, none";
 constexpr bool uses_cublas(Baseline b) {
-  return b != Baseline::cublaslt;
+  return b == Baseline::cublas || b == Baseline::both;
 }
 constexpr bool uses_cublaslt(Baseline b) {
-  return b != Baseline::cublas;
+  return b == Baseline::cublaslt || b == Baseline::both;
 }
 
 struct MeasureSettings {

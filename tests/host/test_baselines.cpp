@@ -111,19 +111,21 @@ TEST(BaselineOption, ParsesEachValueAndDefaultsToCublas) {
   EXPECT_TRUE(uses_cublas(Baseline::both) && uses_cublaslt(Baseline::both));
   EXPECT_TRUE(uses_cublas(Baseline::cublas) && !uses_cublaslt(Baseline::cublas));
   EXPECT_TRUE(!uses_cublas(Baseline::cublaslt) && uses_cublaslt(Baseline::cublaslt));
+  EXPECT_EQ(parse({"--baseline", "none"}).options.measure.baseline, Baseline::none);
+  EXPECT_TRUE(!uses_cublas(Baseline::none) && !uses_cublaslt(Baseline::none));
   // A measurement setting, so it also applies to the runs of a config.
   const CliOutcome o = parse({"--config", "configs/default.json", "--baseline", "both"});
   EXPECT_EQ(o.options.measure.baseline, Baseline::both);
   EXPECT_NO_THROW(resolve_request(o.options));
   const std::string help = parse({"--help"}).text;
-  for (const char* s : {"--baseline", "cublaslt", "both"})
+  for (const char* s : {"--baseline", "cublaslt", "both", "none (each kernel row sampled"})
     EXPECT_NE(help.find(s), std::string::npos) << s;
 }
 
 TEST(BaselineOption, BadValueIsOneClearLine) {
   for (const std::string bad : {"cublasLt", "", "lt", "cublas,cublaslt"}) {
     const std::string msg = cli_error_of({"--baseline", bad, "--m", "64"});
-    EXPECT_EQ(msg, "--baseline: '" + bad + "' is not one of cublas, cublaslt, both");
+    EXPECT_EQ(msg, "--baseline: '" + bad + "' is not one of cublas, cublaslt, both, none");
   }
   EXPECT_NE(cli_error_of({"--baseline"}).find("--baseline"), std::string::npos);
 }
@@ -134,7 +136,8 @@ TEST(BaselineOption, ConfigKey) {
   EXPECT_FALSE(parse_config_text(config_with_measure("{}"), "c").runs[0].measure.baseline);
   std::string msg = config_error_of(config_with_measure(R"({"baseline": "cudnn"})"));
   EXPECT_EQ(msg,
-            "cfg.json: runs[0].measure.baseline: 'cudnn' is not one of cublas, cublaslt, both");
+            "cfg.json: runs[0].measure.baseline: 'cudnn' is not one of cublas, cublaslt, both, "
+            "none");
   msg = config_error_of(config_with_measure(R"({"baseline": ["both"]})"));
   EXPECT_NE(msg.find("runs[0].measure.baseline: expected a string"), std::string::npos) << msg;
   msg = config_error_of(config_with_measure(R"({"baselines": "both"})"));
@@ -159,6 +162,9 @@ TEST(BaselinePlan, CublasltAddsOneRowPerGroupAndTheCommandLineWins) {
   EXPECT_EQ(build_plan({r}, {}, cli, reg).row_count(), 2u * (1 + 2));
   cli.baseline = Baseline::cublaslt;
   EXPECT_EQ(build_plan({r}, {}, cli, reg).groups[1].measure.baseline, Baseline::cublaslt);
+  // none: the group's cublas row and the kernel rows, nothing more.
+  cli.baseline = Baseline::none;
+  EXPECT_EQ(build_plan({r}, {}, cli, reg).row_count(), 2u * (1 + 2));
 }
 
 // ---------------------------------------------------------------- what the samples put on a row
@@ -186,6 +192,17 @@ TEST(BaselineSamples, LaunchOrderAndRatios) {
   record_baselines(only_cublas, {true, false}, {own, cublas});
   EXPECT_DOUBLE_EQ(*only_cublas.ratio_to_cublas, 1.5);
   EXPECT_FALSE(only_cublas.cublaslt_median_ms);
+  // No baseline (--baseline none): the row's own launch alone, no ratio.
+  order.clear();
+  const std::vector<std::function<void()>> alone =
+      BaselineSet{false, false}.launches(mark('K'), mark('C'), mark('L'));
+  for (const auto& launch : alone) launch();
+  EXPECT_EQ(order, "K");
+  CaseResult no_ratio;
+  record_baselines(no_ratio, {false, false}, {own});
+  EXPECT_FALSE(no_ratio.ratio_to_cublas);
+  EXPECT_FALSE(no_ratio.ratio_to_cublaslt);
+  EXPECT_FALSE(no_ratio.cublas_median_ms);
   EXPECT_THROW(record_baselines(r, {true, true}, {own, cublas}), std::logic_error);
   const CaseResult lt_row = as_cublaslt_row(both_row());
   EXPECT_EQ(lt_row.kernel, "cublaslt");
