@@ -54,7 +54,9 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
 //   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json (hgemm_decode_sm90_n64_cs beside _n64
 //       and hgemm at the four layers whose 64-row tiles are at most half the SMs, 16, 64 and 128
-//       tokens, f16 and bf16, three runs in two device calls; medians over the runs below)
+//       tokens, f16 and bf16, three runs in two device calls; medians over the runs below); on the
+//       H200 bench_results/h200/2026-11-26_decode_n64_cs_candidates{,_r2}.json (the same config,
+//       two runs in two device calls, hgemm then running rule O)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -80,8 +82,8 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_gemv_tc",
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
   const int64_t n64_tiles = ceil_div(p.n, 64);
-  if (p.m >= 16 && p.m <= 128 && caps.dram_gbs <= kFastHbmGbs && 2 * n64_tiles <= caps.num_sms &&
-      p.k >= 7168)
+  const bool fast_hbm = caps.dram_gbs > kFastHbmGbs;
+  if (p.m >= 16 && p.m <= 128 && 2 * n64_tiles <= caps.num_sms && p.k >= (fast_hbm ? 4096 : 7168))
     // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
     // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/
     // reference/2026-11-26_read_roof.jsonl); the 64-row tile split over a cluster for the whole
@@ -95,10 +97,15 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // 0.966x. At 4096x4096 (64 k-blocks) it is mixed and stays out: 16 tokens 1.023x against the
     // GEMV's 1.050x, 64 tokens 0.958x / 0.952x against 0.964x / 0.883x, 128 tokens 0.912x /
     // 0.845x against 0.886x / 0.878x (both kernels move between two levels there run to run).
-    // Not measured on the H200 (rule O keeps those layers).
+    // On the H200 (4.8 TB/s) it is faster than what rule O ran (the GEMVs, rung 12, _n64) at all
+    // 24 cases in both runs, K = 4096 included, by 1-12% in time: 128x4096x7168 22.8-23.0 us
+    // against 25.4-25.6 (0.927x against 0.810x f16), 128x2112x7168 0.959x against 0.861x,
+    // 64x4096x14336 1.008x against 0.914x, 128x4096x4096 0.844-0.920x against 0.763-0.830x (its
+    // cuBLAS rows moved 4%), 16x4096x4096 1.037x against the tensor-core GEMV's 1.023x.
     c.add("hgemm_decode_sm90_n64_cs",
-          "16-128 tokens, 64-row tiles at most half the SMs, K >= 7168: each tile's K split over "
-          "a cluster of 2-4 CTAs for the whole grid, summed in distributed shared memory");
+          "16-128 tokens, 64-row tiles at most half the SMs, K >= 7168 (K >= 4096 on HBM over 4 "
+          "TB/s): each tile's K split over a cluster of 2-4 CTAs for the whole grid, summed in "
+          "distributed shared memory");
   if (p.m >= 9 && p.m <= 16 && ceil_div(p.n, 32) <= caps.num_sms &&
       2 * p.n * p.k < (int64_t(64) << 20))
     // L: at 16 tokens the tensor-core GEMV (32-row groups, one 16-warp CTA each) leads rung 12

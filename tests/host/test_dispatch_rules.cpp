@@ -95,7 +95,10 @@ TEST(DispatchRules, TheSplitSixtyFourRowTileWhereOneCtaPerTileLeavesHalfTheSms) 
     EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 4096), kH100)), "hgemm_decode_sm90_n64_cs");
     EXPECT_NE(first(hgemm_candidates(tn16(m, 4224 + 64, 7168), kH100)), "hgemm_decode_sm90_n64_cs")
         << "67 tiles: more than half the SMs";
-    EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 7168), kH200)), "hgemm_decode_sm90_n64_cs");
+    // The H200: from K = 4096.
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 4096), kH200)), "hgemm_decode_sm90_n64_cs");
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, 2112, 7168), kH200)), "hgemm_decode_sm90_n64_cs");
+    EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 2048), kH200)), "hgemm_decode_sm90_n64_cs");
   }
   EXPECT_EQ(first(hgemm_candidates(tn16(16, 4224, 7168), kH100)), "hgemm_decode_sm90_n64_cs")
       << "66 tiles: exactly half";
@@ -119,33 +122,41 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 8192, 8192), kH200)), "hgemm_decode_sm90_n64");
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 24576, 1536), kH200)), "hgemm_decode_sm90_n64")
         << "384 tiles, but K = 1536";
-    // 128x4096x14336: the one split layer the 64-row tile won on the H200, at 128 tokens only.
-    EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 14336), kH200)),
-              m > 64 ? "hgemm_decode_sm90_n64" : "hgemm_decode_sm90");
+    // 128x4096x14336: the one split layer the 64-row tile won on the H200, at 128 tokens only;
+    // rule P's split 64-row tile now comes first, then _n64 (rule O) or rung 12.
+    const auto c14336 = hgemm_candidates(tn16(m, 4096, 14336), kH200);
+    ASSERT_GE(c14336.size(), 2u);
+    EXPECT_EQ(c14336[0].kernel, "hgemm_decode_sm90_n64_cs");
+    EXPECT_EQ(c14336[1].kernel, m > 64 ? "hgemm_decode_sm90_n64" : "hgemm_decode_sm90");
     for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096},
                         {4096, 7168},
                         {2112, 7168},
                         {32768, 512},
                         {7168, 16384}}) {
       SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k));
-      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90");
+      // Rung 12 where rule O took the layers from _n64; rule P's split tile before it where the
+      // 64-row tiles are at most half the SMs (N <= 4224).
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)),
+                n <= 4224 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90");
       // The H100: rule N, or rule P's split 64-row tile where the tiles leave half the SMs idle
       // and K >= 7168.
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
                 n <= 4224 && k >= 7168 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90_n64");
     }
   }
-  // 66 tiles of 64 rows are exactly half the grid: the split begins below that.
-  EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64, 4096), kH200)), "hgemm_decode_sm90");
+  // 66 tiles of 64 rows are exactly half the grid: the split begins below that (rule P's split
+  // tile takes those layers first now).
+  EXPECT_EQ(hgemm_candidates(tn16(64, 66 * 64, 4096), kH200).at(1).kernel, "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 66 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 132 * 64 + 1, 4096), kH200)), "hgemm_decode_sm90");
-  // The split clause: 65 tokens up, 8192 < K <= 16384, at most half the grid of tiles.
-  EXPECT_EQ(first(hgemm_candidates(tn16(65, 4096, 8200), kH200)), "hgemm_decode_sm90_n64");
-  EXPECT_EQ(first(hgemm_candidates(tn16(65, 4096, 8192), kH200)), "hgemm_decode_sm90");
-  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 16392), kH200)), "hgemm_decode_sm90");
+  // Rule O's split clause: 65 tokens up, 8192 < K <= 16384, at most half the grid of tiles
+  // (behind rule P's split tile there).
+  EXPECT_EQ(hgemm_candidates(tn16(65, 4096, 8200), kH200).at(1).kernel, "hgemm_decode_sm90_n64");
+  EXPECT_EQ(hgemm_candidates(tn16(65, 4096, 8192), kH200).at(1).kernel, "hgemm_decode_sm90");
+  EXPECT_EQ(hgemm_candidates(tn16(128, 4096, 16392), kH200).at(1).kernel, "hgemm_decode_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 66 * 64 + 1, 14336), kH200)), "hgemm_decode_sm90");
-  // Outside 33-128 tokens both parts choose alike.
-  for (int64_t m : {1, 2, 16, 32, 129, 4096})
+  // Outside 16-128 tokens both parts choose alike.
+  for (int64_t m : {1, 2, 15, 129, 4096})
     EXPECT_EQ(first(hgemm_candidates(tn16(m, 4096, 4096), kH200)),
               first(hgemm_candidates(tn16(m, 4096, 4096), kH100)))
         << m;

@@ -68,7 +68,7 @@ using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 // 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
 // elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
 // faster than 17.7 us, two in 15.7 (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
-// The `hgemm` rule P (H100) at 16-128 tokens where ceil(N/64) <= SMs/2 and K >= 7168:
+// The `hgemm` rule P at 16-128 tokens where ceil(N/64) <= SMs/2 and K >= 7168 (4096 on the H200):
 // 128x2112x7168 0.972x against _n64's 0.922x (f16, bench_results/h100/
 // 2026-11-26_decode_n64_cs_candidates*.json).
 template <class V>
