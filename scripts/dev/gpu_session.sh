@@ -273,7 +273,7 @@ for step in "${steps[@]}"; do
       mkdir -p "$build"
       (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
         scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
-        src/core/types.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
+        src/core/types.cpp src/stats/stats.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
         >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
       args=${step#read-roof}

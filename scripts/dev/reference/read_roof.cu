@@ -23,7 +23,7 @@
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
 //     scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
-//     src/core/types.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
+//     src/core/types.cpp src/stats/stats.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
 //   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of
 //   configs/llm_decode.json)
 // One JSON line per size after a header line naming the device and versions.
@@ -42,6 +42,7 @@
 #include "core/cuda_check.hpp"
 #include "hgemm/sm90/tma_desc.hpp"
 #include "runner/l2_flush.hpp"
+#include "stats/stats.hpp"
 
 namespace gemmbench {
 namespace {
@@ -163,9 +164,9 @@ __global__ void sm_clock_mhz(unsigned long long ns, double* mhz) {
   *mhz = double(c1 - c0) * 1e3 / double(t1 - t0);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
+// The runner's own median (src/stats/stats.cpp).
+double median(const std::vector<double>& v) {
+  return summarize(v).median_ms;
 }
 
 }  // namespace
