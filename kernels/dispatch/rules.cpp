@@ -117,7 +117,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_gemv_tc",
           "9-16 tokens, N/32 row groups within one wave, weights under 64 MiB: weights straight "
           "into mma.sync fragments");
-  if (p.m > 32 && p.m <= 128 && caps.dram_gbs <= kFastHbmGbs &&
+  if (p.m > 32 && p.m <= 128 && !fast_hbm &&
       ((n64_tiles <= caps.num_sms && p.k <= 16384) || p.k <= 2048))
     // N (the H100, 3.35 TB/s): at 64 and 128 tokens the 64-row weight tile (twice the CTAs of rung
     // 12's 128 rows, a deeper ring, no split below half the grid) leads where its tiles fit one
@@ -130,7 +130,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // at 12 of 16 (16x32768x512 1.042x against 0.904x).
     c.add("hgemm_decode_sm90_n64",
           "33-128 tokens, 64-row weight tiles within one wave (K <= 16384) or K <= 2048");
-  if (p.m > 32 && p.m <= 128 && caps.dram_gbs > kFastHbmGbs &&
+  if (p.m > 32 && p.m <= 128 && fast_hbm &&
       ((2 * n64_tiles > caps.num_sms && n64_tiles <= caps.num_sms && p.k <= 8192) ||
        (p.k >= 1024 && p.k <= 2048) ||
        (p.m > 64 && 2 * n64_tiles <= caps.num_sms && p.k > 8192 && p.k <= 16384)))
