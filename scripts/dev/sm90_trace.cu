@@ -33,15 +33,10 @@ using Decode32 = Sm90Variant<32, 128, 8, 1, true>;
 using Decode64 = Sm90Variant<64, 128, 7, 1, true>;
 using Decode128 = Sm90Variant<128, 128, 5, 1, true>;
 
-// The decode kernels' choice of token tile: the narrowest of 32, 64, 128 rows that holds M.
+// The decode kernels' choice of token tile (TokenTiles, hgemm/sm90/launch.cuh).
 template <class V32, class V64, class V128>
 void launch_by_tokens(const GemmArgs& args, cudaStream_t s) {
-  if (args.problem.m <= 32)
-    launch<V32>(args, s);
-  else if (args.problem.m <= 64)
-    launch<V64>(args, s);
-  else
-    launch<V128>(args, s);
+  TokenTiles<V32, V64, V128>::with(args.problem.m, [&](auto v) { launch<decltype(v)>(args, s); });
 }
 
 __global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {

@@ -322,10 +322,13 @@ TEST(Sm90Schedule, ClusterSplitOwnersSlotsAndRanges) {
   EXPECT_EQ(cs_slots_max(), 14);             // parts = 7: two blocks x 7 ranks
   EXPECT_EQ(cs_slots_max(kCsN64Blocks), 6);  // parts = 3: two blocks x 3 ranks
   // The 64-row tile's parts: the whole grid, at most its 4 blocks, none where the tiles fill it.
-  EXPECT_EQ(cs_parts_n64(64, 64, 132), 2);   // 4096 wide: 128 CTAs
-  EXPECT_EQ(cs_parts_n64(33, 112, 132), 4);  // 2112 wide: 4 wanted, 4 allowed
-  EXPECT_EQ(cs_parts_n64(17, 112, 132), 4);  // 7 wanted
-  EXPECT_EQ(cs_parts_n64(96, 64, 132), 1);   // 6144 wide: no split
+  for (int bm : {32, 64, 128}) {
+    EXPECT_EQ(cs_parts(64, 64, bm, 132, kCsN64Blocks), 2);   // 4096 wide: 128 CTAs
+    EXPECT_EQ(cs_parts(33, 112, bm, 132, kCsN64Blocks), 4);  // 2112 wide: 4 wanted, 4 allowed
+    EXPECT_EQ(cs_parts(17, 112, bm, 132, kCsN64Blocks), 4);  // 7 wanted
+    EXPECT_EQ(cs_parts(96, 64, bm, 132, kCsN64Blocks), 1);   // 6144 wide: no split
+  }
+  EXPECT_EQ(cs_parts_for(8, 112, 132, kCsN64Blocks), kCsN64Blocks) << "the test cap, too";
 
   // The work items: one per CTA, the cluster's tile, ranges that tile [0, k_blocks).
   for (int k : {256, 520, 4096, 7168}) {

@@ -50,17 +50,6 @@ using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
 
 constexpr int kMaxTokens = 128;
 
-// A decode kernel's three token tiles; with() runs f on the narrowest of 32, 64, 128 rows that
-// holds every token.
-template <class V32, class V64, class V128>
-struct TokenTiles {
-  template <class F>
-  static auto with(int64_t m, F&& f) {
-    if (m <= 32) return f(V32{});
-    if (m <= 64) return f(V64{});
-    return f(V128{});
-  }
-};
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;

@@ -158,15 +158,12 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, 1, 1 << 30, false);
   const int ctas = resident_clusters<T, F16_ACCUM, V>();
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
-  // The 64-row weight tile (4 warp blocks) takes at most 4 parts, for the whole grid.
-  constexpr int kBlocks = Cfg::CONSUMERS * 4;
+  constexpr int kBlocks = Cfg::CONSUMERS * 4;  // the tile's warp blocks: at most that many parts
   int parts = 1;
   if (sched.tiles_m == 1)
-    parts =
-        args.test_max_ctas > 0
-            ? std::min(kBlocks, cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas))
-        : kBlocks == kCsN64Blocks ? cs_parts_n64(sched.tiles_total, sched.k_blocks, ctas)
-                                  : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas);
+    parts = args.test_max_ctas > 0
+                ? cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas, kBlocks)
+                : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas, kBlocks);
   const auto resident = resident_split_clusters<T, F16_ACCUM, V>();
   while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
   if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback>(args, stream);
@@ -203,6 +200,18 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   else
     throw std::invalid_argument("hgemm_tn_sm90: unsupported dtype/accumulate pair");
 }
+
+// A decode kernel's three token tiles (sm90/decode.cu, and the timeline probe's copies): with()
+// runs f on the narrowest of 32, 64, 128 rows that holds every token.
+template <class V32, class V64, class V128>
+struct TokenTiles {
+  template <class F>
+  static auto with(int64_t m, F&& f) {
+    if (m <= 32) return f(V32{});
+    if (m <= 64) return f(V64{});
+    return f(V128{});
+  }
+};
 
 template <class V>
 const void* kernel_for(const GemmProblem& p) {

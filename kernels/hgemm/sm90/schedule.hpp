@@ -283,11 +283,13 @@ GB_HD constexpr int cs_slot(int wb, int sender, int parts, int blocks = kCsWarpB
 GB_HD int cs_kb_begin(int k_blocks, int rank, int parts) {
   return int((long long)k_blocks * rank / parts);
 }
-// The cluster size for a grid target: the decode split's equal parts, at most kCsMaxParts (the
-// launcher lowers it further until that many clusters of it can be resident at once).
-GB_HD int cs_parts_for(int tiles, int k_blocks, int target) {
+// The cluster size for a grid target: the decode split's equal parts, at most kCsMaxParts and at
+// most the tile's `blocks` warp blocks, so that every CTA owns one (the launcher lowers it further
+// until that many clusters of it can be resident at once).
+GB_HD int cs_parts_for(int tiles, int k_blocks, int target, int blocks = kCsWarpBlocks) {
+  const int cap = blocks < kCsMaxParts ? blocks : kCsMaxParts;
   const int p = decode_split_count(tiles, k_blocks, target);
-  return p < kCsMaxParts ? p : kCsMaxParts;
+  return p < cap ? p : cap;
 }
 // The cluster size by shape (hgemm_decode_sm90), on a grid of `grid` CTAs. From the two
 // candidate runs (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json, H100,
@@ -302,21 +304,18 @@ GB_HD int cs_parts_for(int tiles, int k_blocks, int target) {
 // - Two parts at 33 to 66 tiles when K is long (>= 128 k-blocks), which the walk ran whole:
 //   16x8192x28672 158.2 us against 165.4, 64x7168x18432 94.6 against 99.0, 16x8192x8192 50.0
 //   against 50.7; at 64 k-blocks and less it loses (16x7168x2048 16.5 against 15.8).
-inline constexpr int kCsLongKBlocks = 128;
-GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid) {
-  const int target = bm >= 128 && k_blocks >= 64 ? grid : grid / 2;
-  const int p = cs_parts_for(tiles, k_blocks, target);
-  if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
-  return p;
-}
-// The 64-row weight tile's cluster size (hgemm_decode_sm90_n64_cs): parts for the
-// whole grid, at most its 4 warp blocks. One CTA per 64-row tile reads a 4096-wide layer no
+// The 64-row weight tile (hgemm_decode_sm90_n64_cs, `blocks` = kCsN64Blocks): parts for the
+// whole grid, whatever the tokens and K. One CTA per 64-row tile reads a 4096-wide layer no
 // faster than 17.7 us at 4096x4096, two per tile in 15.7 us
 // (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
-inline constexpr int kCsN64Blocks = 4;
-GB_HD int cs_parts_n64(int tiles, int k_blocks, int grid) {
-  const int p = cs_parts_for(tiles, k_blocks, grid);
-  return p < kCsN64Blocks ? p : kCsN64Blocks;
+inline constexpr int kCsLongKBlocks = 128;
+inline constexpr int kCsN64Blocks = 4;  // 1 consumer warpgroup x 4 warps
+GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid, int blocks = kCsWarpBlocks) {
+  if (blocks == kCsN64Blocks) return cs_parts_for(tiles, k_blocks, grid, blocks);
+  const int target = bm >= 128 && k_blocks >= 64 ? grid : grid / 2;
+  const int p = cs_parts_for(tiles, k_blocks, target, blocks);
+  if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
+  return p;
 }
 
 // The one work item of CTA `cta` of the in-cluster split (clusters of `parts` CTAs along x, one
