@@ -48,19 +48,11 @@ using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
 using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
 
-// hgemm_decode_sm90_n64_mc: _n64 in clusters of 2 CTAs along N that share (multicast) the token
-// tile. At 64-128 tokens a 64-row weight tile meets a token tile of as many or twice the bytes per
-// k-block, so the SMs read 2-3x the weight bytes from L2; the multicast halves the token part.
-using N64Mc32 = Sm90Variant<32, 64, 16, 2, true>;
-using N64Mc64 = Sm90Variant<64, 64, 12, 2, true>;
-using N64Mc128 = Sm90Variant<128, 64, 8, 2, true>;
-
 constexpr int kMaxTokens = 128;
 
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
-using N64McTiles = TokenTiles<N64Mc32, N64Mc64, N64Mc128>;
 // hgemm_decode_sm90_n64_cs: the 64-row tile with the in-cluster split (sm90/cluster_split.cuh,
 // 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
 // elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
@@ -108,11 +100,6 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
-
-GEMMBENCH_REGISTER_KERNEL(decode_info<N64McTiles>(
-    "hgemm_decode_sm90_n64_mc",
-    "_n64 in 2-CTA clusters along N sharing the token tile by TMA multicast: half the token "
-    "bytes read from L2 at 64-128 tokens"));
 
 GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
     "hgemm_decode_sm90_n64_cs",
