@@ -342,19 +342,20 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
   "}"
-#define GB_WGMMA_REGS_40                                                             \
+#define GB_WGMMA_REGS_48                                                             \
   "{"                                                                                \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39"                                           \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"   \
   "}"
-#define GB_WGMMA_REGS_80                                                             \
+#define GB_WGMMA_REGS_96                                                             \
   "{"                                                                                \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"   \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"   \
   "}"
 #define GB_WGMMA_F8(d, i)                                                                         \
   "+f"(d[i + 0]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -376,12 +377,12 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
 #define GB_WGMMA_R16(d, i) GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8)
 
 // f32 accumulate; T = __half or __nv_bfloat16 inputs; N = 32, 64 (the decode tiles: wgmma N =
-// the few tokens), 128, 160 or 256.
+// the few tokens), 128, 192 or 256.
 template <int N, class T, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t desc_a,
                                                  uint64_t desc_b, int scale_d) {
-  static_assert(N == 32 || N == 64 || N == 128 || N == 160 || N == 256,
-                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n160k16, m64n256k16");
+  static_assert(N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
+                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n192k16, m64n256k16");
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
   if constexpr (N == 32 && std::is_same_v<T, __half>) {
     asm volatile(
@@ -411,19 +412,19 @@ __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t des
         ", %32, %33, p, 1, 1, %35, %36;\n}\n"
         : GB_WGMMA_F32(d, 0)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else if constexpr (N == 160 && std::is_same_v<T, __half>) {
+  } else if constexpr (N == 192 && std::is_same_v<T, __half>) {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 " GB_WGMMA_REGS_80
-        ", %80, %81, p, 1, 1, %83, %84;\n}\n"
-        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F8(d, 64), GB_WGMMA_F8(d, 72)
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " GB_WGMMA_REGS_96
+        ", %96, %97, p, 1, 1, %99, %100;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else if constexpr (N == 160) {
+  } else if constexpr (N == 192) {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 " GB_WGMMA_REGS_80
-        ", %80, %81, p, 1, 1, %83, %84;\n}\n"
-        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F8(d, 64), GB_WGMMA_F8(d, 72)
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " GB_WGMMA_REGS_96
+        ", %96, %97, p, 1, 1, %99, %100;\n}\n"
+        : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 256 && std::is_same_v<T, __half>) {
     asm volatile(
@@ -456,12 +457,12 @@ __device__ __forceinline__ void wgmma_m64k16_f32(float (&d)[N / 2], uint64_t des
   }
 }
 
-// f16 accumulate (f16 inputs only); each register packs two halves; N = 32, 64, 128, 160 or 256.
+// f16 accumulate (f16 inputs only); each register packs two halves; N = 32, 64, 128, 192 or 256.
 template <int N, int TRANS_A = 0, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t desc_a,
                                                  uint64_t desc_b, int scale_d) {
-  static_assert(N == 32 || N == 64 || N == 128 || N == 160 || N == 256,
-                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n160k16, m64n256k16");
+  static_assert(N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
+                "wrapped shapes: m64n32k16, m64n64k16, m64n128k16, m64n192k16, m64n256k16");
   if constexpr (N == 32) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
@@ -476,12 +477,12 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
         ", %16, %17, p, 1, 1, %19, %20;\n}\n"
         : GB_WGMMA_R16(d, 0)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
-  } else if constexpr (N == 160) {
+  } else if constexpr (N == 192) {
     asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n160k16.f16.f16.f16 " GB_WGMMA_REGS_40
-        ", %40, %41, p, 1, 1, %43, %44;\n}\n"
-        : GB_WGMMA_R32(d, 0), GB_WGMMA_R8(d, 32)
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f16.f16.f16 " GB_WGMMA_REGS_48
+        ", %48, %49, p, 1, 1, %51, %52;\n}\n"
+        : GB_WGMMA_R32(d, 0), GB_WGMMA_R16(d, 32)
         : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B));
   } else if constexpr (N == 256) {
     asm volatile(
@@ -505,8 +506,8 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
 #undef GB_WGMMA_F16
 #undef GB_WGMMA_R16
 #undef GB_WGMMA_REGS_32
-#undef GB_WGMMA_REGS_40
-#undef GB_WGMMA_REGS_80
+#undef GB_WGMMA_REGS_48
+#undef GB_WGMMA_REGS_96
 #undef GB_WGMMA_REGS_64
 #undef GB_WGMMA_REGS_128
 #undef GB_WGMMA_F8

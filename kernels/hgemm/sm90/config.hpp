@@ -28,22 +28,29 @@ struct Sm90Config {
   // A tile narrower than one box (BM = 32) stores from registers only and stages nothing.
   static constexpr int EPI_BOX = 64;  // box edge, both dimensions
   static constexpr bool TMA_STORE = BM % EPI_BOX == 0;
-  static constexpr int EPI_BUFS = 2;
+  // DEFER: a tile's outputs wait packed in registers (BM/4 of them) and are stored during the next
+  // tile's first k-blocks. Three consumers have 160 registers each: a 192-wide accumulator (96)
+  // and its packed outputs (48) with the addressing do not fit, so they store at once, one box
+  // buffer each (four stages of 48 KB leave no room for two).
+  static constexpr bool DEFER = CONSUMERS <= 2;
+  static constexpr int EPI_BUFS = DEFER ? 2 : 1;
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr uint32_t EPI_BYTES = TMA_STORE ? CONSUMERS * EPI_BUFS * EPI_BUF_BYTES : 0;
   // + 1024: the dynamic window is aligned up to the 1024-byte swizzle period in the kernel.
   static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) + int(EPI_BYTES) + 1024;
-  static constexpr int PRODUCER_REGS = 40;
-  static constexpr int CONSUMER_REGS = 232;
+  // The register split (setmaxnreg): one or two consumers 40/232; three 32/160, the whole file.
+  static constexpr int PRODUCER_REGS = CONSUMERS <= 2 ? 40 : 32;
+  static constexpr int CONSUMER_REGS = CONSUMERS <= 2 ? 232 : 160;
 
-  static_assert(BM == 32 || BM == 64 || BM == 128 || BM == 256,
-                "BM is wgmma's N: one instruction covers 32, 64, 128 or 256 (the register "
+  static_assert(BM == 32 || BM == 64 || BM == 128 || BM == 192 || BM == 256,
+                "BM is wgmma's N: one instruction covers 32, 64, 128, 192 or 256 (the register "
                 "epilogue transposes quads of 8-wide chunks: BM >= 32)");
   static_assert(STAGES >= 2,
                 "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
                 "1-stage ring deadlocks");
-  static_assert(BN == 64 || BN == 128,
-                "one or two consumer warpgroups: the 40/232 register split fits both");
+  static_assert(BN == 64 || BN == 128 || (BN == 192 && BM <= 192),
+                "one, two or three consumer warpgroups; three hold at most a 192-wide accumulator "
+                "in 160 registers");
   static_assert(BM % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's A slice must be whole 8-row swizzle atoms (1024 B) so the multicast "
                 "slices keep the 128B swizzle phase");

@@ -130,7 +130,8 @@ __device__ __forceinline__ uint32_t out_pair(const AccReg (&acc)[ACC_REGS], int 
 // EPI_BUFS), the last user of buffer s % E: when box s - 1 is issued, boxes up to s - 2 are
 // pending, so "at most E - 2 pending" means box s - E has been read. With E >= BM/64 no box of a
 // tile reuses a buffer of the same tile and the in-tile waits vanish; with E = 2 the last box
-// needs none either (the next tile's first wait covers it).
+// needs none either (the next tile's first wait covers it). With E = 1 (three consumers) every
+// box starts as box 0 does: wait for every earlier store, then the barrier.
 //
 // Box S of the tile: its 16 packed output pairs v[4p + i] = out_pair(8S + 2p + i/2, i%2) go to
 // staging buffer S % EPI_BUFS, and thread 0 stores the box. Box 0 first waits for the
@@ -141,8 +142,9 @@ __device__ __forceinline__ void store_box_tma(const uint32_t (&v)[16], const CUt
                                               uint32_t s_epi_wg, uint32_t buf_bytes, int m0, int n0,
                                               int M, int warp, int lane, int wg_thread,
                                               uint32_t bar_id) {
-  if constexpr (S == 0) {
-    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the previous tile's boxes
+  if constexpr (S == 0 || EPI_BUFS == 1) {
+    // The previous tile's boxes (one buffer: also this tile's previous box).
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
     sm90::named_barrier_sync(bar_id, 128);
   }
   const int m_s = m0 + 64 * S;
@@ -159,8 +161,9 @@ __device__ __forceinline__ void store_box_tma(const uint32_t (&v)[16], const CUt
   }
   sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
   // Box S + 1 goes to the buffer box S + 1 - E used: wait for that store to have read it.
-  if (S + 1 < BOXES && S + 1 >= EPI_BUFS && wg_thread == 0)
-    sm90::bulk_wait_group_read<EPI_BUFS - 2>();
+  if constexpr (EPI_BUFS >= 2)
+    if (S + 1 < BOXES && S + 1 >= EPI_BUFS && wg_thread == 0)
+      sm90::bulk_wait_group_read<EPI_BUFS - 2>();
   sm90::named_barrier_sync(bar_id, 128);
   if (wg_thread == 0) {
     sm90::tma_store_2d(tmap_c, buf, m_s, n0);

@@ -332,7 +332,20 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // sched.c_tma is uniform: beta == 0, M % 8 == 0, C 16-byte aligned.
       if (Cfg::TMA_STORE && !CSPLIT && sched.c_tma) {
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;
-        if (n0 >= N) continue;  // this warpgroup's rows are all past N
+        if (n0 >= N) continue;        // this warpgroup's rows are all past N
+        if constexpr (!Cfg::DEFER) {  // three consumers: packed and stored now
+          uint32_t out[BM / 4];
+          if (alpha == 1.f)
+            pack_tile<T, F16_ACCUM, false>(acc, alpha, out);
+          else
+            pack_tile<T, F16_ACCUM, true>(acc, alpha, out);
+          static_for<BOXES>([&](auto box) {
+            store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+                out, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane, wg_thread,
+                wg_bar);
+          });
+          continue;
+        }
         // Packed now, stored during the next tile's first k-blocks.
         if (alpha == 1.f)
           pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);

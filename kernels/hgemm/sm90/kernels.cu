@@ -47,4 +47,20 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
     "256x128x64, 4 stages, no cluster, stream-K tail, deferred TMA-store epilogue (for N of an odd "
     "number of 128-wide tiles)"));
 
+// Candidates: cuBLAS's prefill tile at 4096x2112x7168 (nvjet 192x192, bench_results/h100/
+// ncu_decode_sm90/2026-11-25_ncu_kernels_prefill2112bf16.txt): three consumer warpgroups of
+// (64 GEMM-N, 192 GEMM-M), 512 threads, 32/160 registers, 4 stages of 48 KB, the epilogue stored
+// at once; N = 2112 is 11 tiles of 192 with none padded.
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1, true>>(
+    "hgemm_tn_sm90_192x192_sk",
+    "192x192x64, three consumer warpgroups, 4 stages, no cluster, stream-K tail, TMA-store "
+    "epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 2, true>>(
+    "hgemm_tn_sm90_192x192_c2_sk",
+    "192x192x64, three consumer warpgroups, 4 stages, 2-CTA multicast, stream-K tail, TMA-store "
+    "epilogue"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1>>(
+    "hgemm_tn_sm90_192x192",
+    "192x192x64, three consumer warpgroups, 4 stages, no cluster, plain walk, TMA-store epilogue"));
+
 }  // namespace gemmbench
