@@ -52,6 +52,9 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json (git 9f58e12,
 //       rule N), the decode config on the H200 in f16 and bf16, two sessions (cuBLAS's rows
 //       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
+//   Q = 2026-11-26_prefill_192_candidates.json (the 192x192 tile and its stream-K twins beside
+//       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
+//       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls)
 //   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json (hgemm_decode_sm90_n64_cs beside _n64
 //       and hgemm at the four layers whose 64-row tiles are at most half the SMs, 16, 64 and 128
 //       tokens, f16 and bf16, three runs in two device calls; medians over the runs below); on the
@@ -161,6 +164,16 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   }
   if (p.m > 128) {
     const WaveShape w = sm90_waves(p, caps);
+    const WaveShape w192 = tile_waves(p, caps, 192, 192, 1);
+    if (p.n % 192 == 0 && p.n % 128 != 0 && w192.waves >= 1 && w192.wave_efficiency >= 0.9)
+      // Q: where N is a multiple of 192 but not of 128, cuBLAS's own 192x192 tile pads no N while
+      // the 128-wide ones pad half a tile: 4096x2112x7168 (11 tiles of 192, 1.83 waves) 0.993x /
+      // 0.996x (f16 / bf16) against the stream-K tail's 0.986x / 0.961x in the same run; its
+      // stream-K twins 0.960-0.980x. At the 15 prefill layers with N a multiple of 128 it trails
+      // the rules' pick by 3-12%.
+      c.add("hgemm_tn_sm90_192x192",
+            "N a multiple of 192, not of 128, last wave of 192x192 tiles over 90% busy: the "
+            "192x192 tile, no N padded");
     if (w.waves < 0.9)
       // D: 1024^3 0.548x (256x128: 0.520x), 1536^3 0.860x (0.707x), 256x4096x4096 0.713x
       // (0.449x); at 2048^3 (0.97 waves) the 256x128 tile keeps 0.912x against 0.861x.
@@ -208,8 +221,13 @@ constexpr const char* kSgemmTiles[] = {"sgemm_pipelined", "sgemm_pipelined_128x1
 }  // namespace
 
 WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps) {
-  const int64_t tiles = ceil_div(p.m, 256) * ceil_div(p.n, 256);
-  const int clusters = std::max(1, caps.num_sms / 2);
+  return tile_waves(p, caps, 256, 256, 2);
+}
+
+WaveShape tile_waves(const GemmProblem& p, const DeviceCaps& caps, int tile_m, int tile_n,
+                     int cluster) {
+  const int64_t tiles = ceil_div(p.m, tile_m) * ceil_div(p.n, tile_n);
+  const int clusters = std::max(1, caps.num_sms / cluster);
   WaveShape w;
   w.waves = double(tiles) / clusters;
   w.wave_efficiency = w.waves / std::ceil(w.waves);

@@ -32,5 +32,8 @@ struct WaveShape {
   double wave_efficiency = 0;
 };
 WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps);
+// The same for tiles of tile_m x tile_n (cluster tiles when cluster > 1) over num_sms / cluster.
+WaveShape tile_waves(const GemmProblem& p, const DeviceCaps& caps, int tile_m, int tile_n,
+                     int cluster);
 
 }  // namespace gemmbench

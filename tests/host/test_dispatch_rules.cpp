@@ -166,12 +166,20 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
 }
 
 TEST(DispatchRules, PrefillShapesPickByWaves) {
-  // 2.18 waves of 256x256 cluster tiles, last wave 73% busy: the stream-K tail without a cluster,
-  // then the clustered one.
+  // N = 2112 = 11 x 192, not a multiple of 128, 1.83 waves of 192x192 tiles (last 92% busy): the
+  // 192x192 tile; then, for 2.18 waves of 256x256 cluster tiles, last wave 73% busy, the
+  // stream-K tail without a cluster, then the clustered one.
   const auto c = hgemm_candidates(tn16(4096, 2112, 7168), kH100);
-  EXPECT_EQ(first(c), "hgemm_tn_sm90_c1_sk");
-  ASSERT_GE(c.size(), 2u);
-  EXPECT_EQ(c[1].kernel, "hgemm_tn_sm90_sk_defer");
+  EXPECT_EQ(first(c), "hgemm_tn_sm90_192x192");
+  ASSERT_GE(c.size(), 3u);
+  EXPECT_EQ(c[1].kernel, "hgemm_tn_sm90_c1_sk");
+  EXPECT_EQ(c[2].kernel, "hgemm_tn_sm90_sk_defer");
+  // Rule Q's edges: N a multiple of 128 too (4224 = 22 x 192 = 33 x 128); under one wave of
+  // 192x192 tiles (2048x2112: 121 tiles); a last wave under 90% busy (8192x2112: 3.58 waves).
+  EXPECT_NE(first(hgemm_candidates(tn16(4096, 4224, 4096), kH100)), "hgemm_tn_sm90_192x192");
+  EXPECT_NE(first(hgemm_candidates(tn16(2048, 2112, 7168), kH100)), "hgemm_tn_sm90_192x192");
+  EXPECT_NE(first(hgemm_candidates(tn16(8192, 2112, 7168), kH100)), "hgemm_tn_sm90_192x192");
+  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 3264, 4096), kH100)), "hgemm_tn_sm90_192x192");
   // Balanced waves, K <= 7168: the plain walk.
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 4096, 4096), kH100)), "hgemm_tn_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 7168, 2048), kH100)), "hgemm_tn_sm90");
@@ -192,6 +200,10 @@ TEST(DispatchRules, WavesAreCountedInTheDevicesOwnClusters) {
   EXPECT_NEAR(w.wave_efficiency, (144.0 / 66.0) / 3.0, 1e-12);
   const DeviceCaps half{90, 66, 227 * 1024, 50u << 20};
   EXPECT_NEAR(sm90_waves(tn16(4096, 2112, 7168), half).waves, 144.0 / 33.0, 1e-12);
+  // One CTA per 192x192 tile: 22 x 11 tiles over 132 SMs.
+  const WaveShape w192 = tile_waves(tn16(4096, 2112, 7168), kH100, 192, 192, 1);
+  EXPECT_NEAR(w192.waves, 242.0 / 132.0, 1e-12);
+  EXPECT_NEAR(w192.wave_efficiency, (242.0 / 132.0) / 2.0, 1e-12);
 }
 
 TEST(DispatchRules, OtherLayoutsPickTheirHopperKernel) {
