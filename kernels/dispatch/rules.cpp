@@ -164,16 +164,23 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   }
   if (p.m > 128) {
     const WaveShape w = sm90_waves(p, caps);
-    const WaveShape w192 = tile_waves(p, caps, 192, 192, 1);
-    if (p.n % 192 == 0 && p.n % 128 != 0 && w192.waves >= 1 && w192.wave_efficiency >= 0.9)
-      // Q: where N is a multiple of 192 but not of 128, cuBLAS's own 192x192 tile pads no N while
-      // the 128-wide ones pad half a tile: 4096x2112x7168 (11 tiles of 192, 1.83 waves) 0.993x /
-      // 0.996x (f16 / bf16) against the stream-K tail's 0.986x / 0.961x in the same run; its
-      // stream-K twins 0.960-0.980x. At the 15 prefill layers with N a multiple of 128 it trails
-      // the rules' pick by 3-12%.
+    // The share of the tiles' work that is the GEMM's, in a plain walk: the last wave's busy share
+    // times the share of the (padded) tiles inside M x N.
+    const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
+    const double busy256 =
+        std::max(w.busy(), tile_waves(p, caps, 256, 128, 1).busy());  // rung 10, with(out) cluster
+    if (busy192 >= 0.88 && busy192 >= busy256 + 0.05)
+      // Q: cuBLAS's own 192x192 tile where its walk wastes at least 5 points less than the 256-row
+      // tiles' (and at most 12%). In time against what the rules ran before: 4096x2112x7168 2.1%
+      // faster (f16 0.993x / bf16 0.996x against the stream-K tail's 0.986x / 0.961x in one run),
+      // 2048x2112x7168 26% (1.000x against 0.748x, 128x128 stream-K), 3072^3 11% (0.982x against
+      // 0.879x), 8192x2112x7168 3.4%; its stream-K twins 0.960-0.980x at 4096x2112x7168. It
+      // stays out where it lost: the other 15 prefill layers (3-11% slower: 256-row tiles waste
+      // 3% there, 192 ones 4-14%), 4096x4224x4096 (33 whole tiles of 128: 8% slower) and
+      // 4096x1344x7168 (1.17 waves of 192: 20% slower).
       c.add("hgemm_tn_sm90_192x192",
-            "N a multiple of 192, not of 128, last wave of 192x192 tiles over 90% busy: the "
-            "192x192 tile, no N padded");
+            "the 192x192 tile's walk wastes at least 5 points less than the 256-row tiles' (N = "
+            "2112 at 2048-8192 tokens, 3072^3)");
     if (w.waves < 0.9)
       // D: 1024^3 0.548x (256x128: 0.520x), 1536^3 0.860x (0.707x), 256x4096x4096 0.713x
       // (0.449x); at 2048^3 (0.97 waves) the 256x128 tile keeps 0.912x against 0.861x.
@@ -231,6 +238,9 @@ WaveShape tile_waves(const GemmProblem& p, const DeviceCaps& caps, int tile_m, i
   WaveShape w;
   w.waves = double(tiles) / clusters;
   w.wave_efficiency = w.waves / std::ceil(w.waves);
+  w.tile_efficiency =
+      double(p.m) * double(p.n) /
+      (double(ceil_div(p.m, tile_m) * tile_m) * double(ceil_div(p.n, tile_n) * tile_n));
   return w;
 }
 

@@ -30,6 +30,9 @@ std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCa
 struct WaveShape {
   double waves = 0;
   double wave_efficiency = 0;
+  double tile_efficiency = 0;  // M x N over the area of the tiles that cover it (padding)
+  // The share of the plain walk's tile slots doing the GEMM's work.
+  double busy() const { return wave_efficiency * tile_efficiency; }
 };
 WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps);
 // The same for tiles of tile_m x tile_n (cluster tiles when cluster > 1) over num_sms / cluster.

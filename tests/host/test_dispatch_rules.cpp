@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,20 +167,32 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
 }
 
 TEST(DispatchRules, PrefillShapesPickByWaves) {
-  // N = 2112 = 11 x 192, not a multiple of 128, 1.83 waves of 192x192 tiles (last 92% busy): the
-  // 192x192 tile; then, for 2.18 waves of 256x256 cluster tiles, last wave 73% busy, the
-  // stream-K tail without a cluster, then the clustered one.
+  // N = 2112 = 11 x 192: 1.83 waves of 192x192 tiles, 89% of the walk busy, against 67% for the
+  // 256-row tiles (2.18 waves of 256x256 cluster tiles, or 2.06 of 256x128, with N padded): the
+  // 192x192 tile; then the stream-K tail without a cluster, then the clustered one.
   const auto c = hgemm_candidates(tn16(4096, 2112, 7168), kH100);
   EXPECT_EQ(first(c), "hgemm_tn_sm90_192x192");
   ASSERT_GE(c.size(), 3u);
   EXPECT_EQ(c[1].kernel, "hgemm_tn_sm90_c1_sk");
   EXPECT_EQ(c[2].kernel, "hgemm_tn_sm90_sk_defer");
-  // Rule Q's edges: N a multiple of 128 too (4224 = 22 x 192 = 33 x 128); under one wave of
-  // 192x192 tiles (2048x2112: 121 tiles); a last wave under 90% busy (8192x2112: 3.58 waves).
-  EXPECT_NE(first(hgemm_candidates(tn16(4096, 4224, 4096), kH100)), "hgemm_tn_sm90_192x192");
-  EXPECT_NE(first(hgemm_candidates(tn16(2048, 2112, 7168), kH100)), "hgemm_tn_sm90_192x192");
-  EXPECT_NE(first(hgemm_candidates(tn16(8192, 2112, 7168), kH100)), "hgemm_tn_sm90_192x192");
-  EXPECT_EQ(first(hgemm_candidates(tn16(4096, 3264, 4096), kH100)), "hgemm_tn_sm90_192x192");
+  // Rule Q where it won in time, and where it lost: 4224 = 33 whole tiles of 128 (100% busy
+  // against 89%), 4096x1344x7168 (1.17 waves of 192), the layers whose N is a multiple of 256.
+  for (const auto& s : {std::array<int64_t, 3>{2048, 2112, 7168},
+                        {8192, 2112, 7168},
+                        {3072, 3072, 3072},
+                        {4096, 3264, 4096}})
+    EXPECT_EQ(first(hgemm_candidates(tn16(s[0], s[1], s[2]), kH100)), "hgemm_tn_sm90_192x192")
+        << s[0] << "x" << s[1];
+  for (const auto& s : {std::array<int64_t, 3>{4096, 4224, 4096},
+                        {4096, 1344, 7168},
+                        {4096, 4096, 4096},
+                        {4096, 28672, 4096},
+                        {4096, 36864, 7168},
+                        {2048, 2048, 2048},
+                        {5120, 5120, 5120},
+                        {256, 4096, 4096}})
+    EXPECT_NE(first(hgemm_candidates(tn16(s[0], s[1], s[2]), kH100)), "hgemm_tn_sm90_192x192")
+        << s[0] << "x" << s[1];
   // Balanced waves, K <= 7168: the plain walk.
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 4096, 4096), kH100)), "hgemm_tn_sm90");
   EXPECT_EQ(first(hgemm_candidates(tn16(4096, 7168, 2048), kH100)), "hgemm_tn_sm90");
@@ -204,6 +217,9 @@ TEST(DispatchRules, WavesAreCountedInTheDevicesOwnClusters) {
   const WaveShape w192 = tile_waves(tn16(4096, 2112, 7168), kH100, 192, 192, 1);
   EXPECT_NEAR(w192.waves, 242.0 / 132.0, 1e-12);
   EXPECT_NEAR(w192.wave_efficiency, (242.0 / 132.0) / 2.0, 1e-12);
+  EXPECT_NEAR(w192.tile_efficiency, 4096.0 / 4224.0, 1e-12);  // 22 tiles of 192 cover 4224 rows
+  EXPECT_NEAR(w.tile_efficiency, 2112.0 / 2304.0, 1e-12);
+  EXPECT_NEAR(w192.busy(), w192.wave_efficiency * w192.tile_efficiency, 1e-12);
 }
 
 TEST(DispatchRules, OtherLayoutsPickTheirHopperKernel) {

@@ -50,14 +50,16 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
 // hgemm_tn_sm90_192x192: cuBLAS's own tile at 4096x2112x7168 (nvjet 192x192, bench_results/h100/
 // ncu_decode_sm90/2026-11-25_ncu_kernels_prefill2112bf16.txt): three consumer warpgroups of (64
 // GEMM-N, 192 GEMM-M), 512 threads, 32/160 registers, 4 stages of 48 KB, the epilogue stored at
-// once (no room for the deferred one), no cluster, the plain walk. N = 2112 is 11 tiles of 192,
-// none padded, against 16.5 of 128. The `hgemm` rule Q (N a multiple of 192 but not of 128):
-// 4096x2112x7168 0.993x / 0.996x (f16 / bf16) against _c1_sk's 0.986x / 0.961x; at the other
-// prefill layers it trails by 3-12% (bench_results/h100/2026-11-26_prefill_192_candidates.json).
-// Its stream-K twins (with and without the 2-CTA cluster) lost at 4096x2112x7168 too: 0.960-0.980x.
+// once (no room for the deferred one), no cluster, the plain walk. The `hgemm` rule Q, where its
+// walk wastes at least 5 points less than the 256-row tiles': in time 2.1% faster than the
+// stream-K tail at 4096x2112x7168 (11 tiles of 192 along N, none padded, against 16.5 of 128; f16
+// 0.993x, bf16 0.996x), 26% at 2048x2112x7168, 11% at 3072^3, 3.4% at 8192x2112x7168; 3-11% slower
+// at the 15 other prefill layers (bench_results/h100/2026-11-26_prefill_192_candidates.json,
+// _prefill_192_check.json). Its stream-K twins, with and without the 2-CTA cluster, lost at
+// 4096x2112x7168 too: 0.960-0.980x.
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1>>(
     "hgemm_tn_sm90_192x192",
     "192x192x64, three consumer warpgroups, 4 stages, no cluster, plain walk, TMA-store epilogue "
-    "(for N a multiple of 192 but not of 128)"));
+    "(cuBLAS's tile at 4096x2112x7168)"));
 
 }  // namespace gemmbench
