@@ -171,13 +171,13 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
         std::max(w.busy(), tile_waves(p, caps, 256, 128, 1).busy());  // rung 10, with(out) cluster
     if (busy192 >= 0.88 && busy192 >= busy256 + 0.05)
       // Q: cuBLAS's own 192x192 tile where its walk wastes at least 5 points less than the 256-row
-      // tiles' (and at most 12%). In time against what the rules ran before: 4096x2112x7168 2.1%
-      // faster (f16 0.993x / bf16 0.996x against the stream-K tail's 0.986x / 0.961x in one run),
-      // 2048x2112x7168 26% (1.000x against 0.748x, 128x128 stream-K), 3072^3 11% (0.982x against
-      // 0.879x), 8192x2112x7168 3.4%; its stream-K twins 0.960-0.980x at 4096x2112x7168. It
-      // stays out where it lost: the other 15 prefill layers (3-11% slower: 256-row tiles waste
-      // 3% there, 192 ones 4-14%), 4096x4224x4096 (33 whole tiles of 128: 8% slower) and
-      // 4096x1344x7168 (1.17 waves of 192: 20% slower).
+      // tiles' (and at most 12%). Its median time against what the rules ran before (f16 / bf16):
+      // 4096x2112x7168 2.7% / 5.2% less (0.993x / 0.996x against the stream-K tail's 0.986x /
+      // 0.961x in one run), 2048x2112x7168 25% / 28% less (128x128 stream-K), 3072^3 11%,
+      // 8192x2112x7168 2.3% / 4.2%; its stream-K twins 0.960-0.980x at 4096x2112x7168. Where its
+      // walk is not busier it lost: the 15 other prefill layers 1-14% more time (level at
+      // 4096x57344x8192 bf16), 4096x4224x4096 8-9% (33 whole tiles of 128), 4096x1344x7168 24-25%
+      // (1.17 waves of 192).
       c.add("hgemm_tn_sm90_192x192",
             "the 192x192 tile's walk wastes at least 5 points less than the 256-row tiles' (N = "
             "2112 at 2048-8192 tokens, 3072^3)");

@@ -13,7 +13,8 @@
 // launch.cuh; the NN/NT/TT kernels are registered in sm90/layouts.cu.
 // Tile: 256x128x64 (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232
 // registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave;
-// hgemm_tn_sm90_c1_sk: the same without the cluster (the `hgemm` rule for short last waves).
+// hgemm_tn_sm90_c1_sk: the same without the cluster (the `hgemm` rule for short last waves);
+// hgemm_tn_sm90_192x192: cuBLAS's 192x192 tile on three consumer warpgroups (rule Q).
 // Constraints: sm_90 and an sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0.
 // Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
 // (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json); the 16 LLM prefill shapes at 4096
@@ -51,12 +52,12 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
 // ncu_decode_sm90/2026-11-25_ncu_kernels_prefill2112bf16.txt): three consumer warpgroups of (64
 // GEMM-N, 192 GEMM-M), 512 threads, 32/160 registers, 4 stages of 48 KB, the epilogue stored at
 // once (no room for the deferred one), no cluster, the plain walk. The `hgemm` rule Q, where its
-// walk wastes at least 5 points less than the 256-row tiles': in time 2.1% faster than the
-// stream-K tail at 4096x2112x7168 (11 tiles of 192 along N, none padded, against 16.5 of 128; f16
-// 0.993x, bf16 0.996x), 26% at 2048x2112x7168, 11% at 3072^3, 3.4% at 8192x2112x7168; 3-11% slower
-// at the 15 other prefill layers (bench_results/h100/2026-11-26_prefill_192_candidates.json,
-// _prefill_192_check.json). Its stream-K twins, with and without the 2-CTA cluster, lost at
-// 4096x2112x7168 too: 0.960-0.980x.
+// walk wastes at least 5 points less than the 256-row tiles': in median time 2.7% / 5.2% less
+// (f16 / bf16) than the stream-K tail at 4096x2112x7168 (11 tiles of 192 along N, none padded,
+// against 16.5 of 128; 0.993x / 0.996x cuBLAS), 25-28% less at 2048x2112x7168, 11% at 3072^3,
+// 2-4% at 8192x2112x7168; up to 14% more at the 15 other prefill layers
+// (bench_results/h100/2026-11-26_prefill_192_candidates.json, _prefill_192_check.json). Its
+// stream-K twins, with and without the 2-CTA cluster, lost at 4096x2112x7168 too: 0.960-0.980x.
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1>>(
     "hgemm_tn_sm90_192x192",
     "192x192x64, three consumer warpgroups, 4 stages, no cluster, plain walk, TMA-store epilogue "
