@@ -38,10 +38,8 @@ std::vector<std::vector<Sm90Work>> walk(const Sm90Schedule& s, bool stream_k) {
   return out;
 }
 
-void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k,
-           bool spread = false) {
-  const Sm90Schedule s =
-      make_schedule(m, n, k, bm, bn, 64, cluster, clusters_max, stream_k, spread);
+void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k) {
+  const Sm90Schedule s = make_schedule(m, n, k, bm, bn, 64, cluster, clusters_max, stream_k);
   SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tile " << bm << "x" << bn
                                   << " cluster " << cluster << " grid " << s.clusters
                                   << (stream_k ? " stream-K" : ""));
@@ -148,26 +146,6 @@ TEST(Sm90Schedule, EveryTileAndKBlockOnce) {
               check(m, n, k, 256, 128, cluster, g, stream_k);
               if (testing::Test::HasFatalFailure()) return;
             }
-}
-
-// The spread: one row of 64-row tiles over more than half the grid (67-131 of 132) spreads over
-// all of it, each tile split unevenly; every tile and k-block is still covered once.
-TEST(Sm90Schedule, SpreadCoversEveryTileOnce) {
-  for (int m : {16, 64, 128})
-    for (int n : {4160, 6144, 7168, 8192, 8320, 2112, 4096})
-      for (int k : {512, 2048, 4096, 4104})
-        for (int g : {7, 66, 132}) {
-          check(m, n, k, m <= 32 ? 32 : m <= 64 ? 64 : 128, 64, 1, g, true, true);
-          if (testing::Test::HasFatalFailure()) return;
-        }
-  const Sm90Schedule s = make_schedule(64, 6144, 4096, 64, 64, 64, 1, 132, true, true);
-  EXPECT_EQ(s.clusters, 132);  // 96 tiles of 64 rows: the whole grid
-  EXPECT_EQ(s.dp_tiles, 0);
-  EXPECT_EQ(make_schedule(64, 6144, 4096, 64, 64, 64, 1, 132, true).clusters, 96);
-  // At most half the grid of tiles: the decode split as before (64 tiles, 66 clusters: unsplit).
-  EXPECT_EQ(make_schedule(64, 4096, 4096, 64, 64, 64, 1, 132, true, true).clusters, 64);
-  // A full grid of tiles or more: unchanged.
-  EXPECT_EQ(make_schedule(64, 32768, 512, 64, 64, 64, 1, 132, true, true).clusters, 132);
 }
 
 TEST(Sm90Schedule, OtherTileShapes) {

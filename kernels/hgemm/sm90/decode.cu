@@ -53,12 +53,6 @@ constexpr int kMaxTokens = 128;
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
 using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
-// Candidate hgemm_decode_sm90_n64_sp: _n64's kernel, its one-row tiles spread over the whole grid
-// where they fill more than half of it (make_schedule's spread).
-template <class V>
-using N64Spread = Sm90Variant<V::BM, V::BN, V::STAGES, 1, true, Layout::tn, false, true>;
-using N64SpreadTiles =
-    TokenTiles<N64Spread<N64Tile32>, N64Spread<N64Tile64>, N64Spread<N64Tile128>>;
 // hgemm_decode_sm90_n64_cs: the 64-row tile with the in-cluster split (sm90/cluster_split.cuh,
 // 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
 // elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
@@ -106,11 +100,6 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64Tiles>(
     "hgemm_decode_sm90_n64",
     "the decode path with 64 weight rows per CTA (one consumer warpgroup), 8-16 stages, stream-K "
     "walk: more CTAs at 33-128 tokens"));
-
-GEMMBENCH_REGISTER_KERNEL(decode_info<N64SpreadTiles>(
-    "hgemm_decode_sm90_n64_sp",
-    "_n64 whose tiles, when more than half the SMs, spread their k-blocks over every SM (stream-K, "
-    "tiles split unevenly)"));
 
 GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
     "hgemm_decode_sm90_n64_cs",

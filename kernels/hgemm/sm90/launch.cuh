@@ -32,11 +32,10 @@ namespace {
 // the CTAs of a cluster with the partials summed in shared memory (sm90/cluster_split.cuh);
 // where that split does not apply, a CSPLIT variant runs its stream-K twin (Fallback).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false, bool SPREAD_ = false>
+          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
-  static constexpr bool SPREAD = SPREAD_;  // make_schedule's spread: the same kernel
   static constexpr Layout LAYOUT = LAYOUT_;
   static constexpr bool CSPLIT = CSPLIT_;
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
@@ -127,8 +126,8 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters,
-                                     V::STREAM_K, V::SPREAD);
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)

@@ -109,11 +109,8 @@ GB_HD bool decode_walks_whole_tiles(int tiles_m, int tiles_total, int k_blocks, 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
 // see docs/hgemm-hopper.md).
-// spread (stream-K only): one row of tiles filling more than half the grid but not all of it
-// (the decode split leaves them unsplit, one cluster each) spreads its k-blocks over every
-// cluster instead, each tile split unevenly between neighbours.
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                                 int clusters_max, bool stream_k, bool spread = false) {
+                                 int clusters_max, bool stream_k) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -134,11 +131,6 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       // about half the grid (decode_split_count).
       clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks,
                                                     decode_grid_target(bm, n, k, clusters_max));
-      if (spread && clusters == s.tiles_total && 2 * s.tiles_total > clusters_max) {
-        const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;
-        clusters = by_k < clusters_max ? int(by_k) : clusters_max;
-        if (clusters < s.tiles_total) clusters = s.tiles_total;
-      }
     } else {
       // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
       // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
