@@ -212,8 +212,13 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   c.add("hgemm_wmma", "fallback: WMMA (f16, any shape)");
 }
 
-void hgemm_other_layout_rules(const GemmProblem& p, Candidates& c) {
+void hgemm_other_layout_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   const std::string l = to_string(p.layout);
+  // Q in these layouts: against their only other tile, the clustered 256x128 plain walk.
+  const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
+  if (p.m > 128 && busy192 >= 0.88 && busy192 >= sm90_waves(p, caps).busy() + 0.05)
+    c.add("hgemm_" + l + "_sm90_192x192",
+          "the 192x192 tile's walk wastes at least 5 points less than the 256x128 tile's");
   // C: hgemm_{nn,nt,tt}_sm90 at 5120x4096x4096 1.009x / 1.024x / 1.010x and at 8192^3
   // 1.033x / 1.033x / 1.034x, against 1.020x / 1.029x for TN in the same run.
   c.add("hgemm_" + l + "_sm90", "the Hopper rung in " + l);
@@ -249,7 +254,7 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
   if (p.layout == Layout::tn)
     hgemm_tn_rules(p, caps, c);
   else
-    hgemm_other_layout_rules(p, c);
+    hgemm_other_layout_rules(p, caps, c);
   return c.take();
 }
 

@@ -227,6 +227,16 @@ TEST(DispatchRules, OtherLayoutsPickTheirHopperKernel) {
     GemmProblem p = tn16(5120, 4096, 4096);
     p.layout = l;
     EXPECT_EQ(first(hgemm_candidates(p, kH100)), std::string("hgemm_") + to_string(l) + "_sm90");
+    // Rule Q: the 192x192 tile where its walk is busier, then the layout's 256x128 tile.
+    p = tn16(4096, 2112, 7168);
+    p.layout = l;
+    const auto c = hgemm_candidates(p, kH100);
+    EXPECT_EQ(first(c), std::string("hgemm_") + to_string(l) + "_sm90_192x192");
+    ASSERT_GE(c.size(), 2u);
+    EXPECT_EQ(c[1].kernel, std::string("hgemm_") + to_string(l) + "_sm90");
+    p = tn16(8192, 8192, 8192);
+    p.layout = l;
+    EXPECT_EQ(first(hgemm_candidates(p, kH100)), std::string("hgemm_") + to_string(l) + "_sm90");
   }
 }
 

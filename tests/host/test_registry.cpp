@@ -131,7 +131,9 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
   for (const char* name :
        {"hgemm_tn_128x256x64_s3_persist", "sgemm_pipelined_256x128", "sgemm_warptile_128x128",
         "hgemm_tn_sm90_tmastore", "hgemm_tn_sm90_sk_tmastore", "hgemm_tn_sm90_regepi",
-        "hgemm_tn_128x256x32_s4_spread", "hgemm_tn_256x256x32_s4_w64x128"})
+        "hgemm_tn_128x256x32_s4_spread", "hgemm_tn_256x256x32_s4_w64x128",
+        "hgemm_decode_sm90_n64_mc", "hgemm_decode_sm90_n64_sp", "hgemm_tn_sm90_192x192_sk",
+        "hgemm_tn_sm90_192x192_c2_sk"})
     EXPECT_EQ(reg.find(name), nullptr) << name << " was deleted (a duplicate or a loser)";
   // Per rung and layout: the same technique in another layout (hgemm_nn_sm90 beside
   // hgemm_tn_sm90) is not a tile variant.

@@ -27,4 +27,14 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, Layout::n
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 2, false, Layout::tt>>(
     "hgemm_tt_sm90", "Hopper TT: B N-major through TMA boxes and wgmma's transpose bit"));
 
+// The 192x192 tile of hgemm_tn_sm90_192x192 (three consumer warpgroups, plain walk) in each
+// layout: rule Q for NN, NT and TT (kernels/dispatch/rules.cpp), where these layouts have no
+// stream-K tail to even out a short last wave.
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1, false, Layout::nn>>(
+    "hgemm_nn_sm90_192x192", "hgemm_nn_sm90 with the 192x192 tile of three consumer warpgroups"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1, false, Layout::nt>>(
+    "hgemm_nt_sm90_192x192", "hgemm_nt_sm90 with the 192x192 tile of three consumer warpgroups"));
+GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1, false, Layout::tt>>(
+    "hgemm_tt_sm90_192x192", "hgemm_tt_sm90 with the 192x192 tile of three consumer warpgroups"));
+
 }  // namespace gemmbench
