@@ -214,7 +214,12 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
 
 void hgemm_other_layout_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   const std::string l = to_string(p.layout);
-  // Q in these layouts: against their only other tile, the clustered 256x128 plain walk.
+  // Q in these layouts, against their only other tile, the clustered 256x128 plain walk (no
+  // stream-K tail here): where it picks the 192x192 tile that ran in 7-41% less time in all
+  // three layouts (4096x2112x7168 0.986-0.998x against 0.758-0.762x, 2048x2112x7168, 3072^3,
+  // 8192x2112x7168, 4096x4224x4096 0.900-0.906x against 0.829-0.834x), where it does not 7-11%
+  // more (5120x4096x4096, 4096x1344x7168;
+  // bench_results/h100/2026-11-26_layouts_192_candidates.json).
   const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
   if (p.m > 128 && busy192 >= 0.88 && busy192 >= sm90_waves(p, caps).busy() + 0.05)
     c.add("hgemm_" + l + "_sm90_192x192",
