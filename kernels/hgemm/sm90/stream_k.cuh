@@ -23,8 +23,8 @@ namespace {
 // at most one partial per launch (its range's last item), so slots are never reused within a
 // launch; a flag holds the epoch of the launch that last published the slot.
 constexpr int kSkMaxCtas = 160;  // H100/H200: 132 SMs
-constexpr int kSkMaxConsumers =
-    2;  // no stream-K variant has three (the 192x192 tile walks plainly)
+// No stream-K variant has three consumers (the 192x192 tile walks plainly).
+constexpr int kSkMaxConsumers = 2;
 constexpr int kSkSlotVecs = 128 * 128 / 4;  // 128 threads x up to 128 words, as uint4
 __device__ uint4 g_sk_partials[kSkMaxCtas * kSkMaxConsumers * kSkSlotVecs];  // 20 MB
 __device__ uint32_t g_sk_flags[kSkMaxCtas * kSkMaxConsumers];
