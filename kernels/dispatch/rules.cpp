@@ -52,14 +52,15 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json (git 9f58e12,
 //       rule N), the decode config on the H200 in f16 and bf16, two sessions (cuBLAS's rows
 //       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
-//   Q = 2026-11-26_prefill_192_candidates.json (the 192x192 tile and its stream-K twins beside
-//       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
-//       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls)
 //   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json (hgemm_decode_sm90_n64_cs beside _n64
 //       and hgemm at the four layers whose 64-row tiles are at most half the SMs, 16, 64 and 128
 //       tokens, f16 and bf16, three runs in two device calls; medians over the runs below); on the
 //       H200 bench_results/h200/2026-11-26_decode_n64_cs_candidates{,_r2}.json (the same config,
 //       two runs in two device calls, hgemm then running rule O)
+//   Q = 2026-11-26_prefill_192_candidates.json (the 192x192 tile and its stream-K twins beside
+//       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
+//       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls); in NN, NT and TT
+//       2026-11-26_layouts_192_candidates.json
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -67,6 +68,14 @@ int64_t ceil_div(int64_t a, int64_t b) {
 // Datasheet DRAM bandwidth above which rule O replaces rule N: the H100 SXM has 3352 GB/s
 // (rule N measured there), the H200 4814 GB/s (rule O); parts in between were not measured.
 constexpr double kFastHbmGbs = 4000;
+
+// Rule Q's test: the 192x192 tile's plain walk at least 88% busy (WaveShape::busy: the last wave's
+// share times the share of the padded tiles inside M x N) and 5 points busier than `busy_other`,
+// the best of the layout's other tiles.
+bool q_prefers_192(const GemmProblem& p, const DeviceCaps& caps, double busy_other) {
+  const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
+  return p.m > 128 && busy192 >= 0.88 && busy192 >= busy_other + 0.05;
+}
 
 void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c) {
   if (p.m == 1 && p.k < 16384)
@@ -164,12 +173,8 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   }
   if (p.m > 128) {
     const WaveShape w = sm90_waves(p, caps);
-    // The share of the tiles' work that is the GEMM's, in a plain walk: the last wave's busy share
-    // times the share of the (padded) tiles inside M x N.
-    const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
-    const double busy256 =
-        std::max(w.busy(), tile_waves(p, caps, 256, 128, 1).busy());  // rung 10, with(out) cluster
-    if (busy192 >= 0.88 && busy192 >= busy256 + 0.05)
+    // Against rung 10's 256x128 tile with and without its cluster.
+    if (q_prefers_192(p, caps, std::max(w.busy(), tile_waves(p, caps, 256, 128, 1).busy())))
       // Q: cuBLAS's own 192x192 tile where its walk wastes at least 5 points less than the 256-row
       // tiles' (and at most 12%). Its median time against what the rules ran before (f16 / bf16):
       // 4096x2112x7168 2.7% / 5.2% less (0.993x / 0.996x against the stream-K tail's 0.986x /
@@ -220,8 +225,7 @@ void hgemm_other_layout_rules(const GemmProblem& p, const DeviceCaps& caps, Cand
   // 8192x2112x7168, 4096x4224x4096 0.900-0.906x against 0.829-0.834x), where it does not 7-11%
   // more (5120x4096x4096, 4096x1344x7168;
   // bench_results/h100/2026-11-26_layouts_192_candidates.json).
-  const double busy192 = tile_waves(p, caps, 192, 192, 1).busy();
-  if (p.m > 128 && busy192 >= 0.88 && busy192 >= sm90_waves(p, caps).busy() + 0.05)
+  if (q_prefers_192(p, caps, sm90_waves(p, caps).busy()))
     c.add("hgemm_" + l + "_sm90_192x192",
           "the 192x192 tile's walk wastes at least 5 points less than the 256x128 tile's");
   // C: hgemm_{nn,nt,tt}_sm90 at 5120x4096x4096 1.009x / 1.024x / 1.010x and at 8192^3

@@ -16,6 +16,9 @@ struct Sm90Config {
   static constexpr int WG_N = 64;           // GEMM N rows per consumer warpgroup (wgmma M)
   static constexpr int CONSUMERS = BN / WG_N;
   static constexpr int THREADS = 128 * (1 + CONSUMERS);
+  // The in-cluster split's warp blocks (16 GEMM-N rows each, one per consumer warp): a cluster
+  // splits a tile in at most that many parts (sm90/schedule.hpp, cs_*).
+  static constexpr int CS_BLOCKS = CONSUMERS * 4;
   static constexpr int A_SLICE_ROWS = BM / CLUSTER;  // rows of the A tile each CTA loads
   static constexpr uint32_t ROW_BYTES = BK * 2;
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES;

@@ -101,10 +101,9 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
   static_assert(MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
                 "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
                 "both layouts agree");
-  constexpr int BOXES = BM / 64;                 // 64x64 TMA-store boxes per warpgroup tile
-  constexpr int CS_BLOCKS = Cfg::CONSUMERS * 4;  // the in-cluster split's warp blocks
+  constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
   static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K &&
-                            uint32_t(cs_slots_max(CS_BLOCKS)) * cs_slot_bytes<ACC_REGS>() <=
+                            uint32_t(cs_slots_max(Cfg::CS_BLOCKS)) * cs_slot_bytes<ACC_REGS>() <=
                                 STAGES * Cfg::STAGE_BYTES),
                 "the in-cluster split: no multicast cluster, no stream-K, and the ring holds every "
                 "receive slot");
@@ -231,7 +230,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     const bool vec = (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0);
 
     AccReg acc[ACC_REGS];  // (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment
-    // Deferred epilogue: the previous tile's outputs, packed, and where they go.
+    // The tile's outputs, packed (deferred epilogue: the previous tile's), and where they go.
     uint32_t packed[BM / 4];  // (BM/4) output pairs, f16/bf16 x 2
     bool pending = false;
     int pending_m0 = 0, pending_n0 = 0;
@@ -319,7 +318,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // ======== IN-CLUSTER SPLIT: sum the parts in shared memory ========
       // Every warp takes part; the warps that do not own their block store nothing.
       if constexpr (CSPLIT) {
-        if (!cs_reduce<CS_BLOCKS>(acc, s_a, consumer * 4 + warp, lane, cluster_id % parts, parts))
+        if (!cs_reduce<Cfg::CS_BLOCKS>(acc, s_a, consumer * 4 + warp, lane, cluster_id % parts,
+                                       parts))
           continue;
       }
 
@@ -332,26 +332,21 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       // sched.c_tma is uniform: beta == 0, M % 8 == 0, C 16-byte aligned.
       if (Cfg::TMA_STORE && !CSPLIT && sched.c_tma) {
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;
-        if (n0 >= N) continue;        // this warpgroup's rows are all past N
-        if constexpr (!Cfg::DEFER) {  // three consumers: packed and stored now
-          uint32_t out[BM / 4];
-          if (alpha == 1.f)
-            pack_tile<T, F16_ACCUM, false>(acc, alpha, out);
-          else
-            pack_tile<T, F16_ACCUM, true>(acc, alpha, out);
-          static_for<BOXES>([&](auto box) {
-            store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
-                out, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane, wg_thread,
-                wg_bar);
-          });
-          continue;
-        }
-        // Packed now, stored during the next tile's first k-blocks.
+        if (n0 >= N) continue;  // this warpgroup's rows are all past N
+        // Packed now; stored during the next tile's first k-blocks, or at once (three consumers).
         if (alpha == 1.f)
           pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
         else
           pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
-        pending = true, pending_m0 = m_tile0, pending_n0 = n0;
+        if constexpr (Cfg::DEFER) {
+          pending = true, pending_m0 = m_tile0, pending_n0 = n0;
+        } else {
+          static_for<BOXES>([&](auto box) {
+            store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+                packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, m_tile0, n0, M, warp, lane,
+                wg_thread, wg_bar);
+          });
+        }
         continue;
       }
       store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, N, n_tile * BN + n_in_tile, m_tile0, q, vec,

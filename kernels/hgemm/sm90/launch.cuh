@@ -158,12 +158,12 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, 1, 1 << 30, false);
   const int ctas = resident_clusters<T, F16_ACCUM, V>();
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
-  constexpr int kBlocks = Cfg::CONSUMERS * 4;  // the tile's warp blocks: at most that many parts
   int parts = 1;
   if (sched.tiles_m == 1)
-    parts = args.test_max_ctas > 0
-                ? cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas, kBlocks)
-                : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas, kBlocks);
+    parts =
+        args.test_max_ctas > 0
+            ? cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas, Cfg::CS_BLOCKS)
+            : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas, Cfg::CS_BLOCKS);
   const auto resident = resident_split_clusters<T, F16_ACCUM, V>();
   while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
   if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback>(args, stream);
