@@ -6,24 +6,30 @@
 
 namespace gemmbench {
 
-template <int BM_, int BN_, int STAGES_, int CLUSTER_>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool CLUSTER_M_ = false>
 struct Sm90Config {
   static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N (32, 64: the decode tiles)
   static constexpr int BN = BN_;  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup
   static constexpr int BK = 64;   // one 128-byte swizzle row of 16-bit elements
   static constexpr int STAGES = STAGES_;
-  static constexpr int CLUSTER = CLUSTER_;  // CTAs per cluster, along N; they share the A tile
-  static constexpr int WG_N = 64;           // GEMM N rows per consumer warpgroup (wgmma M)
+  // CTAs per cluster: along N, sharing the A tile (each loads BM/CLUSTER of its rows and multicasts
+  // them); with CLUSTER_M along M instead, sharing the B tile (BN/CLUSTER rows each): the decode
+  // path's weight tile, read from L2 once for all the tokens of the cluster.
+  static constexpr int CLUSTER = CLUSTER_;
+  static constexpr bool CLUSTER_M = CLUSTER_M_;
+  static constexpr int WG_N = 64;  // GEMM N rows per consumer warpgroup (wgmma M)
   static constexpr int CONSUMERS = BN / WG_N;
   static constexpr int THREADS = 128 * (1 + CONSUMERS);
   // The in-cluster split's warp blocks (16 GEMM-N rows each, one per consumer warp): a cluster
   // splits a tile in at most that many parts (sm90/schedule.hpp, cs_*).
   static constexpr int CS_BLOCKS = CONSUMERS * 4;
-  static constexpr int A_SLICE_ROWS = BM / CLUSTER;  // rows of the A tile each CTA loads
+  static constexpr int A_SLICE_ROWS = CLUSTER_M ? BM : BM / CLUSTER;  // rows of A each CTA loads
+  static constexpr int B_SLICE_ROWS = CLUSTER_M ? BN / CLUSTER : BN;  // rows of B each CTA loads
   static constexpr uint32_t ROW_BYTES = BK * 2;
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES;
   static constexpr uint32_t A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES;
+  static constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // expect_tx per stage
   // TMA-store epilogue staging, after the stages: per consumer warpgroup EPI_BUFS boxes of
   // (64 GEMM-N rows, 64 GEMM-M = 128 bytes) written by stmatrix, 128B-swizzled, 8 KB each:
@@ -54,9 +60,10 @@ struct Sm90Config {
   static_assert(BN == 64 || BN == 128 || (BN == 192 && BM <= 192),
                 "one, two or three consumer warpgroups; three hold at most a 192-wide accumulator "
                 "in 160 registers");
-  static_assert(BM % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0,
-                "each CTA's A slice must be whole 8-row swizzle atoms (1024 B) so the multicast "
-                "slices keep the 128B swizzle phase");
+  static_assert(BM % CLUSTER == 0 && BN % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0 &&
+                    B_SLICE_BYTES % 1024 == 0,
+                "each CTA's slice of the shared tile must be whole 8-row swizzle atoms (1024 B) "
+                "so the multicast slices keep the 128B swizzle phase");
   static_assert(A_SLICE_ROWS <= 256 && BN <= 256, "a TMA box has at most 256 rows");
   static_assert(CLUSTER >= 1 && CLUSTER <= 8, "portable cluster sizes are 1..8");
   static_assert(A_STAGE_BYTES % 1024 == 0 && B_STAGE_BYTES % 1024 == 0 &&

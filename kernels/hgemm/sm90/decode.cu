@@ -63,6 +63,14 @@ using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
+// hgemm_decode_sm90_n64_wmc (candidate): cuBLAS's geometry at 33-128 tokens (nvjet 64x64 in 2-CTA
+// clusters, 128 CTAs, no split at 128x4096x4096): the tokens cut in two M tiles of 32 or 64, the
+// two CTAs of a cluster along M, each loading half of the 64-row weight tile and multicasting it
+// to both, so each weight byte leaves L2 once for all the tokens. Every tile whole, no split.
+// At M <= 32 there is nothing to share: _n64's tile.
+template <int BM, int STAGES>
+using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
+using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -105,6 +113,11 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
     "hgemm_decode_sm90_n64_cs",
     "_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 CTAs for the "
     "whole grid, the parts summed in distributed shared memory"));
+
+GEMMBENCH_REGISTER_KERNEL(decode_info<N64WeightShareTiles>(
+    "hgemm_decode_sm90_n64_wmc",
+    "candidate: _n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight "
+    "tile to both; every tile whole"));
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).

@@ -75,13 +75,15 @@ __device__ __forceinline__ void static_for(F&& f) {
 // N elements = 128 B), one TMA box each, and wgmma reads it with its transpose bit.
 // CSPLIT: the in-cluster split (launched in clusters of `parts` CTAs along K, CLUSTER = 1, one
 // work item per CTA; sm90/cluster_split.cuh) instead of the persistent walk.
+// CLUSTER_M: the cluster's CTAs are neighbours along M and multicast the B tile (Sm90Config); the
+// schedule's tiles are then BM * CLUSTER rows of M, rank r taking the r-th BM of them.
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false>
-__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 1)
+          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false>
+__global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>::THREADS, 1)
     hgemm_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, BM/CLUSTER),
                                                      // m-major box (64, BK)
-        const __grid_constant__ CUtensorMap tmap_b,  // B (N,K): k-major box (BK, BN),
+        const __grid_constant__ CUtensorMap tmap_b,  // B (N,K): k-major box (BK, B_SLICE_ROWS),
                                                      // n-major box (64, BK)
         const __grid_constant__ CUtensorMap tmap_c,  // C (M,N) m-major, box (64, 64), SW128;
                                                      // valid only when sched.c_tma
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
         int M, int N, float alpha, float beta, const Sm90Schedule sched,
         uint32_t epoch) {  // stream-K: this launch's flag value
 #if GEMMBENCH_SM90A
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
   constexpr int BK = Cfg::BK;
   // f32: 4 floats per 8 columns of wgmma N; f16: 2 registers of 2 halves.
   using AccReg = std::conditional_t<F16_ACCUM, uint32_t, float>;
@@ -107,6 +109,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
                                 STAGES * Cfg::STAGE_BYTES),
                 "the in-cluster split: no multicast cluster, no stream-K, and the ring holds every "
                 "receive slot");
+  static_assert(!CLUSTER_M || (CLUSTER > 1 && !STREAM_K && !CSPLIT && B_K_MAJOR),
+                "the cluster along M shares a K-major B tile and walks whole tiles");
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -162,21 +166,24 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
       WorkIter work_iter(sched, cluster_id, parts);
       Sm90Work w;
+      // Which slice of the shared tile this CTA loads and multicasts.
+      const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
       while (work_iter.next(w)) {
-        const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
+        const int m_tile = CLUSTER_M ? w.tile.m * CLUSTER + int(cta_rank) : w.tile.m;
+        const int n_tile = CLUSTER_M ? w.tile.n : w.tile.n * CLUSTER + int(cta_rank);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
         // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
         // only C rows/columns the epilogue does not store, and no box starts out of bounds.
-        const int a_row = min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS, M - 1);
-        const int b_row = min(n_tile * BN, N - 1);
+        const int a_row = min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS, M - 1);
+        const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
           sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
           const int k0 = kb * BK;
-          const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + cta_rank * Cfg::A_SLICE_BYTES;
-          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES;
+          const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
+          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
           auto load_a = [&](uint32_t dst, int c0, int c1) {
-            if constexpr (CLUSTER > 1)
+            if constexpr (CLUSTER > 1 && !CLUSTER_M)
               sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
                                           c0, c1);
             else
@@ -188,9 +195,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
 #pragma unroll
             for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
               load_a(a_dst + j * MN_BLOCK_BYTES,
-                     min(w.tile.m * BM + int(cta_rank) * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
+                     min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
           }
-          if constexpr (B_K_MAJOR) {
+          if constexpr (CLUSTER_M) {
+            sm90::tma_load_2d_multicast(b_dst, &tmap_b, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                        k0, b_row);
+          } else if constexpr (B_K_MAJOR) {
             sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
           } else {
 #pragma unroll
@@ -215,8 +225,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     const int g = lane / 4, q = lane % 4;
     const uint32_t wg_bar = 1 + consumer;  // named barrier of this warpgroup alone
     // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads
-    // into this CTA (all of the cluster: the A slices are multicast), after the wgmma reading it
-    // has completed. Thread r < CLUSTER signals CTA r.
+    // into this CTA (all of the cluster: the shared tile's slices are multicast), after the wgmma
+    // reading it has completed. Thread r < CLUSTER signals CTA r.
     auto release = [&](int s) {
       if constexpr (CLUSTER > 1) {
         if (wg_thread < CLUSTER) sm90::mbarrier_arrive_cluster(empty(s), uint32_t(wg_thread));
@@ -240,7 +250,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
     WorkIter work_iter(sched, cluster_id, parts);
     Sm90Work w;
     while (work_iter.next(w)) {
-      const int n_tile = w.tile.n * CLUSTER + int(cta_rank);
+      const int m_tile = CLUSTER_M ? w.tile.m * CLUSTER + int(cta_rank) : w.tile.m;
+      const int n_tile = CLUSTER_M ? w.tile.n : w.tile.n * CLUSTER + int(cta_rank);
       // Stream-K role, decided before the mainloop so one register carries it across.
       const int fixup = !STREAM_K                   ? kFixupNone
                         : w.kb_end < sched.k_blocks ? kFixupPublish
@@ -326,9 +337,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER>::THREADS, 
       GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);
 
       // ======== EPILOGUE ========
-      // The padding N tile of an odd tiles_n (cluster runs only) stores nothing.
-      if (n_tile >= sched.tiles_n) continue;
-      const int m_tile0 = w.tile.m * BM;
+      // The padding N tile of an odd tiles_n (cluster runs only) stores nothing, nor an M tile
+      // of a cluster along M that lies past M.
+      const int m_tile0 = m_tile * BM;
+      if (n_tile >= sched.tiles_n || m_tile0 >= M) continue;
       // sched.c_tma is uniform: beta == 0, M % 8 == 0, C 16-byte aligned.
       if (Cfg::TMA_STORE && !CSPLIT && sched.c_tma) {
         const int n0 = n_tile * BN + consumer * Cfg::WG_N;

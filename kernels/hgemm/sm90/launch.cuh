@@ -31,22 +31,28 @@ namespace {
 // one layout it takes, and (CSPLIT) whether a one-row grid of few tiles splits each tile's K over
 // the CTAs of a cluster with the partials summed in shared memory (sm90/cluster_split.cuh);
 // where that split does not apply, a CSPLIT variant runs its stream-K twin (Fallback).
+// CLUSTER_M: the cluster runs along M and shares the B tile (Sm90Config).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false>
+          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false, bool CLUSTER_M_ = false>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
   static constexpr Layout LAYOUT = LAYOUT_;
   static constexpr bool CSPLIT = CSPLIT_;
+  static constexpr bool CLUSTER_M = CLUSTER_M_;
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
-  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER>;
+  using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
+  // The schedule's tile and cluster along N: a cluster along M walks tiles of its CTAs' M tiles
+  // together, as one cluster of one along N.
+  static constexpr int SCHED_BM = CLUSTER_M ? BM * CLUSTER : BM;
+  static constexpr int SCHED_CLUSTER_N = CLUSTER_M ? 1 : CLUSTER;
   using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
 };
 
 template <class T, bool F16_ACCUM, class V>
 constexpr auto kernel_ptr() {
   return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                            V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT>;
+                            V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT, V::CLUSTER_M>;
 }
 
 // The launch configuration of a variant's kernel on `ctas` CTAs in clusters of `cluster` (1: a
@@ -126,11 +132,11 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched =
-      make_schedule(M, N, K, V::BM, V::BN, Cfg::BK, V::CLUSTER, max_clusters, V::STREAM_K);
+  Sm90Schedule sched = make_schedule(M, N, K, V::SCHED_BM, V::BN, Cfg::BK, V::SCHED_CLUSTER_N,
+                                     max_clusters, V::STREAM_K);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
-  const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, V::BN)
+  const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, p.dtype, N, K, Cfg::B_SLICE_ROWS)
                                          : make_mnmajor_map(args.b, p.dtype, N, K, Cfg::BK);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (Cfg::TMA_STORE && args.beta == 0.f && M % 8 == 0 &&
@@ -248,9 +254,9 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
   const int64_t cluster_tiles_n =
-      (p.n + int64_t(V::BN) * V::CLUSTER - 1) / (int64_t(V::BN) * V::CLUSTER);
+      (p.n + int64_t(V::BN) * V::SCHED_CLUSTER_N - 1) / (int64_t(V::BN) * V::SCHED_CLUSTER_N);
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room).
-  if ((p.m + V::BM - 1) / V::BM * 16 * (cluster_tiles_n + 15) >= (int64_t(1) << 31))
+  if ((p.m + V::SCHED_BM - 1) / V::SCHED_BM * 16 * (cluster_tiles_n + 15) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
     return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
