@@ -61,6 +61,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
 //       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls); in NN, NT and TT
 //       2026-11-26_layouts_192_candidates.json
+//   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc beside _n64, _n64_cs
+//       and hgemm at eight layers, 64 and 128 tokens, f16 and bf16)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -95,6 +97,18 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
   const int64_t n64_tiles = ceil_div(p.n, 64);
   const bool fast_hbm = caps.dram_gbs > kFastHbmGbs;
+  if (p.m > 64 && p.m <= 128 && !fast_hbm && 2 * n64_tiles <= caps.num_sms &&
+      4 * n64_tiles > caps.num_sms && p.k >= 4096 && p.k <= 8192)
+    // R (the H100): at 65-128 tokens where the 64-row weight tiles are more than a quarter and at
+    // most half the SMs, cuBLAS's geometry (two token tiles of 64 in a 2-CTA cluster sharing the
+    // weight tile by multicast, every tile whole) fills the grid without a split: 128x4096x4096
+    // 18.5 us against 20.2-20.4 for _n64 and _n64_cs (0.958x / 0.950x f16 / bf16 against 0.881x /
+    // 0.869x), 128x4096x7168 27.5 / 28.3 us against 28.3-29.2 (0.956x / 0.900x against 0.937x /
+    // 0.891x for _n64_cs). At 128x4096x14336 it is 1% behind _n64_cs, where its tiles are half the
+    // grid (128x2112x7168) 25% behind; at 64 tokens (32-token halves) behind _n64 at every layer.
+    c.add("hgemm_decode_sm90_n64_wmc",
+          "65-128 tokens, 64-row weight tiles between a quarter and half the SMs, 4096 <= K <= "
+          "8192: two token halves in a cluster sharing the weight tile, every tile whole");
   if (p.m >= 16 && p.m <= 128 && 2 * n64_tiles <= caps.num_sms && p.k >= (fast_hbm ? 4096 : 7168))
     // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
     // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/
