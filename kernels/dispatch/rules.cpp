@@ -62,7 +62,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls); in NN, NT and TT
 //       2026-11-26_layouts_192_candidates.json
 //   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc beside _n64, _n64_cs
-//       and hgemm at eight layers, 64 and 128 tokens, f16 and bf16)
+//       and hgemm at eight layers, 64 and 128 tokens, f16 and bf16) and _n64_wmc_check.json (N =
+//       4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and 3072)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -97,18 +98,22 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
   const int64_t n64_tiles = ceil_div(p.n, 64);
   const bool fast_hbm = caps.dram_gbs > kFastHbmGbs;
-  if (p.m > 64 && p.m <= 128 && !fast_hbm && 2 * n64_tiles <= caps.num_sms &&
-      4 * n64_tiles > caps.num_sms && p.k >= 4096 && p.k <= 8192)
-    // R (the H100): at 65-128 tokens where the 64-row weight tiles are more than a quarter and at
-    // most half the SMs, cuBLAS's geometry (two token tiles of 64 in a 2-CTA cluster sharing the
-    // weight tile by multicast, every tile whole) fills the grid without a split: 128x4096x4096
-    // 18.5 us against 20.2-20.4 for _n64 and _n64_cs (0.958x / 0.950x f16 / bf16 against 0.881x /
-    // 0.869x), 128x4096x7168 27.5 / 28.3 us against 28.3-29.2 (0.956x / 0.900x against 0.937x /
-    // 0.891x for _n64_cs). At 128x4096x14336 it is 1% behind _n64_cs, where its tiles are half the
-    // grid (128x2112x7168) 25% behind; at 64 tokens (32-token halves) behind _n64 at every layer.
+  if (p.m > 96 && p.m <= 128 && !fast_hbm && 2 * n64_tiles <= caps.num_sms &&
+      20 * n64_tiles >= 7 * caps.num_sms && p.k >= 2048 && p.k <= 8192)
+    // R (the H100): at 97-128 tokens where the 64-row weight tiles, doubled, fill 70% to 100% of
+    // the SMs, cuBLAS's geometry (two token tiles of 64 in a 2-CTA cluster sharing the weight
+    // tile by multicast, every tile whole) beats the split and the walk in time, f16 / bf16:
+    // 128x4096x4096 18.4-18.5 us against 19.5-20.9 for _n64 and _n64_cs (two runs), 128x4096x7168
+    // 27.5-28.3 against 28.2-29.2 (two runs), 128x4096x8192 30.1 / 30.8 against 31.3 / 31.8,
+    // 128x4096x2048 13.2 against 14.0, 128x3072x4096 (96 CTAs) 17.0 against 17.3. It lost at 80
+    // CTAs (128x2560x4096 17.5 / 16.8 against _n64_cs's 16.7 / 16.2), at half the grid (128x2112
+    // x7168, 25%), at K = 14336 (1%), at 96 tokens with K = 7168 (30.6 against 29.5; it won with
+    // K = 4096) and at 64 tokens (32-token halves) everywhere. On the H200 it lost at 128 tokens
+    // with K >= 4096 by 4-12% to _n64_cs (h200/2026-11-26_decode_n64_wmc_check.json): no rule
+    // there.
     c.add("hgemm_decode_sm90_n64_wmc",
-          "65-128 tokens, 64-row weight tiles between a quarter and half the SMs, 4096 <= K <= "
-          "8192: two token halves in a cluster sharing the weight tile, every tile whole");
+          "97-128 tokens, 64-row weight tiles filling 35-50% of the SMs, 2048 <= K <= 8192: two "
+          "token halves in a cluster sharing the weight tile, every tile whole");
   if (p.m >= 16 && p.m <= 128 && 2 * n64_tiles <= caps.num_sms && p.k >= (fast_hbm ? 4096 : 7168))
     // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
     // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/

@@ -64,7 +64,7 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   // 33-128 tokens: the 64-row weight tile where its tiles fit one wave (N/64 <= 132, K <= 16384)
   // or K <= 2048; rung 12 behind it, then rung 11.
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
-  EXPECT_EQ(first(hgemm_candidates(tn16(128, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(96, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(33, 8192, 8192), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 16384), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 32768, 512), kH100)), "hgemm_decode_sm90_n64")
@@ -91,7 +91,9 @@ TEST(DispatchRules, TheSplitSixtyFourRowTileWhereOneCtaPerTileLeavesHalfTheSms) 
   for (int64_t m : {16, 64, 128}) {
     SCOPED_TRACE(m);
     for (auto [n, k] : {std::pair<int64_t, int64_t>{2112, 7168}, {4096, 7168}, {4096, 14336}})
-      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_cs")
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
+                m > 96 && n == 4096 && k == 7168 ? "hgemm_decode_sm90_n64_wmc"  // rule R
+                                                 : "hgemm_decode_sm90_n64_cs")
           << n << "x" << k;
     EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 4096), kH100)), "hgemm_decode_sm90_n64_cs");
     EXPECT_NE(first(hgemm_candidates(tn16(m, 4224 + 64, 7168), kH100)), "hgemm_decode_sm90_n64_cs")
@@ -106,9 +108,38 @@ TEST(DispatchRules, TheSplitSixtyFourRowTileWhereOneCtaPerTileLeavesHalfTheSms) 
   EXPECT_NE(first(hgemm_candidates(tn16(15, 4096, 7168), kH100)), "hgemm_decode_sm90_n64_cs");
   EXPECT_NE(first(hgemm_candidates(tn16(129, 4096, 7168), kH100)), "hgemm_decode_sm90_n64_cs");
   // _n64 next (its own stream-K walk is what the split falls back to).
-  const auto c = hgemm_candidates(tn16(128, 4096, 7168), kH100);
+  const auto c = hgemm_candidates(tn16(96, 4096, 7168), kH100);
   ASSERT_GE(c.size(), 2u);
   EXPECT_EQ(c[1].kernel, "hgemm_decode_sm90_n64");
+}
+
+TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightTokens) {
+  // Rule R (H100): 97-128 tokens, 64-row tiles, doubled, between 70% and 100% of the SMs
+  // (N = 3072..4224 on 132 SMs), 2048 <= K <= 8192; never on the H200.
+  for (int64_t m : {97, 128})
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096},
+                        {4096, 2048},
+                        {4096, 8192},
+                        {3072, 4096},
+                        {4224, 7168}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_wmc");
+      EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_n64_wmc");
+    }
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 4096, 4096},
+                         {129, 4096, 4096},
+                         {128, 2560, 4096},       // 80 CTAs: lost
+                         {128, 4224 + 64, 4096},  // 67 tiles: more than the grid doubled
+                         {128, 4096, 8200},
+                         {128, 4096, 2040},
+                         {128, 4096, 14336}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_wmc");
+  }
+  // Next: what ran there before (rule P's split tile at K >= 7168, else rule N's _n64).
+  EXPECT_EQ(hgemm_candidates(tn16(128, 4096, 7168), kH100).at(1).kernel,
+            "hgemm_decode_sm90_n64_cs");
+  EXPECT_EQ(hgemm_candidates(tn16(128, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90_n64");
 }
 
 TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
@@ -140,9 +171,11 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)),
                 n <= 4224 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90");
       // The H100: rule N, or rule P's split 64-row tile where the tiles leave half the SMs idle
-      // and K >= 7168.
+      // and K >= 7168, or at 128 tokens rule R's shared weight tile where they are 64 of 132.
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
-                n <= 4224 && k >= 7168 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90_n64");
+                m > 96 && n == 4096 && k <= 8192 ? "hgemm_decode_sm90_n64_wmc"
+                : n <= 4224 && k >= 7168         ? "hgemm_decode_sm90_n64_cs"
+                                                 : "hgemm_decode_sm90_n64");
     }
   }
   // 66 tiles of 64 rows are exactly half the grid: the split begins below that (rule P's split
