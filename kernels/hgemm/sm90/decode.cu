@@ -11,12 +11,14 @@
 // sm90/schedule.hpp (whole tiles at K <= 64 k-blocks, else the last partial wave stream-K).
 // Tiles (GEMM M x N x K per CTA): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7; M <= 128:
 // 128x128x64, 5. Variants: hgemm_decode_sm90_n64 (below: 64 weight rows per CTA, 8-16 stages,
-// the walk only), hgemm_decode_sm90_n64_cs (the same tile with the in-cluster split) and
-// hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
+// the walk only), hgemm_decode_sm90_n64_cs (the same tile with the in-cluster split),
+// hgemm_decode_sm90_n64_wmc (the same tile with the tokens halved over a cluster that shares the
+// weight tile) and hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
-// Measured (H100, 2026-11-25, sustained, cold L2, f16/f32acc, the 16 decode layers per token
-// count): `hgemm`, running this rung or _n64 at 64 and 128 tokens, 0.999x / 0.983x cuBLAS
-// (bench_results/h100/2026-11-25_llm_decode_acceptance_n64.json, git 9f58e12).
+// Measured (H100, 2026-11-26, sustained, cold L2, f16/f32acc, the 16 decode layers per token
+// count): `hgemm`, running this rung or its variants at 64 and 128 tokens, 0.993x / 0.973x cuBLAS
+// (bench_results/h100/2026-11-26_llm_decode_rule_r.json, git f2cc390; a run on another machine
+// the same day, _rule_p_r3.json, had 0.995x / 0.983x before rule R).
 // The split's sizes, the variants that lost and how: docs/hgemm-hopper.md, "The decode path".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -63,11 +65,15 @@ using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
-// hgemm_decode_sm90_n64_wmc (candidate): cuBLAS's geometry at 33-128 tokens (nvjet 64x64 in 2-CTA
-// clusters, 128 CTAs, no split at 128x4096x4096): the tokens cut in two M tiles of 32 or 64, the
-// two CTAs of a cluster along M, each loading half of the 64-row weight tile and multicasting it
-// to both, so each weight byte leaves L2 once for all the tokens. Every tile whole, no split.
-// At M <= 32 there is nothing to share: _n64's tile.
+// hgemm_decode_sm90_n64_wmc: cuBLAS's geometry at 97-128 tokens (nvjet 64x64 in 2-CTA clusters,
+// 128 CTAs, no split at 128x4096x4096): the tokens cut in two M tiles of 32 or 64, the two CTAs of
+// a cluster along M (Sm90Config::CLUSTER_M), each loading half of the 64-row weight tile and
+// multicasting it to both, so each weight byte leaves L2 once for all the tokens. Every tile
+// whole, no split. At M <= 32 there is nothing to share: _n64's tile. The `hgemm` rule R on the
+// H100 where the doubled tiles fill 70-100% of the SMs: 128x4096x4096 18.0-18.6 us against 20.2-
+// 20.7 for _n64 (bench_results/h100/2026-11-26_llm_decode_rule_r.json against _rule_p_r3.json);
+// at 64 tokens, on half the grid and on the H200 at 128 tokens it lost
+// (2026-11-26_decode_n64_wmc_{candidates,check}.json).
 template <int BM, int STAGES>
 using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
 using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
@@ -116,8 +122,8 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
 
 GEMMBENCH_REGISTER_KERNEL(decode_info<N64WeightShareTiles>(
     "hgemm_decode_sm90_n64_wmc",
-    "candidate: _n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight "
-    "tile to both; every tile whole"));
+    "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile to "
+    "both, every tile whole: 128 CTAs without a split at 97-128 tokens on 64 tiles"));
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).
