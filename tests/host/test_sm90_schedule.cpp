@@ -323,11 +323,13 @@ TEST(Sm90Schedule, ClusterSplitOwnersSlotsAndRanges) {
   EXPECT_EQ(cs_slots_max(kCsN64Blocks), 6);  // parts = 3: two blocks x 3 ranks
   // The 64-row tile's parts: the whole grid, at most its 4 blocks, none where the tiles fill it.
   for (int bm : {32, 64, 128}) {
-    EXPECT_EQ(cs_parts(64, 64, bm, 132, kCsN64Blocks), 2);   // 4096 wide: 128 CTAs
-    EXPECT_EQ(cs_parts(33, 112, bm, 132, kCsN64Blocks), 4);  // 2112 wide: 4 wanted, 4 allowed
-    EXPECT_EQ(cs_parts(17, 112, bm, 132, kCsN64Blocks), 4);  // 7 wanted
-    EXPECT_EQ(cs_parts(96, 64, bm, 132, kCsN64Blocks), 1);   // 6144 wide: no split
+    EXPECT_EQ(cs_parts(64, 64, bm, 132, kCsN64Blocks, true), 2);   // 4096 wide: 128 CTAs
+    EXPECT_EQ(cs_parts(33, 112, bm, 132, kCsN64Blocks, true), 4);  // 2112 wide: 4 wanted, 4 allowed
+    EXPECT_EQ(cs_parts(17, 112, bm, 132, kCsN64Blocks, true), 4);  // 7 wanted
+    EXPECT_EQ(cs_parts(96, 64, bm, 132, kCsN64Blocks, true), 1);   // 6144 wide: no split
   }
+  // Without it the same four blocks take rung 12's half-grid target: 16x4096x4096 in 1 part.
+  EXPECT_EQ(cs_parts(64, 64, 32, 132, kCsN64Blocks), 1);
   EXPECT_EQ(cs_parts_for(8, 112, 132, kCsN64Blocks), kCsN64Blocks) << "the test cap, too";
 
   // The work items: one per CTA, the cluster's tile, ranges that tile [0, k_blocks).

@@ -23,6 +23,10 @@ struct Sm90Config {
   // The in-cluster split's warp blocks (16 GEMM-N rows each, one per consumer warp): a cluster
   // splits a tile in at most that many parts (sm90/schedule.hpp, cs_*).
   static constexpr int CS_BLOCKS = CONSUMERS * 4;
+  // The split's grid target (cs_parts): the 64-row tile (one consumer) splits for the whole grid,
+  // the 128-row tile for half of it, or the whole at 128 tokens and 64 k-blocks up (measured
+  // apart).
+  static constexpr bool CS_WHOLE_GRID = CONSUMERS == 1;
   static constexpr int A_SLICE_ROWS = CLUSTER_M ? BM : BM / CLUSTER;  // rows of A each CTA loads
   static constexpr int B_SLICE_ROWS = CLUSTER_M ? BN / CLUSTER : BN;  // rows of B each CTA loads
   static constexpr uint32_t ROW_BYTES = BK * 2;

@@ -166,10 +166,10 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
   int parts = 1;
   if (sched.tiles_m == 1)
-    parts =
-        args.test_max_ctas > 0
-            ? cs_parts_for(sched.tiles_total, sched.k_blocks, args.test_max_ctas, Cfg::CS_BLOCKS)
-            : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas, Cfg::CS_BLOCKS);
+    parts = args.test_max_ctas > 0 ? cs_parts_for(sched.tiles_total, sched.k_blocks,
+                                                  args.test_max_ctas, Cfg::CS_BLOCKS)
+                                   : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas,
+                                              Cfg::CS_BLOCKS, Cfg::CS_WHOLE_GRID);
   const auto resident = resident_split_clusters<T, F16_ACCUM, V>();
   while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
   if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback>(args, stream);

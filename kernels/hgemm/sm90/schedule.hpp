@@ -304,14 +304,15 @@ GB_HD int cs_parts_for(int tiles, int k_blocks, int target, int blocks = kCsWarp
 // - Two parts at 33 to 66 tiles when K is long (>= 128 k-blocks), which the walk ran whole:
 //   16x8192x28672 158.2 us against 165.4, 64x7168x18432 94.6 against 99.0, 16x8192x8192 50.0
 //   against 50.7; at 64 k-blocks and less it loses (16x7168x2048 16.5 against 15.8).
-// The 64-row weight tile (hgemm_decode_sm90_n64_cs, `blocks` = kCsN64Blocks): parts for the
-// whole grid, whatever the tokens and K. One CTA per 64-row tile reads a 4096-wide layer no
-// faster than 17.7 us at 4096x4096, two per tile in 15.7 us
+// whole_grid (the 64-row weight tile, hgemm_decode_sm90_n64_cs: Sm90Config::CS_WHOLE_GRID):
+// parts for the whole grid, whatever the tokens and K. One CTA per 64-row tile reads a 4096-wide
+// layer no faster than 17.7 us at 4096x4096, two per tile in 15.7 us
 // (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
 inline constexpr int kCsLongKBlocks = 128;
-inline constexpr int kCsN64Blocks = 4;  // 1 consumer warpgroup x 4 warps
-GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid, int blocks = kCsWarpBlocks) {
-  if (blocks == kCsN64Blocks) return cs_parts_for(tiles, k_blocks, grid, blocks);
+inline constexpr int kCsN64Blocks = 4;  // the 64-row tile's: 1 consumer warpgroup x 4 warps
+GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid, int blocks = kCsWarpBlocks,
+                   bool whole_grid = false) {
+  if (whole_grid) return cs_parts_for(tiles, k_blocks, grid, blocks);
   const int target = bm >= 128 && k_blocks >= 64 ? grid : grid / 2;
   const int p = cs_parts_for(tiles, k_blocks, target, blocks);
   if (p == 1 && 2 * tiles <= grid && k_blocks >= kCsLongKBlocks) return 2;
