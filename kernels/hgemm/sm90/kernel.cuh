@@ -81,7 +81,7 @@ template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool
           bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>::THREADS, 1)
     hgemm_sm90_kernel(
-        const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, BM/CLUSTER),
+        const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, A_SLICE_ROWS),
                                                      // m-major box (64, BK)
         const __grid_constant__ CUtensorMap tmap_b,  // B (N,K): k-major box (BK, B_SLICE_ROWS),
                                                      // n-major box (64, BK)
@@ -136,6 +136,12 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   // it is blockIdx.x % parts, its tile blockIdx.x / parts (Sm90ClusterSplitIter).
   const int parts = CSPLIT ? int(sm90::cluster_nctarank()) : 1;
   using WorkIter = std::conditional_t<CSPLIT, Sm90ClusterSplitIter, Sm90WorkIter<STREAM_K>>;
+  // This CTA's own tile (units of BM, BN) of a work item's cluster tile: the rank-th of the
+  // cluster's tiles along N, or along M with CLUSTER_M.
+  auto cta_tile = [&](const Sm90Work& w) {
+    return CLUSTER_M ? TileCoord{w.tile.m * CLUSTER + int(cta_rank), w.tile.n}
+                     : TileCoord{w.tile.m, w.tile.n * CLUSTER + int(cta_rank)};
+  };
 
   // ======== PROLOGUE ========
   if (threadIdx.x == 0) {
@@ -169,8 +175,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       // Which slice of the shared tile this CTA loads and multicasts.
       const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
       while (work_iter.next(w)) {
-        const int m_tile = CLUSTER_M ? w.tile.m * CLUSTER + int(cta_rank) : w.tile.m;
-        const int n_tile = CLUSTER_M ? w.tile.n : w.tile.n * CLUSTER + int(cta_rank);
+        const auto [m_tile, n_tile] = cta_tile(w);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
         // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
         // only C rows/columns the epilogue does not store, and no box starts out of bounds.
@@ -250,8 +255,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     WorkIter work_iter(sched, cluster_id, parts);
     Sm90Work w;
     while (work_iter.next(w)) {
-      const int m_tile = CLUSTER_M ? w.tile.m * CLUSTER + int(cta_rank) : w.tile.m;
-      const int n_tile = CLUSTER_M ? w.tile.n : w.tile.n * CLUSTER + int(cta_rank);
+      const auto [m_tile, n_tile] = cta_tile(w);
       // Stream-K role, decided before the mainloop so one register carries it across.
       const int fixup = !STREAM_K                   ? kFixupNone
                         : w.kb_end < sched.k_blocks ? kFixupPublish
