@@ -23,6 +23,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "hgemm/sm90/launch.cuh"
@@ -78,6 +80,55 @@ template <int BM, int STAGES>
 using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
 using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
 
+// hgemm_decode_sm90_fit: the weight tile cut to 32, 48 or 56 rows where that puts more SMs to
+// work in one wave (narrow_weight_rows, sm90/schedule.hpp), else _n64's; the stages keep 64
+// weight rows of shared memory (wgmma reads 64). _fit_c2: the same in 2-CTA clusters along N that
+// multicast the token tile. Candidates (configs/dev/decode_fit_candidates.json).
+template <int BN, int CLUSTER>
+using FitTokenTiles =
+    TokenTiles<Sm90Variant<32, BN, 16, CLUSTER, true>, Sm90Variant<64, BN, 12, CLUSTER, true>,
+               Sm90Variant<128, BN, 8, CLUSTER, true>>;
+template <int CLUSTER>
+struct FitTiles {
+  template <class F>
+  static auto with(const GemmProblem& p, int sms, F&& f) {
+    switch (narrow_weight_rows(int(std::min<int64_t>(p.n, 1 << 30)), sms)) {
+      case 32:
+        return FitTokenTiles<32, CLUSTER>::with(p.m, f);
+      case 48:
+        return FitTokenTiles<48, CLUSTER>::with(p.m, f);
+      case 56:
+        return FitTokenTiles<56, CLUSTER>::with(p.m, f);
+      default:
+        return FitTokenTiles<64, CLUSTER>::with(p.m, f);
+    }
+  }
+};
+
+template <class Tiles>
+std::string fit_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > kMaxTokens)
+    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  return Tiles::with(p, caps.num_sms, [&](auto v) { return supports<decltype(v)>(p, caps); });
+}
+
+template <class Tiles>
+void fit_launch(const GemmArgs& args, cudaStream_t stream) {
+  static PerDevice<int> sms;
+  Tiles::with(args.problem, sms.get(sm_count), [&](auto v) { launch<decltype(v)>(args, stream); });
+}
+
+template <class Tiles>
+KernelInfo fit_info(std::string name, std::string summary) {
+  KernelInfo info = FitTokenTiles<64, 1>::with(
+      1, [&](auto v) { return sm90_info<decltype(v)>(std::move(name), std::move(summary)); });
+  info.rung = 12;
+  info.supports = fit_supports<Tiles>;
+  info.launch = fit_launch<Tiles>;
+  return info;
+}
+
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
@@ -124,6 +175,13 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64WeightShareTiles>(
     "hgemm_decode_sm90_n64_wmc",
     "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile to "
     "both, every tile whole: 128 CTAs without a split at 97-128 tokens on 64 tiles"));
+
+GEMMBENCH_REGISTER_KERNEL(fit_info<FitTiles<1>>(
+    "hgemm_decode_sm90_fit",
+    "_n64 with the weight tile cut to 32, 48 or 56 rows where more SMs then stream in one wave"));
+
+GEMMBENCH_REGISTER_KERNEL(fit_info<FitTiles<2>>(
+    "hgemm_decode_sm90_fit_c2", "_fit in 2-CTA clusters along N that multicast the token tile"));
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).

@@ -109,6 +109,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                                 STAGES * Cfg::STAGE_BYTES),
                 "the in-cluster split: no multicast cluster, no stream-K, and the ring holds every "
                 "receive slot");
+  static_assert(!CSPLIT || !Cfg::NARROW,
+                "the in-cluster split stores whole 16-row warp blocks: not past a narrow tile");
   static_assert(!CLUSTER_M || (CLUSTER > 1 && !STREAM_K && !CSPLIT && B_K_MAJOR),
                 "the cluster along M shares a K-major B tile and walks whole tiles");
 
@@ -183,7 +185,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
         const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
-          sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::STAGE_BYTES);
+          sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::TX_BYTES);
           const int k0 = kb * BK;
           const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
           const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
@@ -365,8 +367,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
         }
         continue;
       }
-      store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, N, n_tile * BN + n_in_tile, m_tile0, q, vec,
-                                             alpha, beta);
+      // A narrow tile's rows end at BN: the rest of wgmma's 64 read rows that were never loaded.
+      const int n_end = Cfg::NARROW ? min(N, (n_tile + 1) * BN) : N;
+      store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, n_end, n_tile * BN + n_in_tile, m_tile0, q,
+                                             vec, alpha, beta);
     }
     if (pending)  // the last tile's boxes
       static_for<BOXES>([&](auto box) {
