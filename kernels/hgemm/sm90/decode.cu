@@ -23,8 +23,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
-#include <cstdint>
 #include <string>
 
 #include "hgemm/sm90/launch.cuh"
@@ -80,54 +78,17 @@ template <int BM, int STAGES>
 using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
 using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
 
-// hgemm_decode_sm90_fit: the weight tile cut to 32, 48 or 56 rows where that puts more SMs to
-// work in one wave (narrow_weight_rows, sm90/schedule.hpp), else _n64's; the stages keep 64
-// weight rows of shared memory (wgmma reads 64). _fit_c2: the same in 2-CTA clusters along N that
-// multicast the token tile. Candidates (configs/dev/decode_fit_candidates.json).
-template <int BN, int CLUSTER>
-using FitTokenTiles =
-    TokenTiles<Sm90Variant<32, BN, 16, CLUSTER, true>, Sm90Variant<64, BN, 12, CLUSTER, true>,
-               Sm90Variant<128, BN, 8, CLUSTER, true>>;
-template <int CLUSTER>
-struct FitTiles {
-  template <class F>
-  static auto with(const GemmProblem& p, int sms, F&& f) {
-    switch (narrow_weight_rows(int(std::min<int64_t>(p.n, 1 << 30)), sms)) {
-      case 32:
-        return FitTokenTiles<32, CLUSTER>::with(p.m, f);
-      case 48:
-        return FitTokenTiles<48, CLUSTER>::with(p.m, f);
-      case 56:
-        return FitTokenTiles<56, CLUSTER>::with(p.m, f);
-      default:
-        return FitTokenTiles<64, CLUSTER>::with(p.m, f);
-    }
-  }
-};
-
-template <class Tiles>
-std::string fit_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens)
-    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
-           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
-  return Tiles::with(p, caps.num_sms, [&](auto v) { return supports<decltype(v)>(p, caps); });
-}
-
-template <class Tiles>
-void fit_launch(const GemmArgs& args, cudaStream_t stream) {
-  static PerDevice<int> sms;
-  Tiles::with(args.problem, sms.get(sm_count), [&](auto v) { launch<decltype(v)>(args, stream); });
-}
-
-template <class Tiles>
-KernelInfo fit_info(std::string name, std::string summary) {
-  KernelInfo info = FitTokenTiles<64, 1>::with(
-      1, [&](auto v) { return sm90_info<decltype(v)>(std::move(name), std::move(summary)); });
-  info.rung = 12;
-  info.supports = fit_supports<Tiles>;
-  info.launch = fit_launch<Tiles>;
-  return info;
-}
+// hgemm_decode_sm90_n48: 48 weight rows per CTA, cuBLAS's weight tile at 64x6144x4096 (nvjet
+// 64x48 on 128 CTAs,
+// bench_results/h100/ncu_decode_sm90/2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96
+// tiles leave 36 of 132 SMs idle. wgmma still reads 64 rows: the stages keep 64 rows of shared
+// memory, the last 16 never loaded and their outputs never stored (Sm90Config's narrow tile).
+// Candidates (configs/dev/decode_fit_candidates.json, h100/ 2026-11-26_decode_fit_candidates.json,
+// f16): 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112
+// and 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters
+// multicasting the token tile lost everywhere (4-25%).
+using N48Tiles = TokenTiles<Sm90Variant<32, 48, 16, 1, true>, Sm90Variant<64, 48, 12, 1, true>,
+                            Sm90Variant<128, 48, 8, 1, true>>;
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -176,12 +137,10 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64WeightShareTiles>(
     "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile to "
     "both, every tile whole: 128 CTAs without a split at 97-128 tokens on 64 tiles"));
 
-GEMMBENCH_REGISTER_KERNEL(fit_info<FitTiles<1>>(
-    "hgemm_decode_sm90_fit",
-    "_n64 with the weight tile cut to 32, 48 or 56 rows where more SMs then stream in one wave"));
-
-GEMMBENCH_REGISTER_KERNEL(fit_info<FitTiles<2>>(
-    "hgemm_decode_sm90_fit_c2", "_fit in 2-CTA clusters along N that multicast the token tile"));
+GEMMBENCH_REGISTER_KERNEL(decode_info<N48Tiles>(
+    "hgemm_decode_sm90_n48",
+    "_n64 with 48 weight rows per CTA: 128 CTAs stream a 6144-row layer where 64-row tiles are "
+    "96"));
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).

@@ -106,18 +106,6 @@ GB_HD bool decode_walks_whole_tiles(int tiles_m, int tiles_total, int k_blocks, 
   return tiles_m == 1 && tiles_total >= clusters_max && k_blocks <= kDecodeWholeTileMaxKBlocks;
 }
 
-// The decode path's narrow weight tile: the fewest weight rows per CTA, of 32, 48, 56 and 64,
-// whose tiles still fit one wave of `ctas` CTAs, so that as many SMs as one wave allows stream the
-// weights; 64 (the most) where no width fits one wave. cuBLAS runs 64-token x 48-weight tiles on
-// 128 CTAs at 64x6144x4096, where 64-row tiles leave 36 of 132 SMs idle
-// (bench_results/h100/ncu_decode_sm90/2026-11-26_ncu_mem_cublas_64x6144x4096.txt).
-GB_HD int narrow_weight_rows(int n, int ctas) {
-  const int widths[] = {32, 48, 56};
-  for (int w : widths)
-    if (ceil_div(n, w) <= ctas) return w;
-  return 64;
-}
-
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
 // see docs/hgemm-hopper.md).
