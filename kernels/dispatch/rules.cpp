@@ -64,6 +64,10 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc beside _n64, _n64_cs
 //       and hgemm at eight layers, 64 and 128 tokens, f16 and bf16) and _n64_wmc_check.json (N =
 //       4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and 3072)
+//   S = 2026-11-26_decode_fit_candidates.json (weight tiles of 32, 48 and 56 rows, with and without
+//       2-CTA clusters multicasting the tokens, at N = 2112-7168, 16-128 tokens, f16) and
+//       _decode_n48_check.json (hgemm_decode_sm90_n48 beside _n64 and hgemm at N = 4608, 5120 and
+//       6144, 48-128 tokens, K = 2048-14336, f16 and bf16, two runs in one device call)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
 // 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
@@ -114,6 +118,20 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     c.add("hgemm_decode_sm90_n64_wmc",
           "97-128 tokens, 64-row weight tiles filling 35-50% of the SMs, 2048 <= K <= 8192: two "
           "token halves in a cluster sharing the weight tile, every tile whole");
+  const int64_t n48_tiles = ceil_div(p.n, 48);
+  if (p.m > 32 && p.m <= 64 && !fast_hbm && n48_tiles <= caps.num_sms &&
+      10 * n48_tiles >= 9 * caps.num_sms && p.k >= 2048 && p.k <= 7168)
+    // S (the H100): at 33-64 tokens where 48-row weight tiles fill 90-100% of the SMs in one wave
+    // (cuBLAS's 64x48 tile at 64x6144x4096), they beat the 64-row tiles' 73% in time in both runs,
+    // f16 and bf16: 64x6144x4096 23.5-24.1 us against 24.8-25.4, 48x6144x4096 23.4-24.1 against
+    // 24.8-25.4, 64x6144x2048 14.7-15.4 against 15.6-16.2, 64x6144x7168 35.8-36.6 against
+    // 37.1-37.5. At 128 tokens (token tile as wide as 128 rows) and 96 they were level with
+    // _n64 (128x6144x4096 24.3-24.9 against 24.0-25.0); at N = 5120 (81% of the SMs) mixed, at
+    // 4608 (73%) level; 32-row tiles at N = 4096 and 2112 and 56-row tiles at 7168x2048 lost or
+    // tied (the candidates). Not measured on the H200.
+    c.add("hgemm_decode_sm90_n48",
+          "33-64 tokens, 48-row weight tiles filling 90-100% of the SMs, 2048 <= K <= 7168: "
+          "more SMs streaming in one wave than 64-row tiles");
   if (p.m >= 16 && p.m <= 128 && 2 * n64_tiles <= caps.num_sms && p.k >= (fast_hbm ? 4096 : 7168))
     // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
     // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/

@@ -142,6 +142,34 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
   EXPECT_EQ(hgemm_candidates(tn16(128, 4096, 4096), kH100).at(1).kernel, "hgemm_decode_sm90_n64");
 }
 
+TEST(DispatchRules, TheFortyEightRowWeightTileAtThirtyThreeToSixtyFourTokens) {
+  // Rule S (H100): 33-64 tokens, 48-row tiles filling 90-100% of the SMs (119-132 tiles: N =
+  // 5665..6336 on 132 SMs), 2048 <= K <= 7168; never on the H200.
+  for (int64_t m : {33, 48, 64})
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{6144, 4096},
+                        {6144, 2048},
+                        {6144, 7168},
+                        {5665, 4096},
+                        {6336, 4096}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n48");
+      EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_n48");
+    }
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{32, 6144, 4096},
+                         {65, 6144, 4096},  // level at 96 and 128 tokens
+                         {64, 5120, 4096},  // 107 tiles, 81%: mixed
+                         {64, 5664, 4096},  // 118 tiles, under 90%
+                         {64, 6337, 4096},  // 133 tiles: two waves
+                         {64, 6144, 2040},
+                         {64, 6144, 7176},
+                         {64, 6144, 14336}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n48");
+  }
+  // Next: rule N's 64-row tile, what ran there before.
+  EXPECT_EQ(hgemm_candidates(tn16(64, 6144, 4096), kH100).at(1).kernel, "hgemm_decode_sm90_n64");
+}
+
 TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
   // Rule O: on HBM over 4 TB/s the 64-row weight tile where its tiles fill more than half and at
   // most one wave with K <= 8192, or 1024 <= K <= 2048, or (65-128 tokens) where they split K
