@@ -103,7 +103,8 @@ const std::vector<Case> kCases = {
     {16, 4096, 4096}, {1, 6144, 4096},  {100, 6000, 1000}, {48, 8192, 520}, {128, 2112, 7168},
     {16, 1400, 2048}, {40, 1600, 1536}, {7, 1000, 1000},   {9, 520, 2056},  {33, 777, 3000},
     {64, 4096, 1536}, {65, 136, 4104},  {100, 64, 8192},   {2, 8, 32768},   {128, 129, 520},
-    {1, 1, 8},        {31, 4096, 512},  {17, 300, 64},     {120, 8200, 64}};
+    {1, 1, 8},        {31, 4096, 512},  {17, 300, 64},     {120, 8200, 64}, {72, 10240, 136},
+    {128, 12000, 72}};
 
 class SplitK : public ::testing::TestWithParam<std::string> {};
 
@@ -121,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, SplitK,
                          ::testing::Values("hgemm_decode", "hgemm_decode_sm90",
                                            "hgemm_decode_sm90_n64", "hgemm_decode_sm90_n64_cs",
                                            "hgemm_decode_sm90_n64_wmc", "hgemm_decode_sm90_n48",
-                                           "hgemm_tn_sm90_128x128_sk", "hgemm_tn_sm90_sk_defer"),
+                                           "hgemm_decode_sm90_wmc", "hgemm_tn_sm90_128x128_sk",
+                                           "hgemm_tn_sm90_sk_defer"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

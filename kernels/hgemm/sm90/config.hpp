@@ -9,9 +9,9 @@ namespace gemmbench {
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool CLUSTER_M_ = false>
 struct Sm90Config {
   static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N (32, 64: the decode tiles)
-  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup; or a narrow tile of 16-56 rows
-  // (the decode path's weight tile cut to fill the SMs): one consumer whose wgmma still reads 64
-  // rows of the stage, the rows past BN never loaded and their outputs never stored.
+  // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup. A tile of a width between (16-56,
+  // 96, 160 rows: the decode path's weight tile cut to fill the SMs) is PARTIAL: its last consumer
+  // still reads 64 rows of the stage, the rows past BN never loaded and their outputs never stored.
   static constexpr int BN = BN_;
   static constexpr int BK = 64;  // one 128-byte swizzle row of 16-bit elements
   static constexpr int STAGES = STAGES_;
@@ -21,8 +21,8 @@ struct Sm90Config {
   static constexpr int CLUSTER = CLUSTER_;
   static constexpr bool CLUSTER_M = CLUSTER_M_;
   static constexpr int WG_N = 64;  // GEMM N rows per consumer warpgroup (wgmma M)
-  static constexpr bool NARROW = BN < WG_N;
-  static constexpr int CONSUMERS = NARROW ? 1 : BN / WG_N;
+  static constexpr bool PARTIAL = BN % WG_N != 0;
+  static constexpr int CONSUMERS = (BN + WG_N - 1) / WG_N;
   static constexpr int THREADS = 128 * (1 + CONSUMERS);
   // The in-cluster split's warp blocks (16 GEMM-N rows each, one per consumer warp): a cluster
   // splits a tile in at most that many parts (sm90/schedule.hpp, cs_*).
@@ -36,7 +36,7 @@ struct Sm90Config {
   static constexpr uint32_t ROW_BYTES = BK * 2;
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES;
   static constexpr uint32_t A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
-  static constexpr uint32_t B_STAGE_BYTES = CONSUMERS * WG_N * ROW_BYTES;  // a narrow tile: 64
+  static constexpr uint32_t B_STAGE_BYTES = CONSUMERS * WG_N * ROW_BYTES;  // PARTIAL: padded
   static constexpr uint32_t B_SLICE_BYTES = B_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES;  // shared memory per stage
   static constexpr uint32_t TX_BYTES = A_STAGE_BYTES + BN * ROW_BYTES;    // expect_tx per stage
@@ -45,8 +45,8 @@ struct Sm90Config {
   // one box filling while the copy engine reads the other.
   // A tile narrower than one box (BM = 32) stores from registers only and stages nothing.
   static constexpr int EPI_BOX = 64;  // box edge, both dimensions
-  // A narrow tile stores from registers too: the box would cross into the next tile's rows.
-  static constexpr bool TMA_STORE = BM % EPI_BOX == 0 && !NARROW;
+  // A PARTIAL tile stores from registers too: the box would cross into the next tile's rows.
+  static constexpr bool TMA_STORE = BM % EPI_BOX == 0 && !PARTIAL;
   // DEFER: a tile's outputs wait packed in registers (BM/4 of them) and are stored during the next
   // tile's first k-blocks. Three consumers have 160 registers each: a 192-wide accumulator (96)
   // and its packed outputs (48) with the addressing do not fit, so they store at once, one box
@@ -67,10 +67,9 @@ struct Sm90Config {
   static_assert(STAGES >= 2,
                 "a consumer keeps one stage's wgmma in flight while it waits for the next: a "
                 "1-stage ring deadlocks");
-  static_assert((NARROW && BN >= 16 && BN % 8 == 0) || BN == 64 || BN == 128 ||
-                    (BN == 192 && BM <= 192),
-                "a narrow tile of whole 8-row swizzle atoms, or one, two or three consumer "
-                "warpgroups; three hold at most a 192-wide accumulator in 160 registers");
+  static_assert(BN % 8 == 0 && BN >= 16 && BN <= 192 && (CONSUMERS < 3 || BM <= 192),
+                "whole 8-row swizzle atoms, one to three consumer warpgroups; three hold at most a "
+                "192-wide accumulator in 160 registers");
   static_assert(BM % CLUSTER == 0 && BN % CLUSTER == 0 && A_SLICE_BYTES % 1024 == 0 &&
                     B_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared tile must be whole 8-row swizzle atoms (1024 B) "

@@ -82,13 +82,55 @@ using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64Wei
 // 64x48 on 128 CTAs,
 // bench_results/h100/ncu_decode_sm90/2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96
 // tiles leave 36 of 132 SMs idle. wgmma still reads 64 rows: the stages keep 64 rows of shared
-// memory, the last 16 never loaded and their outputs never stored (Sm90Config's narrow tile).
+// memory, the last 16 never loaded and their outputs never stored (Sm90Config's PARTIAL tile).
 // Candidates (configs/dev/decode_fit_candidates.json, h100/ 2026-11-26_decode_fit_candidates.json,
 // f16): 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112
 // and 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters
 // multicasting the token tile lost everywhere (4-25%).
 using N48Tiles = TokenTiles<Sm90Variant<32, 48, 16, 1, true>, Sm90Variant<64, 48, 12, 1, true>,
                             Sm90Variant<128, 48, 8, 1, true>>;
+
+// Candidate hgemm_decode_sm90_wmc: _n64_wmc with the weight tile widened at 65-128 tokens to the
+// fewest rows of 64, 96, 128, 160 and 192 whose doubled tiles fit one wave: cuBLAS's nvjet 64x96
+// in 2-CTA clusters at 128x6144x4096 and 64x128 at 128x7168x2048 (128 and 112 CTAs,
+// bench_results/h100/ncu_cublas_choices/).
+template <int BN, int STAGES>
+using WideShare = Sm90Variant<64, BN, STAGES, 2, false, Layout::tn, false, true>;
+int shared_weight_rows(int64_t n, int sms) {
+  for (int w : {64, 96, 128, 160, 192})
+    if (2 * ((n + w - 1) / w) <= sms) return w;
+  return 64;
+}
+struct WideShareTiles {
+  template <class F>
+  static auto with(const GemmProblem& p, int sms, F&& f) {
+    if (p.m <= 64) return N64WeightShareTiles::with(p.m, f);
+    switch (shared_weight_rows(p.n, sms)) {
+      case 96:
+        return f(WideShare<96, 8>{});
+      case 128:
+        return f(WideShare<128, 8>{});
+      case 160:
+        return f(WideShare<160, 6>{});
+      case 192:
+        return f(WideShare<192, 6>{});
+      default:
+        return f(N64WeightShare<64, 12>{});
+    }
+  }
+};
+std::string wide_share_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.m > kMaxTokens)
+    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  return WideShareTiles::with(p, caps.num_sms,
+                              [&](auto v) { return supports<decltype(v)>(p, caps); });
+}
+void wide_share_launch(const GemmArgs& args, cudaStream_t stream) {
+  static PerDevice<int> sms;
+  WideShareTiles::with(args.problem, sms.get(sm_count),
+                       [&](auto v) { launch<decltype(v)>(args, stream); });
+}
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -141,6 +183,17 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N48Tiles>(
     "hgemm_decode_sm90_n48",
     "_n64 with 48 weight rows per CTA: 128 CTAs stream a 6144-row layer where 64-row tiles are "
     "96"));
+
+static KernelInfo wide_share_info() {
+  KernelInfo info = decode_info<N64WeightShareTiles>(
+      "hgemm_decode_sm90_wmc",
+      "_n64_wmc with the shared weight tile 64-192 rows wide at 65-128 tokens, the fewest whose "
+      "doubled tiles fit one wave");
+  info.supports = wide_share_supports;
+  info.launch = wide_share_launch;
+  return info;
+}
+GEMMBENCH_REGISTER_KERNEL(wide_share_info());
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).

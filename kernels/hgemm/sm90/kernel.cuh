@@ -109,8 +109,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                                 STAGES * Cfg::STAGE_BYTES),
                 "the in-cluster split: no multicast cluster, no stream-K, and the ring holds every "
                 "receive slot");
-  static_assert(!CSPLIT || !Cfg::NARROW,
-                "the in-cluster split stores whole 16-row warp blocks: not past a narrow tile");
+  static_assert(!CSPLIT || !Cfg::PARTIAL,
+                "the in-cluster split stores whole 16-row warp blocks: not past a partial tile");
   static_assert(!CLUSTER_M || (CLUSTER > 1 && !STREAM_K && !CSPLIT && B_K_MAJOR),
                 "the cluster along M shares a K-major B tile and walks whole tiles");
 
@@ -367,8 +367,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
         }
         continue;
       }
-      // A narrow tile's rows end at BN: the rest of wgmma's 64 read rows that were never loaded.
-      const int n_end = Cfg::NARROW ? min(N, (n_tile + 1) * BN) : N;
+      // A PARTIAL tile's rows end at BN: past it, rows of wgmma's last 64 that were never loaded.
+      const int n_end = Cfg::PARTIAL ? min(N, (n_tile + 1) * BN) : N;
       store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, n_end, n_tile * BN + n_in_tile, m_tile0, q,
                                              vec, alpha, beta);
     }
