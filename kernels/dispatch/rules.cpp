@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hgemm/sm90/schedule.hpp"  // shared_weight_rows
+
 namespace gemmbench {
 namespace {
 
@@ -25,7 +27,7 @@ class Candidates {
   std::vector<RuleCandidate> list_;
 };
 
-int64_t ceil_div(int64_t a, int64_t b) {
+int64_t ceil_div64(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
@@ -61,9 +63,11 @@ int64_t ceil_div(int64_t a, int64_t b) {
 //       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
 //       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls); in NN, NT and TT
 //       2026-11-26_layouts_192_candidates.json
-//   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc beside _n64, _n64_cs
-//       and hgemm at eight layers, 64 and 128 tokens, f16 and bf16) and _n64_wmc_check.json (N =
-//       4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and 3072)
+//   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc, today's _wmc with
+//       64-row tiles, beside _n64, _n64_cs and hgemm at eight layers, 64 and 128 tokens, f16 and
+//       bf16) and _n64_wmc_check.json (N = 4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and
+//       3072); R' = 2026-11-26_decode_wmc_wide_candidates.json (hgemm_decode_sm90_wmc's 96-192-row
+//       tiles beside hgemm and _n64 at N = 6144-12288, 96 and 128 tokens, f16 and bf16)
 //   S = 2026-11-26_decode_fit_candidates.json (weight tiles of 32, 48 and 56 rows, with and without
 //       2-CTA clusters multicasting the tokens, at N = 2112-7168, 16-128 tokens, f16) and
 //       _decode_n48_check.json (hgemm_decode_sm90_n48 beside _n64 and hgemm at N = 4608, 5120 and
@@ -100,25 +104,37 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // way). At 16 tokens rung 12 leads but at the small layers below (J: 1.006x against 0.956x).
     c.add("hgemm_decode_gemv_tc",
           "2-8 tokens, weights under 128 MiB: weights straight into mma.sync fragments");
-  const int64_t n64_tiles = ceil_div(p.n, 64);
+  const int64_t n64_tiles = ceil_div64(p.n, 64);
   const bool fast_hbm = caps.dram_gbs > kFastHbmGbs;
-  if (p.m > 96 && p.m <= 128 && !fast_hbm && 2 * n64_tiles <= caps.num_sms &&
-      20 * n64_tiles >= 7 * caps.num_sms && p.k >= 2048 && p.k <= 8192)
-    // R (the H100): at 97-128 tokens where the 64-row weight tiles, doubled, fill 70% to 100% of
-    // the SMs, cuBLAS's geometry (two token tiles of 64 in a 2-CTA cluster sharing the weight
-    // tile by multicast, every tile whole) beats the split and the walk in time, f16 / bf16:
+  const int shared_rows = shared_weight_rows(p.n, caps.num_sms);
+  if (!fast_hbm && p.m > 64 && p.m <= 128 &&
+      ((shared_rows == 64 && p.m > 96 && 20 * n64_tiles >= 7 * caps.num_sms && p.k >= 2048 &&
+        p.k <= 8192) ||
+       (shared_rows == 96 && p.m <= 96 && p.k >= 2048 && p.k <= 4096) ||
+       (shared_rows == 160 && p.m > 96 && p.k >= 7168 && p.k <= 8192)))
+    // R (the H100): cuBLAS's geometry, two token tiles of 64 in a 2-CTA cluster sharing the
+    // weight tile by multicast, every tile whole, the weight tile the fewest rows whose doubled
+    // tiles fit one wave (shared_weight_rows). With 64 rows, at 97-128 tokens where the doubled
+    // tiles fill 70% to 100% of the SMs, it beats the split and the walk in time, f16 / bf16:
     // 128x4096x4096 18.4-18.5 us against 19.5-20.9 for _n64 and _n64_cs (two runs), 128x4096x7168
     // 27.5-28.3 against 28.2-29.2 (two runs), 128x4096x8192 30.1 / 30.8 against 31.3 / 31.8,
     // 128x4096x2048 13.2 against 14.0, 128x3072x4096 (96 CTAs) 17.0 against 17.3. It lost at 80
     // CTAs (128x2560x4096 17.5 / 16.8 against _n64_cs's 16.7 / 16.2), at half the grid (128x2112
     // x7168, 25%), at K = 14336 (1%), at 96 tokens with K = 7168 (30.6 against 29.5; it won with
-    // K = 4096) and at 64 tokens (32-token halves) everywhere. On the H200 it lost at 128 tokens
-    // with K >= 4096 by 4-12% to _n64_cs (h200/2026-11-26_decode_n64_wmc_check.json): no rule
-    // there.
-    c.add("hgemm_decode_sm90_n64_wmc",
-          "97-128 tokens, 64-row weight tiles filling 35-50% of the SMs, 2048 <= K <= 8192: two "
-          "token halves in a cluster sharing the weight tile, every tile whole");
-  const int64_t n48_tiles = ceil_div(p.n, 48);
+    // K = 4096) and at 64 tokens (32-token halves) everywhere. With 96 rows at 96 tokens
+    // (measured at K = 4096 only): 96x6144x4096 24.4 / 24.4 against 29.1 / 29.1 for _n64 (rule
+    // N; 0.942x against 0.766x f16); at 128 tokens level (128x6144x4096 24.4 / 25.2 against 24.2
+    // / 25.2, 128x6144x7168 behind by 0-2%). With 160 rows at 128 tokens (measured at K = 8192
+    // only): 128x10240x8192 65.1 / 65.2 against 67.1 / 66.8 for rung 12. With 128 rows it lost at
+    // 128x7168x2048 (17.3 / 17.7 against 16.9 / 17.2) and tied at 8192x8192 and 7168x16384, with
+    // 192 it was mixed at 128x12288x4096 (R', 2026-11-26_decode_wmc_wide_candidates.json). On the
+    // H200 the 64-row tile lost at 128 tokens with K >= 4096 by 4-12% to _n64_cs
+    // (h200/2026-11-26_decode_n64_wmc_check.json): no rule there.
+    c.add("hgemm_decode_sm90_wmc",
+          "65-128 tokens, two token halves in a cluster sharing the weight tile, every tile whole: "
+          "64-row tiles filling 35-50% of the SMs at 97-128 tokens (2048 <= K <= 8192), 96-row at "
+          "65-96 tokens (2048 <= K <= 4096), 160-row at 97-128 tokens (7168 <= K <= 8192)");
+  const int64_t n48_tiles = ceil_div64(p.n, 48);
   if (p.m > 32 && p.m <= 64 && !fast_hbm && n48_tiles <= caps.num_sms &&
       10 * n48_tiles >= 9 * caps.num_sms && p.k >= 2048 && p.k <= 7168)
     // S (the H100): at 33-64 tokens where 48-row weight tiles fill 90-100% of the SMs in one wave
@@ -155,7 +171,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
           "16-128 tokens, 64-row tiles at most half the SMs, K >= 7168 (K >= 4096 on HBM over 4 "
           "TB/s): each tile's K split over a cluster of 2-4 CTAs for the whole grid, summed in "
           "distributed shared memory");
-  if (p.m >= 9 && p.m <= 16 && ceil_div(p.n, 32) <= caps.num_sms &&
+  if (p.m >= 9 && p.m <= 16 && ceil_div64(p.n, 32) <= caps.num_sms &&
       2 * p.n * p.k < (int64_t(64) << 20))
     // L: at 16 tokens the tensor-core GEMV (32-row groups, one 16-warp CTA each) leads rung 12
     // where the row groups fit one wave and the weights are under 64 MiB, the three smallest
@@ -284,14 +300,14 @@ WaveShape sm90_waves(const GemmProblem& p, const DeviceCaps& caps) {
 
 WaveShape tile_waves(const GemmProblem& p, const DeviceCaps& caps, int tile_m, int tile_n,
                      int cluster) {
-  const int64_t tiles = ceil_div(p.m, tile_m) * ceil_div(p.n, tile_n);
+  const int64_t tiles = ceil_div64(p.m, tile_m) * ceil_div64(p.n, tile_n);
   const int clusters = std::max(1, caps.num_sms / cluster);
   WaveShape w;
   w.waves = double(tiles) / clusters;
   w.wave_efficiency = w.waves / std::ceil(w.waves);
   w.tile_efficiency =
       double(p.m) * double(p.n) /
-      (double(ceil_div(p.m, tile_m) * tile_m) * double(ceil_div(p.n, tile_n) * tile_n));
+      (double(ceil_div64(p.m, tile_m) * tile_m) * double(ceil_div64(p.n, tile_n) * tile_n));
   return w;
 }
 
@@ -325,7 +341,7 @@ std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCa
     // 1.045x, 1.092x, 1.062x, 0.999x, 1.017x at 1024, 1536, 2560, 3072, 5120, 5632, 6656^3,
     // against 0.886-1.039x for the best rung-8 tile there. (On the whole waves stream-K runs
     // 0.946-1.018x.)
-    const int64_t tiles = ceil_div(p.m, 256) * ceil_div(p.n, 128);
+    const int64_t tiles = ceil_div64(p.m, 256) * ceil_div64(p.n, 128);
     const double waves = double(tiles) / double(std::max(1, caps.num_sms));
     if (waves / std::ceil(waves) < 0.95)
       c.add("sgemm_streamk", "last wave of 256x128 tiles under 95% busy: stream-K");

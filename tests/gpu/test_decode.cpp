@@ -121,9 +121,8 @@ TEST_P(SplitK, DecodeShapesBf16) {
 INSTANTIATE_TEST_SUITE_P(Kernels, SplitK,
                          ::testing::Values("hgemm_decode", "hgemm_decode_sm90",
                                            "hgemm_decode_sm90_n64", "hgemm_decode_sm90_n64_cs",
-                                           "hgemm_decode_sm90_n64_wmc", "hgemm_decode_sm90_n48",
-                                           "hgemm_decode_sm90_wmc", "hgemm_tn_sm90_128x128_sk",
-                                           "hgemm_tn_sm90_sk_defer"),
+                                           "hgemm_decode_sm90_n48", "hgemm_decode_sm90_wmc",
+                                           "hgemm_tn_sm90_128x128_sk", "hgemm_tn_sm90_sk_defer"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

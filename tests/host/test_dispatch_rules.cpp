@@ -92,7 +92,7 @@ TEST(DispatchRules, TheSplitSixtyFourRowTileWhereOneCtaPerTileLeavesHalfTheSms) 
     SCOPED_TRACE(m);
     for (auto [n, k] : {std::pair<int64_t, int64_t>{2112, 7168}, {4096, 7168}, {4096, 14336}})
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
-                m > 96 && n == 4096 && k == 7168 ? "hgemm_decode_sm90_n64_wmc"  // rule R
+                m > 96 && n == 4096 && k == 7168 ? "hgemm_decode_sm90_wmc"  // rule R
                                                  : "hgemm_decode_sm90_n64_cs")
           << n << "x" << k;
     EXPECT_NE(first(hgemm_candidates(tn16(m, 4096, 4096), kH100)), "hgemm_decode_sm90_n64_cs");
@@ -123,8 +123,8 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                         {3072, 4096},
                         {4224, 7168}}) {
       SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_wmc");
-      EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_n64_wmc");
+      EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
+      EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_wmc");
     }
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 4096, 4096},
                          {129, 4096, 4096},
@@ -134,7 +134,33 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                          {128, 4096, 2040},
                          {128, 4096, 14336}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n64_wmc");
+    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
+  }
+  // R': the 96-row shared tile at 65-96 tokens (N = 4225..6336 on 132 SMs, 2048 <= K <= 4096),
+  // the 160-row one at 97-128 tokens (N = 8449..10560, 7168 <= K <= 8192); not the 128- and
+  // 192-row ones, nor the 96-row one at 128 tokens.
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 6144, 4096},
+                         {65, 6144, 2048},
+                         {96, 4225, 4096},
+                         {96, 6336, 4096},
+                         {128, 10240, 8192},
+                         {97, 8449, 7168},
+                         {128, 10560, 8192}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
+    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_wmc");
+  }
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 6144, 4096},
+                         {96, 6144, 7168},
+                         {96, 6337, 4096},   // 67 tiles of 96 rows, doubled, overflow: 128 rows
+                         {128, 7168, 2048},  // 128 rows: lost
+                         {128, 8192, 8192},
+                         {128, 12288, 4096},  // 192 rows: mixed
+                         {96, 10240, 8192},
+                         {128, 10240, 4096},
+                         {128, 10561, 8192}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
   }
   // Next: what ran there before (rule P's split tile at K >= 7168, else rule N's _n64).
   EXPECT_EQ(hgemm_candidates(tn16(128, 4096, 7168), kH100).at(1).kernel,
@@ -201,7 +227,7 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
       // The H100: rule N, or rule P's split 64-row tile where the tiles leave half the SMs idle
       // and K >= 7168, or at 128 tokens rule R's shared weight tile where they are 64 of 132.
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
-                m > 96 && n == 4096 && k <= 8192 ? "hgemm_decode_sm90_n64_wmc"
+                m > 96 && n == 4096 && k <= 8192 ? "hgemm_decode_sm90_wmc"
                 : n <= 4224 && k >= 7168         ? "hgemm_decode_sm90_n64_cs"
                                                  : "hgemm_decode_sm90_n64");
     }

@@ -12,8 +12,9 @@
 // Tiles (GEMM M x N x K per CTA): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7; M <= 128:
 // 128x128x64, 5. Variants: hgemm_decode_sm90_n64 (below: 64 weight rows per CTA, 8-16 stages,
 // the walk only), hgemm_decode_sm90_n64_cs (the same tile with the in-cluster split),
-// hgemm_decode_sm90_n64_wmc (the same tile with the tokens halved over a cluster that shares the
-// weight tile) and hgemm_tn_sm90_128x128_sk (the 128-token tile with the walk, at any M).
+// hgemm_decode_sm90_n48 (48 weight rows per CTA), hgemm_decode_sm90_wmc (the tokens halved over
+// a cluster that shares a 64-192-row weight tile) and hgemm_tn_sm90_128x128_sk (the 128-token
+// tile with the walk, at any M).
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
 // Measured (H100, 2026-11-26, sustained, cold L2, f16/f32acc, the 16 decode layers per token
 // count): `hgemm`, running this rung or its variants at 64 and 128 tokens, 0.993x / 0.973x cuBLAS
@@ -65,15 +66,21 @@ using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
-// hgemm_decode_sm90_n64_wmc: cuBLAS's geometry at 97-128 tokens (nvjet 64x64 in 2-CTA clusters,
-// 128 CTAs, no split at 128x4096x4096): the tokens cut in two M tiles of 32 or 64, the two CTAs of
-// a cluster along M (Sm90Config::CLUSTER_M), each loading half of the 64-row weight tile and
-// multicasting it to both, so each weight byte leaves L2 once for all the tokens. Every tile
-// whole, no split. At M <= 32 there is nothing to share: _n64's tile. The `hgemm` rule R on the
-// H100 where the doubled tiles fill 70-100% of the SMs: 128x4096x4096 18.0-18.6 us against 20.2-
-// 20.7 for _n64 (bench_results/h100/2026-11-26_llm_decode_rule_r.json against _rule_p_r3.json);
-// at 64 tokens, on half the grid and on the H200 at 128 tokens it lost
-// (2026-11-26_decode_n64_wmc_{candidates,check}.json).
+// hgemm_decode_sm90_wmc: cuBLAS's geometry at 65-128 tokens (nvjet 64x64 in 2-CTA clusters at
+// 128x4096x4096, 64x96 at 128x6144x4096, 64x128 in 2x4 at 128x7168x2048: bench_results/h100/
+// ncu_decode_sm90/, ncu_cublas_choices/decode_*.txt): the tokens cut in two M tiles of 32 or 64,
+// the two CTAs of a cluster along M (Sm90Config::CLUSTER_M), each loading half of the weight tile
+// and multicasting it to both, so each weight byte leaves L2 once for all the tokens. Every tile
+// whole, no split. At 65-128 tokens the weight tile is the fewest of 64, 96, 128, 160 and 192 rows
+// whose doubled tiles fit one wave (a PARTIAL last consumer at 96 and 160); at 33-64 tokens 64
+// rows; at M <= 32 there is nothing to share: _n64's tile. The `hgemm` rule R on the H100:
+// 128x4096x4096 18.0-18.6 us against 20.2-20.7 for _n64 (bench_results/h100/
+// 2026-11-26_llm_decode_rule_r.json against _rule_p_r3.json), 96x6144x4096 24.4 against 28.4-29.1,
+// 128x10240x8192 65.1-65.2 against 66.8-67.1 for rung 12 (f16 / bf16,
+// 2026-11-26_decode_wmc_wide_candidates.json); level at 128x6144x4096, 128x8192x8192 and
+// 128x7168x16384, behind at 128x7168x2048 (17.3-17.7 against 16.5-17.2); at 64 tokens, on half
+// the grid and on the H200 at 128 tokens the 64-row tile lost
+// (2026-11-26_decode_n64_wmc_{candidates,check}.json, as hgemm_decode_sm90_n64_wmc).
 template <int BM, int STAGES>
 using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
 using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
@@ -90,46 +97,38 @@ using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64Wei
 using N48Tiles = TokenTiles<Sm90Variant<32, 48, 16, 1, true>, Sm90Variant<64, 48, 12, 1, true>,
                             Sm90Variant<128, 48, 8, 1, true>>;
 
-// Candidate hgemm_decode_sm90_wmc: _n64_wmc with the weight tile widened at 65-128 tokens to the
-// fewest rows of 64, 96, 128, 160 and 192 whose doubled tiles fit one wave: cuBLAS's nvjet 64x96
-// in 2-CTA clusters at 128x6144x4096 and 64x128 at 128x7168x2048 (128 and 112 CTAs,
-// bench_results/h100/ncu_cublas_choices/).
+// hgemm_decode_sm90_wmc's 65-128-token tiles (above), by shared_weight_rows (sm90/schedule.hpp).
 template <int BN, int STAGES>
-using WideShare = Sm90Variant<64, BN, STAGES, 2, false, Layout::tn, false, true>;
-int shared_weight_rows(int64_t n, int sms) {
-  for (int w : {64, 96, 128, 160, 192})
-    if (2 * ((n + w - 1) / w) <= sms) return w;
-  return 64;
-}
-struct WideShareTiles {
+using WeightShare = Sm90Variant<64, BN, STAGES, 2, false, Layout::tn, false, true>;
+struct WeightShareTiles {
   template <class F>
   static auto with(const GemmProblem& p, int sms, F&& f) {
     if (p.m <= 64) return N64WeightShareTiles::with(p.m, f);
-    switch (shared_weight_rows(p.n, sms)) {
+    switch (shared_weight_rows(p.n, sms)) {  // 0: none fits one wave
       case 96:
-        return f(WideShare<96, 8>{});
+        return f(WeightShare<96, 8>{});
       case 128:
-        return f(WideShare<128, 8>{});
+        return f(WeightShare<128, 8>{});
       case 160:
-        return f(WideShare<160, 6>{});
+        return f(WeightShare<160, 6>{});
       case 192:
-        return f(WideShare<192, 6>{});
+        return f(WeightShare<192, 6>{});
       default:
         return f(N64WeightShare<64, 12>{});
     }
   }
 };
-std::string wide_share_supports(const GemmProblem& p, const DeviceCaps& caps) {
+std::string weight_share_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
     return "the decode path takes M <= " + std::to_string(kMaxTokens) +
            " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
-  return WideShareTiles::with(p, caps.num_sms,
-                              [&](auto v) { return supports<decltype(v)>(p, caps); });
+  return WeightShareTiles::with(p, caps.num_sms,
+                                [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
-void wide_share_launch(const GemmArgs& args, cudaStream_t stream) {
+void weight_share_launch(const GemmArgs& args, cudaStream_t stream) {
   static PerDevice<int> sms;
-  WideShareTiles::with(args.problem, sms.get(sm_count),
-                       [&](auto v) { launch<decltype(v)>(args, stream); });
+  WeightShareTiles::with(args.problem, sms.get(sm_count),
+                         [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
 template <class Tiles>
@@ -174,26 +173,21 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N64SplitTiles>(
     "_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 CTAs for the "
     "whole grid, the parts summed in distributed shared memory"));
 
-GEMMBENCH_REGISTER_KERNEL(decode_info<N64WeightShareTiles>(
-    "hgemm_decode_sm90_n64_wmc",
-    "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile to "
-    "both, every tile whole: 128 CTAs without a split at 97-128 tokens on 64 tiles"));
-
 GEMMBENCH_REGISTER_KERNEL(decode_info<N48Tiles>(
     "hgemm_decode_sm90_n48",
     "_n64 with 48 weight rows per CTA: 128 CTAs stream a 6144-row layer where 64-row tiles are "
     "96"));
 
-static KernelInfo wide_share_info() {
+static KernelInfo weight_share_info() {
   KernelInfo info = decode_info<N64WeightShareTiles>(
       "hgemm_decode_sm90_wmc",
-      "_n64_wmc with the shared weight tile 64-192 rows wide at 65-128 tokens, the fewest whose "
-      "doubled tiles fit one wave");
-  info.supports = wide_share_supports;
-  info.launch = wide_share_launch;
+      "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile "
+      "(64-192 rows, the fewest whose doubled tiles fit one wave) to both, every tile whole");
+  info.supports = weight_share_supports;
+  info.launch = weight_share_launch;
   return info;
 }
-GEMMBENCH_REGISTER_KERNEL(wide_share_info());
+GEMMBENCH_REGISTER_KERNEL(weight_share_info());
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).
