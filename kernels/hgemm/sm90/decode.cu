@@ -17,9 +17,9 @@
 // tile with the walk, at any M).
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
 // Measured (H100, 2026-11-26, sustained, cold L2, f16/f32acc, the 16 decode layers per token
-// count): `hgemm`, running this rung or its variants at 64 and 128 tokens, 0.993x / 0.973x cuBLAS
-// (bench_results/h100/2026-11-26_llm_decode_rule_r.json, git f2cc390; a run on another machine
-// the same day, _rule_p_r3.json, had 0.995x / 0.983x before rule R).
+// count): `hgemm`, running this rung or its variants at 64 and 128 tokens, 1.002x / 0.985x cuBLAS
+// (bench_results/h100/2026-11-26_llm_decode_rule_r2.json, git 90e1533; earlier runs on other
+// machines the same day: 0.993x / 0.973x before rules S and R', _rule_r.json).
 // The split's sizes, the variants that lost and how: docs/hgemm-hopper.md, "The decode path".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
