@@ -52,6 +52,10 @@ using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
 
 constexpr int kMaxTokens = 128;
+std::string too_many_tokens() {
+  return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+         " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+}
 
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
@@ -119,9 +123,7 @@ struct WeightShareTiles {
   }
 };
 std::string weight_share_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens)
-    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
-           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  if (p.m > kMaxTokens) return too_many_tokens();
   return WeightShareTiles::with(p, caps.num_sms,
                                 [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
@@ -133,9 +135,7 @@ void weight_share_launch(const GemmArgs& args, cudaStream_t stream) {
 
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens)
-    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
-           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  if (p.m > kMaxTokens) return too_many_tokens();
   return Tiles::with(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
 
