@@ -389,3 +389,21 @@ TEST(Sm90Schedule, ClusterSplitRuleAtTheDecodeLayers) {
   EXPECT_EQ(parts(1, 7168, 16384), 2);   // one token at long K (rung 12 there)
   EXPECT_EQ(parts(16, 28672, 4096), 1);  // more tiles than SMs: the walk
 }
+
+TEST(Sm90Schedule, SharedWeightRowsFitOneWaveDoubled) {
+  // hgemm_decode_sm90_wmc at 65-128 tokens: the fewest of 64, 96, 128, 160, 192 rows whose tiles,
+  // two CTAs each, fit 132 SMs; 0 where none does.
+  const int g = 132;
+  EXPECT_EQ(shared_weight_rows(100, g), 64);
+  EXPECT_EQ(shared_weight_rows(4096, g), 64);   // 64 tiles, 128 CTAs (cuBLAS's 64x64 2x1)
+  EXPECT_EQ(shared_weight_rows(4224, g), 64);   // 66 tiles: the whole grid
+  EXPECT_EQ(shared_weight_rows(4225, g), 96);   // 67 tiles of 64 would be 134 CTAs
+  EXPECT_EQ(shared_weight_rows(6144, g), 96);   // 64 tiles (cuBLAS's 64x96 2x1)
+  EXPECT_EQ(shared_weight_rows(7168, g), 128);  // 56 tiles, 112 CTAs (cuBLAS's 64x128)
+  EXPECT_EQ(shared_weight_rows(8192, g), 128);
+  EXPECT_EQ(shared_weight_rows(10240, g), 160);  // 64 tiles, a partial third consumer
+  EXPECT_EQ(shared_weight_rows(12288, g), 192);
+  EXPECT_EQ(shared_weight_rows(12672, g), 192);  // 66 tiles
+  EXPECT_EQ(shared_weight_rows(12673, g), 0);
+  EXPECT_EQ(shared_weight_rows(4096, 64), 128);  // a smaller grid widens the tile
+}
