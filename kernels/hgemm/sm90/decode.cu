@@ -52,10 +52,6 @@ using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
 using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
 
 constexpr int kMaxTokens = 128;
-std::string too_many_tokens() {
-  return "the decode path takes M <= " + std::to_string(kMaxTokens) +
-         " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
-}
 
 template <bool CSPLIT>
 using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
@@ -85,70 +81,61 @@ using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Sp
 // 128x7168x16384, behind at 128x7168x2048 (17.3-17.7 against 16.5-17.2); at 64 tokens, on half
 // the grid and on the H200 at 128 tokens the 64-row tile lost
 // (2026-11-26_decode_n64_wmc_{candidates,check}.json, as hgemm_decode_sm90_n64_wmc).
-template <int BM, int STAGES>
-using N64WeightShare = Sm90Variant<BM, 64, STAGES, 2, false, Layout::tn, false, true>;
-using N64WeightShareTiles = TokenTiles<N64Tile32, N64WeightShare<32, 16>, N64WeightShare<64, 12>>;
-
-// hgemm_decode_sm90_n48: 48 weight rows per CTA, cuBLAS's weight tile at 64x6144x4096 (nvjet
-// 64x48 on 128 CTAs,
-// bench_results/h100/ncu_decode_sm90/2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96
-// tiles leave 36 of 132 SMs idle. wgmma still reads 64 rows: the stages keep 64 rows of shared
-// memory, the last 16 never loaded and their outputs never stored (Sm90Config's PARTIAL tile).
-// Candidates (configs/dev/decode_fit_candidates.json, h100/ 2026-11-26_decode_fit_candidates.json,
-// f16): 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112
-// and 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters
-// multicasting the token tile lost everywhere (4-25%).
-using N48Tiles = TokenTiles<Sm90Variant<32, 48, 16, 1, true>, Sm90Variant<64, 48, 12, 1, true>,
-                            Sm90Variant<128, 48, 8, 1, true>>;
-
-// hgemm_decode_sm90_wmc's 65-128-token tiles (above), by shared_weight_rows (sm90/schedule.hpp).
-template <int BN, int STAGES>
-using WeightShare = Sm90Variant<64, BN, STAGES, 2, false, Layout::tn, false, true>;
+template <int BM, int BN, int STAGES>
+using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
 struct WeightShareTiles {
+  using First = N64Tile32;
   template <class F>
   static auto with(const GemmProblem& p, int sms, F&& f) {
-    if (p.m <= 64) return N64WeightShareTiles::with(p.m, f);
+    if (p.m <= 32) return f(N64Tile32{});
+    if (p.m <= 64) return f(WeightShare<32, 64, 16>{});
     switch (shared_weight_rows(p.n, sms)) {  // 0: none fits one wave
       case 96:
-        return f(WeightShare<96, 8>{});
+        return f(WeightShare<64, 96, 8>{});
       case 128:
-        return f(WeightShare<128, 8>{});
+        return f(WeightShare<64, 128, 8>{});
       case 160:
-        return f(WeightShare<160, 6>{});
+        return f(WeightShare<64, 160, 6>{});
       case 192:
-        return f(WeightShare<192, 6>{});
+        return f(WeightShare<64, 192, 6>{});
       default:
-        return f(N64WeightShare<64, 12>{});
+        return f(WeightShare<64, 64, 12>{});
     }
   }
 };
-std::string weight_share_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens) return too_many_tokens();
-  return WeightShareTiles::with(p, caps.num_sms,
-                                [&](auto v) { return supports<decltype(v)>(p, caps); });
-}
-void weight_share_launch(const GemmArgs& args, cudaStream_t stream) {
-  static PerDevice<int> sms;
-  WeightShareTiles::with(args.problem, sms.get(sm_count),
-                         [&](auto v) { launch<decltype(v)>(args, stream); });
-}
 
+// hgemm_decode_sm90_n48: 48 weight rows per CTA, cuBLAS's weight tile at 64x6144x4096 (nvjet
+// 64x48 on 128 CTAs, bench_results/h100/ncu_decode_sm90/
+// 2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96 tiles leave 36 of 132 SMs idle.
+// wgmma still reads 64 rows: the stages keep 64 rows of shared memory, the last 16 never loaded and
+// their outputs never stored (Sm90Config's PARTIAL tile). Candidates
+// (configs/dev/decode_fit_candidates.json, h100/2026-11-26_decode_fit_candidates.json, f16):
+// 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112 and
+// 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters multicasting
+// the token tile lost everywhere (4-25%).
+using N48Tiles = TokenTiles<Sm90Variant<32, 48, 16, 1, true>, Sm90Variant<64, 48, 12, 1, true>,
+                            Sm90Variant<128, 48, 8, 1, true>>;
+
+// A variant's tiles: Tiles::with(problem, SMs, f) runs f on the tile for the case (by M, and for
+// _wmc by N and the SM count too); Tiles::First is the tile at one token.
 template <class Tiles>
 std::string decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.m > kMaxTokens) return too_many_tokens();
-  return Tiles::with(p.m, [&](auto v) { return supports<decltype(v)>(p, caps); });
+  if (p.m > kMaxTokens)
+    return "the decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M is a prefill shape (hgemm_tn_sm90)";
+  return Tiles::with(p, caps.num_sms, [&](auto v) { return supports<decltype(v)>(p, caps); });
 }
 
 template <class Tiles>
 void decode_launch(const GemmArgs& args, cudaStream_t stream) {
-  Tiles::with(args.problem.m, [&](auto v) { launch<decltype(v)>(args, stream); });
+  static PerDevice<int> sms;
+  Tiles::with(args.problem, sms.get(sm_count), [&](auto v) { launch<decltype(v)>(args, stream); });
 }
 
 // A Hopper variant's entry (types, layout, architecture), at its own rung, choosing its tile by M.
 template <class Tiles>
 KernelInfo decode_info(std::string name, std::string summary) {
-  KernelInfo info = Tiles::with(
-      1, [&](auto v) { return sm90_info<decltype(v)>(std::move(name), std::move(summary)); });
+  KernelInfo info = sm90_info<typename Tiles::First>(std::move(name), std::move(summary));
   info.rung = 12;
   info.supports = decode_supports<Tiles>;
   info.launch = decode_launch<Tiles>;
@@ -178,16 +165,10 @@ GEMMBENCH_REGISTER_KERNEL(decode_info<N48Tiles>(
     "_n64 with 48 weight rows per CTA: 128 CTAs stream a 6144-row layer where 64-row tiles are "
     "96"));
 
-static KernelInfo weight_share_info() {
-  KernelInfo info = decode_info<N64WeightShareTiles>(
-      "hgemm_decode_sm90_wmc",
-      "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile "
-      "(64-192 rows, the fewest whose doubled tiles fit one wave) to both, every tile whole");
-  info.supports = weight_share_supports;
-  info.launch = weight_share_launch;
-  return info;
-}
-GEMMBENCH_REGISTER_KERNEL(weight_share_info());
+GEMMBENCH_REGISTER_KERNEL(decode_info<WeightShareTiles>(
+    "hgemm_decode_sm90_wmc",
+    "_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the weight tile "
+    "(64-192 rows, the fewest whose doubled tiles fit one wave) to both, every tile whole"));
 
 // The decode path's 128-token tile at any M: a variant of rung 12, though `hgemm` runs it for
 // small prefill shapes (rules D).

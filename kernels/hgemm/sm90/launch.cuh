@@ -208,14 +208,20 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 }
 
 // A decode kernel's three token tiles (sm90/decode.cu, and the timeline probe's copies): with()
-// runs f on the narrowest of 32, 64, 128 rows that holds every token.
+// runs f on the narrowest of 32, 64, 128 rows that holds every token. The (problem, SMs) form is
+// the one every decode variant's tile choice has (sm90/decode.cu: decode_info).
 template <class V32, class V64, class V128>
 struct TokenTiles {
+  using First = V32;  // the tile at one token: the registry entry's types, layout, architecture
   template <class F>
   static auto with(int64_t m, F&& f) {
     if (m <= 32) return f(V32{});
     if (m <= 64) return f(V64{});
     return f(V128{});
+  }
+  template <class F>
+  static auto with(const GemmProblem& p, int /*sms*/, F&& f) {
+    return with(p.m, f);
   }
 };
 
