@@ -255,17 +255,22 @@ for step in "${steps[@]}"; do
     trace:*)
       # trace:<sm90_trace args>; the Hopper decode kernel's timeline probe (scripts/dev/sm90_trace.cu,
       # built once per session), e.g. trace:'16 4096 4096 40 0 0 dsmem'. All runs in one log.
-      if [ ! -x "$build/sm90_trace" ]; then
+      # env:SM90_TRACE_DEFINES='-DNAME=1' builds (once) and runs a copy of the probe with those
+      # definitions (an experiment knob of the kernel); env:SM90_TRACE_DEFINES= goes back.
+      tbin=$build/sm90_trace$(echo "${SM90_TRACE_DEFINES:-}" | tr -c 'A-Za-z0-9\n' _)
+      if [ ! -x "$tbin" ]; then
         mkdir -p "$build"
+        # shellcheck disable=SC2086  # the definitions are words
         (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-          -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
+          ${SM90_TRACE_DEFINES:-} -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
           src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas \
-          -o "$build/sm90_trace") >"$logs/trace_build.log" 2>&1
-        note "trace build: rc=$?"
-        SM90_TRACE_HEADER=1 "$build/sm90_trace" 1 128 64 1 >>"$logs/trace.txt" 2>&1
+          -o "$tbin") >>"$logs/trace_build.log" 2>&1
+        note "trace build ${SM90_TRACE_DEFINES:-}: rc=$?"
+        SM90_TRACE_HEADER=1 "$tbin" 1 128 64 1 >>"$logs/trace.txt" 2>&1
       fi
-      timeout 120 "$build/sm90_trace" ${step#trace:} >>"$logs/trace.txt" 2>&1
-      note "trace ${step#trace:}: rc=$? $(grep 'event time' "$logs/trace.txt" | tail -1)"
+      echo "== ${SM90_TRACE_DEFINES:-base} warm_code=${SM90_TRACE_WARM_CODE:-0}: ${step#trace:}" >>"$logs/trace.txt"
+      timeout 120 "$tbin" ${step#trace:} >>"$logs/trace.txt" 2>&1
+      note "trace [${SM90_TRACE_DEFINES:-base} warm=${SM90_TRACE_WARM_CODE:-0}] ${step#trace:}: rc=$? $(grep 'event time' "$logs/trace.txt" | tail -1)"
       ;;
     read-roof|read-roof:*)
       # read-roof[:<read_roof args>]; the fastest one launch reads each decode weight matrix,

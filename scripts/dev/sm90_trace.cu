@@ -9,12 +9,18 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
-//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64]
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64|wmc]
 // dsmem: hgemm_decode_sm90's in-cluster split (max_ctas: the CTAs its split may fill, 0: the
-// rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); without either,
-// the stream-K walk of the 128-row tile (hgemm_decode_sm90 before the split, and its fallback).
+// rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); wmc:
+// hgemm_decode_sm90_wmc's 64-row shared weight tile (M 65-128: two 64-token CTAs per cluster);
+// without either, the stream-K walk of the 128-row tile (hgemm_decode_sm90 before the split, and
+// its fallback); cublas: cuBLAS's own GEMM for the shape (event time only, no trace points).
+// SM90_TRACE_WARM_CODE=1: after each flush, one launch of the same GEMM on other buffers of the
+// same shape, so the kernel's code is in L2 while the measured launch's operands stay cold (does
+// the prologue wait on code fetch, and does cuBLAS's?).
 #define GEMMBENCH_SM90_TRACE 1
 
+#include <cublas_v2.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -23,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_check.hpp"
 #include "hgemm/sm90/launch.cuh"
 #include "runner/l2_flush.hpp"
 
@@ -78,6 +85,13 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&c, size_t(M) * N * 2));
   fill_uniform<<<528, 256>>>(a, size_t(M) * K, 1);
   fill_uniform<<<528, 256>>>(b, size_t(N) * K, 2);
+  __half *wa, *wb, *wc;  // the warm-code launch's own operands
+  CUDA_CHECK(cudaMalloc(&wa, size_t(M) * K * 2));
+  CUDA_CHECK(cudaMalloc(&wb, size_t(N) * K * 2));
+  CUDA_CHECK(cudaMalloc(&wc, size_t(M) * N * 2));
+  fill_uniform<<<528, 256>>>(wa, size_t(M) * K, 3);
+  fill_uniform<<<528, 256>>>(wb, size_t(N) * K, 4);
+  const bool warm_code = std::getenv("SM90_TRACE_WARM_CODE") != nullptr;
   int l2 = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   L2Flush flush{size_t(l2)};  // the runner's own cold-L2 preparation
@@ -95,7 +109,26 @@ int main(int argc, char** argv) {
   const bool plain = argc > 7 && std::string(argv[7]) == "plain";
   const bool dsmem = argc > 7 && std::string(argv[7]) == "dsmem";
   const bool n64 = argc > 7 && std::string(argv[7]) == "n64";
-  auto launch_once = [&](cudaStream_t s) {
+  const bool wmc = argc > 7 && std::string(argv[7]) == "wmc";
+  const bool use_cublas = argc > 7 && std::string(argv[7]) == "cublas";
+  cublasHandle_t handle = nullptr;
+  if (use_cublas) CUBLAS_CHECK(cublasCreate(&handle));
+  auto launch_args = [&](const GemmArgs& args, cudaStream_t s) {
+    if (use_cublas) {  // TN as gemmbench's baseline calls it (src/runner/cublas_gemm.cpp)
+      const float one = 1.f, zero = 0.f;
+      CUBLAS_CHECK(cublasSetStream(handle, s));
+      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, args.a,
+                                CUDA_R_16F, K, args.b, CUDA_R_16F, K, &zero, args.c, CUDA_R_16F,
+                                M, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      return;
+    }
+    if (wmc) {  // hgemm_decode_sm90_wmc's 64-row shared tile (kernels/hgemm/sm90/decode.cu)
+      if (M <= 64) {
+        std::fprintf(stderr, "wmc: M 65-128 only\n");
+        std::exit(2);
+      }
+      return launch<Sm90Variant<64, 64, 12, 2, false, Layout::tn, false, true>>(args, s);
+    }
     if (n64)  // the tiles of hgemm_decode_sm90_n64 (kernels/hgemm/sm90/decode.cu)
       return launch_by_tokens<Sm90Variant<32, 64, 16, 1, true>, Sm90Variant<64, 64, 12, 1, true>,
                               Sm90Variant<128, 64, 8, 1, true>>(args, s);
@@ -124,6 +157,9 @@ int main(int argc, char** argv) {
         launch<Decode128>(args, s);
     }
   };
+  GemmArgs warm_args = args;
+  warm_args.a = wa, warm_args.b = wb, warm_args.c = wc;
+  auto launch_once = [&](cudaStream_t s) { launch_args(args, s); };
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   cudaEvent_t e0, e1;
@@ -134,13 +170,14 @@ int main(int argc, char** argv) {
 
   // Per point: medians over reps of (min, median, max over CTAs), in us after the first entry.
   std::vector<double> ev;
-  std::vector<std::vector<double>> stat(9 * 3);
+  std::vector<std::vector<double>> stat(kSm90TracePoints * 3);
   std::vector<double> ctas_seen;
-  static unsigned long long tr[1024][9];
+  static unsigned long long tr[1024][kSm90TracePoints];
   for (int r = 0; r < reps; ++r) {
-    std::vector<unsigned long long> zero(1024 * 9, 0);
+    std::vector<unsigned long long> zero(1024 * kSm90TracePoints, 0);
     CUDA_CHECK(cudaMemcpyToSymbol(g_sm90_trace, zero.data(), zero.size() * 8));
     flush.run(stream);
+    if (warm_code) launch_args(warm_args, stream);
     CUDA_CHECK(cudaEventRecord(e0, stream));
     launch_once(stream);
     CUDA_CHECK(cudaEventRecord(e1, stream));
@@ -154,7 +191,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 1024; ++i)
       if (tr[i][0]) ++ctas, t0 = std::min(t0, tr[i][0]);
     ctas_seen.push_back(ctas);
-    for (int p = 0; p < 9; ++p) {
+    for (int p = 0; p < kSm90TracePoints; ++p) {
       if (p == 5) continue;  // the SM id
       std::vector<double> v;
       for (int i = 0; i < ctas; ++i)
@@ -166,7 +203,7 @@ int main(int argc, char** argv) {
       stat[3 * p + 2].push_back(v.back());
     }
   }
-  const char* names[9] = {"entry",
+  const char* names[kSm90TracePoints] = {"entry",
                           "first stage landed",
                           "mainloop done",
                           "fix-up done",
@@ -174,10 +211,13 @@ int main(int argc, char** argv) {
                           "",
                           dsmem ? "cluster synced" : "first loads issued",
                           dsmem ? "copies landed" : "partial published",
-                          "producer ready"};
+                          "producer ready",
+                          "barriers initialised",
+                          "first work computed"};
   std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
               dsmem ? "in-cluster split"
               : n64 ? "64-row weight tile, workspace walk"
+              : wmc ? "64-row weight tile shared by a 2-CTA cluster"
                     : "workspace walk",
               M <= 32   ? 32
               : M <= 64 ? 64
@@ -187,10 +227,10 @@ int main(int argc, char** argv) {
   std::printf("  %-20s %8s %8s %8s   (us after the first CTA's entry; medians over reps)\n",
               "point", "min", "median", "max");
   // Print order: point 6 is late in the split (cluster synced), early elsewhere (first loads).
-  static const int order_dsmem[] = {0, 8, 1, 2, 6, 7, 3, 4},
-                   order_walk[] = {0, 8, 6, 1, 2, 7, 3, 4};
+  static const int order_dsmem[] = {0, 9, 8, 10, 1, 2, 6, 7, 3, 4},
+                   order_walk[] = {0, 9, 8, 10, 6, 1, 2, 7, 3, 4};
   const int* order = dsmem ? order_dsmem : order_walk;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < 10; ++i) {
     const int p = order[i];
     if (!stat[3 * p].empty())
       std::printf("  %-20s %8.2f %8.2f %8.2f\n", names[p], median(stat[3 * p]),

@@ -5,13 +5,19 @@
 // the epilogue take. Points: 0 entry, 1 first stage landed (consumer 0), 2 last mainloop done,
 // 3 fix-up done, 4 consumer 0 leaves, 5 the SM id, 6 the first k-block's loads issued (producer;
 // the in-cluster split: every CTA past its mainloop), 7 a partial published, 8 the producer past
-// the prologue (barriers initialised, the CTA synchronised, its registers given back).
+// the prologue (barriers initialised, the CTA synchronised, its registers given back), 9 thread 0
+// done with the barriers and descriptors (before the CTA's synchronisation), 10 the producer's
+// first work item computed (before its first ring wait).
+// _FIRST points stamp once per thread through a local flag (GB_SM90_TRACE_ONCE_FLAG declares
+// it), not by reading the buffer back: after the cold-L2 flush that read would go to DRAM and
+// delay the stamp by a memory round trip.
 #pragma once
 
 #ifdef GEMMBENCH_SM90_TRACE
 namespace gemmbench {
 namespace {
-__device__ unsigned long long g_sm90_trace[1024][9];
+constexpr int kSm90TracePoints = 11;
+__device__ unsigned long long g_sm90_trace[1024][kSm90TracePoints];
 __device__ __forceinline__ unsigned long long sm90_trace_now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -20,15 +26,18 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
 }  // namespace
 }  // namespace gemmbench
 // The time at `point`, from the threads where `cond` holds (one per CTA); _FIRST keeps the
-// first time only (the probe zeroes the buffer before each launch).
+// first time only: GB_SM90_TRACE_ONCE_FLAG(point) declares its flag in an enclosing scope.
 #define GB_SM90_TRACE(point, cond)                                \
   do {                                                            \
     if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
   } while (0)
-#define GB_SM90_TRACE_FIRST(point, cond)                  \
-  do {                                                    \
-    if ((cond) && g_sm90_trace[blockIdx.x][point] == 0)   \
-      g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
+#define GB_SM90_TRACE_ONCE_FLAG(point) bool gb_sm90_traced_##point = false
+#define GB_SM90_TRACE_FIRST(point, cond)                    \
+  do {                                                      \
+    if ((cond) && !gb_sm90_traced_##point) {                \
+      gb_sm90_traced_##point = true;                        \
+      g_sm90_trace[blockIdx.x][point] = sm90_trace_now();   \
+    }                                                       \
   } while (0)
 #define GB_SM90_TRACE_SMID()                             \
   do {                                                   \
@@ -40,6 +49,7 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
   } while (0)
 #else
 #define GB_SM90_TRACE(point, cond) (void)0
+#define GB_SM90_TRACE_ONCE_FLAG(point) (void)0
 #define GB_SM90_TRACE_FIRST(point, cond) (void)0
 #define GB_SM90_TRACE_SMID() (void)0
 #endif
