@@ -18,7 +18,11 @@
 // SM90_TRACE_WARM_CODE=1: after each flush, one launch of the same GEMM on other buffers of the
 // same shape, so the kernel's code is in L2 while the measured launch's operands stay cold (does
 // the prologue wait on code fetch, and does cuBLAS's?).
+// -DSM90_TRACE_EVENT_ONLY: the kernel without the probe's stamps (its stores and their place in
+// the prologue's fences), event times only: for timing experiment knobs as gemmbench would run them.
+#ifndef SM90_TRACE_EVENT_ONLY
 #define GEMMBENCH_SM90_TRACE 1
+#endif
 
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -54,6 +58,10 @@ __global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {
     p[i] = __float2half(float(x & 0xffff) / 32768.f - 1.f);
   }
 }
+constexpr int kProbePoints = 11;  // kernels/hgemm/sm90/trace.cuh
+#ifdef GEMMBENCH_SM90_TRACE
+static_assert(kProbePoints == kSm90TracePoints, "the probe reads every point");
+#endif
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -170,12 +178,14 @@ int main(int argc, char** argv) {
 
   // Per point: medians over reps of (min, median, max over CTAs), in us after the first entry.
   std::vector<double> ev;
-  std::vector<std::vector<double>> stat(kSm90TracePoints * 3);
+  std::vector<std::vector<double>> stat(kProbePoints * 3);
   std::vector<double> ctas_seen;
-  static unsigned long long tr[1024][kSm90TracePoints];
+  static unsigned long long tr[1024][kProbePoints];
   for (int r = 0; r < reps; ++r) {
-    std::vector<unsigned long long> zero(1024 * kSm90TracePoints, 0);
+#ifdef GEMMBENCH_SM90_TRACE
+    std::vector<unsigned long long> zero(1024 * kProbePoints, 0);
     CUDA_CHECK(cudaMemcpyToSymbol(g_sm90_trace, zero.data(), zero.size() * 8));
+#endif
     flush.run(stream);
     if (warm_code) launch_args(warm_args, stream);
     CUDA_CHECK(cudaEventRecord(e0, stream));
@@ -185,13 +195,15 @@ int main(int argc, char** argv) {
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
     ev.push_back(ms * 1000.0);
+#ifdef GEMMBENCH_SM90_TRACE
     CUDA_CHECK(cudaMemcpyFromSymbol(tr, g_sm90_trace, sizeof(tr)));
+#endif
     int ctas = 0;
     unsigned long long t0 = ~0ull;
     for (int i = 0; i < 1024; ++i)
       if (tr[i][0]) ++ctas, t0 = std::min(t0, tr[i][0]);
     ctas_seen.push_back(ctas);
-    for (int p = 0; p < kSm90TracePoints; ++p) {
+    for (int p = 0; p < kProbePoints; ++p) {
       if (p == 5) continue;  // the SM id
       std::vector<double> v;
       for (int i = 0; i < ctas; ++i)
@@ -203,7 +215,7 @@ int main(int argc, char** argv) {
       stat[3 * p + 2].push_back(v.back());
     }
   }
-  const char* names[kSm90TracePoints] = {"entry",
+  const char* names[kProbePoints] = {"entry",
                           "first stage landed",
                           "mainloop done",
                           "fix-up done",
