@@ -23,19 +23,6 @@
 #include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/trace.cuh"
 
-// Experiment knobs of the timeline probe (scripts/dev/sm90_trace.cu); gemmbench builds them off.
-// EARLY_ISSUE = n: without a cluster, the producer issues the first n k-blocks (at most the
-// ring) before the CTA's synchronisation. SPLIT_CLUSTER_SYNC: with a cluster along M, the
-// prologue's cluster barrier is split: every thread arrives, the producer computes its first
-// work item and issues its own (not multicast) loads of the first ring, then waits, then
-// multicasts.
-#ifndef GEMMBENCH_SM90_EARLY_ISSUE
-#define GEMMBENCH_SM90_EARLY_ISSUE 0
-#endif
-#ifndef GEMMBENCH_SM90_SPLIT_CLUSTER_SYNC
-#define GEMMBENCH_SM90_SPLIT_CLUSTER_SYNC 0
-#endif
-
 namespace gemmbench {
 namespace {
 
@@ -162,9 +149,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   // barrier's expected bytes, then this CTA's A and B boxes (its slice of a shared tile,
   // multicast to the cluster).
   const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
-  // LOCAL / MULTICAST (a cluster along M only): the expected bytes and the A box, the B slice.
-  auto issue_kblock = [&](const Sm90Work& w, int kb, int stage, bool local = true,
-                          bool multicast = true) {
+  auto issue_kblock = [&](const Sm90Work& w, int kb, int stage) {
     const auto [m_tile, n_tile] = cta_tile(w);
     // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the padding
     // N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed only C
@@ -173,7 +158,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
     // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
     const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
-    if (local) sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::TX_BYTES);
+    sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::TX_BYTES);
     const int k0 = kb * BK;
     const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
     const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
@@ -184,8 +169,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       else
         sm90::tma_load_2d(dst, &tmap_a, full(stage), c0, c1);
     };
-    if (!local) {
-    } else if constexpr (A_K_MAJOR) {
+    if constexpr (A_K_MAJOR) {
       load_a(a_dst, k0, a_row);
     } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
 #pragma unroll
@@ -194,8 +178,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
     }
     if constexpr (CLUSTER_M) {
-      if (multicast)
-        sm90::tma_load_2d_multicast(b_dst, &tmap_b, full(stage), uint16_t((1u << CLUSTER) - 1), k0,
+      sm90::tma_load_2d_multicast(b_dst, &tmap_b, full(stage), uint16_t((1u << CLUSTER) - 1), k0,
                                   b_row);
     } else if constexpr (B_K_MAJOR) {
       sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
@@ -207,12 +190,14 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     }
   };
 
-  // EARLY: thread 0, the producer, issues the first k-blocks' loads right after it has
-  // initialised the barriers, before the CTA's synchronisation (without a multicast cluster only:
-  // peers multicast into our stages and arrive on our barriers only after the cluster's; the
-  // in-cluster split's CTAs load alone).
-  constexpr int EARLY = CLUSTER == 1 ? GEMMBENCH_SM90_EARLY_ISSUE : 0;
-  constexpr bool SPLIT_SYNC = GEMMBENCH_SM90_SPLIT_CLUSTER_SYNC && CLUSTER_M;
+  // EARLY: thread 0, the producer, issues its first work item's first ring of loads right after
+  // it has initialised the barriers, before the CTA's synchronisation, so that they are in
+  // flight while the CTA synchronises. Without a multicast cluster only: peers multicast into our
+  // stages and arrive on our barriers only after the cluster's synchronisation (the in-cluster
+  // split's CTAs load alone). The timeline probe measured 0.1-0.3 us less per launch at 16 tokens,
+  // level at 64; splitting a cluster's barrier around the first loads instead lost 0.3-0.9 us
+  // (docs/hgemm-hopper.md, "The prologue").
+  constexpr bool EARLY = CLUSTER == 1;
   int early_issued = 0;  // thread 0: k-blocks of its first work item already issued
   GB_SM90_TRACE_ONCE_FLAG(6);
   GB_SM90_TRACE_ONCE_FLAG(10);
@@ -229,41 +214,22 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     sm90::tma_prefetch_descriptor(&tmap_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
     GB_SM90_TRACE(9, true);  // timeline probe: barriers and descriptors done, before the sync
-    if constexpr (EARLY > 0) {
+    if constexpr (EARLY) {
       WorkIter first_iter(sched, cluster_id, parts);
       Sm90Work w;
       if (first_iter.next(w)) {
         GB_SM90_TRACE_FIRST(10, true);
-        early_issued = min(min(EARLY, STAGES), w.kb_end - w.kb_begin);
+        early_issued = min(STAGES, w.kb_end - w.kb_begin);
         for (int i = 0; i < early_issued; ++i) issue_kblock(w, w.kb_begin + i, i);  // lap 0
         GB_SM90_TRACE_FIRST(6, !CSPLIT);
       }
     }
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
-  if constexpr (SPLIT_SYNC) {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
-    if (threadIdx.x == 0) {
-      WorkIter first_iter(sched, cluster_id, parts);
-      Sm90Work w;
-      if (first_iter.next(w)) {
-        GB_SM90_TRACE_FIRST(10, true);
-        early_issued = min(STAGES, w.kb_end - w.kb_begin);
-        for (int i = 0; i < early_issued; ++i) issue_kblock(w, w.kb_begin + i, i, true, false);
-        asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-        for (int i = 0; i < early_issued; ++i) issue_kblock(w, w.kb_begin + i, i, false, true);
-        GB_SM90_TRACE_FIRST(6, true);
-      } else {
-        asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-      }
-    } else {
-      asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
-    }
-  } else if constexpr (CLUSTER > 1) {
+  if constexpr (CLUSTER > 1)
     sm90::cluster_sync();
-  } else {
+  else
     __syncthreads();
-  }
 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA) ========
