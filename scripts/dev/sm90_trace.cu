@@ -9,9 +9,10 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
 //     src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o sm90_trace
-//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64|wmc]
+//   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64|n64cs|wmc|cublas]
 // dsmem: hgemm_decode_sm90's in-cluster split (max_ctas: the CTAs its split may fill, 0: the
-// rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); wmc:
+// rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); n64cs:
+// hgemm_decode_sm90_n64_cs (the same tile, K split over a cluster as dsmem); wmc:
 // hgemm_decode_sm90_wmc's 64-row shared weight tile (M 65-128: two 64-token CTAs per cluster);
 // without either, the stream-K walk of the 128-row tile (hgemm_decode_sm90 before the split, and
 // its fallback); cublas: cuBLAS's own GEMM for the shape (event time only, no trace points).
@@ -19,7 +20,8 @@
 // same shape, so the kernel's code is in L2 while the measured launch's operands stay cold (does
 // the prologue wait on code fetch, and does cuBLAS's?).
 // -DSM90_TRACE_EVENT_ONLY: the kernel without the probe's stamps (its stores and their place in
-// the prologue's fences), event times only: for timing experiment knobs as gemmbench would run them.
+// the prologue's fences), event times only: for timing experiment knobs as gemmbench would run
+// them.
 #ifndef SM90_TRACE_EVENT_ONLY
 #define GEMMBENCH_SM90_TRACE 1
 #endif
@@ -118,6 +120,7 @@ int main(int argc, char** argv) {
   const bool dsmem = argc > 7 && std::string(argv[7]) == "dsmem";
   const bool n64 = argc > 7 && std::string(argv[7]) == "n64";
   const bool wmc = argc > 7 && std::string(argv[7]) == "wmc";
+  const bool n64cs = argc > 7 && std::string(argv[7]) == "n64cs";
   const bool use_cublas = argc > 7 && std::string(argv[7]) == "cublas";
   cublasHandle_t handle = nullptr;
   if (use_cublas) CUBLAS_CHECK(cublasCreate(&handle));
@@ -125,9 +128,9 @@ int main(int argc, char** argv) {
     if (use_cublas) {  // TN as gemmbench's baseline calls it (src/runner/cublas_gemm.cpp)
       const float one = 1.f, zero = 0.f;
       CUBLAS_CHECK(cublasSetStream(handle, s));
-      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, args.a,
-                                CUDA_R_16F, K, args.b, CUDA_R_16F, K, &zero, args.c, CUDA_R_16F,
-                                M, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, args.a, CUDA_R_16F,
+                                K, args.b, CUDA_R_16F, K, &zero, args.c, CUDA_R_16F, M,
+                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       return;
     }
     if (wmc) {  // hgemm_decode_sm90_wmc's 64-row shared tile (kernels/hgemm/sm90/decode.cu)
@@ -137,6 +140,10 @@ int main(int argc, char** argv) {
       }
       return launch<Sm90Variant<64, 64, 12, 2, false, Layout::tn, false, true>>(args, s);
     }
+    if (n64cs)  // hgemm_decode_sm90_n64_cs: the 64-row tile, K split in the cluster
+      return launch_by_tokens<Sm90Variant<32, 64, 16, 1, false, Layout::tn, true>,
+                              Sm90Variant<64, 64, 12, 1, false, Layout::tn, true>,
+                              Sm90Variant<128, 64, 8, 1, false, Layout::tn, true>>(args, s);
     if (n64)  // the tiles of hgemm_decode_sm90_n64 (kernels/hgemm/sm90/decode.cu)
       return launch_by_tokens<Sm90Variant<32, 64, 16, 1, true>, Sm90Variant<64, 64, 12, 1, true>,
                               Sm90Variant<128, 64, 8, 1, true>>(args, s);
@@ -216,21 +223,22 @@ int main(int argc, char** argv) {
     }
   }
   const char* names[kProbePoints] = {"entry",
-                          "first stage landed",
-                          "mainloop done",
-                          "fix-up done",
-                          "consumer exit",
-                          "",
-                          dsmem ? "cluster synced" : "first loads issued",
-                          dsmem ? "copies landed" : "partial published",
-                          "producer ready",
-                          "barriers initialised",
-                          "first work computed"};
+                                     "first stage landed",
+                                     "mainloop done",
+                                     "fix-up done",
+                                     "consumer exit",
+                                     "",
+                                     (dsmem || n64cs) ? "cluster synced" : "first loads issued",
+                                     (dsmem || n64cs) ? "copies landed" : "partial published",
+                                     "producer ready",
+                                     "barriers initialised",
+                                     "first work computed"};
   std::printf("%dx%dx%d f16 TN, %s tile BM=%d, stages %s, %g CTAs, %d reps\n", M, N, K,
-              dsmem ? "in-cluster split"
-              : n64 ? "64-row weight tile, workspace walk"
-              : wmc ? "64-row weight tile shared by a 2-CTA cluster"
-                    : "workspace walk",
+              dsmem   ? "in-cluster split"
+              : n64cs ? "64-row weight tile, in-cluster split"
+              : n64   ? "64-row weight tile, workspace walk"
+              : wmc   ? "64-row weight tile shared by a 2-CTA cluster"
+                      : "workspace walk",
               M <= 32   ? 32
               : M <= 64 ? 64
                         : 128,
@@ -241,7 +249,7 @@ int main(int argc, char** argv) {
   // Print order: point 6 is late in the split (cluster synced), early elsewhere (first loads).
   static const int order_dsmem[] = {0, 9, 8, 10, 1, 2, 6, 7, 3, 4},
                    order_walk[] = {0, 9, 8, 10, 6, 1, 2, 7, 3, 4};
-  const int* order = dsmem ? order_dsmem : order_walk;
+  const int* order = (dsmem || n64cs) ? order_dsmem : order_walk;
   for (int i = 0; i < 10; ++i) {
     const int p = order[i];
     if (!stat[3 * p].empty())

@@ -23,6 +23,12 @@
 #include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/trace.cuh"
 
+// The timeline probe's A/B knob (scripts/dev/sm90_trace.cu): 0 builds the kernel without EARLY
+// (below). gemmbench builds it on.
+#ifndef GEMMBENCH_SM90_EARLY_ISSUE
+#define GEMMBENCH_SM90_EARLY_ISSUE 1
+#endif
+
 namespace gemmbench {
 namespace {
 
@@ -197,7 +203,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   // split's CTAs load alone). The timeline probe measured 0.1-0.3 us less per launch at 16 tokens,
   // level at 64; splitting a cluster's barrier around the first loads instead lost 0.3-0.9 us
   // (docs/hgemm-hopper.md, "The prologue").
-  constexpr bool EARLY = CLUSTER == 1;
+  constexpr bool EARLY = CLUSTER == 1 && GEMMBENCH_SM90_EARLY_ISSUE;
   int early_issued = 0;  // thread 0: k-blocks of its first work item already issued
   GB_SM90_TRACE_ONCE_FLAG(6);
   GB_SM90_TRACE_ONCE_FLAG(10);

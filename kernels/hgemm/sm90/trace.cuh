@@ -32,12 +32,12 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
     if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
   } while (0)
 #define GB_SM90_TRACE_ONCE_FLAG(point) bool gb_sm90_traced_##point = false
-#define GB_SM90_TRACE_FIRST(point, cond)                    \
-  do {                                                      \
-    if ((cond) && !gb_sm90_traced_##point) {                \
-      gb_sm90_traced_##point = true;                        \
-      g_sm90_trace[blockIdx.x][point] = sm90_trace_now();   \
-    }                                                       \
+#define GB_SM90_TRACE_FIRST(point, cond)                  \
+  do {                                                    \
+    if ((cond) && !gb_sm90_traced_##point) {              \
+      gb_sm90_traced_##point = true;                      \
+      g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
+    }                                                     \
   } while (0)
 #define GB_SM90_TRACE_SMID()                             \
   do {                                                   \
