@@ -23,12 +23,6 @@
 #include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/trace.cuh"
 
-// The timeline probe's A/B knob (scripts/dev/sm90_trace.cu): 0 builds the kernel without EARLY
-// (below). gemmbench builds it on.
-#ifndef GEMMBENCH_SM90_EARLY_ISSUE
-#define GEMMBENCH_SM90_EARLY_ISSUE 1
-#endif
-
 namespace gemmbench {
 namespace {
 
@@ -151,63 +145,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                      : TileCoord{w.tile.m, w.tile.n * CLUSTER + int(cta_rank)};
   };
 
-  // The producer's loads of k-block kb of work item w into `stage` (after its ring wait): the
-  // barrier's expected bytes, then this CTA's A and B boxes (its slice of a shared tile,
-  // multicast to the cluster).
-  const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
-  auto issue_kblock = [&](const Sm90Work& w, int kb, int stage) {
-    const auto [m_tile, n_tile] = cta_tile(w);
-    // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the padding
-    // N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed only C
-    // rows/columns the epilogue does not store, and no box starts out of bounds.
-    const int a_row = min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS, M - 1);
-    const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
-    // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
-    const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
-    sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::TX_BYTES);
-    const int k0 = kb * BK;
-    const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
-    const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
-    auto load_a = [&](uint32_t dst, int c0, int c1) {
-      if constexpr (CLUSTER > 1 && !CLUSTER_M)
-        sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1), c0,
-                                    c1);
-      else
-        sm90::tma_load_2d(dst, &tmap_a, full(stage), c0, c1);
-    };
-    if constexpr (A_K_MAJOR) {
-      load_a(a_dst, k0, a_row);
-    } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
-#pragma unroll
-      for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
-        load_a(a_dst + j * MN_BLOCK_BYTES,
-               min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
-    }
-    if constexpr (CLUSTER_M) {
-      sm90::tma_load_2d_multicast(b_dst, &tmap_b, full(stage), uint16_t((1u << CLUSTER) - 1), k0,
-                                  b_row);
-    } else if constexpr (B_K_MAJOR) {
-      sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
-    } else {
-#pragma unroll
-      for (int j = 0; j < BN / 64; ++j)
-        sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, &tmap_b, full(stage),
-                          min(n_tile * BN + 64 * j, b_last64), k0);
-    }
-  };
-
-  // EARLY: thread 0, the producer, issues its first work item's first ring of loads right after
-  // it has initialised the barriers, before the CTA's synchronisation, so that they are in
-  // flight while the CTA synchronises. Without a multicast cluster only: peers multicast into our
-  // stages and arrive on our barriers only after the cluster's synchronisation (the in-cluster
-  // split's CTAs load alone). The timeline probe measured 0.1-0.3 us less per launch at 16 tokens,
-  // level at 64; splitting a cluster's barrier around the first loads instead lost 0.3-0.9 us
-  // (docs/hgemm-hopper.md, "The prologue").
-  constexpr bool EARLY = CLUSTER == 1 && GEMMBENCH_SM90_EARLY_ISSUE;
-  int early_issued = 0;  // thread 0: k-blocks of its first work item already issued
-  GB_SM90_TRACE_ONCE_FLAG(6);
-  GB_SM90_TRACE_ONCE_FLAG(10);
-
   // ======== PROLOGUE ========
   if (threadIdx.x == 0) {
 #pragma unroll
@@ -220,16 +157,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     sm90::tma_prefetch_descriptor(&tmap_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
     GB_SM90_TRACE(9, true);  // timeline probe: barriers and descriptors done, before the sync
-    if constexpr (EARLY) {
-      WorkIter first_iter(sched, cluster_id, parts);
-      Sm90Work w;
-      if (first_iter.next(w)) {
-        GB_SM90_TRACE_FIRST(10, true);
-        early_issued = min(STAGES, w.kb_end - w.kb_begin);
-        for (int i = 0; i < early_issued; ++i) issue_kblock(w, w.kb_begin + i, i);  // lap 0
-        GB_SM90_TRACE_FIRST(6, !CSPLIT);
-      }
-    }
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
@@ -242,20 +169,59 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
     GB_SM90_TRACE(8, wg_thread == 0);  // timeline probe: the producer past the prologue
     if (wg_thread == 0) {
-      int stage = early_issued % STAGES;
-      uint32_t phase = early_issued == STAGES ? 1 : 0;  // parity of the ring's current lap
-      int skip = early_issued;  // the first item's k-blocks issued in the prologue
+      int stage = 0;
+      uint32_t phase = 0;  // parity of the ring's current lap
+      // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
+      const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
       WorkIter work_iter(sched, cluster_id, parts);
       Sm90Work w;
+      GB_SM90_TRACE_ONCE_FLAG(6);
+      GB_SM90_TRACE_ONCE_FLAG(10);
+      // Which slice of the shared tile this CTA loads and multicasts.
+      const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
       while (work_iter.next(w)) {
+        const auto [m_tile, n_tile] = cta_tile(w);
+        // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
+        // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
+        // only C rows/columns the epilogue does not store, and no box starts out of bounds.
+        const int a_row = min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS, M - 1);
+        const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
         GB_SM90_TRACE_FIRST(10, true);  // timeline probe: the first work item computed
-        for (int kb = w.kb_begin + skip; kb < w.kb_end; ++kb) {
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);  // lap 0 passes at once
-          issue_kblock(w, kb, stage);
+          sm90::mbarrier_arrive_expect_tx(full(stage), Cfg::TX_BYTES);
+          const int k0 = kb * BK;
+          const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
+          const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
+          auto load_a = [&](uint32_t dst, int c0, int c1) {
+            if constexpr (CLUSTER > 1 && !CLUSTER_M)
+              sm90::tma_load_2d_multicast(dst, &tmap_a, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                          c0, c1);
+            else
+              sm90::tma_load_2d(dst, &tmap_a, full(stage), c0, c1);
+          };
+          if constexpr (A_K_MAJOR) {
+            load_a(a_dst, k0, a_row);
+          } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
+#pragma unroll
+            for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
+              load_a(a_dst + j * MN_BLOCK_BYTES,
+                     min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
+          }
+          if constexpr (CLUSTER_M) {
+            sm90::tma_load_2d_multicast(b_dst, &tmap_b, full(stage), uint16_t((1u << CLUSTER) - 1),
+                                        k0, b_row);
+          } else if constexpr (B_K_MAJOR) {
+            sm90::tma_load_2d(b_dst, &tmap_b, full(stage), k0, b_row);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+              sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, &tmap_b, full(stage),
+                                min(n_tile * BN + 64 * j, b_last64), k0);
+          }
           GB_SM90_TRACE_FIRST(6, !CSPLIT);  // timeline probe: the first k-block's loads issued
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
-        skip = 0;
       }
     }
     if constexpr (CSPLIT) {
