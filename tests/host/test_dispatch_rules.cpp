@@ -32,6 +32,11 @@ std::string first(const std::vector<RuleCandidate>& c) {
   return c.empty() ? "" : c[0].kernel;
 }
 
+// "MxNxK", for SCOPED_TRACE in the shape tables.
+std::string shape(int64_t m, int64_t n, int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
 }  // namespace
 
 TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
@@ -122,7 +127,7 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                         {4096, 8192},
                         {3072, 4096},
                         {4224, 7168}}) {
-      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      SCOPED_TRACE(shape(m, n, k));
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
       EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_wmc");
     }
@@ -133,7 +138,7 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                          {128, 4096, 8200},
                          {128, 4096, 2040},
                          {128, 4096, 14336}}) {
-    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    SCOPED_TRACE(shape(m, n, k));
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
   }
   // R': the 96-row shared tile at 65-96 tokens (N = 4225..6336 on 132 SMs, 2048 <= K <= 4096),
@@ -146,7 +151,7 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                          {128, 10240, 8192},
                          {97, 8449, 7168},
                          {128, 10560, 8192}}) {
-    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    SCOPED_TRACE(shape(m, n, k));
     EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_wmc");
   }
@@ -159,7 +164,7 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
                          {96, 10240, 8192},
                          {128, 10240, 4096},
                          {128, 10561, 8192}}) {
-    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    SCOPED_TRACE(shape(m, n, k));
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
   }
   // Next: what ran there before (rule P's split tile at K >= 7168, else rule N's _n64).
@@ -177,7 +182,7 @@ TEST(DispatchRules, TheFortyEightRowWeightTileAtThirtyThreeToSixtyFourTokens) {
                         {6144, 7168},
                         {5665, 4096},
                         {6336, 4096}}) {
-      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+      SCOPED_TRACE(shape(m, n, k));
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n48");
       EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_n48");
     }
@@ -189,7 +194,7 @@ TEST(DispatchRules, TheFortyEightRowWeightTileAtThirtyThreeToSixtyFourTokens) {
                          {64, 6144, 2040},
                          {64, 6144, 7176},
                          {64, 6144, 14336}}) {
-    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    SCOPED_TRACE(shape(m, n, k));
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_n48");
   }
   // Next: rule N's 64-row tile, what ran there before.
