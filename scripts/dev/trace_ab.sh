@@ -30,21 +30,34 @@ for d in "${defs[@]}"; do
    echo "build [${d:-base}]: rc=$?") &
 done
 wait
-"$(bin_of "${defs[0]}")" 1 128 64 1 2>&1 | head -1  # the GPU and versions
+# A smoke launch of each build (the GPU and versions from the first); a build that does not finish
+# it in time is left out of the rounds.
+alive=()
+for i in "${!defs[@]}"; do
+  t0=$(date +%s%N)
+  smoke=$(SM90_TRACE_HEADER=1 timeout 30 "$(bin_of "${defs[$i]}")" 1 128 64 3 2>&1)
+  rc=$?
+  [ "$i" -eq 0 ] && echo "$smoke" | head -1
+  echo "smoke [${defs[$i]:-base}]: rc=$rc ($(( ($(date +%s%N) - t0) / 1000000 )) ms) $(echo "$smoke" | grep 'event time')"
+  [ $rc -eq 0 ] && alive+=("$i")
+done
 
 IFS=';' read -r -a shape_list <<<"$shapes"
 declare -A times
 for ((r = 1; r <= rounds; ++r)); do
   for s in "${shape_list[@]}"; do
     read -r m n k mode <<<"$s"
-    for i in "${!defs[@]}"; do
-      t=$(timeout 120 "$(bin_of "${defs[$i]}")" "$m" "$n" "$k" "$reps" 0 0 "$mode" 2>&1 |
+    for i in "${alive[@]}"; do
+      t0=$(date +%s%N)
+      t=$(timeout "${TRACE_AB_TIMEOUT:-40}" "$(bin_of "${defs[$i]}")" "$m" "$n" "$k" "$reps" 0 0 "$mode" 2>&1 |
         sed -n 's/.*event time (median): \([0-9.]*\) us.*/\1/p' | tail -1)
       times["$s|$i"]+="${t:-nan} "
+      echo "round $r [$s] [${defs[$i]:-base}]: ${t:-nan} us ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
     done
-    t=$(timeout 120 "$(bin_of "${defs[0]}")" "$m" "$n" "$k" "$reps" 0 0 cublas 2>&1 |
+    t=$(timeout "${TRACE_AB_TIMEOUT:-40}" "$(bin_of "${defs[0]}")" "$m" "$n" "$k" "$reps" 0 0 cublas 2>&1 |
       sed -n 's/.*event time (median): \([0-9.]*\) us.*/\1/p' | tail -1)
     times["$s|cublas"]+="${t:-nan} "
+    echo "round $r [$s] [cublas]: ${t:-nan} us"
   done
 done
 
