@@ -23,6 +23,7 @@ exec > >(tee -a "$log") 2>&1
 
 bin_of() { echo "$build/sm90_trace_ab$(echo "EVENT_ONLY $1" | tr -c 'A-Za-z0-9\n' _)"; }
 for d in "${defs[@]}"; do
+  [ -x "$(bin_of "$d")" ] && continue  # built by an earlier call on this machine
   (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
     -DSM90_TRACE_EVENT_ONLY $d -I src -I kernels scripts/dev/sm90_trace.cu \
     kernels/hgemm/sm90/tma_desc.cpp src/runner/cuda_check.cpp src/runner/l2_flush.cu \
