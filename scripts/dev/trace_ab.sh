@@ -22,6 +22,7 @@ log=$out/trace_ab.txt
 exec > >(tee -a "$log") 2>&1
 
 bin_of() { echo "$build/sm90_trace_ab$(echo "EVENT_ONLY $1" | tr -c 'A-Za-z0-9\n' _)"; }
+pids=()
 for d in "${defs[@]}"; do
   [ -x "$(bin_of "$d")" ] && continue  # built by an earlier call on this machine
   (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
@@ -29,8 +30,10 @@ for d in "${defs[@]}"; do
     kernels/hgemm/sm90/tma_desc.cpp src/runner/cuda_check.cpp src/runner/l2_flush.cu \
     src/core/types.cpp -lcublas -o "$(bin_of "$d")" >"$(bin_of "$d").log" 2>&1
    echo "build [${d:-base}]: rc=$?") &
+  pids+=($!)
 done
-wait
+# The builds only: a bare `wait` would also wait for the tee above, which never ends.
+for p in "${pids[@]}"; do wait "$p"; done
 # A smoke launch of each build (the GPU and versions from the first); a build that does not finish
 # it in time is left out of the rounds.
 alive=()
