@@ -23,25 +23,6 @@
 #include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/trace.cuh"
 
-// Experiment knobs of the kernel's prologue and tail, 0 (off) by default: the kernel as measured
-// in docs/hgemm-hopper.md. Timed with scripts/dev/sm90_trace.cu built -DSM90_TRACE_EVENT_ONLY.
-// GEMMBENCH_SM90_TAIL_READ: the closing TMA-store wait waits until the boxes' shared memory has
-//   been read (cp.async.bulk.wait_group.read), not until their global writes are done.
-// GEMMBENCH_SM90_PRODUCER_TAIL: in a multicast cluster, each producer waits for the last release
-//   of every stage of its ring (then no peer will arrive on its barriers again) instead of the
-//   whole cluster meeting at a closing barrier.
-// GEMMBENCH_SM90_EARLY_WORK: every thread computes its first work item before the CTA's (or the
-//   cluster's) synchronisation.
-#ifndef GEMMBENCH_SM90_TAIL_READ
-#define GEMMBENCH_SM90_TAIL_READ 0
-#endif
-#ifndef GEMMBENCH_SM90_PRODUCER_TAIL
-#define GEMMBENCH_SM90_PRODUCER_TAIL 0
-#endif
-#ifndef GEMMBENCH_SM90_EARLY_WORK
-#define GEMMBENCH_SM90_EARLY_WORK 0
-#endif
-
 namespace gemmbench {
 namespace {
 
@@ -177,12 +158,6 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
     GB_SM90_TRACE(9, true);  // timeline probe: barriers and descriptors done, before the sync
   }
-  // Every thread walks the same work items (the producer to load them, the consumers to compute
-  // them); `more`: the current item w is valid.
-  WorkIter work_iter(sched, cluster_id, parts);
-  Sm90Work w;
-  bool more = false;
-  if constexpr (GEMMBENCH_SM90_EARLY_WORK) more = work_iter.next(w);
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
     sm90::cluster_sync();
@@ -198,12 +173,13 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       uint32_t phase = 0;  // parity of the ring's current lap
       // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
       const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
+      WorkIter work_iter(sched, cluster_id, parts);
+      Sm90Work w;
       GB_SM90_TRACE_ONCE_FLAG(6);
       GB_SM90_TRACE_ONCE_FLAG(10);
       // Which slice of the shared tile this CTA loads and multicasts.
       const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
-      if constexpr (!GEMMBENCH_SM90_EARLY_WORK) more = work_iter.next(w);
-      for (; more; more = work_iter.next(w)) {
+      while (work_iter.next(w)) {
         const auto [m_tile, n_tile] = cta_tile(w);
         // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
         // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
@@ -247,10 +223,15 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
           if (++stage == STAGES) stage = 0, phase ^= 1;
         }
       }
-      // The next lap's wait on every stage returns once the stage's last use is released by the
-      // consumers of every CTA it was multicast to: after it none of them arrives here again, and
-      // every multicast this CTA issued has landed. (A stage never used passes at once.)
-      if constexpr (CLUSTER > 1 && GEMMBENCH_SM90_PRODUCER_TAIL) {
+      // Producer tail (multicast clusters): one more lap of waits on the ring. Each returns when
+      // the stage's last use has been released by the consumers of every CTA it was multicast to
+      // (a stage never used passes at once); after that no peer arrives on this CTA's barriers
+      // again, and every multicast this CTA issued has landed, so the CTA may exit without the
+      // whole cluster meeting at a closing barrier. With the store wait below (reads only), this
+      // took 1.6-1.7 us off hgemm_decode_sm90_wmc at 128x4096x4096 and 128x4096x7168, the tail
+      // alone 0.8-1.6 us (event time of one cold launch, medians of three rounds, H200:
+      // bench_results/h200/reference/2026-11-27_sm90_tail_ab.txt).
+      if constexpr (CLUSTER > 1) {
         for (int i = 0; i < STAGES; ++i) {
           sm90::mbarrier_wait_parity(empty(stage), phase ^ 1);
           if (++stage == STAGES) stage = 0, phase ^= 1;
@@ -291,9 +272,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
     int stage = 0;
     uint32_t phase = 0;
+    WorkIter work_iter(sched, cluster_id, parts);
+    Sm90Work w;
     GB_SM90_TRACE_ONCE_FLAG(1);
-    if constexpr (!GEMMBENCH_SM90_EARLY_WORK) more = work_iter.next(w);
-    for (; more; more = work_iter.next(w)) {
+    while (work_iter.next(w)) {
       const auto [m_tile, n_tile] = cta_tile(w);
       // Stream-K role, decided before the mainloop so one register carries it across.
       const int fixup = !STREAM_K                   ? kFixupNone
@@ -415,19 +397,10 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
             packed, &tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, pending_m0, pending_n0, M, warp, lane,
             wg_thread, wg_bar);
       });
-    // TMA stores read shared memory until they complete: finish them before the CTA exits.
-    if (wg_thread == 0) {
-      if constexpr (GEMMBENCH_SM90_TAIL_READ)
-        sm90::bulk_wait_group_read<0>();
-      else
-        sm90::bulk_wait_group<0>();
-    }
+    // TMA stores read shared memory until their reads are done: wait for those before the CTA
+    // exits (the global writes complete by the kernel's end).
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
     GB_SM90_TRACE(4, wg_thread == 0 && consumer == 0);
-  }
-  // A CTA's shared memory must outlive its peers' last remote arrivals and multicasts into it.
-  if constexpr (CLUSTER > 1 && !GEMMBENCH_SM90_PRODUCER_TAIL) {
-    __syncwarp();
-    sm90::cluster_sync();
   }
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
