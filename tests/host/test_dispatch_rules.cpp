@@ -71,7 +71,7 @@ TEST(DispatchRules, DecodeShapesPickTheDecodePaths) {
   EXPECT_EQ(first(hgemm_candidates(tn16(64, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(96, 4096, 4096), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(33, 8192, 8192), kH100)), "hgemm_decode_sm90_n64");
-  EXPECT_EQ(first(hgemm_candidates(tn16(128, 7168, 16384), kH100)), "hgemm_decode_sm90_n64");
+  EXPECT_EQ(first(hgemm_candidates(tn16(96, 7168, 16384), kH100)), "hgemm_decode_sm90_n64");
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 32768, 512), kH100)), "hgemm_decode_sm90_n64")
       << "512 tiles, but K <= 2048";
   EXPECT_EQ(first(hgemm_candidates(tn16(128, 28672, 4096), kH100)), "hgemm_decode_sm90")
@@ -141,13 +141,20 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
     SCOPED_TRACE(shape(m, n, k));
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
   }
-  // R': the 96-row shared tile at 65-96 tokens (N = 4225..6336 on 132 SMs, 2048 <= K <= 4096),
-  // the 160-row one at 97-128 tokens (N = 8449..10560, 7168 <= K <= 8192); not the 128- and
-  // 192-row ones, nor the 96-row one at 128 tokens.
+  // R', R'': the 96-row shared tile at 65-96 tokens (N = 4225..6336 on 132 SMs, 2048 <= K <=
+  // 4096) and at 97-128 tokens where its doubled tiles fill at least 90% of the SMs (N >=
+  // 5665), the 128-row one at 97-128 tokens (N = 6337..8448, 8192 <= K <= 16384), the 160-row
+  // one at 97-128 tokens (N = 8449..10560, 7168 <= K <= 8192); not the 192-row one.
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 6144, 4096},
                          {65, 6144, 2048},
                          {96, 4225, 4096},
                          {96, 6336, 4096},
+                         {128, 6144, 4096},
+                         {97, 5760, 2048},  // 60 tiles of 96 rows, doubled: 91% of the SMs
+                         {128, 8192, 8192},
+                         {128, 7168, 16384},
+                         {97, 6337, 8192},
+                         {128, 8448, 16384},
                          {128, 10240, 8192},
                          {97, 8449, 7168},
                          {128, 10560, 8192}}) {
@@ -155,11 +162,14 @@ TEST(DispatchRules, TheSharedWeightTileAtNinetySevenToOneHundredTwentyEightToken
     EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)), "hgemm_decode_sm90_wmc");
     EXPECT_NE(first(hgemm_candidates(tn16(m, n, k), kH200)), "hgemm_decode_sm90_wmc");
   }
-  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 6144, 4096},
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 6144, 7168},
                          {96, 6144, 7168},
                          {96, 6337, 4096},   // 67 tiles of 96 rows, doubled, overflow: 128 rows
-                         {128, 7168, 2048},  // 128 rows: lost
-                         {128, 8192, 8192},
+                         {128, 5664, 4096},  // 59 tiles of 96 rows, doubled: 89% of the SMs
+                         {128, 7168, 2048},  // 128 rows: lost, then mixed
+                         {128, 7168, 4096},
+                         {96, 8192, 8192},  // 128 rows at 65-96 tokens: not measured
+                         {128, 8192, 16392},
                          {128, 12288, 4096},  // 192 rows: mixed
                          {96, 10240, 8192},
                          {128, 10240, 4096},
@@ -230,11 +240,12 @@ TEST(DispatchRules, TheH200TakesTheSixtyFourRowTileOnlyWhereItWonThere) {
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH200)),
                 n <= 4224 ? "hgemm_decode_sm90_n64_cs" : "hgemm_decode_sm90");
       // The H100: rule N, or rule P's split 64-row tile where the tiles leave half the SMs idle
-      // and K >= 7168, or at 128 tokens rule R's shared weight tile where they are 64 of 132.
+      // and K >= 7168, or at 128 tokens rule R's shared weight tile where they are 64 of 132
+      // (R'': 128 rows at 7168x16384).
       EXPECT_EQ(first(hgemm_candidates(tn16(m, n, k), kH100)),
-                m > 96 && n == 4096 && k <= 8192 ? "hgemm_decode_sm90_wmc"
-                : n <= 4224 && k >= 7168         ? "hgemm_decode_sm90_n64_cs"
-                                                 : "hgemm_decode_sm90_n64");
+                m > 96 && ((n == 4096 && k <= 8192) || n == 7168) ? "hgemm_decode_sm90_wmc"
+                : n <= 4224 && k >= 7168                          ? "hgemm_decode_sm90_n64_cs"
+                                                                  : "hgemm_decode_sm90_n64");
     }
   }
   // 66 tiles of 64 rows are exactly half the grid: the split begins below that (rule P's split
