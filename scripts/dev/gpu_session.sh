@@ -43,7 +43,11 @@ for step in "${steps[@]}"; do
       prefix=()
       deps=${DEPS_DIR:-$root/.deps}
       [ -d "$deps" ] && prefix=(-DCMAKE_PREFIX_PATH="$deps")
-      cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure.log" 2>&1 \
+      # GEMMBENCH_CMAKE_ARGS: more configure arguments (e.g. -DGEMMBENCH_BUILD_TESTS=OFF with a
+      # DEPS_DIR without GoogleTest, when the working tree and .deps would exceed what a call
+      # carries).
+      # shellcheck disable=SC2086  # the arguments are words
+      cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" ${GEMMBENCH_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 \
         && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
       note "build: rc=$? ($(( $(date +%s) - t0 )) s)"
       ;;
