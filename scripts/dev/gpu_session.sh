@@ -265,10 +265,7 @@ for step in "${steps[@]}"; do
       if [ ! -x "$tbin" ]; then
         mkdir -p "$build"
         # shellcheck disable=SC2086  # the definitions are words
-        (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-          ${SM90_TRACE_DEFINES:-} -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
-          src/runner/cuda_check.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas \
-          -o "$tbin") >>"$logs/trace_build.log" 2>&1
+        "$root/scripts/dev/build_sm90_trace.sh" "$tbin" ${SM90_TRACE_DEFINES:-} >>"$logs/trace_build.log" 2>&1
         note "trace build ${SM90_TRACE_DEFINES:-}: rc=$?"
         SM90_TRACE_HEADER=1 "$tbin" 1 128 64 1 >>"$logs/trace.txt" 2>&1
       fi

@@ -25,10 +25,9 @@ bin_of() { echo "$build/sm90_trace_ab$(echo "EVENT_ONLY $1" | tr -c 'A-Za-z0-9\n
 pids=()
 for d in "${defs[@]}"; do
   [ -x "$(bin_of "$d")" ] && continue  # built by an earlier call on this machine
-  (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-    -DSM90_TRACE_EVENT_ONLY $d -I src -I kernels scripts/dev/sm90_trace.cu \
-    kernels/hgemm/sm90/tma_desc.cpp src/runner/cuda_check.cpp src/runner/l2_flush.cu \
-    src/core/types.cpp -lcublas -o "$(bin_of "$d")" >"$(bin_of "$d").log" 2>&1
+  # shellcheck disable=SC2086  # the definitions are words
+  ("$root/scripts/dev/build_sm90_trace.sh" "$(bin_of "$d")" -DSM90_TRACE_EVENT_ONLY $d \
+    >"$(bin_of "$d").log" 2>&1
    echo "build [${d:-base}]: rc=$?") &
   pids+=($!)
 done
