@@ -136,8 +136,8 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // 2026-11-27_decode_tail_candidates.json, one run, f16 / bf16, what hgemm ran before in
     // brackets): the 96-row tile at 97-128 tokens too, 128x6144x4096 24.3 / 23.8 us against
     // _n64's 24.3 / 25.1 [24.4 / 25.2] (measured at K = 4096 only, where the doubled tiles are
-    // 128 of 132 CTAs; taken from 90% of the SMs up); the 128-row tile at 97-128
-    // tokens with 8192 <= K <= 16384, 128x8192x8192 51.8 / 53.0 against 53.3 / 54.0 [53.6 /
+    // 128 of 132 CTAs; taken from 90% of the SMs up); the 128-row tile at 97-128 tokens with
+    // 8192 <= K <= 16384, 128x8192x8192 51.8 / 53.0 against 53.3 / 54.0 [53.6 /
     // 54.0], 128x7168x16384 87.6 / 86.4 against 88.6 / 87.9 [88.9 / 87.9]. Still not taken:
     // 128x7168x2048 (17.0 / 16.6 against 17.3 / 17.0 for _n64, 17.3 / 16.4 in the hgemm row:
     // mixed) and every 64-token layer but 64x4096x4096 and 64x4096x7168, where it tied.
@@ -145,8 +145,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
           "65-128 tokens, two token halves in a cluster sharing the weight tile, every tile whole: "
           "64-row tiles filling 35-50% of the SMs at 97-128 tokens (2048 <= K <= 8192), 96-row "
           "(2048 <= K <= 4096; 97-128 tokens: filling 90% of the SMs), 128-row at 97-128 tokens "
-          "(8192 <= K <= 16384), 160-row at 97-128 "
-          "tokens (7168 <= K <= 8192)");
+          "(8192 <= K <= 16384), 160-row at 97-128 tokens (7168 <= K <= 8192)");
   const int64_t n48_tiles = ceil_div64(p.n, 48);
   if (p.m > 32 && p.m <= 64 && !fast_hbm && n48_tiles <= caps.num_sms &&
       10 * n48_tiles >= 9 * caps.num_sms && p.k >= 2048 && p.k <= 7168)
