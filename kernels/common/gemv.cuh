@@ -28,7 +28,7 @@
 #include "common/layout_dispatch.hpp"
 #include "common/occupancy.hpp"
 #include "core/cuda_check.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::gemv {
 

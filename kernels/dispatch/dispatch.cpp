@@ -20,7 +20,7 @@
 
 #include "core/cuda_check.hpp"
 #include "dispatch/rules.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/types.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 

@@ -41,7 +41,7 @@
 #include "common/split_workspace.hpp"
 #include "core/cuda_check.hpp"
 #include "hgemm/decode_schedule.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::hgemm {
 namespace {

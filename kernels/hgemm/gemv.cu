@@ -21,7 +21,7 @@
 #include <cuda_fp16.h>
 
 #include "common/gemv.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

@@ -38,7 +38,7 @@
 
 #include "common/gemv.cuh"
 #include "common/ptx.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

@@ -28,7 +28,7 @@
 #include "common/ptx.cuh"
 #include "hgemm/ampere_index.hpp"
 #include "hgemm/fragments.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::hgemm {
 namespace {

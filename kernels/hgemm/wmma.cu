@@ -25,7 +25,7 @@
 #include <string>
 #include <type_traits>
 
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::hgemm {
 namespace {

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/launch.cuh"
 
 namespace gemmbench {

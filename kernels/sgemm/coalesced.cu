@@ -13,7 +13,7 @@
 // bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 6.36 TFLOP/s (18.7%), 4096^3 6.29
 // (12.1%), 5120x4096x4096 6.06 (11.7%): 12.6x over sgemm_naive from the thread mapping alone.
 #include "common/views.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

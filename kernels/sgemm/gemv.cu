@@ -12,7 +12,7 @@
 // M = 2 1.022x (NN, splitk 1.035x), at M = 4 0.423x (splitk 1.383x)
 // (2026-11-25_gemv_candidates.json).
 #include "common/gemv.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/launch.cuh"
 
 namespace gemmbench {

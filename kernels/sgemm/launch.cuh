@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "common/layout_dispatch.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/tile_copy.cuh"
 
 namespace gemmbench::sgemm {

@@ -13,7 +13,7 @@
 // bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 0.49 TFLOP/s (1.4% of cuBLAS), 4096^3
 // 0.50 (1.0%), 5120x4096x4096 0.50 (1.0%). Every access of C and of op(B) is its own transaction.
 #include "common/views.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

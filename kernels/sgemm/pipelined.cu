@@ -19,7 +19,7 @@
 #include "common/align.hpp"
 #include "common/raster.hpp"
 #include "common/layout_dispatch.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/launch.cuh"
 #include "sgemm/stage_copy.cuh"
 

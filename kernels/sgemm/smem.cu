@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/launch.cuh"
 
 namespace gemmbench {

@@ -34,7 +34,7 @@
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
 #include "core/cuda_check.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/launch.cuh"
 #include "sgemm/splitk_schedule.hpp"
 #include "sgemm/stage_copy.cuh"

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "common/align.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::sgemm {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "report/result.hpp"
 
 namespace gemmbench {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "plan/spec.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 

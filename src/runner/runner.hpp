@@ -10,7 +10,7 @@
 #include <string>
 
 #include "plan/plan.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "report/reporter.hpp"
 #include "report/result.hpp"
 

@@ -133,11 +133,6 @@ double arithmetic_intensity(const GemmProblem& p) {
   return p.flops() / gemm_min_bytes(p);
 }
 
-std::optional<double> datasheet_bandwidth_gbs(int memory_clock_mhz, int memory_bus_bits) {
-  if (memory_clock_mhz <= 0 || memory_bus_bits <= 0) return std::nullopt;
-  return double(memory_clock_mhz) * 1e6 * double(memory_bus_bits) / 8.0 * 2.0 / 1e9;
-}
-
 SolStats speed_of_light(const CaseResult& row, const DeviceMetadata& dev) {
   SolStats s;
   const GemmProblem& p = row.problem;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/device_caps.hpp"  // datasheet_bandwidth_gbs
 #include "core/types.hpp"
 #include "report/result.hpp"
 
@@ -46,10 +47,6 @@ std::optional<double> flop_per_clock_per_sm(int sm, const std::string& device_na
 // Bytes a GEMM moves at least once (the intensity rule above) and its FLOP per byte.
 double gemm_min_bytes(const GemmProblem& p);
 double arithmetic_intensity(const GemmProblem& p);
-
-// DRAM bandwidth from the datasheet: memory clock x bus width x 2 (DDR), in GB/s (1e9 B/s); absent
-// when either is unknown (0).
-std::optional<double> datasheet_bandwidth_gbs(int memory_clock_mhz, int memory_bus_bits);
 
 // The rule, as the report's metadata states it.
 extern const char* const kSolIntensityRule;

@@ -15,7 +15,7 @@
 
 #include "core/cuda_check.hpp"
 #include "gpu_test_util.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "sgemm/splitk_schedule.hpp"
 #include "device/buffer.hpp"
 #include "verify/device_verify.hpp"

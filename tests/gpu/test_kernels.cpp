@@ -11,7 +11,7 @@
 
 #include "core/cuda_check.hpp"
 #include "gpu_test_util.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "device/buffer.hpp"
 #include "verify/device_verify.hpp"

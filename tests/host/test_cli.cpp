@@ -9,7 +9,7 @@
 #include "cli/cli.hpp"
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 using namespace gemmbench;
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dispatch/rules.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 using namespace gemmbench;
 

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "core/types.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 using namespace gemmbench;
 

@@ -20,7 +20,7 @@
 #include "hgemm/ampere/persistent.cuh"
 #include "hgemm/ampere/tile_loop.cuh"
 #include "hgemm/ampere_index.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench::hgemm {
 

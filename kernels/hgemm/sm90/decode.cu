@@ -27,7 +27,7 @@
 #include <string>
 
 #include "hgemm/sm90/launch.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

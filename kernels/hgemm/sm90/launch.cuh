@@ -22,7 +22,7 @@
 #include "hgemm/sm90/schedule.hpp"
 #include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/tma_desc.hpp"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 namespace {

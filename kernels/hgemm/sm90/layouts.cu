@@ -18,7 +18,7 @@
 #include <cuda_fp16.h>
 
 #include "hgemm/sm90/launch.cuh"
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 namespace gemmbench {
 

@@ -14,20 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "core/device_caps.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
-
-// What the runner knows about the device when it asks a kernel whether it can run a case.
-struct DeviceCaps {
-  int sm = 0;  // 10 * major + minor, e.g. 90 for H100
-  int num_sms = 0;
-  size_t smem_per_block_optin = 0;  // bytes, after cudaFuncSetAttribute
-  size_t l2_bytes = 0;
-  // DRAM bandwidth from the datasheet (memory clock x bus width x 2, DDR), GB/s; 0 when unknown.
-  // The rule table reads it where one rule does not carry from the H100 to the H200.
-  double dram_gbs = 0;
-};
 
 struct GemmArgs {
   GemmProblem problem;
@@ -89,10 +79,6 @@ class KernelRegistry {
 // The reason a kernel cannot run `p` on `caps`, from the declared fields and supports();
 // empty when it can.
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps);
-
-// The current device's caps, asked once per device and kept: for launchers that must decide
-// what to run (dispatchers) without a query on the timed path.
-DeviceCaps current_device_caps();
 
 }  // namespace gemmbench
 

@@ -1,12 +1,9 @@
-#include "registry.hpp"
+#include "core/registry.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-
-#include "common/occupancy.hpp"
-#include "sol/sol.hpp"
 
 namespace gemmbench {
 
@@ -74,25 +71,6 @@ std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const Dev
     return "needs sm_" + std::to_string(k.min_sm) + ", device is sm_" + std::to_string(caps.sm);
   if (k.supports) return k.supports(p, caps);
   return {};
-}
-
-DeviceCaps current_device_caps() {
-  static PerDevice<DeviceCaps> caps;
-  return caps.get([](int dev) {
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    auto attr = [&](cudaDeviceAttr a) {
-      int v = 0;
-      CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
-      return v;
-    };
-    DeviceCaps c{prop.major * 10 + prop.minor, prop.multiProcessorCount,
-                 size_t(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin)), size_t(prop.l2CacheSize)};
-    c.dram_gbs = datasheet_bandwidth_gbs(attr(cudaDevAttrMemoryClockRate) / 1000,
-                                         attr(cudaDevAttrGlobalMemoryBusWidth))
-                     .value_or(0.0);
-    return c;
-  });
 }
 
 }  // namespace gemmbench
