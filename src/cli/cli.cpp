@@ -142,7 +142,13 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--min-time", o.measure.min_time_s,
                  "Minimum GPU seconds sampled per row (default 0.5)");
   app.add_option("--max-time", o.measure.max_time_s,
-                 "Wall seconds after which sampling stops (default 10)");
+                 "Wall seconds per row after which sampling stops (default 10)");
+  app.add_option("--block-time", o.measure.block_time_s,
+                 "Sustained: GPU seconds of one provider's samples per block; the providers of a "
+                 "case take turns in blocks, A B B A (default 0.25; docs/method.md)");
+  app.add_option("--settle-time", o.measure.settle_time_s,
+                 "Sustained: least untimed seconds at the start of each block before its samples "
+                 "(default 0: until the provider's times settle, 0.15-1.5 s)");
   std::string cache;
   app.add_option("--cache", cache, "cold (flush L2 before every sample; default) or hot");
   std::optional<std::string> data;  // optional, not empty-means-unset: --data '' is an error
@@ -153,9 +159,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "measured that way, not for headline figures)");
   std::optional<std::string> regime;
   app.add_option("--regime", regime,
-                 "sustained (default: samples back to back, the board settles at its power cap) "
-                 "or burst (each interleaved pair starts from a cool, unthrottled board; pairs "
-                 "whose clock fell are discarded; docs/regimes.md)");
+                 "sustained (default: each case first runs to steady state, then every provider "
+                 "is sampled alone in alternating blocks at that state) or burst (windows of "
+                 "interleaved samples from a cool board, kept while the clock holds; a row that "
+                 "keeps fewer samples than --min-samples says 'not_held'; docs/regimes.md)");
   std::optional<std::string> baseline;
   app.add_option("--baseline", baseline,
                  "What kernel rows are compared against: cublas (default; cublasGemmEx, default "

@@ -186,8 +186,8 @@ class Parser {
   MeasureOverrides measure(const json& j, const std::string& path) const {
     expect(j, j.is_object(), path, "an object");
     check_keys(j, path,
-               {"warmup", "min_samples", "min_time", "max_time", "cache", "data", "regime",
-                "verify", "baseline"});
+               {"warmup", "min_samples", "min_time", "max_time", "block_time", "settle_time",
+                "cache", "data", "regime", "verify", "baseline"});
     MeasureOverrides m;
     auto bounded_int = [&](const char* key) -> std::optional<int> {
       if (!j.contains(key)) return std::nullopt;
@@ -200,6 +200,10 @@ class Parser {
     m.min_samples = bounded_int("min_samples");
     if (j.contains("min_time")) m.min_time_s = number(j["min_time"], join(path, "min_time"));
     if (j.contains("max_time")) m.max_time_s = number(j["max_time"], join(path, "max_time"));
+    if (j.contains("block_time"))
+      m.block_time_s = number(j["block_time"], join(path, "block_time"));
+    if (j.contains("settle_time"))
+      m.settle_time_s = number(j["settle_time"], join(path, "settle_time"));
     if (j.contains("cache")) {
       const json& c = j["cache"];
       expect(c, c.is_string(), join(path, "cache"), "a string");

@@ -61,6 +61,8 @@ void MeasureOverrides::apply_to(MeasureSettings& s) const {
   if (min_samples) s.min_samples = *min_samples;
   if (min_time_s) s.min_time_s = *min_time_s;
   if (max_time_s) s.max_time_s = *max_time_s;
+  if (block_time_s) s.block_time_s = *block_time_s;
+  if (settle_time_s) s.settle_time_s = *settle_time_s;
   if (cache) s.cache = *cache;
   if (data) s.data = *data;
   if (regime) s.regime = *regime;
@@ -77,6 +79,10 @@ void validate(const MeasureSettings& s, const std::string& where) {
     fail("min-samples must be in [1, 1000000] (got " + std::to_string(s.min_samples) + ")");
   if (!std::isfinite(s.min_time_s) || s.min_time_s < 0 || s.min_time_s > 3600)
     fail("min-time must be in [0, 3600] seconds (got " + std::to_string(s.min_time_s) + ")");
+  if (!std::isfinite(s.block_time_s) || s.block_time_s <= 0 || s.block_time_s > 600)
+    fail("block-time must be in (0, 600] seconds (got " + std::to_string(s.block_time_s) + ")");
+  if (!std::isfinite(s.settle_time_s) || s.settle_time_s < 0 || s.settle_time_s > 600)
+    fail("settle-time must be in [0, 600] seconds (got " + std::to_string(s.settle_time_s) + ")");
   if (!std::isfinite(s.max_time_s) || s.max_time_s <= 0 || s.max_time_s > 86400)
     fail("max-time must be in (0, 86400] seconds (got " + std::to_string(s.max_time_s) + ")");
   if (s.max_time_s < s.min_time_s)

@@ -24,9 +24,11 @@ enum class DataDist { uniform, int3 };
 const char* to_string(DataDist d);
 std::optional<DataDist> parse_data_dist(std::string_view s);
 
-// How samples relate to the board's power state (MEASURE.md, "Power regime"). sustained: samples
-// back to back, the board settles at its power cap (the default). burst: each interleaved pair
-// starts from a cool board and a pair whose clock fell is discarded (docs/regimes.md).
+// How samples relate to the board's power state (MEASURE.md, "Power regime"). sustained (the
+// default): each group is first run to steady state, then every provider of the group is sampled
+// alone in alternating blocks (A B B A), each block starting with an untimed settle; the board
+// sits at its power cap where the shape reaches it. burst: windows of interleaved samples from a
+// cool board, kept only while the clock probe shows the clock held (docs/regimes.md).
 enum class Regime { sustained, burst };
 const char* to_string(Regime r);
 std::optional<Regime> parse_regime(std::string_view s);
@@ -52,6 +54,11 @@ struct MeasureSettings {
   int min_samples = 10;      // sample at least this many times...
   double min_time_s = 0.5;   // ...and until this much GPU time is accumulated,
   double max_time_s = 10.0;  // but stop once this much wall time was spent on the case
+  // Sustained: GPU seconds of samples in one block of a provider (a row whose min_time_s is
+  // smaller takes half of that per block), and the least untimed settle at each block's start
+  // (0: the settle rule's own minimum, stats/regime.hpp).
+  double block_time_s = 0.25;
+  double settle_time_s = 0.0;
   CacheMode cache = CacheMode::cold;
   DataDist data = DataDist::uniform;
   Regime regime = Regime::sustained;
@@ -63,6 +70,7 @@ struct MeasureSettings {
 struct MeasureOverrides {
   std::optional<int> warmup, min_samples;
   std::optional<double> min_time_s, max_time_s;
+  std::optional<double> block_time_s, settle_time_s;
   std::optional<CacheMode> cache;
   std::optional<DataDist> data;
   std::optional<Regime> regime;

@@ -80,7 +80,8 @@ CublasLtChoice cublaslt_choice_from_json(const json& j) {
 }
 
 Status parse_status(const std::string& s) {
-  for (Status st : {Status::ok, Status::failed, Status::skipped, Status::error})
+  for (Status st :
+       {Status::ok, Status::failed, Status::skipped, Status::error, Status::not_held})
     if (s == to_string(st)) return st;
   throw json::other_error::create(501, "unknown status '" + s + "'", nullptr);
 }
@@ -97,6 +98,8 @@ const char* to_string(Status s) {
       return "skipped";
     case Status::error:
       return "error";
+    case Status::not_held:
+      return "not_held";
   }
   return "?";
 }
@@ -165,10 +168,28 @@ json to_json(const CaseResult& r) {
                  {"note", r.energy.note}};
   j["samples_discarded"] = r.samples_discarded;
   j["burst_wait_timeouts"] = r.burst_wait_timeouts;
+  const RegimeStats& rg = r.regime;
+  j["regime"] = {{"held", rg.held},
+                 {"precondition_s", opt(rg.precondition_s)},
+                 {"precondition_end", rg.precondition_end},
+                 {"precondition_spread_pct", opt(rg.precondition_spread_pct)},
+                 {"blocks", rg.blocks},
+                 {"settle_mean_s", opt(rg.settle_mean_s)},
+                 {"block_spread_pct", opt(rg.block_spread_pct)},
+                 {"windows", rg.windows},
+                 {"batches_kept", rg.batches_kept},
+                 {"batches_discarded", rg.batches_discarded},
+                 {"probe_first_mhz", opt(rg.probe_first_mhz)},
+                 {"probe_kept_median_mhz", opt(rg.probe_kept_median_mhz)},
+                 {"probe_min_mhz", opt(rg.probe_min_mhz)},
+                 {"discarded_sm_median_mhz", opt(rg.discarded_sm_median_mhz)},
+                 {"discarded_telemetry_samples", rg.discarded_telemetry_samples}};
   j["measure"] = {{"cache", to_string(r.measure.cache)},      {"data", to_string(r.measure.data)},
                   {"regime", to_string(r.measure.regime)},    {"warmup", r.measure.warmup},
                   {"min_samples", r.measure.min_samples},     {"min_time_s", r.measure.min_time_s},
                   {"max_time_s", r.measure.max_time_s},       {"verify", r.measure.verify},
+                  {"block_time_s", r.measure.block_time_s},
+                  {"settle_time_s", r.measure.settle_time_s},
                   {"baseline", to_string(r.measure.baseline)}};
   j["preset"] =
       r.preset.empty() ? json(nullptr) : json{{"model", r.preset.model}, {"layer", r.preset.layer}};
@@ -264,6 +285,26 @@ CaseResult case_result_from_json(const json& j) {
   }
   r.samples_discarded = j.value("samples_discarded", 0);
   r.burst_wait_timeouts = j.value("burst_wait_timeouts", 0);
+  // Reports from before the steady-state method have no "regime" object.
+  if (j.contains("regime") && j.at("regime").is_object()) {
+    const json& g = j.at("regime");
+    RegimeStats& rg = r.regime;
+    rg.held = g.value("held", true);
+    rg.precondition_s = get_opt<double>(g, "precondition_s");
+    rg.precondition_end = g.value("precondition_end", std::string());
+    rg.precondition_spread_pct = get_opt<double>(g, "precondition_spread_pct");
+    rg.blocks = g.value("blocks", 0);
+    rg.settle_mean_s = get_opt<double>(g, "settle_mean_s");
+    rg.block_spread_pct = get_opt<double>(g, "block_spread_pct");
+    rg.windows = g.value("windows", 0);
+    rg.batches_kept = g.value("batches_kept", 0);
+    rg.batches_discarded = g.value("batches_discarded", 0);
+    rg.probe_first_mhz = get_opt<double>(g, "probe_first_mhz");
+    rg.probe_kept_median_mhz = get_opt<double>(g, "probe_kept_median_mhz");
+    rg.probe_min_mhz = get_opt<double>(g, "probe_min_mhz");
+    rg.discarded_sm_median_mhz = get_opt<unsigned>(g, "discarded_sm_median_mhz");
+    rg.discarded_telemetry_samples = g.value("discarded_telemetry_samples", size_t(0));
+  }
   const json& m = j.at("measure");
   r.measure.cache = need(parse_cache_mode(m.at("cache").get<std::string>()), "cache");
   // Reports from before --data have no key: every one of them used uniform data.
@@ -278,6 +319,8 @@ CaseResult case_result_from_json(const json& j) {
   r.measure.min_time_s = m.at("min_time_s").get<double>();
   r.measure.max_time_s = m.at("max_time_s").get<double>();
   r.measure.verify = m.at("verify").get<bool>();
+  r.measure.block_time_s = m.value("block_time_s", MeasureSettings{}.block_time_s);
+  r.measure.settle_time_s = m.value("settle_time_s", 0.0);
   r.measure.baseline = m.contains("baseline")
                            ? need(parse_baseline(m.at("baseline").get<std::string>()), "baseline")
                            : Baseline::cublas;
@@ -365,6 +408,7 @@ json to_json(const RunSummary& s) {
       {"failed", s.failed},
       {"skipped", s.skipped},
       {"errors", s.errors},
+      {"not_held", s.not_held},
       {"aborted", s.aborted},
       {"abort_reason", s.abort_reason},
       {"interrupted", s.interrupted_by != 0},

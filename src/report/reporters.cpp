@@ -100,7 +100,7 @@ class ConsoleReporter : public Reporter {
           fmt::format(" [THROTTLED: {} ({}), clock down to {} MHz]", to_string(r.clock.throttle),
                       r.clock.throttle_reasons, r.clock.sm_clock_mhz.value_or(0));
     if (r.samples_discarded > 0)
-      status += fmt::format(" [burst: {} pair(s) discarded]", r.samples_discarded);
+      status += fmt::format(" [burst: {} sample(s) discarded]", r.samples_discarded);
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
@@ -113,8 +113,11 @@ class ConsoleReporter : public Reporter {
   }
 
   void end(const RunSummary& s) override {
-    out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error\n", s.rows_written, s.ok,
-                        s.failed, s.skipped, s.errors);
+    out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error{}\n", s.rows_written,
+                        s.ok, s.failed, s.skipped, s.errors,
+                        s.not_held ? fmt::format(", {} not_held (regime not held: no figure)",
+                                                 s.not_held)
+                                   : "");
     if (s.aborted) out_ << "run aborted: " << s.abort_reason << "\n";
     if (s.interrupted_by)
       out_ << fmt::format("run interrupted by {}: {} of {} rows ran\n",
@@ -217,6 +220,13 @@ class CsvReporter : public Reporter {
         to_string(r.measure.regime),
         std::to_string(r.samples_discarded),
         std::to_string(r.burst_wait_timeouts),
+        r.regime.held ? "true" : "false",
+        opt_str(r.regime.precondition_s),
+        r.regime.precondition_end,
+        std::to_string(r.regime.blocks),
+        opt_str(r.regime.block_spread_pct),
+        opt_str(r.regime.probe_kept_median_mhz),
+        opt_str(r.regime.probe_min_mhz),
         r.preset.model,
         r.preset.layer,
         fmt::format("{}", r.sol.flop),
@@ -349,6 +359,13 @@ const std::vector<std::string>& csv_columns() {
                                                 "regime",
                                                 "samples_discarded",
                                                 "burst_wait_timeouts",
+                                                "regime_held",
+                                                "precondition_s",
+                                                "precondition_end",
+                                                "blocks",
+                                                "block_spread_pct",
+                                                "probe_kept_median_mhz",
+                                                "probe_min_mhz",
                                                 "preset_model",
                                                 "preset_layer",
                                                 "sol_flop",

@@ -15,7 +15,10 @@
 
 namespace gemmbench {
 
-enum class Status { ok, failed, skipped, error };
+// not_held: the row ran and verified, but the regime it asked for was not held (a burst row that
+// kept fewer samples than asked, a sustained group that never reached steady state): it carries
+// no headline figure, and `reason` says what was seen.
+enum class Status { ok, failed, skipped, error, not_held };
 const char* to_string(Status s);
 
 // NVML readings taken by a background thread during the row's timed samples (burst regime: the
@@ -91,6 +94,29 @@ struct CublasLtChoice {
   int64_t workspace_needed_bytes = 0;  // what the winner asked for (heuristic workspaceSize)
 };
 
+// How the row's regime was held (docs/regimes.md). Sustained: the group's preconditioning (the
+// first provider's own sampling loop, untimed, until its event times agreed), and this row's
+// blocks. Burst: the windows, and the clock probe's readings (runner/clock_probe.hpp) after each
+// batch of samples, with the NVML readings of the discarded batches kept apart.
+struct RegimeStats {
+  bool held = true;
+  // sustained
+  std::optional<double> precondition_s;          // the group's, seconds of wall time
+  std::string precondition_end;                  // "agreed", "bound" or "interrupted"
+  std::optional<double> precondition_spread_pct;  // last windows' (max - min) / min, percent
+  int blocks = 0;                                // this row's timed blocks
+  std::optional<double> settle_mean_s;           // untimed seconds at the start of its blocks
+  std::optional<double> block_spread_pct;        // (max - min) / min of its block medians
+  // burst
+  int windows = 0;                                 // windows this row's samples came from
+  int batches_kept = 0, batches_discarded = 0;     // batches (each followed by a clock probe)
+  std::optional<double> probe_first_mhz;           // the probe after the first window's ramp
+  std::optional<double> probe_kept_median_mhz;     // median probe over the kept batches
+  std::optional<double> probe_min_mhz;             // lowest probe seen, kept or not
+  std::optional<unsigned> discarded_sm_median_mhz;  // NVML median over the discarded batches
+  size_t discarded_telemetry_samples = 0;
+};
+
 struct CaseResult {
   size_t index = 0;  // 1-based row number in the plan
   std::string run_name;
@@ -105,10 +131,11 @@ struct CaseResult {
   // (MeasureSettings::keep_samples), else empty. JSON "samples_ms", 4 significant digits.
   std::vector<double> samples_ms;
   std::optional<double> tflops;            // 2*M*N*K / median
-  std::optional<double> cublas_median_ms;  // cuBLAS median from the interleaved samples
+  // The group's cublas row median: the ratio's denominator is the figure the cublas row prints.
+  std::optional<double> cublas_median_ms;
   std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)
-  // The tuned cuBLASLt baseline, on kernel rows whose group's baseline uses it, from the same
-  // interleaved samples; cublaslt_algo also on the cublaslt row itself.
+  // The tuned cuBLASLt baseline, on kernel rows whose group's baseline uses it: the group's
+  // cublaslt row median; cublaslt_algo also on the cublaslt row itself.
   std::optional<double> cublaslt_median_ms;
   std::optional<double> ratio_to_cublaslt;  // cublaslt_median_ms / median_ms (> 1: faster)
   std::optional<CublasLtChoice> cublaslt_algo;
@@ -120,6 +147,7 @@ struct CaseResult {
   // for a cool board that ran out of time (the pair was then taken anyway).
   int samples_discarded = 0;
   int burst_wait_timeouts = 0;
+  RegimeStats regime;
   PresetLabel preset;  // the model layer the shape comes from (--preset), or empty
   SolStats sol;
   // Shape-aware kernels (hgemm, sgemm): the registered kernel that ran and the rule of
@@ -186,7 +214,27 @@ struct RunMetadata {
 struct RunSummary {
   size_t rows_planned = 0;
   size_t rows_written = 0;
-  size_t ok = 0, failed = 0, skipped = 0, errors = 0;
+  size_t ok = 0, failed = 0, skipped = 0, errors = 0, not_held = 0;
+  // Counts one row of `status` (the one tally of rows by status: runner, merge, compare).
+  void count(Status status) {
+    switch (status) {
+      case Status::ok:
+        ++ok;
+        break;
+      case Status::failed:
+        ++failed;
+        break;
+      case Status::skipped:
+        ++skipped;
+        break;
+      case Status::error:
+        ++errors;
+        break;
+      case Status::not_held:
+        ++not_held;
+        break;
+    }
+  }
   bool aborted = false;  // a sticky CUDA error ended the run early
   std::string abort_reason;
   int interrupted_by = 0;  // the signal (SIGINT, SIGTERM) that stopped the run early, or 0

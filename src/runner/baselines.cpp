@@ -1,35 +1,17 @@
 #include "runner/baselines.hpp"
 
-#include <stdexcept>
-
-#include "stats/stats.hpp"
-
 namespace gemmbench {
 
-std::vector<std::function<void()>> BaselineSet::launches(
-    const std::function<void()>& own, const std::function<void()>& cublas_launch,
-    const std::function<void()>& cublaslt_launch) const {
-  std::vector<std::function<void()>> out = {own};
-  if (cublas) out.push_back(cublas_launch);
-  if (cublaslt) out.push_back(cublaslt_launch);
-  return out;
-}
-
-void record_baselines(CaseResult& r, const BaselineSet& b,
-                      const std::vector<std::vector<double>>& times) {
-  const size_t expected = 1 + (b.cublas ? 1 : 0) + (b.cublaslt ? 1 : 0);
-  if (times.size() != expected)
-    throw std::logic_error("record_baselines: " + std::to_string(times.size()) +
-                           " sample sets for " + std::to_string(expected) + " providers");
-  const double own = summarize(times[0]).median_ms;
-  size_t i = 1;
-  if (b.cublas) {
-    r.cublas_median_ms = summarize(times[i++]).median_ms;
-    r.ratio_to_cublas = *r.cublas_median_ms / own;
+void apply_baselines(CaseResult& r, GroupRole role, Baseline baseline, const GroupBaselines& g) {
+  if (!r.time || r.time->median_ms <= 0 || role == GroupRole::cublas) return;
+  const double own = r.time->median_ms;
+  if (g.cublas_ms && (role == GroupRole::cublaslt || uses_cublas(baseline))) {
+    r.cublas_median_ms = g.cublas_ms;
+    r.ratio_to_cublas = *g.cublas_ms / own;
   }
-  if (b.cublaslt) {
-    r.cublaslt_median_ms = summarize(times[i++]).median_ms;
-    r.ratio_to_cublaslt = *r.cublaslt_median_ms / own;
+  if (g.cublaslt_ms && role == GroupRole::kernel && uses_cublaslt(baseline)) {
+    r.cublaslt_median_ms = g.cublaslt_ms;
+    r.ratio_to_cublaslt = *g.cublaslt_ms / own;
   }
 }
 

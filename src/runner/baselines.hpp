@@ -1,29 +1,27 @@
-// Which baselines a group's rows are sampled beside, and what their samples put on a row. No
-// CUDA here: the runner hands in the launches and the sample times.
+// What a group's baselines put on its rows. No CUDA here: the runner hands in the baseline rows'
+// medians. Every kernel row divides by the very figure its group's cublas (cublaslt) row prints,
+// so a report agrees with itself (docs/method.md, "One figure per baseline").
 #pragma once
 
-#include <functional>
-#include <vector>
+#include <optional>
 
 #include "report/result.hpp"
 
 namespace gemmbench {
 
-struct BaselineSet {
-  bool cublas = true;     // the cublasGemmEx call
-  bool cublaslt = false;  // the tuned cuBLASLt call (selected, and its tuning found an algorithm)
-
-  // What to sample interleaved (A B C A B C ...): the row's own launch first, then cublas, then
-  // cublaslt, each where selected.
-  std::vector<std::function<void()>> launches(const std::function<void()>& own,
-                                              const std::function<void()>& cublas,
-                                              const std::function<void()>& cublaslt) const;
+// The medians of a group's baseline rows, where they were measured and held their regime.
+struct GroupBaselines {
+  std::optional<double> cublas_ms;
+  std::optional<double> cublaslt_ms;
 };
 
-// Sets cublas_median_ms and ratio_to_cublas, cublaslt_median_ms and ratio_to_cublaslt (each where
-// selected) from `times`, ordered as launches() ordered them; times[0] is the row's own.
-void record_baselines(CaseResult& r, const BaselineSet& b,
-                      const std::vector<std::vector<double>>& times);
+// Which row of the group `r` is.
+enum class GroupRole { cublas, cublaslt, kernel };
+
+// Sets cublas_median_ms / ratio_to_cublas and cublaslt_median_ms / ratio_to_cublaslt on `r`
+// (timed: r.time set) from the group's baselines, as `baseline` selects: a kernel row takes the
+// baselines its setting names; the cublaslt row takes the cublas figure; the cublas row none.
+void apply_baselines(CaseResult& r, GroupRole role, Baseline baseline, const GroupBaselines& g);
 
 // The cuBLASLt baseline's row: `r` (a cublas row of the group) renamed kernel, provider and
 // family "cublaslt".

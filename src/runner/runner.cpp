@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
@@ -12,14 +15,16 @@
 #include "device/buffer.hpp"
 #include "device/open.hpp"
 #include "runner/baselines.hpp"
+#include "runner/clock_probe.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/l2_flush.hpp"
 #include "runner/nvml.hpp"
 #include "runner/telemetry_sampler.hpp"
+#include "sol/sol.hpp"
+#include "stats/regime.hpp"
 #include "stats/telemetry.hpp"
 #include "verify/device_verify.hpp"
-#include "sol/sol.hpp"
 
 namespace gemmbench {
 
@@ -27,36 +32,34 @@ namespace {
 
 // Tensor ids of the seeded data: A, B and the initial C never share a random stream.
 constexpr uint64_t kTensorA = 0, kTensorB = 1, kTensorC = 2;
-// Stop sampling after this many samples whatever the time settings say.
+// Stop sampling a provider after this many samples whatever the time settings say.
 constexpr size_t kMaxSamples = 1000000;
+// Samples enqueued before one synchronization: about this much GPU time, at most kMaxBatch.
+constexpr double kBatchGpuS = 0.01;
+constexpr size_t kMaxBatch = 256;
 
-struct GroupData {
-  DeviceBuffer a, b, c, c0, ref;
-  double ref_rms = 0;
-};
-
-// Telemetry thread period while samples run, and a finer one in the energy window, where the
+// Telemetry thread period while a group runs, and a finer one in the energy windows, where the
 // counter's refreshes must be located in time (docs/regimes.md).
 constexpr auto kTelemetryPeriod = std::chrono::milliseconds(10);
 constexpr auto kEnergyTelemetryPeriod = std::chrono::milliseconds(2);
 // Energy window: one provider back to back for at least kEnergyWindowS of GPU time (and at least
 // kEnergyMinLaunches launches where that stays under kEnergyLongWindowS); counter refreshes in
 // its first kEnergySettleS are ignored, so the counter's own lag cannot reach back before it.
-// Burst windows enqueue up to this many interleaved pairs before one synchronization.
-constexpr size_t kBurstBatch = 8;
 constexpr double kEnergyWindowS = 0.6;
 constexpr double kEnergySettleS = 0.1;
 constexpr double kEnergyLongWindowS = 2.0;
 constexpr int64_t kEnergyMinLaunches = 20;
 constexpr int64_t kEnergyMaxLaunches = 1000000;
+// Burst: batches of up to this many interleaved steps between two clock probes, and the longest
+// ramp before a window gives up waiting for the clock to reach its floor.
+constexpr size_t kBurstBatch = 8;
+constexpr double kBurstRampMaxS = 0.5;
+// Telemetry tags of the energy windows (member index added), apart from block and batch tags.
+constexpr int kEnergyTag = 1 << 24;
 
-// The interleaved samples of one row, and what the burst regime threw away.
-struct SampleOutcome {
-  std::vector<std::vector<double>> times;  // per provider, kept samples
-  std::vector<int> discarded_pairs;        // burst: the windows (telemetry tags) thrown away
-  size_t pairs_discarded = 0;              // burst: the pairs in them
-  int wait_timeouts = 0;
-  std::string note;  // set when the burst regime could not keep a single pair
+struct GroupData {
+  DeviceBuffer a, b, c, c0, ref;
+  double ref_rms = 0;
 };
 
 // The energy window's launches, timed by events; the counter arithmetic comes after the
@@ -65,6 +68,22 @@ struct EnergyRun {
   double t_begin = 0, t_end = 0;  // sampler clock
   double gpu_s = 0;
   int64_t launches = 0;
+  bool ran = false;
+};
+
+// One row of a group while the group runs: its record, its launch (empty once it cannot take
+// part: skipped, or an error), and what its blocks or windows gathered.
+struct Member {
+  CaseResult r;
+  std::function<void()> launch;
+  std::vector<double> samples;  // timed, ms, in the order taken
+  std::vector<double> block_medians;
+  std::vector<int> tags;            // telemetry tags of its timed blocks / kept batches
+  std::vector<int> discarded_tags;  // burst: of its discarded batches
+  double gpu_s = 0;                 // GPU time of its kept samples
+  double settle_s = 0;
+  int settles = 0;
+  EnergyRun energy;
 };
 
 void append_note(CaseResult& r, const std::string& note) {
@@ -79,6 +98,32 @@ int64_t energy_launches(double median_s) {
   const auto by_count =
       std::min<int64_t>(kEnergyMinLaunches, int64_t(std::ceil(kEnergyLongWindowS / t)));
   return std::clamp<int64_t>(std::max(by_time, by_count), 1, kEnergyMaxLaunches);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+double sum_seconds(const std::vector<double>& ms) {
+  return std::accumulate(ms.begin(), ms.end(), 0.0) * 1e-3;
+}
+
+// The reason of a row whose group never reached steady state.
+std::string not_steady_reason(const RegimeStats& rs) {
+  std::string out = "sustained not held: the group's event times did not settle";
+  if (rs.precondition_s) out += fmt::format(" in {:.1f} s", *rs.precondition_s);
+  if (rs.precondition_spread_pct)
+    out += fmt::format(" (last windows {:.1f}% apart)", *rs.precondition_spread_pct);
+  return out;
+}
+
+// The reason of a row an interrupt stopped before its first sample: such rows are not written.
+constexpr const char* kInterruptedReason = "not run: interrupted before its first sample";
+
+// Why a row failed verification, in one wording for every provider.
+std::string failure_reason(const ErrorStats& e) {
+  return e.nonfinite ? std::to_string(e.nonfinite) + " non-finite elements (unwritten or overflow)"
+                     : "normwise error above tolerance";
 }
 
 }  // namespace
@@ -100,6 +145,7 @@ struct Runner::Impl {
   // Tuned per group when the group's baseline uses it.
   CublasLtGemm cublaslt;
   L2Flush flush;  // run before every cold sample: evicts the operands, leaves L2 clean
+  ClockProbe probe;
   Nvml nvml;
   TelemetrySampler sampler;  // declared after nvml: it reads through it
   std::optional<double> power_limit_w;
@@ -167,175 +213,285 @@ struct Runner::Impl {
     return e;
   }
 
-  // Interleaved sampling (A B A B ...): one event pair per sample and provider. The telemetry
-  // thread must be running (start_row); it is tagged warmup, then timed. Burst regime: before
-  // each pair wait for a cool board, after it keep the pair only if its clock held.
-  SampleOutcome sample(const ProblemGroup& g, GroupData& d,
-                       const std::vector<std::function<void()>>& launches) {
-    const MeasureSettings& s = g.measure;
-    const bool burst = s.regime == Regime::burst;
-    const BurstRule rule;
-    const size_t np = launches.size();
-    const auto warm = [&] {
-      for (const auto& launch : launches) {
-        prepare_sample(g.problem, s, d);
-        launch();
+  // `count` samples of each launch in `step`, enqueued step after step (A B ... A B ...) with
+  // nothing between them but each sample's preparation, then synchronized once. Returns the
+  // event times, ms, [launch][sample].
+  std::vector<std::vector<double>> run_steps(const ProblemGroup& g, GroupData& d,
+                                             const std::vector<const Member*>& step,
+                                             size_t count) {
+    const size_t np = step.size();
+    for (size_t j = 0; j < count; ++j)
+      for (size_t i = 0; i < np; ++i) {
+        prepare_sample(g.problem, g.measure, d);
+        CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i)), stream));
+        step[i]->launch();
+        CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i) + 1), stream));
       }
-    };
-    for (int w = 0; w < s.warmup; ++w) warm();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    sampler.mark(burst ? TelemetryPhase::idle : TelemetryPhase::timed);
-    SampleOutcome out;
-    out.times.resize(np);
-    std::vector<std::vector<double>> all(np);  // burst: every pair, kept or not
-    const size_t discard_cap = burst_discard_cap(s.min_samples);
-    double gpu_seconds = 0;
+    CUDA_CHECK(cudaEventSynchronize(event(2 * count * np - 1)));
+    std::vector<std::vector<double>> ms(np, std::vector<double>(count));
+    for (size_t j = 0; j < count; ++j)
+      for (size_t i = 0; i < np; ++i) {
+        float t = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&t, event(2 * (j * np + i)), event(2 * (j * np + i) + 1)));
+        ms[i][j] = t;
+      }
+    return ms;
+  }
+
+  // One provider's own sampling loop (preparation, then the launch, back to back in batches)
+  // until it has `gpu_s` of GPU time and `min_n` samples, or `wall_cap_s` has passed.
+  std::vector<double> run_loop(const ProblemGroup& g, GroupData& d, const Member& m,
+                               double gpu_s, size_t min_n, double wall_cap_s) {
+    std::vector<double> out;
+    double have_s = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    const auto elapsed = [](std::chrono::steady_clock::time_point since) {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-    };
-    // `count` interleaved pairs (A B ... A B ...), each provider between its own event pair,
-    // enqueued together and synchronized once: no host gap between them.
-    const auto run_pairs = [&](size_t count) {
-      for (size_t j = 0; j < count; ++j)
-        for (size_t i = 0; i < np; ++i) {
-          prepare_sample(g.problem, s, d);
-          CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i)), stream));
-          launches[i]();
-          CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i) + 1), stream));
+    while ((out.size() < min_n || have_s < gpu_s) && out.size() < kMaxSamples) {
+      const double est_s = out.empty() ? 0 : have_s / double(out.size());
+      size_t batch = est_s > 0 ? size_t(kBatchGpuS / est_s) : 1;
+      if (!out.empty()) batch = std::max(batch, min_n > out.size() ? min_n - out.size() : 1);
+      batch = std::clamp<size_t>(batch, 1, kMaxBatch);
+      const std::vector<double> ms = run_steps(g, d, {&m}, batch)[0];
+      out.insert(out.end(), ms.begin(), ms.end());
+      have_s += sum_seconds(ms);
+      if (seconds_since(t0) >= wall_cap_s || stop_requested()) break;
+    }
+    return out;
+  }
+
+  struct Steady {
+    double seconds = 0;
+    SteadyEnd end = SteadyEnd::bound;
+    std::optional<double> spread;
+  };
+  // Runs one provider's loop untimed, in windows of about rule.window_s of wall time, until its
+  // window medians agree (stats/regime.hpp).
+  Steady run_until_steady(const ProblemGroup& g, GroupData& d, const Member& m,
+                          const SteadyRule& rule) {
+    SteadyDetector detector(rule);
+    const auto t0 = std::chrono::steady_clock::now();
+    Steady out;
+    for (;;) {
+      if (stop_requested()) {
+        out.end = SteadyEnd::interrupted;
+        break;
+      }
+      const std::vector<double> window = run_loop(g, d, m, 1e9, 1, rule.window_s);
+      detector.add(summarize(window).median_ms, seconds_since(t0));
+      if (const auto end = detector.done()) {
+        out.end = *end;
+        break;
+      }
+    }
+    out.seconds = seconds_since(t0);
+    out.spread = detector.spread();
+    return out;
+  }
+
+  // A CUDA error while a member ran: the row is an error; a lost context ends the run.
+  static void fail_member(Member& m, const CudaError& e, RunSummary& summary) {
+    m.r.status = Status::error;
+    m.r.reason = e.what();
+    m.launch = nullptr;
+    const cudaError_t sync = cudaDeviceSynchronize();
+    if (is_sticky(e.code) || is_sticky(sync)) {
+      summary.aborted = true;
+      summary.abort_reason = std::string("CUDA context lost: ") + e.what();
+    }
+  }
+
+  // ---- Sustained: one steady state per group, then every provider alone in blocks ----
+  void sample_sustained(const ProblemGroup& g, GroupData& d, std::vector<Member*>& ms,
+                        RunSummary& summary, const std::function<void(const Member&)>& progress) {
+    const MeasureSettings& s = g.measure;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double wall_cap = s.max_time_s * double(ms.size());
+    // PROLOGUE: the group's steady state, on the first provider's own loop.
+    Steady pre;
+    try {
+      pre = run_until_steady(g, d, *ms.front(), kPreconditionRule);
+    } catch (const CudaError& e) {
+      fail_member(*ms.front(), e, summary);
+      return;
+    }
+    for (Member* m : ms) {
+      RegimeStats& rs = m->r.regime;
+      rs.precondition_s = pre.seconds;
+      rs.precondition_end = to_string(pre.end);
+      if (pre.spread) rs.precondition_spread_pct = 100.0 * *pre.spread;
+      if (pre.end == SteadyEnd::bound) rs.held = false;
+    }
+    SteadyRule settle = kSettleRule;
+    if (s.settle_time_s > 0) {
+      settle.min_s = s.settle_time_s;
+      settle.max_s = std::max(settle.max_s, 2.0 * s.settle_time_s);
+    }
+    const double block_s = block_timed_seconds(s.block_time_s, s.min_time_s);
+    const size_t block_n = size_t(std::max(1, (s.min_samples + 1) / 2));
+    const Member* running = ms.front();  // whose loop the board ran last
+    int tag = 0;
+    // MAINLOOP: rounds of blocks, forward then backward, until every provider has its samples.
+    for (;;) {
+      for (size_t idx : round_schedule(ms.size())) {
+        Member& m = *ms[idx];
+        if (!m.launch || stop_requested() || summary.aborted) continue;
+        progress(m);
+        try {
+          if (&m != running) {
+            const Steady st = run_until_steady(g, d, m, settle);
+            m.settle_s += st.seconds;
+            ++m.settles;
+            running = &m;
+          }
+          sampler.mark(TelemetryPhase::timed, tag);
+          const std::vector<double> block = run_loop(g, d, m, block_s, block_n, s.max_time_s);
+          sampler.mark(TelemetryPhase::warmup);
+          m.samples.insert(m.samples.end(), block.begin(), block.end());
+          m.block_medians.push_back(summarize(block).median_ms);
+          m.tags.push_back(tag++);
+          m.gpu_s += sum_seconds(block);
+        } catch (const CudaError& e) {
+          fail_member(m, e, summary);
         }
-      CUDA_CHECK(cudaEventSynchronize(event(2 * (count * np) - 1)));
-      std::vector<std::vector<double>> ms(count, std::vector<double>(np));
-      for (size_t j = 0; j < count; ++j)
-        for (size_t i = 0; i < np; ++i) {
-          float t = 0;
-          CUDA_CHECK(
-              cudaEventElapsedTime(&t, event(2 * (j * np + i)), event(2 * (j * np + i) + 1)));
-          ms[j][i] = t;
-          all[i].push_back(t);
-        }
-      return ms;
+      }
+      bool done = true;
+      for (const Member* m : ms)
+        if (m->launch && (m->samples.size() < size_t(s.min_samples) || m->gpu_s < s.min_time_s))
+          done = false;
+      if (done || stop_requested() || summary.aborted) break;
+      if (seconds_since(t0) >= wall_cap) break;
+    }
+  }
+
+  // ---- Burst: windows from a cool board, kept while the clock holds ----
+  void sample_burst(const ProblemGroup& g, GroupData& d, std::vector<Member*>& ms,
+                    RunSummary& summary) {
+    const MeasureSettings& s = g.measure;
+    const BurstRule rule;
+    const BurstHoldRule hold;
+    const std::optional<double> max_mhz =
+        sm_clock_max_mhz ? std::optional<double>(double(*sm_clock_max_mhz)) : std::nullopt;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double wall_cap = s.max_time_s * double(ms.size());
+    std::vector<const Member*> step;
+    for (const Member* m : ms) step.push_back(m);
+    size_t kept = 0, discarded = 0;
+    double kept_gpu_s = 0;  // the least over the members
+    int wait_timeouts = 0, windows = 0, batches_kept = 0, batches_discarded = 0, tag = 0;
+    std::vector<double> kept_probes;
+    std::optional<double> first_probe, min_probe;
+    const auto enough = [&] {
+      return kept >= size_t(s.min_samples) && kept_gpu_s >= s.min_time_s;
     };
-    const auto enough = [&](size_t n, double gpu_s) {
-      return n >= size_t(s.min_samples) && gpu_s >= s.min_time_s;
-    };
-    // Sustained: one pair per step. Burst: one window per step (docs/regimes.md): wait for a cool
-    // board, ramp its clocks, then pairs back to back (no NVML call between them, so the GPU
-    // never idles) for up to BurstRule::window_s; the window is kept only if its telemetry shows
-    // the clock held.
-    for (int step = 0;; ++step) {
-      double t_enqueued = 0;
-      if (burst) {
+    try {
+      while (!enough() && !stop_requested() && seconds_since(t0) < wall_cap) {
+        // Wait for a cool board.
         const auto w0 = std::chrono::steady_clock::now();
         while (!burst_ready(nvml.read(), power_limit_w, rule)) {
-          if (elapsed(w0) >= rule.wait_timeout_s) {
-            ++out.wait_timeouts;
+          if (seconds_since(w0) >= rule.wait_timeout_s) {
+            ++wait_timeouts;
             break;
           }
           std::this_thread::sleep_for(kTelemetryPeriod);
         }
+        // Ramp the clocks (a board that waited has dropped them) until the probe shows them up.
         const auto r0 = std::chrono::steady_clock::now();
-        do {  // a board that waited, or that idled through setup, has dropped its clocks
-          warm();
-          CUDA_CHECK(cudaStreamSynchronize(stream));
-        } while (elapsed(r0) < rule.ramp_s);
-        sampler.set_tag(TelemetryPhase::timed, step);
-        t_enqueued = sampler.now();
-      }
-      std::vector<std::vector<double>> window(np);
-      double window_gpu_s = 0;
-      const auto window_start = std::chrono::steady_clock::now();
-      do {
-        // Sustained: one pair per step, as gemmbench always sampled. Burst: batches of up to
-        // kBurstBatch pairs, so that the window runs without a host round trip between pairs.
-        const size_t have = out.times[0].size() + window[0].size();
-        const size_t batch =
-            !burst ? 1
-                   : std::clamp<size_t>(size_t(std::max(s.min_samples, 1)) > have
-                                            ? size_t(std::max(s.min_samples, 1)) - have
-                                            : 1,
-                                        1, kBurstBatch);
-        for (const std::vector<double>& ms_pair : run_pairs(batch)) {
-          for (size_t i = 0; i < np; ++i) window[i].push_back(ms_pair[i]);
-          window_gpu_s += ms_pair[0] * 1e-3;
+        double reference = 0;
+        do {
+          for (const Member* m : ms) {
+            prepare_sample(g.problem, s, d);
+            m->launch();
+          }
+          probe.enqueue(stream, 0);
+          reference = probe.read(1, stream)[0];
+        } while (seconds_since(r0) < rule.ramp_s ||
+                 (!burst_ramped(reference, max_mhz, hold) && seconds_since(r0) < kBurstRampMaxS));
+        if (!first_probe) first_probe = reference;
+        ++windows;
+        // One window: batches, each followed by a probe, until the clock falls or time is up.
+        const auto b0 = std::chrono::steady_clock::now();
+        while (!enough() && !stop_requested()) {
+          const size_t need = kept < size_t(s.min_samples) ? size_t(s.min_samples) - kept : 1;
+          const size_t batch = std::clamp<size_t>(need, 1, kBurstBatch);
+          sampler.set_tag(TelemetryPhase::timed, tag);
+          std::vector<std::vector<double>> times = run_steps(g, d, step, batch);
+          probe.enqueue(stream, 0);
+          const double mhz = probe.read(1, stream)[0];
+          sampler.set_tag(TelemetryPhase::idle);
+          min_probe = std::min(min_probe.value_or(mhz), mhz);
+          if (burst_batches_kept({mhz}, reference, max_mhz, hold) == 1) {
+            double least = 1e30;
+            for (size_t i = 0; i < ms.size(); ++i) {
+              Member& m = *ms[i];
+              m.samples.insert(m.samples.end(), times[i].begin(), times[i].end());
+              m.gpu_s += sum_seconds(times[i]);
+              m.tags.push_back(tag);
+              least = std::min(least, m.gpu_s);
+            }
+            kept += batch;
+            kept_gpu_s = least;
+            kept_probes.push_back(mhz);
+            ++batches_kept;
+            ++tag;
+          } else {
+            for (Member* m : ms) m->discarded_tags.push_back(tag);
+            discarded += batch;
+            ++batches_discarded;
+            ++tag;
+            break;  // the clock fell: the rest of this window is not a burst
+          }
+          if (seconds_since(b0) >= rule.window_s) break;
         }
-      } while (burst && !stop_requested() &&
-               !enough(out.times[0].size() + window[0].size(), gpu_seconds + window_gpu_s) &&
-               elapsed(window_start) < rule.window_s);
-      bool keep = true;
-      if (burst) {
-        sampler.read_now();
-        auto during = sampler.readings_of_pair(step, t_enqueued);
-        sampler.set_tag(TelemetryPhase::idle);
-        keep = burst_keep(during, sm_clock_max_mhz, rule);
-        if (!keep) {
-          out.discarded_pairs.push_back(step);
-          out.pairs_discarded += window[0].size();
-        }
       }
-      if (keep) {
-        for (size_t i = 0; i < np; ++i)
-          out.times[i].insert(out.times[i].end(), window[i].begin(), window[i].end());
-        gpu_seconds += window_gpu_s;
+    } catch (const CudaError& e) {
+      for (Member* m : ms) fail_member(*m, e, summary);
+      return;
+    }
+    for (Member* m : ms) {
+      RegimeStats& rs = m->r.regime;
+      rs.windows = windows;
+      rs.batches_kept = batches_kept;
+      rs.batches_discarded = batches_discarded;
+      rs.probe_first_mhz = first_probe;
+      rs.probe_min_mhz = min_probe;
+      if (!kept_probes.empty()) rs.probe_kept_median_mhz = summarize(kept_probes).median_ms;
+      m->r.samples_discarded = int(discarded);
+      m->r.burst_wait_timeouts = wait_timeouts;
+      if (kept < size_t(s.min_samples) && !stop_requested()) {
+        rs.held = false;
+        append_note(m->r, burst_not_held_reason(kept, s.min_samples, discarded, first_probe,
+                                                min_probe));
       }
-      const size_t n = out.times[0].size();
-      if (enough(n, gpu_seconds)) break;
-      if (stop_requested()) break;  // the row keeps the samples it has
-      if (elapsed(t0) >= s.max_time_s || n >= kMaxSamples) break;
-      if (out.pairs_discarded >= discard_cap) break;
     }
-    if (out.times[0].empty()) {
-      out.times = std::move(all);
-      out.note = "burst: no pair kept its clock (" + std::to_string(out.pairs_discarded) +
-                 " discarded); timed from all of them";
-    }
-    return out;
   }
 
   // One provider back to back, no L2 flush and no C restore in between, timed by one event pair
   // (docs/regimes.md, "Energy").
-  EnergyRun energy_window(const std::function<void()>& launch, double median_ms) {
-    EnergyRun e;
-    e.launches = energy_launches(median_ms * 1e-3);
-    sampler.mark(TelemetryPhase::energy);
+  void energy_window(Member& m, int tag) {
+    EnergyRun& e = m.energy;
+    e.launches = energy_launches(summarize(m.samples).median_ms * 1e-3);
+    sampler.mark(TelemetryPhase::energy, tag);
     sampler.set_period(kEnergyTelemetryPeriod);
     e.t_begin = sampler.now();
     CUDA_CHECK(cudaEventRecord(event(0), stream));
-    for (int64_t i = 0; i < e.launches; ++i) launch();
+    for (int64_t i = 0; i < e.launches; ++i) m.launch();
     CUDA_CHECK(cudaEventRecord(event(1), stream));
     CUDA_CHECK(cudaEventSynchronize(event(1)));
     e.t_end = sampler.now();
+    sampler.set_period(kTelemetryPeriod);
+    sampler.mark(TelemetryPhase::idle);
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, event(0), event(1)));
     e.gpu_s = ms * 1e-3;
-    return e;
+    e.ran = true;
   }
 
-  // Sampling and energy window of one row, with its telemetry.
-  SampleOutcome measure_row(const ProblemGroup& g, GroupData& d,
-                            const std::vector<std::function<void()>>& launches, CaseResult& r) {
-    sampler.start(TelemetryPhase::warmup, kTelemetryPeriod);
-    SampleOutcome out;
-    EnergyRun e;
-    try {
-      out = sample(g, d, launches);
-      if (nvml.available()) e = energy_window(launches[0], summarize(out.times[0]).median_ms);
-    } catch (...) {
-      sampler.stop();
-      throw;
-    }
-    const std::vector<TelemetrySample> readings = sampler.stop();
-    fill_telemetry(r, readings, out, e);
-    return out;
-  }
-
-  void fill_telemetry(CaseResult& r, const std::vector<TelemetrySample>& readings,
-                      const SampleOutcome& out, const EnergyRun& e) const {
+  void fill_telemetry(Member& m, const std::vector<TelemetrySample>& readings) const {
+    CaseResult& r = m.r;
     ClockStats& c = r.clock;
     c.sm_clock_max_mhz = sm_clock_max_mhz;
     c.power_limit_w = power_limit_w;
-    const TelemetrySummary t = summarize_telemetry(
-        select_telemetry(readings, TelemetryPhase::timed, out.discarded_pairs), power_limit_w);
+    const TelemetrySummary t =
+        summarize_telemetry(select_tagged(readings, TelemetryPhase::timed, m.tags), power_limit_w);
     c.telemetry_samples = t.samples;
     c.sm_clock_mhz = t.sm_clock_min_mhz;
     c.sm_clock_median_mhz = t.sm_clock_median_mhz;
@@ -347,12 +503,21 @@ struct Runner::Impl {
     c.at_cap_share = t.at_cap_share;
     c.throttled = c.sm_clock_mhz && c.sm_clock_max_mhz && *c.sm_clock_max_mhz > 0 &&
                   double(*c.sm_clock_mhz) < 0.8 * double(*c.sm_clock_max_mhz);
-    r.samples_discarded = int(out.pairs_discarded);
-    r.burst_wait_timeouts = out.wait_timeouts;
+    if (!m.discarded_tags.empty()) {
+      const TelemetrySummary dt = summarize_telemetry(
+          select_tagged(readings, TelemetryPhase::timed, m.discarded_tags), power_limit_w);
+      r.regime.discarded_sm_median_mhz = dt.sm_clock_median_mhz;
+      r.regime.discarded_telemetry_samples = dt.samples;
+    }
 
     EnergyStats& en = r.energy;
     if (!nvml.available()) {
       en.note = "NVML not available";
+      return;
+    }
+    const EnergyRun& e = m.energy;
+    if (!e.ran) {
+      en.note = "no energy window (the row did not finish sampling)";
       return;
     }
     en.launches = int(e.launches);
@@ -417,15 +582,25 @@ Runner::Runner(int device, uint64_t seed) {
 Runner::~Runner() = default;
 
 std::string Runner::timing_method() {
-  return "CUDA events around each launch on one stream (Impl::sample); " +
-         std::to_string(MeasureSettings{}.warmup) +
+  const MeasureSettings d{};
+  return "CUDA events around each launch on one stream, samples enqueued in batches with only "
+         "their preparation between them; " +
+         std::to_string(d.warmup) +
          " warm-up launches per provider by default; cache=cold: " + L2Flush::method() +
-         "; C restored before each sample when beta != 0; both outside the events; each kernel "
-         "sampled interleaved with its baselines (--baseline); median quoted; "
-         "NVML read every " +
+         "; C restored before each sample when beta != 0; both outside the events. sustained: "
+         "each group runs its cublas loop untimed to steady state (at least 1 s, then until "
+         "three 0.1 s windows agree within 1%, at most 8 s), then every provider is sampled "
+         "alone in blocks in the order A B ... B A, each block opened by an untimed settle of "
+         "its own loop (until 50 ms windows agree within 0.5%, 0.15-1.5 s) and timed for " +
+         std::to_string(d.block_time_s) +
+         " s of GPU time by default; kernel ratios divide by the group's cublas (cublaslt) row "
+         "median. burst: windows from a cool board of interleaved samples, a clock probe "
+         "(clock64 against %globaltimer) after each batch, batches kept while the clock holds "
+         "97% of the post-ramp clock and 90% of the maximum. Median quoted; NVML read every " +
          std::to_string(int(kTelemetryPeriod.count())) +
-         " ms by a thread during each row's samples; energy from the NVML energy counter over "
-         "one provider run back to back after the samples (docs/regimes.md)";
+         " ms by a thread during each group, each row's figures from its own timed blocks; "
+         "energy from the NVML energy counter over each provider run back to back after the "
+         "samples (docs/regimes.md, docs/method.md)";
 }
 
 size_t Runner::bytes_needed(const ProblemGroup& g) {
@@ -443,89 +618,176 @@ size_t Runner::free_bytes() const {
   return free;
 }
 
-namespace {
-
-// Why a row failed verification, in one wording for every provider.
-std::string failure_reason(const ErrorStats& e) {
-  return e.nonfinite ? std::to_string(e.nonfinite) + " non-finite elements (unwritten or overflow)"
-                     : "normwise error above tolerance";
+CaseResult Runner::base_row(const ProblemGroup& g, const KernelInfo* k) const {
+  CaseResult r;
+  r.run_name = g.run_name;
+  r.kernel = k ? k->name : "cublas";
+  r.provider = k ? "gemmbench" : "cublas";
+  r.family = k ? k->family : "cublas";
+  r.problem = g.problem;
+  r.measure = g.measure;
+  r.preset = g.preset;
+  if (k && k->choose) {
+    const DispatchChoice c = k->choose(g.problem, caps_);
+    if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
+  }
+  return r;
 }
 
-}  // namespace
-
-RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progress) {
+// One group: set up its operands, verify every provider, sample them in the group's regime, and
+// hand back its rows in plan order (cublas, cublaslt where selected, then the kernels).
+std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& summary,
+                                          const std::function<void(const std::string&)>& at) {
   Impl& im = *impl_;
-  RunSummary summary;
-  summary.rows_planned = plan.row_count();
-  size_t row = 0;         // rows emitted so far (progress)
-  size_t next_index = 0;  // the plan-wide index of the last row emitted (a shard's rows keep it)
+  const GemmProblem& p = g.problem;
+  const MeasureSettings& s = g.measure;
+  std::vector<Member> members;
+  members.reserve(2 + g.kernels.size());
+  members.push_back({base_row(g, nullptr)});
+  const bool with_lt = uses_cublaslt(s.baseline);
+  if (with_lt) members.push_back({as_cublaslt_row(base_row(g, nullptr))});
+  for (const KernelInfo* k : g.kernels) members.push_back({base_row(g, k)});
+  const size_t first_kernel = with_lt ? 2 : 1;
+  const auto rows = [&] {
+    std::vector<CaseResult> out;
+    for (Member& m : members) out.push_back(std::move(m.r));
+    return out;
+  };
+  const auto all_not_run = [&](const std::string& why, size_t from) {
+    for (size_t i = from; i < members.size(); ++i) {
+      members[i].r.status = Status::error;
+      members[i].r.reason = "not run: " + why;
+    }
+  };
 
-  auto emit = [&](CaseResult r) {
-    r.index = ++next_index;
-    ++row;
-    switch (r.status) {
-      case Status::ok:
-        ++summary.ok;
-        break;
-      case Status::failed:
-        ++summary.failed;
-        break;
-      case Status::skipped:
-        ++summary.skipped;
-        break;
-      case Status::error:
-        ++summary.errors;
-        break;
+  // PROLOGUE: operands, the cuBLASLt choice, every provider verified before any timing.
+  at("cublas");
+  GroupData d;
+  Member& cublas = members[0];
+  try {
+    d = im.setup(g);
+  } catch (const CudaError& e) {
+    Impl::fail_member(cublas, e, summary);
+    all_not_run(summary.aborted ? summary.abort_reason
+                                : "setting up the problem failed (see the cublas row)",
+                1);
+    return rows();
+  }
+  cublas.launch = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
+  if (with_lt) {
+    Member& lt = members[1];
+    at("cublaslt");
+    try {
+      std::string why_not;
+      lt.r.cublaslt_algo = im.cublaslt.tune(
+          p, d.a.get(), d.b.get(), d.c.get(), im.stream,
+          [&] { im.prepare_sample(p, s, d); }, why_not);
+      if (!lt.r.cublaslt_algo) {
+        lt.r.status = Status::skipped;
+        lt.r.reason = why_not;
+      } else {
+        lt.launch = [&] { im.cublaslt.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
+      }
+    } catch (const CudaError& e) {
+      Impl::fail_member(lt, e, summary);
     }
-    ++summary.rows_written;
-    r.sol = speed_of_light(r, meta_);
-    out.add(r);
-  };
-  auto base_row = [&](const ProblemGroup& g, const KernelInfo* k) {
-    CaseResult r;
-    r.run_name = g.run_name;
-    r.kernel = k ? k->name : "cublas";
-    r.provider = k ? "gemmbench" : "cublas";
-    r.family = k ? k->family : "cublas";
-    r.problem = g.problem;
-    r.measure = g.measure;
-    r.preset = g.preset;
-    if (k && k->choose) {
-      const DispatchChoice c = k->choose(g.problem, caps_);
-      if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
+  }
+  for (size_t i = first_kernel; i < members.size(); ++i) {
+    const KernelInfo* k = g.kernels[i - first_kernel];
+    if (std::string why = why_unsupported(*k, p, caps_); !why.empty()) {
+      members[i].r.status = Status::skipped;
+      members[i].r.reason = why;
+      continue;
     }
-    return r;
-  };
-  // The one place a row that was planned but never ran is built.
-  auto emit_not_run = [&](const ProblemGroup& g, const KernelInfo* k, const std::string& why) {
-    CaseResult r = base_row(g, k);
-    r.status = Status::error;
-    r.reason = "not run: " + why;
-    emit(r);
-  };
-  // A CUDA error on a row: record it; if the context is gone, every later row is an error too.
-  auto on_cuda_error = [&](CaseResult& r, const CudaError& e) {
-    r.status = Status::error;
-    r.reason = e.what();
-    const cudaError_t sync = cudaDeviceSynchronize();
-    if (is_sticky(e.code) || is_sticky(sync)) {
-      summary.aborted = true;
-      summary.abort_reason = std::string("CUDA context lost: ") + e.what();
+    members[i].launch = [&im, k, args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(),
+                                                  float(p.alpha), float(p.beta)}] {
+      k->launch(args, im.stream);
+      CUDA_CHECK_LAST_LAUNCH();
+    };
+  }
+  std::vector<Member*> timed;
+  for (Member& m : members) {
+    if (!m.launch || summary.aborted) continue;
+    try {
+      if (s.verify) m.r.error = im.verify(g, d, m.launch);
+      timed.push_back(&m);
+    } catch (const CudaError& e) {
+      Impl::fail_member(m, e, summary);
     }
-  };
-  // Verifies (when asked) and samples one provider; `launches` holds it first, then the
-  // baselines `b` it is interleaved with. Sets time, TFLOP/s, ratios, status and reason.
-  auto measure_row = [&](CaseResult& r, const ProblemGroup& g, GroupData& d,
-                         const std::vector<std::function<void()>>& launches, const BaselineSet& b) {
-    const GemmProblem& p = g.problem;
-    if (g.measure.verify) r.error = im.verify(g, d, launches[0]);
-    const SampleOutcome o = im.measure_row(g, d, launches, r);
-    const auto& times = o.times;
-    r.time = summarize(times[0]);
-    if (g.measure.keep_samples) r.samples_ms = times[0];
+  }
+  if (summary.aborted) {
+    for (Member& m : members)
+      if (m.r.status != Status::error && m.r.status != Status::skipped) {
+        m.r.status = Status::error;
+        m.r.reason = "not run: " + summary.abort_reason;
+      }
+    return rows();
+  }
+
+  // MAINLOOP: warm-up, then the regime's sampling, with the group's telemetry running.
+  im.sampler.start(TelemetryPhase::warmup, kTelemetryPeriod);
+  std::vector<TelemetrySample> readings;
+  try {
+    for (int w = 0; w < s.warmup; ++w)
+      for (Member* m : timed) {
+        im.prepare_sample(p, s, d);
+        m->launch();
+      }
+    CUDA_CHECK(cudaStreamSynchronize(im.stream));
+    if (!timed.empty()) {
+      if (s.regime == Regime::burst)
+        im.sample_burst(g, d, timed, summary);
+      else
+        im.sample_sustained(g, d, timed, summary, [&](const Member& m) { at(m.r.kernel); });
+    }
+    if (im.nvml.available() && !stop_requested())
+      for (size_t i = 0; i < timed.size(); ++i)
+        if (timed[i]->launch && !timed[i]->samples.empty())
+          im.energy_window(*timed[i], kEnergyTag + int(i));
+  } catch (const CudaError& e) {
+    readings = im.sampler.stop();
+    for (Member* m : timed)
+      if (m->launch) Impl::fail_member(*m, e, summary);
+  }
+  if (readings.empty()) readings = im.sampler.stop();
+
+  // EPILOGUE: each row's figures; the ratios divide by the baseline rows' own medians.
+  std::optional<double> cublas_ms, cublaslt_ms;
+  for (Member* m : timed) {
+    if (m->samples.empty()) continue;
+    im.fill_telemetry(*m, readings);
+    CaseResult& r = m->r;
+    if (!r.regime.held) continue;
+    r.time = summarize(m->samples);
+    if (&m->r == &members[0].r && r.status != Status::error) cublas_ms = r.time->median_ms;
+    if (with_lt && &m->r == &members[1].r && r.status != Status::error)
+      cublaslt_ms = r.time->median_ms;
+  }
+  for (Member* m : timed) {
+    CaseResult& r = m->r;
+    if (r.status == Status::error) continue;
+    RegimeStats& rs = r.regime;
+    rs.blocks = int(m->block_medians.size());
+    if (m->settles) rs.settle_mean_s = m->settle_s / m->settles;
+    rs.block_spread_pct = block_spread_pct(m->block_medians);
+    if (m->samples.empty()) {
+      r.status = Status::error;
+      r.reason = kInterruptedReason;
+      continue;
+    }
+    if (!rs.held) {
+      r.status = Status::not_held;
+      if (s.regime == Regime::sustained) append_note(r, not_steady_reason(rs));
+      continue;
+    }
+    if (s.keep_samples) r.samples_ms = m->samples;
     r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-    record_baselines(r, b, times);
-    if (!g.measure.verify) {
+    const GroupRole role = &m->r == &members[0].r                ? GroupRole::cublas
+                           : with_lt && &m->r == &members[1].r ? GroupRole::cublaslt
+                                                                 : GroupRole::kernel;
+    apply_baselines(r, role, s.baseline, GroupBaselines{cublas_ms, cublaslt_ms});
+    if (role == GroupRole::kernel && with_lt) r.cublaslt_algo = members[1].r.cublaslt_algo;
+    if (!s.verify) {
       r.status = Status::ok;
       r.reason = "not verified";
     } else if (verification_passed(r.error)) {
@@ -534,104 +796,49 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       r.status = Status::failed;
       r.reason = failure_reason(r.error);
     }
-    append_note(r, o.note);
     if (stop_requested())
       append_note(r, "sampling interrupted after " + std::to_string(r.time->samples) + " samples");
-  };
-  // Every row of a group that cannot run: the cublas row, the cublaslt row where selected, and
-  // the kernel rows, in the order a running group emits them.
-  auto emit_group_not_run = [&](const ProblemGroup& g, const std::string& why, bool with_cublas) {
-    if (with_cublas) emit_not_run(g, nullptr, why);
-    if (uses_cublaslt(g.measure.baseline)) {
-      CaseResult r = as_cublaslt_row(base_row(g, nullptr));
-      r.status = Status::error;
-      r.reason = "not run: " + why;
-      emit(r);
-    }
-    for (const KernelInfo* k : g.kernels) emit_not_run(g, k, why);
-  };
+  }
+  return rows();
+}
 
+RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progress) {
+  RunSummary summary;
+  summary.rows_planned = plan.row_count();
+  size_t row = 0;         // rows emitted so far (progress)
+  size_t next_index = 0;  // the plan-wide index of the last row emitted (a shard's rows keep it)
+
+  const auto emit = [&](CaseResult r) {
+    r.index = ++next_index;
+    ++row;
+    summary.count(r.status);
+    ++summary.rows_written;
+    r.sol = speed_of_light(r, meta_);
+    out.add(r);
+  };
   for (const ProblemGroup& g : plan.groups) {
     if (stop_requested()) break;
     if (g.first_row) next_index = *g.first_row;
-    const GemmProblem& p = g.problem;
-    if (summary.aborted) {
-      emit_group_not_run(g, summary.abort_reason, true);
+    if (summary.aborted) {  // every row of the group, as a running group emits them
+      CaseResult r = base_row(g, nullptr);
+      r.status = Status::error;
+      r.reason = "not run: " + summary.abort_reason;
+      emit(r);
+      if (uses_cublaslt(g.measure.baseline)) emit(as_cublaslt_row(r));
+      for (const KernelInfo* k : g.kernels) {
+        CaseResult kr = base_row(g, k);
+        kr.status = Status::error;
+        kr.reason = r.reason;
+        emit(kr);
+      }
       continue;
     }
-    if (progress) progress({row + 1, summary.rows_planned, &g, "cublas"});
-    GroupData d;
-    const auto cublas = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
-    const auto cublaslt = [&] { im.cublaslt.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
-    {
-      CaseResult r = base_row(g, nullptr);
-      try {
-        d = im.setup(g);
-        measure_row(r, g, d, {cublas}, BaselineSet{false, false});
-      } catch (const CudaError& e) {
-        on_cuda_error(r, e);
-      }
-      const bool group_dead = r.status == Status::error;
-      emit(r);
-      if (group_dead) {  // no operands: every other row of this group is not run
-        emit_group_not_run(g,
-                           summary.aborted ? summary.abort_reason
-                                           : "setting up the problem failed (see the cublas row)",
-                           false);
-        continue;
-      }
-    }
-    // The tuned cuBLASLt baseline: its own row, tuned before and verified like the cublas row,
-    // sampled interleaved with cuBLAS; the kernel rows then sample it beside them.
-    std::optional<CublasLtChoice> lt_choice;
-    if (uses_cublaslt(g.measure.baseline) && !stop_requested()) {
-      if (progress) progress({row + 1, summary.rows_planned, &g, "cublaslt"});
-      CaseResult r = as_cublaslt_row(base_row(g, nullptr));
-      try {
-        std::string why_not;
-        r.cublaslt_algo = im.cublaslt.tune(
-            p, d.a.get(), d.b.get(), d.c.get(), im.stream,
-            [&] { im.prepare_sample(p, g.measure, d); }, why_not);
-        if (!r.cublaslt_algo) {
-          r.status = Status::skipped;
-          r.reason = why_not;
-        } else {
-          measure_row(r, g, d, {cublaslt, cublas}, BaselineSet{true, false});
-          lt_choice = r.cublaslt_algo;
-        }
-      } catch (const CudaError& e) {
-        on_cuda_error(r, e);
-      }
-      emit(r);
-    }
-    const BaselineSet baselines{uses_cublas(g.measure.baseline), lt_choice.has_value()};
-    for (const KernelInfo* k : g.kernels) {
-      if (stop_requested()) break;
-      if (summary.aborted) {
-        emit_not_run(g, k, summary.abort_reason);
-        continue;
-      }
-      if (progress) progress({row + 1, summary.rows_planned, &g, k->name});
-      CaseResult r = base_row(g, k);
-      if (std::string why = why_unsupported(*k, p, caps_); !why.empty()) {
-        r.status = Status::skipped;
-        r.reason = why;
-        emit(r);
-        continue;
-      }
-      try {
-        GemmArgs args{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha), float(p.beta)};
-        const auto kernel = [&] {
-          k->launch(args, im.stream);
-          CUDA_CHECK_LAST_LAUNCH();
-        };
-        measure_row(r, g, d, baselines.launches(kernel, cublas, cublaslt), baselines);
-        if (baselines.cublaslt) r.cublaslt_algo = lt_choice;
-      } catch (const CudaError& e) {
-        on_cuda_error(r, e);
-      }
-      emit(r);
-    }
+    const std::vector<CaseResult> rows =
+        run_group(g, summary, [&](const std::string& kernel) {
+          if (progress) progress({row + 1, summary.rows_planned, &g, kernel});
+        });
+    for (const CaseResult& r : rows)
+      if (r.reason != kInterruptedReason) emit(r);
   }
   summary.interrupted_by = stop_signal().load();
   return summary;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "plan/plan.hpp"
 #include "core/registry.hpp"
@@ -49,6 +50,12 @@ class Runner {
 
  private:
   struct Impl;
+  // A row of group `g` as planned, before it runs (kernel == nullptr: the cublas row).
+  CaseResult base_row(const ProblemGroup& g, const KernelInfo* k) const;
+  // Sets up, verifies and samples one group; its rows in plan order. `at` names the provider
+  // about to run (progress).
+  std::vector<CaseResult> run_group(const ProblemGroup& g, RunSummary& summary,
+                                    const std::function<void(const std::string&)>& at);
   std::unique_ptr<Impl> impl_;
   DeviceMetadata meta_;
   DeviceCaps caps_;

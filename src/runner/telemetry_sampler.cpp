@@ -62,19 +62,6 @@ void TelemetrySampler::set_tag(TelemetryPhase phase, int pair) {
   pair_ = pair;
 }
 
-std::vector<TelemetrySample> TelemetrySampler::readings_of_pair(int pair, double t_s) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<TelemetrySample> out;
-  for (auto it = samples_.rbegin(); it != samples_.rend() && it->t_s >= t_s; ++it)
-    if (it->pair == pair) out.push_back(*it);
-  return out;
-}
-
-TelemetrySample TelemetrySampler::read_now() {
-  if (!running_) return TelemetrySample{};
-  return take();
-}
-
 std::vector<TelemetrySample> TelemetrySampler::stop() {
   if (!running_) return {};
   take();

@@ -27,13 +27,9 @@ class TelemetrySampler {
   // Reads once under the current tag, switches the tag, reads once under the new one: every
   // phase has a reading at each end however short it is.
   void mark(TelemetryPhase phase, int pair = -1);
-  // Switches the tag without a reading (the burst regime's pairs: a reading taken while the
-  // board idles between pairs must not count as the pair's).
+  // Switches the tag without a reading (the burst regime's batches: a reading taken while the
+  // board idles between batches must not count as the batch's).
   void set_tag(TelemetryPhase phase, int pair = -1);
-  // Copies of the readings tagged with `pair` taken at or after host time `t_s`.
-  std::vector<TelemetrySample> readings_of_pair(int pair, double t_s);
-  // One reading now, under the current tag (the burst regime's check right after a pair).
-  TelemetrySample read_now();
   void set_period(std::chrono::microseconds period) { period_us_ = period.count(); }
   // Host seconds since start(), on the readings' clock.
   double now() const;

@@ -106,6 +106,15 @@ std::vector<TelemetrySample> select_telemetry(const std::vector<TelemetrySample>
   return out;
 }
 
+std::vector<TelemetrySample> select_tagged(const std::vector<TelemetrySample>& samples,
+                                           TelemetryPhase phase, const std::vector<int>& tags) {
+  std::vector<TelemetrySample> out;
+  for (const TelemetrySample& s : samples)
+    if (s.phase == phase && std::find(tags.begin(), tags.end(), s.pair) != tags.end())
+      out.push_back(s);
+  return out;
+}
+
 std::optional<CounterEnergy> energy_from_counter(const std::vector<TelemetrySample>& samples,
                                                  double t_begin, double t_end) {
   // Readings of the counter inside the window, in time order.
@@ -140,17 +149,6 @@ bool burst_ready(const TelemetrySample& s, std::optional<double> power_limit_w,
   if (s.power_w && power_limit_w && *power_limit_w > 0 &&
       *s.power_w >= rule.ready_power_share * *power_limit_w)
     return false;
-  return true;
-}
-
-bool burst_keep(const std::vector<TelemetrySample>& pair_samples,
-                std::optional<unsigned> sm_clock_max_mhz, const BurstRule& rule) {
-  for (const TelemetrySample& s : pair_samples) {
-    if (s.reasons && (*s.reasons & (clock_reason::thermal | clock_reason::hardware))) return false;
-    if (s.sm_clock_mhz && sm_clock_max_mhz && *sm_clock_max_mhz > 0 &&
-        double(*s.sm_clock_mhz) < rule.keep_clock_share * double(*sm_clock_max_mhz))
-      return false;
-  }
   return true;
 }
 

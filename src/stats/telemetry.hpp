@@ -52,7 +52,7 @@ enum class TelemetryPhase { warmup, timed, idle, energy };
 struct TelemetrySample {
   double t_s = 0;  // host seconds since the sampler started
   TelemetryPhase phase = TelemetryPhase::timed;
-  int pair = -1;  // burst regime: index of the interleaved pair running (or just finished)
+  int pair = -1;  // the tag of the block (sustained) or batch (burst) running, -1 between them
   std::optional<unsigned> sm_clock_mhz;
   std::optional<double> power_w;  // instantaneous where NVML offers it, else its (averaged) usage
   std::optional<unsigned> temperature_c;
@@ -84,6 +84,10 @@ std::vector<TelemetrySample> select_telemetry(const std::vector<TelemetrySample>
                                               TelemetryPhase phase,
                                               const std::vector<int>& discarded_pairs = {});
 
+// The readings of `phase` tagged with one of `tags` (a row's own blocks or batches).
+std::vector<TelemetrySample> select_tagged(const std::vector<TelemetrySample>& samples,
+                                           TelemetryPhase phase, const std::vector<int>& tags);
+
 // Mean power from the energy counter over [t_begin, t_end], a window during which the GPU ran
 // one provider back to back. NVML refreshes the counter every 10-100 ms, so a plain difference
 // of two reads is off by up to one refresh at each end; instead the estimate spans from the first
@@ -102,28 +106,19 @@ struct CounterEnergy {
 std::optional<CounterEnergy> energy_from_counter(const std::vector<TelemetrySample>& samples,
                                                  double t_begin, double t_end);
 
-// The burst regime's gates (docs/regimes.md). A pair may start when the board is cool: power
-// below `ready_power_share` of the limit and no power-cap or fault reason active. A pair is kept
-// when the clock read right after it is at least `keep_clock_share` of the maximum and no fault
-// reason showed during it.
+// The burst regime's gates (docs/regimes.md; what a window keeps: stats/regime.hpp). A window may
+// start when the board is cool: power below `ready_power_share` of the limit and no power-cap or
+// fault reason active.
 struct BurstRule {
   double ready_power_share = 0.5;
-  double keep_clock_share = 0.9;
-  double wait_timeout_s = 5.0;  // waiting longer takes the pair anyway (counted)
-  // Before each window the pair is launched untimed back to back for this long: a board that
+  double wait_timeout_s = 5.0;  // waiting longer starts the window anyway (counted)
+  // Before each window the providers are launched untimed for at least this long: a board that
   // cooled also dropped its clocks, and one launch does not ramp them.
   double ramp_s = 0.05;
-  // A window of back-to-back pairs lasts at most this long (the board takes longer than this to
-  // heat from cool to its power cap at the shapes that reach it); then the board cools again.
+  // A window lasts at most this long even while the clock holds; then the board cools again.
   double window_s = 0.2;
 };
 bool burst_ready(const TelemetrySample& s, std::optional<double> power_limit_w,
                  const BurstRule& rule);
-bool burst_keep(const std::vector<TelemetrySample>& pair_samples,
-                std::optional<unsigned> sm_clock_max_mhz, const BurstRule& rule);
-// Most pairs the burst regime discards in one row before it stops sampling.
-inline size_t burst_discard_cap(int min_samples) {
-  return std::max<size_t>(100, 4 * size_t(min_samples > 0 ? min_samples : 0));
-}
 
 }  // namespace gemmbench

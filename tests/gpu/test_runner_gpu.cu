@@ -109,6 +109,25 @@ TEST(Runner, RowsStatusesAndRatios) {
   }
   EXPECT_TRUE(row(out.rows, "sgemm_naive").ratio_to_cublas.has_value());
   EXPECT_FALSE(row(out.rows, "cublas").ratio_to_cublas.has_value());
+  // The report agrees with itself: every kernel row divides by the median the cublas row prints.
+  const double cublas_ms = row(out.rows, "cublas").time->median_ms;
+  for (const char* k : {"sgemm_naive", "sgemm_coalesced", "sgemm_test_drops_k"}) {
+    const CaseResult& r = row(out.rows, k);
+    ASSERT_TRUE(r.cublas_median_ms) << k;
+    EXPECT_EQ(*r.cublas_median_ms, cublas_ms) << k;
+    EXPECT_DOUBLE_EQ(*r.ratio_to_cublas, cublas_ms / r.time->median_ms) << k;
+  }
+  // Sustained: one preconditioning for the group (at least the power-averaging window), then
+  // each provider in its own blocks, A B C ... C B A: two blocks each in one round.
+  for (const CaseResult& r : out.rows) {
+    if (!r.time) continue;
+    EXPECT_TRUE(r.regime.held) << r.kernel;
+    ASSERT_TRUE(r.regime.precondition_s) << r.kernel;
+    EXPECT_GE(*r.regime.precondition_s, 1.0) << r.kernel;
+    EXPECT_EQ(*r.regime.precondition_s, *out.rows[0].regime.precondition_s) << "one per group";
+    EXPECT_GE(r.regime.blocks, 2) << r.kernel;
+    EXPECT_TRUE(r.regime.block_spread_pct) << r.kernel;
+  }
   const CaseResult& unwritten = row(out.rows, "sgemm_test_unwritten");
   EXPECT_EQ(unwritten.status, Status::failed);
   EXPECT_EQ(unwritten.error.nonfinite, 96) << "one column of 96 NaN-poisoned elements";

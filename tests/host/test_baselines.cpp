@@ -168,42 +168,48 @@ TEST(BaselinePlan, CublasltAddsOneRowPerGroupAndTheCommandLineWins) {
 }
 
 // ---------------------------------------------------------------- what the samples put on a row
-TEST(BaselineSamples, LaunchOrderAndRatios) {
-  std::string order;
-  const auto mark = [&](char c) { return [&order, c] { order += c; }; };
-  for (const auto& [set, expected] : std::vector<std::pair<BaselineSet, std::string>>{
-           {{true, false}, "KC"}, {{false, true}, "KL"}, {{true, true}, "KCL"}}) {
-    order.clear();
-    for (const auto& launch : set.launches(mark('K'), mark('C'), mark('L'))) launch();
-    EXPECT_EQ(order, expected);
-  }
-  const std::vector<double> own = {2, 2, 2}, cublas = {3, 3, 1}, lt = {1, 1, 1};
-  CaseResult r;
-  record_baselines(r, {true, true}, {own, cublas, lt});
-  EXPECT_DOUBLE_EQ(*r.cublas_median_ms, 3);
-  EXPECT_DOUBLE_EQ(*r.ratio_to_cublas, 1.5);
-  EXPECT_DOUBLE_EQ(*r.cublaslt_median_ms, 1);
-  EXPECT_DOUBLE_EQ(*r.ratio_to_cublaslt, 0.5);
-  CaseResult only_lt;
-  record_baselines(only_lt, {false, true}, {own, lt});
+TEST(BaselineSamples, EveryRowDividesByTheGroupsBaselineRows) {
+  const GroupBaselines g{3.0, 1.0};
+  const auto timed = [](double median) {
+    CaseResult r;
+    r.time = TimingStats{};
+    r.time->median_ms = median;
+    return r;
+  };
+  CaseResult k = timed(2);
+  apply_baselines(k, GroupRole::kernel, Baseline::both, g);
+  EXPECT_DOUBLE_EQ(*k.cublas_median_ms, 3);
+  EXPECT_DOUBLE_EQ(*k.ratio_to_cublas, 1.5);
+  EXPECT_DOUBLE_EQ(*k.cublaslt_median_ms, 1);
+  EXPECT_DOUBLE_EQ(*k.ratio_to_cublaslt, 0.5);
+  CaseResult only_lt = timed(2);
+  apply_baselines(only_lt, GroupRole::kernel, Baseline::cublaslt, g);
   EXPECT_FALSE(only_lt.ratio_to_cublas);
   EXPECT_DOUBLE_EQ(*only_lt.ratio_to_cublaslt, 0.5);
-  CaseResult only_cublas;
-  record_baselines(only_cublas, {true, false}, {own, cublas});
+  CaseResult only_cublas = timed(2);
+  apply_baselines(only_cublas, GroupRole::kernel, Baseline::cublas, g);
   EXPECT_DOUBLE_EQ(*only_cublas.ratio_to_cublas, 1.5);
   EXPECT_FALSE(only_cublas.cublaslt_median_ms);
-  // No baseline (--baseline none): the row's own launch alone, no ratio.
-  order.clear();
-  const std::vector<std::function<void()>> alone =
-      BaselineSet{false, false}.launches(mark('K'), mark('C'), mark('L'));
-  for (const auto& launch : alone) launch();
-  EXPECT_EQ(order, "K");
-  CaseResult no_ratio;
-  record_baselines(no_ratio, {false, false}, {own});
-  EXPECT_FALSE(no_ratio.ratio_to_cublas);
-  EXPECT_FALSE(no_ratio.ratio_to_cublaslt);
-  EXPECT_FALSE(no_ratio.cublas_median_ms);
-  EXPECT_THROW(record_baselines(r, {true, true}, {own, cublas}), std::logic_error);
+  // --baseline none: no ratio; the cublas row itself carries none either.
+  CaseResult none = timed(2);
+  apply_baselines(none, GroupRole::kernel, Baseline::none, g);
+  EXPECT_FALSE(none.ratio_to_cublas);
+  EXPECT_FALSE(none.ratio_to_cublaslt);
+  CaseResult cublas_row = timed(3);
+  apply_baselines(cublas_row, GroupRole::cublas, Baseline::both, g);
+  EXPECT_FALSE(cublas_row.ratio_to_cublas);
+  // The cublaslt row is compared with cuBLAS, whatever the kernels' setting.
+  CaseResult lt = timed(1);
+  apply_baselines(lt, GroupRole::cublaslt, Baseline::cublaslt, g);
+  EXPECT_DOUBLE_EQ(*lt.ratio_to_cublas, 3);
+  EXPECT_FALSE(lt.ratio_to_cublaslt);
+  // A baseline that did not hold its regime (absent) gives no ratio, and an untimed row none.
+  CaseResult lost = timed(2);
+  apply_baselines(lost, GroupRole::kernel, Baseline::both, GroupBaselines{});
+  EXPECT_FALSE(lost.ratio_to_cublas);
+  CaseResult untimed;
+  apply_baselines(untimed, GroupRole::kernel, Baseline::both, g);
+  EXPECT_FALSE(untimed.ratio_to_cublas);
   const CaseResult lt_row = as_cublaslt_row(both_row());
   EXPECT_EQ(lt_row.kernel, "cublaslt");
   EXPECT_EQ(lt_row.provider, "cublaslt");

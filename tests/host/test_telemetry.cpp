@@ -177,15 +177,13 @@ TEST(Telemetry, BurstReadyNeedsACoolBoard) {
       << "no limit known: power cannot hold it back";
 }
 
-TEST(Telemetry, BurstKeepsPairsWhoseClockHeld) {
-  using namespace clock_reason;
-  const BurstRule rule;
-  EXPECT_TRUE(burst_keep({reading(0, 1980, 500.0)}, 1980u, rule));
-  EXPECT_TRUE(burst_keep({reading(0, 1785, 500.0, sw_power_cap)}, 1980u, rule))
-      << "1785 >= 0.9 * 1980 = 1782: the clock held, the flag alone does not discard";
-  EXPECT_FALSE(burst_keep({reading(0, 1980, 500.0), reading(0, 1770, 690.0)}, 1980u, rule));
-  EXPECT_FALSE(burst_keep({reading(0, 1980, 500.0, hw_slowdown)}, 1980u, rule));
-  EXPECT_TRUE(burst_keep({}, 1980u, rule)) << "no reading: nothing says the clock fell";
-  EXPECT_EQ(burst_discard_cap(10), 100u);
-  EXPECT_EQ(burst_discard_cap(50), 200u);
+TEST(Telemetry, SelectTaggedKeepsOnlyTheRowsOwnBlocks) {
+  std::vector<TelemetrySample> s(6);
+  for (size_t i = 0; i < s.size(); ++i) {
+    s[i].phase = i == 5 ? TelemetryPhase::energy : TelemetryPhase::timed;
+    s[i].pair = int(i % 3);
+  }
+  EXPECT_EQ(select_tagged(s, TelemetryPhase::timed, {0, 2}).size(), 3u);  // 0, 2, 3 (tag 0)
+  EXPECT_EQ(select_tagged(s, TelemetryPhase::timed, {}).size(), 0u);
+  EXPECT_EQ(select_tagged(s, TelemetryPhase::energy, {2}).size(), 1u);
 }

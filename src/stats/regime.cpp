@@ -1,0 +1,96 @@
+#include "stats/regime.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gemmbench {
+
+const char* to_string(SteadyEnd e) {
+  switch (e) {
+    case SteadyEnd::agreed:
+      return "agreed";
+    case SteadyEnd::bound:
+      return "bound";
+    case SteadyEnd::interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
+void SteadyDetector::add(double window_median_ms, double elapsed_s) {
+  medians_.push_back(window_median_ms);
+  elapsed_ = elapsed_s;
+}
+
+std::optional<double> SteadyDetector::spread() const {
+  const size_t w = size_t(std::max(rule_.windows, 1));
+  if (medians_.size() < w) return std::nullopt;
+  const auto first = medians_.end() - std::ptrdiff_t(w);
+  const auto [lo, hi] = std::minmax_element(first, medians_.end());
+  if (!(*lo > 0)) return std::nullopt;
+  return (*hi - *lo) / *lo;
+}
+
+std::optional<SteadyEnd> SteadyDetector::done() const {
+  if (elapsed_ >= rule_.min_s) {
+    const auto s = spread();
+    if (s && *s <= rule_.tolerance) return SteadyEnd::agreed;
+  }
+  if (elapsed_ >= rule_.max_s) return SteadyEnd::bound;
+  return std::nullopt;
+}
+
+std::vector<size_t> round_schedule(size_t providers) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < providers; ++i) out.push_back(i);
+  for (size_t i = providers; i-- > 0;) out.push_back(i);
+  return out;
+}
+
+double block_timed_seconds(double block_time_s, double min_time_s) {
+  return std::max(0.0, std::min(block_time_s, min_time_s / 2.0));
+}
+
+double default_settle_seconds(double block_time_s) {
+  return std::clamp(block_time_s / 4.0, 0.15, 1.0);
+}
+
+std::optional<double> block_spread_pct(const std::vector<double>& block_medians_ms) {
+  if (block_medians_ms.size() < 2) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(block_medians_ms.begin(), block_medians_ms.end());
+  if (!(*lo > 0)) return std::nullopt;
+  return 100.0 * (*hi - *lo) / *lo;
+}
+
+size_t burst_batches_kept(const std::vector<double>& probe_mhz, double reference_mhz,
+                          std::optional<double> sm_clock_max_mhz, const BurstHoldRule& rule) {
+  size_t kept = 0;
+  for (double mhz : probe_mhz) {
+    if (!std::isfinite(mhz) || mhz < rule.hold_share * reference_mhz) break;
+    if (sm_clock_max_mhz && *sm_clock_max_mhz > 0 && mhz < rule.floor_share * *sm_clock_max_mhz)
+      break;
+    ++kept;
+  }
+  return kept;
+}
+
+bool burst_ramped(double probe_mhz, std::optional<double> sm_clock_max_mhz,
+                  const BurstHoldRule& rule) {
+  if (!sm_clock_max_mhz || *sm_clock_max_mhz <= 0) return true;
+  return probe_mhz >= rule.floor_share * *sm_clock_max_mhz;
+}
+
+std::string burst_not_held_reason(size_t kept, int min_samples, size_t discarded,
+                                  std::optional<double> probe_first_mhz,
+                                  std::optional<double> probe_min_mhz) {
+  std::string clocks;
+  if (probe_first_mhz && probe_min_mhz)
+    clocks = fmt::format("; SM clock {:.0f} MHz after the ramp, down to {:.0f} MHz",
+                         *probe_first_mhz, *probe_min_mhz);
+  return fmt::format("burst not held: kept {} of the {} samples asked, {} discarded{}", kept,
+                     min_samples, discarded, clocks);
+}
+
+}  // namespace gemmbench
