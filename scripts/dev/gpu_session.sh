@@ -278,7 +278,7 @@ for step in "${steps[@]}"; do
       # cold L2 (scripts/dev/reference/read_roof.cu): what a GEMM at the memory roof could reach.
       mkdir -p "$build"
       (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
-        scripts/dev/reference/read_roof.cu src/runner/cuda_check.cpp src/runner/l2_flush.cu \
+        scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu \
         src/core/types.cpp src/stats/stats.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
         >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
