@@ -160,11 +160,51 @@ for step in "${steps[@]}"; do
       cp "$logs/inspect_ldmatrix.txt" "$out/inspect_ldmatrix_trans.txt"
       ;;
     bench:*)
+      # bench:<gemmbench args>; the table comes back in the summary (BENCH_TAIL=N: its last N lines).
       args=${step#bench:}
       nbench=$((${nbench:-0} + 1))
       "$bin" $args >"$logs/bench_adhoc_$nbench.txt" 2>&1
-      note "bench $args: rc=$? (env: ${GEMMBENCH_ENV_NOTE:-none})"
-      cat "$logs/bench_adhoc_$nbench.txt" | tee -a "$summary"
+      note "bench $args: rc=$? (env: ${GEMMBENCH_ENV_NOTE:-none}) ($(( $(date +%s) - t0 )) s)"
+      tail -n "${BENCH_TAIL:-1000}" "$logs/bench_adhoc_$nbench.txt" | tee -a "$summary"
+      ;;
+    burst-check)
+      # The burst regime against a stand-alone loop (docs/regimes.md, "Cross-check"): cuBLAS f16 /
+      # f32-accumulate TN 5120x4096x4096, scripts/dev/reference/cublas_loop.cu's burst figure
+      # (30 samples from a cool board), then gemmbench --regime burst with the default sampling
+      # settings, each after a 5 s pause. The two medians should agree within 3%.
+      nvcc -std=c++17 -O3 -arch=native "$root/scripts/dev/reference/cublas_loop.cu" -lcublas \
+        -o "$build/cublas_loop" >"$logs/cublas_loop_build.log" 2>&1
+      sleep 5
+      "$build/cublas_loop" burst 5120 4096 4096 >"$out/cublas_loop_burst_$stamp.jsonl" 2>>"$logs/cublas_loop_build.log"
+      sleep 5
+      "$bin" --kernel cublas --m 5120 --n 4096 --k 4096 --layout tn --dtype f16 --accum f32 \
+        --regime burst --json "$out/burst_cublas_$stamp.json" >"$logs/burst_cublas.txt" 2>&1
+      note "burst-check: gemmbench rc=$?"
+      python3 - "$out/cublas_loop_burst_$stamp.jsonl" "$out/burst_cublas_$stamp.json" <<'EOF2' | tee -a "$summary"
+import json, sys
+loop = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ref = next((l for l in loop if l["type"].startswith("f16")), None)
+rows = json.load(open(sys.argv[2]))["results"]
+r = rows[0]
+g = r.get("regime", {})
+tf = r.get("tflops")
+line = (f"burst: gemmbench {tf and round(tf, 1)} TFLOP/s, status {r['status']}, samples {r['samples']}, "
+        f"discarded {r['samples_discarded']}, windows {g.get('windows')}, batches kept/discarded "
+        f"{g.get('batches_kept')}/{g.get('batches_discarded')}, probe first/kept/min "
+        f"{g.get('probe_first_mhz')}/{g.get('probe_kept_median_mhz')}/{g.get('probe_min_mhz')} MHz, "
+        f"telemetry {r['clock']['telemetry_samples']}, NVML clock median {r['clock']['sm_median_mhz']}")
+print(line)
+if ref and tf:
+    print(f"burst: cublas_loop {ref['median_tflops']} TFLOP/s; gemmbench / loop = {tf / ref['median_tflops']:.4f}")
+EOF2
+      ;;
+    compare:*)
+      # compare:<base.json>:<new.json> (paths under $OUT); gemmbench compare's verdicts.
+      rest=${step#compare:}
+      "$bin" compare "$out/${rest%%:*}" "$out/${rest#*:}" >"$logs/compare_${rest//[^a-zA-Z0-9_]/}.txt" 2>&1
+      note "compare ${rest%%:*} ${rest#*:}: rc=$?"
+      grep -E "cases compared|SLOWER|faster" "$logs/compare_${rest//[^a-zA-Z0-9_]/}.txt" | head -20 | tee -a "$summary"
+      cp "$logs/compare_${rest//[^a-zA-Z0-9_]/}.txt" "$out/"
       ;;
     env:*)
       # env:NAME=VALUE sets a variable for the steps after it (e.g. a kernel's measuring knob);
