@@ -37,7 +37,9 @@ SKIP = ('tests/data',)
 # A name: a run of path characters ending in one of EXTS, not already followed by .gz.
 NAME = re.compile(r'(?<![A-Za-z0-9_./{},*-])([A-Za-z0-9_./{},*-]*?)\.(' + '|'.join(EXTS) +
                   r')(?![A-Za-z0-9_]|\.gz)')
-DATE = re.compile(r'^\d{4}-\d{2}-\d{2}_')
+# A name as cited, compressed or not, of any kind of file kept under bench_results/ (--uncited).
+CITED = re.compile(r'(?<![A-Za-z0-9_./{},*-])([A-Za-z0-9_./{},*-]*?)\.(' + '|'.join(EXTS + ('png', 'md')) +
+                   r')(\.gz)?(?![A-Za-z0-9_])')
 RANGE = re.compile(r'^(.*?)([A-Za-z_]*)(\d+)\.\.\2?(\d+)(.*)$')
 
 
@@ -199,8 +201,9 @@ def uncited(root, files):
             corpus[rel] = f.read()
     cited = set()
     for rel, text in corpus.items():
-        for m in NAME.finditer(text):
-            cited.update(matches(m.group(0), files, dirs, text[:m.start()]))
+        for m in CITED.finditer(text):
+            token = m.group(0)[:-3] if m.group(3) else m.group(0)
+            cited.update(matches(token, files, dirs, text[:m.start()]))
         # Stems (`2026-11-22_sm90_defer_run1`), globs and braces without an extension, perhaps
         # after their folder (`ncu_decode_sm90/2026-11-25_*`).
         for m in re.finditer(r'(?:([A-Za-z0-9_]+)/)?(\d{4}-\d{2}-\d{2}_[A-Za-z0-9_{},*.-]*[A-Za-z0-9}*])',

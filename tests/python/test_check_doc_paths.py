@@ -18,7 +18,7 @@ class DocPaths(unittest.TestCase):
         self._tmp = tempfile.TemporaryDirectory()
         self.root = self._tmp.name
         for path in ("src/report/report_file.cpp", "kernels/hgemm/sm90/kernels.cu",
-                     "bench_results/h100/2026-11-22_mma_peak_f16.json.gz", "docs/other.md"):
+                     "bench_results/h100/2026-01-01_fixture_f16.json.gz", "docs/other.md"):
             os.makedirs(os.path.join(self.root, os.path.dirname(path)), exist_ok=True)
             open(os.path.join(self.root, path), "w").close()
 
@@ -33,8 +33,8 @@ class DocPaths(unittest.TestCase):
     def test_existing_paths_pass(self):
         self.assertEqual(self.missing(
             "See `src/report/report_file.cpp:12`, `kernels/hgemm/sm90/`, [other](other.md#x),\n"
-            "![chart](../bench_results/h100/2026-11-22_mma_peak_f16.json.gz) and "
-            "`bench_results/h100/2026-11-22_mma_peak_*.json.gz`, `..._{f16,f16}.json.gz`.\n"), [])
+            "![chart](../bench_results/h100/2026-01-01_fixture_f16.json.gz) and "
+            "`bench_results/h100/2026-01-01_fixture_*.json.gz`, `..._{f16,f16}.json.gz`.\n"), [])
 
     def test_a_moved_file_is_caught_in_backquotes_and_links(self):
         self.assertEqual(
@@ -42,8 +42,8 @@ class DocPaths(unittest.TestCase):
             ["../scripts/reference/", "kernels/hgemm/sm90.cu"])
 
     def test_a_glob_must_match(self):
-        self.assertEqual(self.missing("`bench_results/h100/2026-11-22_mma_peak_*.json`\n"),
-                         ["bench_results/h100/2026-11-22_mma_peak_*.json"])
+        self.assertEqual(self.missing("`bench_results/h100/2026-01-01_fixture_*.json`\n"),
+                         ["bench_results/h100/2026-01-01_fixture_*.json"])
 
     def test_placeholders_urls_fences_and_abbreviations_are_skipped(self):
         self.assertEqual(self.missing(
