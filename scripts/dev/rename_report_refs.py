@@ -14,8 +14,8 @@ A name is rewritten when every report it can stand for exists only compressed. T
 documents use are understood: a file name or a path ending in one
 (`bench_results/h100/2026-11-26_llm_decode_rule_r2.json`), an abbreviated second name after a full
 one (`_rule_r2.json`), brace lists and globs (`run{1,2,3}.json`, `2026-11-24_movmatrix_ab_*.json`)
-and ranges (`_r1..r6.json`). Names of other files (`configs/llm_decode.json`, `--json out.json`)
-are left alone. Running it twice changes nothing: a name already followed by `.gz` is skipped.
+and ranges (`_r1..r6.json`), and `..._8192.json` after a full name. Names of other files
+(`configs/llm_decode.json`, `--json out.json`) are left alone. Running it twice changes nothing: a name already followed by `.gz` is skipped.
 
 --uncited lists, for retiring, each file under bench_results/ that no file outside bench_results/
 names (by file name, by stem, by an abbreviation or glob that matches it, or by its folder).
@@ -32,7 +32,8 @@ EXTS = ('jsonl', 'json', 'txt', 'log')
 TEXT_SUFFIXES = ('.md', '.cpp', '.hpp', '.cu', '.cuh', '.h', '.py', '.sh', '.txt', '.cmake',
                  '.json', '.in', '.sbatch')
 SCAN = ('README.md', 'docs', 'kernels', 'src', 'scripts', 'tests', 'configs', 'CMakeLists.txt')
-SKIP = ('tests/data',)
+# Not rewritten: report fixtures, and this script and its test (their names are examples).
+SKIP = ('tests/data', 'scripts/dev/rename_report_refs.py', 'tests/python/test_rename_report_refs.py')
 
 # A name: a run of path characters ending in one of EXTS, not already followed by .gz.
 NAME = re.compile(r'(?<![A-Za-z0-9_./{},*-])([A-Za-z0-9_./{},*-]*?)\.(' + '|'.join(EXTS) +
@@ -182,8 +183,9 @@ def scanned_files(root):
         for d, subdirs, fs in os.walk(p):
             subdirs[:] = [s for s in subdirs if os.path.relpath(os.path.join(d, s), root) not in SKIP]
             for f in fs:
-                if f.endswith(TEXT_SUFFIXES):
-                    yield os.path.relpath(os.path.join(d, f), root)
+                rel = os.path.relpath(os.path.join(d, f), root)
+                if f.endswith(TEXT_SUFFIXES) and rel not in SKIP:
+                    yield rel
     for d, _, fs in os.walk(os.path.join(root, RESULTS)):
         for f in fs:
             if f == 'README.md':
@@ -195,7 +197,7 @@ def uncited(root, files):
     dirs = result_dirs(files)
     corpus = {}
     for rel in scanned_files(root):
-        if rel.startswith(RESULTS + '/') or rel == 'scripts/dev/rename_report_refs.py':
+        if rel.startswith(RESULTS + '/'):
             continue
         with open(os.path.join(root, rel), encoding='utf-8', errors='replace') as f:
             corpus[rel] = f.read()
@@ -243,8 +245,6 @@ def main():
     dirs = result_dirs(files)
     due = 0
     for rel in scanned_files(args.root):
-        if rel == 'scripts/dev/rename_report_refs.py':
-            continue
         path = os.path.join(args.root, rel)
         with open(path, encoding='utf-8') as f:
             text = f.read()
