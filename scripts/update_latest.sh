@@ -5,9 +5,9 @@
 # and charts are taken from these reports. Run it on a GPU host from the repository root after
 # `cmake --build build`:
 #
-#   scripts/update_latest.sh                        # every shipped config, into bench_results/<gpu>/latest
-#   scripts/update_latest.sh --only llm_decode,default [OUTDIR]   # some configs (a long set in parts)
-#   scripts/update_latest.sh --dry-run [OUTDIR]     # plan every config (`gemmbench --dry-run`), run nothing
+#   scripts/update_latest.sh                    # every shipped config -> bench_results/<gpu>/latest
+#   scripts/update_latest.sh --only llm_decode,default [OUTDIR]    # some (a long set in parts)
+#   scripts/update_latest.sh --dry-run [OUTDIR] # plan every config (gemmbench --dry-run), run none
 #
 # <gpu> is a short slug of the device name (NVIDIA H100 80GB HBM3 -> h100, NVIDIA H200 -> h200).
 # Environment: GEMMBENCH (default build/gemmbench), DEVICE (default 0), GPU_NAME (the device name,

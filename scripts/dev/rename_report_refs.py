@@ -15,7 +15,8 @@ documents use are understood: a file name or a path ending in one
 (`bench_results/h100/2026-11-26_llm_decode_rule_r2.json`), an abbreviated second name after a full
 one (`_rule_r2.json`), brace lists and globs (`run{1,2,3}.json`, `2026-11-24_movmatrix_ab_*.json`)
 and ranges (`_r1..r6.json`), and `..._8192.json` after a full name. Names of other files
-(`configs/llm_decode.json`, `--json out.json`) are left alone. Running it twice changes nothing: a name already followed by `.gz` is skipped.
+(`configs/llm_decode.json`, `--json out.json`) are left alone. Running it twice changes nothing:
+a name already followed by `.gz` is skipped.
 
 --uncited lists, for retiring, each file under bench_results/ that no file outside bench_results/
 names (by file name, by stem, by an abbreviation or glob that matches it, or by its folder).
