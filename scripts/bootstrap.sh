@@ -18,7 +18,7 @@ case $mode in
     ;;
 esac
 
-pkgs=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+pkgs=(cmake ninja-build g++ git libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev
       python3 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

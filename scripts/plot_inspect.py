@@ -18,6 +18,8 @@ import argparse
 import json
 import sys
 
+from report_file import load_json
+
 ANNOTATE_MAX_CELLS = 1024  # write the number into each cell up to this many cells
 ANNOTATE_MAX_COLS = 32     # and this many columns (wider grids leave no room for the text)
 
@@ -26,8 +28,7 @@ def load(path):
     """The JSON document `gemmbench inspect ... --json` printed ('-' = standard input)."""
     if path == "-":
         return json.load(sys.stdin)
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return load_json(path)  # plain or gzip-compressed
 
 
 def swizzle_grids(doc):

@@ -52,6 +52,8 @@ import fnmatch
 import json
 import sys
 
+from report_file import load_json
+
 STATUSES = ("ok", "FAILED", "skipped", "error")
 REQUIRED_ROW_KEYS = ("kernel", "provider", "family", "m", "n", "k", "layout", "dtype", "accum",
                      "status")
@@ -82,13 +84,12 @@ def load_report(path):
         if path == "-":
             doc = json.load(sys.stdin)
         else:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
+            doc = load_json(path)  # plain or gzip-compressed
     except FileNotFoundError:
         raise ReportError(f"{path}: no such file") from None
     except json.JSONDecodeError as e:
         raise ReportError(f"{path}: not JSON ({e})") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, EOFError) as e:
         raise ReportError(f"{path}: cannot read: {e}") from None
     warnings = check_report(doc, path)
     return doc, warnings

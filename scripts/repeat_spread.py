@@ -5,9 +5,10 @@ bench_results/h100 (the evidence for `gemmbench compare`'s default --threshold, 
     python3 scripts/repeat_spread.py
 """
 import itertools
-import json
 import os
 import statistics as st
+
+from report_file import load_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Groups of reports written by one command line, minutes apart, on the same day and commit.
@@ -27,7 +28,8 @@ G=[["2026-11-22_hopper_5120_repeat1","2026-11-22_hopper_5120_repeat2","2026-11-2
 ]
 def key(r): return (r['kernel'],r['m'],r['n'],r['k'],r['layout'],r['dtype'],r['accum'],r['alpha'],r['beta'],r['measure']['cache'],r['measure'].get('data','uniform'))
 def load(f):
-    d=json.load(open(os.path.join(ROOT, 'bench_results', 'h100', f + '.json')))
+    p=os.path.join(ROOT, 'bench_results', 'h100', f + '.json')
+    d=load_json(p + '.gz' if os.path.exists(p + '.gz') else p)  # committed reports are gzipped
     return {key(r):r for r in d['results'] if r['time_ms']}
 med=[];rat=[];noise=[];cub=[]
 for g in G:

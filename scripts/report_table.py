@@ -4,21 +4,21 @@
 Every figure in the table is read from the reports given, so a README table can be regenerated
 from what is committed under bench_results/ instead of being typed by hand.
 
-  scripts/report_table.py bench_results/h100/*.json [--kernels 'sgemm_*,cublas'] [--shape 4096x4096x4096]
+  scripts/report_table.py bench_results/h100/*.json.gz [--kernels 'sgemm_*,cublas'] [--shape 4096x4096x4096]
 """
 import argparse
 import fnmatch
-import json
 import sys
+
+from report_file import load_json
 
 
 def load(paths):
     rows = []
     for path in paths:
         try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
+            doc = load_json(path)  # plain or gzip-compressed
+        except (OSError, ValueError, EOFError) as e:
             sys.exit(f"report_table: cannot read {path}: {e}")
         if "results" not in doc or "metadata" not in doc:
             sys.exit(f"report_table: {path} is not a gemmbench report")

@@ -35,7 +35,7 @@ namespace gemmbench::gemv {
 inline constexpr int kMaxTokens = 4;
 inline constexpr int kWarps = 8;  // per CTA
 // 16-byte chunks in flight per lane. 2 measured ahead of 4 and 8 at one token (geometric mean
-// 1.095x against 1.070x / 1.039x, 2026-11-25_gemv_tuning.json): a short row (K = 512: 2 chunks
+// 1.095x against 1.070x / 1.039x, 2026-11-25_gemv_tuning.json.gz): a short row (K = 512: 2 chunks
 // per lane) never enters a 4-deep unrolled loop.
 inline constexpr int kUnroll = 2;
 

@@ -9,7 +9,7 @@
 // the launch (a few comparisons) with the device's caps read once per device.
 // Constraints: those of the chosen kernel; a problem no candidate runs is a skipped row whose
 // reason lists every candidate's.
-// Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json (docs/dispatch.md).
+// Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json.gz (docs/dispatch.md).
 #include <map>
 #include <mutex>
 #include <stdexcept>

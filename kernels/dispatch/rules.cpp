@@ -32,48 +32,48 @@ int64_t ceil_div64(int64_t a, int64_t b) {
 }
 
 // Reports the rules rest on (bench_results/h100/):
-//   C = 2026-11-24_dispatch_candidates.json (prefill shapes, squares 1024..8192, SGEMM tiles)
-//   D = 2026-11-25_decode_sm90_candidates.json (decode shapes, few-wave shapes)
-//   E = 2026-11-25_c1_candidates.json (the 256x128 stream-K tile without a cluster)
-//   F = 2026-11-25_decode_split_candidates.json (decode shapes, the equal split per tile)
-//   G = 2026-11-25_sgemm_splitk_candidates.json (sgemm_splitk at small M and small squares)
-//   H = 2026-11-25_sgemm_streamk_candidates.json (sgemm_streamk and rung 8's tiles, squares
+//   C = 2026-11-24_dispatch_candidates.json.gz (prefill shapes, squares 1024..8192, SGEMM tiles)
+//   D = 2026-11-25_decode_sm90_candidates.json.gz (decode shapes, few-wave shapes)
+//   E = 2026-11-25_c1_candidates.json.gz (the 256x128 stream-K tile without a cluster)
+//   F = 2026-11-25_decode_split_candidates.json.gz (decode shapes, the equal split per tile)
+//   G = 2026-11-25_sgemm_splitk_candidates.json.gz (sgemm_splitk at small M and small squares)
+//   H = 2026-11-25_sgemm_streamk_candidates.json.gz (sgemm_streamk and rung 8's tiles, squares
 //       1024..8192, f32 NN)
-//   I = 2026-11-25_gemv_candidates.json (the GEMV path at 1 and 4 tokens, f16 and bf16 decode
+//   I = 2026-11-25_gemv_candidates.json.gz (the GEMV path at 1 and 4 tokens, f16 and bf16 decode
 //       layers; f32 at M = 1, 2, 4)
-//   J = 2026-11-25_gemv_tc_candidates.json (the tensor-core GEMV at 4, 8 and 16 tokens, f16
+//   J = 2026-11-25_gemv_tc_candidates.json.gz (the tensor-core GEMV at 4, 8 and 16 tokens, f16
 //       decode layers)
-//   K = 2026-11-25_gemv_tc_small_batches.json (the tensor-core GEMV at 2 tokens; hgemm at 2, 4
+//   K = 2026-11-25_gemv_tc_small_batches.json.gz (the tensor-core GEMV at 2 tokens; hgemm at 2, 4
 //       and 8 tokens, f16 and bf16)
-//   L = 2026-11-25_gemv_tc_one_wave.json (the tensor-core GEMV at 16 tokens with a one-wave
+//   L = 2026-11-25_gemv_tc_one_wave.json.gz (the tensor-core GEMV at 16 tokens with a one-wave
 //       grid, f16 decode layers)
-//   N = 2026-11-25_decode_n64_candidates.json (the 64-row weight tile at 16, 64 and 128 tokens
-//       beside hgemm, f16 decode layers) and _n64_recheck_{4096,2112}.json (the N = 4096 and 2112
+//   N = 2026-11-25_decode_n64_candidates.json.gz (the 64-row weight tile at 16, 64 and 128 tokens
+//       beside hgemm, f16 decode layers) and _n64_recheck_{4096,2112}.json.gz (the N = 4096 and 2112
 //       layers again, at 64 and 128 tokens)
-//   O = bench_results/h200/: 2026-11-25_llm_decode_acceptance_dsmem.json (git 4a02a9f, rung 12
-//       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json (git 9f58e12,
+//   O = bench_results/h200/: 2026-11-25_llm_decode_acceptance_dsmem.json.gz (git 4a02a9f, rung 12
+//       at every 64- and 128-token layer) against _llm_decode_acceptance_n64.json.gz (git 9f58e12,
 //       rule N), the decode config on the H200 in f16 and bf16, two sessions (cuBLAS's rows
 //       moved a median 0.2% between them); gemmbench compare: 2026-11-26_rule_n_h200_compare.md
-//   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json (hgemm_decode_sm90_n64_cs beside _n64
+//   P = 2026-11-26_decode_n64_cs_candidates{,_r2,_r3}.json.gz (hgemm_decode_sm90_n64_cs beside _n64
 //       and hgemm at the four layers whose 64-row tiles are at most half the SMs, 16, 64 and 128
 //       tokens, f16 and bf16, three runs in two device calls; medians over the runs below); on the
-//       H200 bench_results/h200/2026-11-26_decode_n64_cs_candidates{,_r2}.json (the same config,
+//       H200 bench_results/h200/2026-11-26_decode_n64_cs_candidates{,_r2}.json.gz (the same config,
 //       two runs in two device calls, hgemm then running rule O)
-//   Q = 2026-11-26_prefill_192_candidates.json (the 192x192 tile and its stream-K twins beside
-//       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json (N = 2112,
+//   Q = 2026-11-26_prefill_192_candidates.json.gz (the 192x192 tile and its stream-K twins beside
+//       hgemm at the 16 prefill layers, f16 and bf16) and _prefill_192_check.json.gz (N = 2112,
 //       1344 and 3264 at other M and K, N = 4224 and 3072^3 as controls); in NN, NT and TT
-//       2026-11-26_layouts_192_candidates.json
-//   R = 2026-11-26_decode_n64_wmc_candidates.json (hgemm_decode_sm90_n64_wmc, today's _wmc with
+//       2026-11-26_layouts_192_candidates.json.gz
+//   R = 2026-11-26_decode_n64_wmc_candidates.json.gz (hgemm_decode_sm90_n64_wmc, today's _wmc with
 //       64-row tiles, beside _n64, _n64_cs and hgemm at eight layers, 64 and 128 tokens, f16 and
-//       bf16) and _n64_wmc_check.json (N = 4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and
-//       3072); R' = 2026-11-26_decode_wmc_wide_candidates.json (hgemm_decode_sm90_wmc's 96-192-row
+//       bf16) and _n64_wmc_check.json.gz (N = 4096 at K = 2048-14336, 96 tokens, N = 2112, 2560 and
+//       3072); R' = 2026-11-26_decode_wmc_wide_candidates.json.gz (hgemm_decode_sm90_wmc's 96-192-row
 //       tiles beside hgemm and _n64 at N = 6144-12288, 96 and 128 tokens, f16 and bf16)
-//   S = 2026-11-26_decode_fit_candidates.json (weight tiles of 32, 48 and 56 rows, with and without
+//   S = 2026-11-26_decode_fit_candidates.json.gz (weight tiles of 32, 48 and 56 rows, with and without
 //       2-CTA clusters multicasting the tokens, at N = 2112-7168, 16-128 tokens, f16) and
-//       _decode_n48_check.json (hgemm_decode_sm90_n48 beside _n64 and hgemm at N = 4608, 5120 and
+//       _decode_n48_check.json.gz (hgemm_decode_sm90_n48 beside _n64 and hgemm at N = 4608, 5120 and
 //       6144, 48-128 tokens, K = 2048-14336, f16 and bf16, two runs in one device call)
 // Since F-L, hgemm_decode_sm90 sums its few-tile splits inside a cluster (M =
-// 2026-11-25_decode_dsmem_candidates{,_r2}.json: cs_parts, not a rule here); the comparisons
+// 2026-11-25_decode_dsmem_candidates{,_r2}.json.gz: cs_parts, not a rule here); the comparisons
 // with rung 12 in F-L were measured before it, N after it.
 
 // Datasheet DRAM bandwidth above which rule O replaces rule N: the H100 SXM has 3352 GB/s
@@ -129,11 +129,11 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // / 25.2, 128x6144x7168 behind by 0-2%). With 160 rows at 128 tokens (measured at K = 8192
     // only): 128x10240x8192 65.1 / 65.2 against 67.1 / 66.8 for rung 12. With 128 rows it lost at
     // 128x7168x2048 (17.3 / 17.7 against 16.9 / 17.2) and tied at 8192x8192 and 7168x16384, with
-    // 192 it was mixed at 128x12288x4096 (R', 2026-11-26_decode_wmc_wide_candidates.json). On the
+    // 192 it was mixed at 128x12288x4096 (R', 2026-11-26_decode_wmc_wide_candidates.json.gz). On the
     // H200 the 64-row tile lost at 128 tokens with K >= 4096 by 4-12% to _n64_cs
-    // (h200/2026-11-26_decode_n64_wmc_check.json): no rule there.
+    // (h200/2026-11-26_decode_n64_wmc_check.json.gz): no rule there.
     // R'' (after the producer tail took about 1 us off every launch of the kernel, git 99dc2b4;
-    // 2026-11-27_decode_tail_candidates.json, one run, f16 / bf16, what hgemm ran before in
+    // 2026-11-27_decode_tail_candidates.json.gz, one run, f16 / bf16, what hgemm ran before in
     // brackets): the 96-row tile at 97-128 tokens too, 128x6144x4096 24.3 / 23.8 us against
     // _n64's 24.3 / 25.1 [24.4 / 25.2] (measured at K = 4096 only, where the doubled tiles are
     // 128 of 132 CTAs; taken from 90% of the SMs up); the 128-row tile at 97-128 tokens with
@@ -163,7 +163,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
   if (p.m >= 16 && p.m <= 128 && 2 * n64_tiles <= caps.num_sms && p.k >= (fast_hbm ? 4096 : 7168))
     // P (the H100): where one CTA per 64-row tile leaves half the SMs idle, the read alone is
     // slower than cuBLAS's GEMM (4096x4096 in 17.7 us on 64 CTAs, 15.7 on 128: bench_results/h100/
-    // reference/2026-11-26_read_roof.jsonl); the 64-row tile split over a cluster for the whole
+    // reference/2026-11-26_read_roof.jsonl.gz); the 64-row tile split over a cluster for the whole
     // grid leads or is level at every row with K >= 7168, f16 / bf16: 128x2112x7168 0.972x /
     // 0.967x against _n64's 0.922x / 0.923x, 128x4096x7168 0.937x / 0.887x against 0.890x /
     // 0.878x, 64x4096x14336 1.016x / 1.019x against 0.988x / 0.979x, 64x4096x7168 1.044x /
@@ -219,7 +219,7 @@ void hgemm_tn_rules(const GemmProblem& p, const DeviceCaps& caps, Candidates& c)
     // fill more than half and at most one wave with K <= 8192, and at K = 1536 and 2048:
     // 64x6144x4096 0.778x to 0.874x, 128x7168x2048 0.722x to 0.868x, 128x24576x1536 0.836x to
     // 0.912x (f16); 8192x8192 level. The only split layer it won, 128x4096x14336 (0.928x to
-    // 0.974x), won again with both kernels interleaved (h200/2026-11-26_decode_n64_h200.json,
+    // 0.974x), won again with both kernels interleaved (h200/2026-11-26_decode_n64_h200.json.gz,
     // 0.960x against 0.902x f16, 0.952x against 0.909x bf16; at 64 tokens it lost, 0.750x
     // against 0.900x): at 65-128 tokens split tiles with 8192 < K <= 16384 take it too. Between
     // K = 512 and 1536 nothing was measured.
@@ -289,7 +289,7 @@ void hgemm_other_layout_rules(const GemmProblem& p, const DeviceCaps& caps, Cand
   // three layouts (4096x2112x7168 0.986-0.998x against 0.758-0.762x, 2048x2112x7168, 3072^3,
   // 8192x2112x7168, 4096x4224x4096 0.900-0.906x against 0.829-0.834x), where it does not 7-11%
   // more (5120x4096x4096, 4096x1344x7168;
-  // bench_results/h100/2026-11-26_layouts_192_candidates.json).
+  // bench_results/h100/2026-11-26_layouts_192_candidates.json.gz).
   if (q_prefers_192(p, caps, sm90_waves(p, caps).busy()))
     c.add("hgemm_" + l + "_sm90_192x192",
           "the 192x192 tile's walk wastes at least 5 points less than the 256x128 tile's");

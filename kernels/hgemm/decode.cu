@@ -23,7 +23,7 @@
 // safe for concurrent launches on two streams.
 // Measured (H100, 2026-11-25, sustained, f16/f32acc, 16 llama3/deepseek-v3 layers per token
 // count): 0.955x / 0.963x / 0.695x / 0.583x cuBLAS geometric mean at 1 / 16 / 64 / 128 tokens
-// (bench_results/h100/2026-11-25_llm_decode_equal_split.json, git d91cc46). `hgemm` runs this
+// (bench_results/h100/2026-11-25_llm_decode_equal_split.json.gz, git d91cc46). `hgemm` runs this
 // rung only where the Hopper decode path cannot run (no sm_90a; docs/dispatch.md).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -10,13 +10,13 @@
 // Constraints: NN or TN (W = op(B) K-contiguous); f16 or bf16 with f32 accumulation; 1 <= M <= 4;
 // any N, K (16-byte loads where rows are 16-byte aligned, K % 8 elements in a scalar tail).
 // Measured (H100, 2026-11-25, sustained, TN f16/f32acc, the 16 llama3/deepseek-v3 decode layers;
-// bench_results/h100/2026-11-25_gemv_candidates.json, git 89f7607): at 1 token 1.069x cuBLAS
+// bench_results/h100/2026-11-25_gemv_candidates.json.gz, git 89f7607): at 1 token 1.069x cuBLAS
 // geometric mean (f16 and bf16; hgemm_decode_sm90 0.992x / 0.999x), 65-102% of the memory
 // roofline, ahead of rung 12 at every layer with K < 16384; at 4 tokens 0.845x (rung 12: 1.247x),
 // every token re-reading its activations through L1 for every weight chunk. That run had four
 // chunks in flight; two measured 1.095x at 1 token (four 1.070x, eight 1.039x; 2026-11-25_gemv_
 // tuning.json, git 3862aad), and `hgemm` at 1 token runs 1.082x (f16 and bf16) since
-// (2026-11-25_llm_decode_acceptance_gemv_u2.json, git 5bf9698).
+// (2026-11-25_llm_decode_acceptance_gemv_u2.json.gz, git 5bf9698).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -24,7 +24,7 @@
 // `hgemm` runs it at 2-8 tokens under 128 MiB of weights (rule J) and at the three 16-token layers
 // whose row groups fit one wave (rule L); with rule J `hgemm` ran 1.301x / 1.309x / 1.046x cuBLAS
 // over all 16 layers at 2 / 4 / 8 tokens, f16 (this kernel under 128 MiB, rung 12 above;
-// bench_results/h100/2026-11-25_gemv_tc_small_batches.json, git 12e5cfe).
+// bench_results/h100/2026-11-25_gemv_tc_small_batches.json.gz, git 12e5cfe).
 // The measurements behind the rules and the forms that lost: docs/hgemm-hopper.md, "Two to
 // eight tokens".
 #include <cuda_bf16.h>
@@ -46,14 +46,14 @@ namespace {
 constexpr int kTcMaxTokens = 16;
 // Warps per CTA: up to 16 on one row group. 8-warp CTAs at 9-16 tokens (held to 128 registers
 // for 2 CTAs per SM: they spilled) ran 0.871x against 0.956x (git 0a93acb,
-// 2026-11-25_gemv_tc_8warp_spill.json: its minimum of 2 CTAs per SM also made the 8-token
+// 2026-11-25_gemv_tc_8warp_spill.json.gz: its minimum of 2 CTAs per SM also made the 8-token
 // kernel spill, 5-15% slower).
 constexpr int kTcWarps = 16;
 constexpr int kTcRows = 16;     // weight rows per warp: mma's M
 constexpr int kTcStrideK = 32;  // K per warp stride: 4 lanes x 8 elements
 // Strides in flight per lane (2 RT kTcUnroll weight chunks). 4 against 2: 0.956x / 0.944x at 16
 // tokens, 1.295x / 1.290x at 4, 1.023x / 1.028x at 8 (geometric means over the 16 decode layers,
-// 2026-11-25_gemv_tc_candidates.json).
+// 2026-11-25_gemv_tc_candidates.json.gz).
 constexpr int kTcUnroll = 4;
 
 // The bits of a 16-bit value (f16 or bf16), for packing two into a 32-bit fragment register.
@@ -129,7 +129,7 @@ __device__ __forceinline__ void mma_stride(float (&acc)[RT][MG][4], const uint4 
 // MG: groups of 8 tokens (M <= 8 MG); each warp owns RT = MG tiles of 16 weight rows, so that a
 // token chunk serves as many weight bytes as it has (tokens are half the bytes of weights read
 // per stride whatever M is; one 16-row tile at 16 tokens read as many token bytes as weight bytes
-// through L2 and ran 0.86x against 1.00x at 8 tokens, 2026-11-25_gemv_tc_candidates.json).
+// through L2 and ran 0.86x against 1.00x at 8 tokens, 2026-11-25_gemv_tc_candidates.json.gz).
 // U: strides in flight per lane (2 RT U weight chunks).
 template <class T, int MG, int WPR, bool A_K_MAJOR, bool VEC>
 __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Params p) {
@@ -257,7 +257,7 @@ void launch_typed(const GemmArgs& args, cudaStream_t stream) {
     const int64_t strides = (p.k + kTcStrideK - 1) / kTcStrideK;
     // At 9-16 tokens the kernels take 112-114 registers: one 16-warp CTA per SM, and the aim of
     // 48 warps per SM gave 6144 rows 192 CTAs, 1.45 waves (0.913x against 1.005x for rung 12,
-    // 2026-11-25_gemv_tc_candidates.json); the grid is one wave instead.
+    // 2026-11-25_gemv_tc_candidates.json.gz); the grid is one wave instead.
     const int wpr = MG == 1 ? gemv::warps_per_row(groups, strides, sms, kTcWarps)
                             : gemv::one_wave_warps_per_row(groups, strides, sms, kTcWarps);
     gemv::with_layout(args, 8, [&](auto a_k_major, auto vec) {

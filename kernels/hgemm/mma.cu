@@ -16,7 +16,7 @@
 // Constraints: TN layout only (both operands K-contiguous, mma's row.col); K % 8 == 0 (rows are
 // copied in 16-byte pieces); any M, N >= 1 (edges zero-filled and guarded); any alpha, beta.
 // Measured on an H100 80GB HBM3, 2026-11-22, TN 5120x4096x4096, cold L2, from
-// bench_results/h100/2026-11-22_hgemm_ladder.json: f16 accumulate 166.8 TFLOP/s (0.241x cuBLAS
+// bench_results/h100/2026-11-22_hgemm_ladder.json.gz: f16 accumulate 166.8 TFLOP/s (0.241x cuBLAS
 // COMPUTE_16F), f32 accumulate 213.1 (0.283x cuBLAS COMPUTE_32F): 3.2-4.4x over hgemm_wmma, with no
 // pipeline yet.
 #include <cuda_fp16.h>

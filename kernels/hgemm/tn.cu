@@ -11,7 +11,7 @@
 // hgemm_tn_128x128x64_s3 (seed 000's tile, 96 KB), hgemm_tn_128x256x32_s4 (hgemm_tn until
 // 2026-11-24, 96 KB). Constraints: K % 8 == 0; any M, N >= 1; any alpha, beta.
 // Measured (H100, 2026-11-24, 5120x4096x4096 vs cuBLAS): f16 acc 0.7492x median of 30 runs,
-// f32 acc 0.630-0.639x (bench_results/h100/2026-11-24_ampere_acceptance_final.json).
+// f32 acc 0.630-0.639x (bench_results/h100/2026-11-24_ampere_acceptance_final.json.gz).
 // History of the tuning: docs/hgemm-ampere.md.
 #include "hgemm/ampere/launch.cuh"
 

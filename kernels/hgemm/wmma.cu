@@ -15,7 +15,7 @@
 // Constraints: none (any M, N, K >= 1, any layout, any alpha/beta); edges are zero-filled on
 // load and guarded on store.
 // Measured on an H100 80GB HBM3, 2026-11-22, TN 5120x4096x4096, cold L2, from
-// bench_results/h100/2026-11-22_hgemm_ladder.json: f16 accumulate 51.9 TFLOP/s (0.075x cuBLAS
+// bench_results/h100/2026-11-22_hgemm_ladder.json.gz: f16 accumulate 51.9 TFLOP/s (0.075x cuBLAS
 // COMPUTE_16F), f32 accumulate 48.9 (0.065x cuBLAS COMPUTE_32F).
 #include <cuda_fp16.h>
 #include <mma.h>

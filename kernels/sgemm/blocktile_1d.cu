@@ -14,7 +14,7 @@
 // m = t % BM and n = (t / BM) * TN + j, j < TN. Shared memory: two (8, 64+4) float tiles, 4.4 KB.
 // Layouts: all four. Constraints: none (any M, N, K >= 1; edges zero-filled and guarded).
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off,
-// from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// from bench_results/h100/2026-11-22_sgemm_ladder.json.gz (git 6c33131476ee):
 //   sgemm_blocktile_1d: 1024^3 15.7 TFLOP/s (0.455x), 2048^3 18.6 TFLOP/s (0.368x), 4096^3 18.8
 //     TFLOP/s (0.364x), 5120x4096x4096 19.3 TFLOP/s (0.371x)
 #include <cstdint>

@@ -15,7 +15,7 @@
 // tiles, 8.4 KB. Layouts: all four. Constraints: none (any M, N, K >= 1; edges zero-filled and
 // guarded).
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off,
-// from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// from bench_results/h100/2026-11-22_sgemm_ladder.json.gz (git 6c33131476ee):
 //   sgemm_blocktile_2d: 1024^3 10.7 TFLOP/s (0.310x), 2048^3 31.2 TFLOP/s (0.618x), 4096^3 31.5
 //     TFLOP/s (0.610x), 5120x4096x4096 31.6 TFLOP/s (0.610x)
 #include <cstdint>

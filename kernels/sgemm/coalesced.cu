@@ -10,7 +10,7 @@
 // extent); otherwise any M, N, K >= 1, any layout, any alpha/beta. In layouts where op(A) is
 // K-contiguous (TN, TT) the A loads are strided again; NN is the layout this rung is written for.
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM (TF32 off), from
-// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 6.36 TFLOP/s (18.7%), 4096^3 6.29
+// bench_results/h100/2026-11-22_sgemm_ladder.json.gz: 1024^3 6.36 TFLOP/s (18.7%), 4096^3 6.29
 // (12.1%), 5120x4096x4096 6.06 (11.7%): 12.6x over sgemm_naive from the thread mapping alone.
 #include "common/views.cuh"
 #include "core/registry.hpp"

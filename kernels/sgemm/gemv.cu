@@ -7,10 +7,10 @@
 // kernel as hgemm_decode_gemv (common/gemv.cuh).
 // Constraints: NN or TN (op(B) K-contiguous); 1 <= M <= 4; any N, K.
 // Measured (H100, 2026-11-25, sustained, N = K = 4096): M = 1 1.048x cuBLAS (NN) / 1.106x (TN)
-// against sgemm_splitk's 0.730x / 0.725x (bench_results/h100/2026-11-25_sgemm_m1_gemv.json, git
+// against sgemm_splitk's 0.730x / 0.725x (bench_results/h100/2026-11-25_sgemm_m1_gemv.json.gz, git
 // 5bf9698); with four chunks in flight instead of two, in an earlier session, 1.093x / 1.152x, at
 // M = 2 1.022x (NN, splitk 1.035x), at M = 4 0.423x (splitk 1.383x)
-// (2026-11-25_gemv_candidates.json).
+// (2026-11-25_gemv_candidates.json.gz).
 #include "common/gemv.cuh"
 #include "core/registry.hpp"
 #include "sgemm/launch.cuh"

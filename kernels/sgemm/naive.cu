@@ -10,7 +10,7 @@
 // Tile: 32x32 threads per block, one C element each, no reuse. Constraints: M <= 2097120 (the
 // grid's y extent); otherwise any M, N, K >= 1, any layout, any alpha/beta.
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM (TF32 off), from
-// bench_results/h100/2026-11-22_sgemm_ladder.json: 1024^3 0.49 TFLOP/s (1.4% of cuBLAS), 4096^3
+// bench_results/h100/2026-11-22_sgemm_ladder.json.gz: 1024^3 0.49 TFLOP/s (1.4% of cuBLAS), 4096^3
 // 0.50 (1.0%), 5120x4096x4096 0.50 (1.0%). Every access of C and of op(B) is its own transaction.
 #include "common/views.cuh"
 #include "core/registry.hpp"

@@ -11,7 +11,7 @@
 // (128x64x8, 4 stages, 3 blocks/SM: the one to use at 1024^3).
 // Constraints: sm_80+; any M, N, K >= 1 (VEC paths need 16-byte aligned leading dimensions).
 // Measured (H100, 2026-11-22, NN 4096^3 vs cuBLAS SGEMM, TF32 off): 50.01 TFLOP/s (0.976x)
-// (bench_results/h100/2026-11-22_sgemm_ladder.json); history: docs/sgemm.md.
+// (bench_results/h100/2026-11-22_sgemm_ladder.json.gz); history: docs/sgemm.md.
 #include <cstdint>
 #include <string>
 
@@ -257,7 +257,7 @@ using Small = Config<128, 64, 8, 64, 32, 8, 8, 4, 3>;
 }  // namespace
 
 // sgemm_pipelined is bound to the variant measured fastest on the H100 at 2048^3, 4096^3 and
-// 5120x4096x4096 (bench_results/h100/2026-11-22_sgemm_ladder.json): 256x128x8, 3 stages.
+// 5120x4096x4096 (bench_results/h100/2026-11-22_sgemm_ladder.json.gz): 256x128x8, 3 stages.
 GEMMBENCH_REGISTER_KERNEL(variant<Tall>(
     "sgemm_pipelined", "rung 7 + 3-stage cp.async pipeline, 256x128x8, warps 64x64, 16x8/thread"));
 GEMMBENCH_REGISTER_KERNEL(variant<Default>(

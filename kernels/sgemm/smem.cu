@@ -16,7 +16,7 @@
 // Layouts: all four (the copy into shared memory is templated on each operand's major mode).
 // Constraints: none (any M, N, K >= 1; edges are zero-filled on load and guarded on store).
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off,
-// from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// from bench_results/h100/2026-11-22_sgemm_ladder.json.gz (git 6c33131476ee):
 //   sgemm_smem: 1024^3 6.5 TFLOP/s (0.190x), 2048^3 6.9 TFLOP/s (0.137x), 4096^3 6.8 TFLOP/s
 //     (0.131x), 5120x4096x4096 6.8 TFLOP/s (0.131x)
 #include <cstdint>

@@ -16,9 +16,9 @@
 // Constraints: sm_80+; every layout; any M, N, K >= 1 below 2^31 - 256 (16-byte paths need
 // 16-byte aligned leading dimensions). Workspace: grown on a shape's first launch; one stream.
 // Measured (H100, 2026-11-25, sustained, f32 NN): sgemm_splitk at N = K = 4096 1.245x cuBLAS at
-// M = 16, 0.953x at M = 128 (bench_results/h100/2026-11-25_sgemm_splitk_candidates.json);
+// M = 16, 0.953x at M = 128 (bench_results/h100/2026-11-25_sgemm_splitk_candidates.json.gz);
 // sgemm_streamk 1.172x at 1536^3, 1.045x at 2560^3, 0.946-1.092x over the squares 1024-8192
-// (2026-11-25_sgemm_streamk_candidates.json). Tuning and limits: docs/sgemm.md.
+// (2026-11-25_sgemm_streamk_candidates.json.gz). Tuning and limits: docs/sgemm.md.
 #include <algorithm>
 #include <climits>
 #include <cstdint>

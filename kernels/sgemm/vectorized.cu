@@ -21,7 +21,7 @@
 // a contiguous dimension is either wholly inside the matrix or wholly outside. Otherwise the
 // launcher picks the same kernel with VEC = false: scalar, predicated loads and stores.
 // Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS SGEMM with TF32 off,
-// from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// from bench_results/h100/2026-11-22_sgemm_ladder.json.gz (git 6c33131476ee):
 //   sgemm_vectorized: 1024^3 10.4 TFLOP/s (0.306x), 2048^3 34.4 TFLOP/s (0.679x), 4096^3 34.6
 //     TFLOP/s (0.670x), 5120x4096x4096 34.8 TFLOP/s (0.671x)
 #include <cstdint>

@@ -24,7 +24,7 @@
 // As in rung 6, the 128-bit path needs lda, ldb and ldc to be multiples of 4 floats and 16-byte
 // aligned pointers; otherwise the launcher picks the same kernel with VEC = false (scalar,
 // predicated copies and stores). Measured on an H100 80GB HBM3, 2026-11-22, NN, cold L2, vs cuBLAS
-// SGEMM with TF32 off, from bench_results/h100/2026-11-22_sgemm_ladder.json (git 6c33131476ee):
+// SGEMM with TF32 off, from bench_results/h100/2026-11-22_sgemm_ladder.json.gz (git 6c33131476ee):
 //   sgemm_warptile: 1024^3 11.1 TFLOP/s (0.322x), 2048^3 36.8 TFLOP/s (0.728x), 4096^3 36.9
 //     TFLOP/s (0.714x), 5120x4096x4096 37.2 TFLOP/s (0.717x)
 //   sgemm_warptile_128x64: 1024^3 16.4 TFLOP/s (0.476x), 2048^3 37.7 TFLOP/s (0.746x), 4096^3

@@ -6,8 +6,8 @@
 #   (each step is one case of the loop below; ncu-kernels / ncu-stalls profile one launch)
 #   e.g. only the Hopper rung's tests: scripts/dev/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
 #
-# Expects the dependencies staged in .deps (../shared/tools/stage-offline-deps.sh .deps) when the
-# host has no distro packages. Never changes clocks or resets the GPU.
+# Expects the dependencies staged in .deps (scripts/dev/stage-deps.sh .deps, on a machine with the
+# packages: CLI11, fmt, nlohmann/json, zlib, GoogleTest) when the host has no distro packages. Never changes clocks or resets the GPU.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/gpu_out}

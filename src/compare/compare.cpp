@@ -3,15 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/stats.hpp"
 
@@ -202,13 +201,13 @@ Report parse_report(const json& doc, const std::string& name) {
 }
 
 Report load_report(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + ": cannot read (" + std::strerror(errno) + ")");
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::exception&) {
-    throw UsageError(path + ": not JSON, so not a gemmbench report");
+    doc = read_json_file(path);  // plain or gzip-compressed
+  } catch (const ReportFileError& e) {
+    throw UsageError(e.kind() == ReportFileError::Kind::not_json
+                         ? path + ": not JSON, so not a gemmbench report"
+                         : std::string(e.what()));
   }
   return parse_report(doc, path);
 }

@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -12,6 +11,7 @@
 #include "compare/compare.hpp"
 #include "core/errors.hpp"
 #include "merge/merge.hpp"
+#include "report/report_file.hpp"
 #include "report/reporter.hpp"
 
 namespace gemmbench::merge {
@@ -44,9 +44,11 @@ int run(const CliState& s, std::ostream& out) {
   if (!s.csv.empty()) check_output_path(s.csv, "--csv");
   const Merged m = merge_reports(reports);
   if (!s.json.empty()) {
-    std::ofstream f(s.json, std::ios::out | std::ios::trunc);
-    f << m.report.dump(2) << "\n";
-    if (!f) throw UsageError(fmt::format("--json: cannot write '{}'", s.json));
+    try {
+      write_file_atomic(s.json, report_text(m.report));  // gzip-compressed for a .gz name
+    } catch (const std::runtime_error&) {
+      throw UsageError(fmt::format("--json: cannot write '{}'", s.json));
+    }
   }
   if (!s.csv.empty()) {
     auto csv = make_csv_reporter(s.csv);

@@ -10,6 +10,7 @@
 #include "core/interrupt.hpp"
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 #include "report/reporter.hpp"
 
 namespace gemmbench {
@@ -268,35 +269,34 @@ class JsonReporter : public Reporter {
   explicit JsonReporter(const std::string& path) : path_(path) {}
 
   void begin(const RunMetadata& m) override {
-    doc_ = nlohmann::json{{"metadata", to_json(m)},
-                          {"results", nlohmann::json::array()},
-                          {"summary", {{"complete", false}, {"in_progress", true}}}};
+    metadata_ = to_json(m);
+    summary_ = {{"complete", false}, {"in_progress", true}};
     flush();
   }
   void add(const CaseResult& r) override {
-    doc_["results"].push_back(to_json(r));
+    // Each row is serialized once; the file is rewritten whole, so a run cut short anywhere still
+    // leaves complete JSON.
+    rows_.push_back(to_json(r).dump());
     flush();
   }
   void end(const RunSummary& s) override {
-    doc_["summary"] = to_json(s);
+    summary_ = to_json(s);
     flush();
   }
 
  private:
   void flush() {
-    const std::string tmp = path_ + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::out | std::ios::trunc);
-      out << doc_.dump(2) << "\n";
-      if (!out) throw std::runtime_error("cannot write JSON report '" + tmp + "'");
+    try {
+      write_file_atomic(path_, report_text(metadata_, rows_, summary_));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string("JSON report: ") + e.what());
     }
-    if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-      throw std::runtime_error("cannot rename '" + tmp + "' to '" + path_ +
-                               "': " + std::strerror(errno));
   }
 
   std::string path_;
-  nlohmann::json doc_;
+  nlohmann::json metadata_;
+  std::vector<std::string> rows_;
+  nlohmann::json summary_;
 };
 
 }  // namespace

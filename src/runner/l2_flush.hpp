@@ -5,7 +5,7 @@
 // full of dirty lines that the timed GEMM then writes back to HBM while it streams its own
 // operands: on the H100 that cost 4-5 us of a 16x4096x4096 f16 cuBLAS call (22.0 us after a
 // memset, 17.7 us after memset + read; bench_results/h100/reference/
-// 2026-11-25_flush_probe.jsonl, scripts/dev/reference/flush_probe.cu). docs/method.md says more.
+// 2026-11-25_flush_probe.jsonl.gz, scripts/dev/reference/flush_probe.cu). docs/method.md says more.
 #pragma once
 
 #include <cuda_runtime.h>

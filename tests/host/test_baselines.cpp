@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 #include "report/reporter.hpp"
 #include "runner/baselines.hpp"
 #include "runner/cublaslt_gemm.hpp"
@@ -253,23 +254,26 @@ TEST(BaselineReport, JsonRoundTripsAndOldReportsReadAsCublas) {
   bad["measure"]["baseline"] = "cudnn";
   EXPECT_THROW(case_result_from_json(bad), nlohmann::json::exception);
 
-  // The committed reports load: those from before the cuBLASLt baseline read as cublas.
-  size_t rows = 0;
+  // Reports of every schema load (fixtures copied from bench_results/, plain and gzip): those
+  // from before the cuBLASLt baseline read as cublas.
+  size_t rows = 0, with_baseline = 0;
   for (const auto& e :
-       fs::recursive_directory_iterator(fs::path(GEMMBENCH_SOURCE_DIR) / "bench_results")) {
-    if (e.path().extension() != ".json" || rows > 200) continue;
-    std::ifstream in(e.path());
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.contains("results")) continue;
+       fs::directory_iterator(fs::path(GEMMBENCH_SOURCE_DIR) / "tests/data/reports")) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json") && !name.ends_with(".json.gz")) continue;
+    const nlohmann::json doc = read_json_file(e.path().string());
+    if (!doc.contains("results")) continue;
     for (const auto& row : doc["results"]) {
       const bool has = row.contains("measure") && row["measure"].contains("baseline");
       EXPECT_EQ(
           case_result_from_json(row).measure.baseline,
           has ? *parse_baseline(row["measure"]["baseline"].get<std::string>()) : Baseline::cublas);
+      with_baseline += has;
       ++rows;
     }
   }
-  EXPECT_GT(rows, 0u);
+  EXPECT_GT(rows, with_baseline) << "no report from before the cuBLASLt baseline";
+  EXPECT_GT(with_baseline, 0u) << "no report with measure.baseline";
 }
 
 TEST(BaselineReport, AlgorithmText) {

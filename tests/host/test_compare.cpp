@@ -322,14 +322,19 @@ TEST(Compare, BadInputIsOneLineUsageError) {
 }
 
 TEST(Compare, CommittedReportsLoad) {
-  const fs::path dir = fs::path(GEMMBENCH_SOURCE_DIR) / "bench_results" / "h100";
-  const Report a = load_report((dir / "2026-11-22_hopper_5120_repeat1.json").string());
-  const Report b = load_report((dir / "2026-11-22_hopper_5120_repeat2.json").string());
+  // Two same-day repeats copied from bench_results/h100, the second gzip-compressed as committed
+  // reports are: the reader takes both.
+  const fs::path dir = fs::path(GEMMBENCH_SOURCE_DIR);
+  const Report a =
+      load_report((dir / "tests/data/reports/2026-11-22_hopper_5120_repeat1.json").string());
+  const Report b =
+      load_report((dir / "tests/data/reports/2026-11-22_hopper_5120_repeat2.json.gz").string());
   const Comparison c = compare_reports(a, b, Options{});
   EXPECT_EQ(c.cases.size(), 4u);
   EXPECT_EQ(c.slower + c.faster, 0u);  // same-day repeats of one command
   // mma-peak output is JSON, but not a report.
-  EXPECT_NE(load_error((dir / "2026-11-22_mma_peak_f16.json").string()).find("not a gemmbench"),
+  EXPECT_NE(load_error((dir / "tests/data/reports/2026-11-22_mma_peak_f16.json").string())
+                .find("not a gemmbench"),
             std::string::npos);
 }
 

@@ -17,6 +17,7 @@
 #include "merge/merge_cli.hpp"
 #include "plan/shard.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 
 using namespace gemmbench;
 using nlohmann::json;
@@ -116,6 +117,25 @@ std::vector<std::string> write_shards(const Plan& plan, int count, const std::st
 }
 
 }  // namespace
+
+// Shards and the merged report may be gzip-compressed (committed reports are): merge reads
+// .json.gz parts and writes --json F.gz compressed.
+TEST(Merge, GzipPartsAndOutput) {
+  const Plan plan = prefill_plan();
+  std::vector<std::string> args = write_shards(plan, 2, "gz");
+  const std::string packed = args[1] + ".gz";
+  write_file_atomic(packed, read_text_file(args[1]));
+  fs::remove(args[1]);
+  args[1] = packed;
+  const std::string out_json = temp_path("merged.json.gz").string();
+  args.insert(args.end(), {"--json", out_json});
+  const CliRun r = run_merge(args);
+  ASSERT_EQ(r.code, 0) << r.error << r.out;
+  std::ifstream raw(out_json, std::ios::binary);
+  EXPECT_EQ(raw.get(), 0x1f) << "gzip magic";
+  EXPECT_EQ(read_json_file(out_json)["results"].size(), plan.row_count());
+  EXPECT_EQ(compare::load_report(out_json).rows.size(), plan.row_count());
+}
 
 TEST(Merge, CompleteShardsMergeInPlanOrder) {
   const Plan plan = prefill_plan();

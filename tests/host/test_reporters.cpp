@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 #include "report/reporter.hpp"
 #include "sol/sol.hpp"
 
@@ -133,23 +134,26 @@ TEST(Json, ReportsWithoutMeasureDataReadAsUniform) {
   old["measure"].erase("data");
   EXPECT_EQ(case_result_from_json(old).measure.data, DataDist::uniform);
 
-  // The reports committed before --data existed still load, every row as uniform.
-  const fs::path dir = fs::path(GEMMBENCH_SOURCE_DIR) / "bench_results";
-  size_t rows = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.path().extension() != ".json") continue;
-    std::ifstream in(e.path());
-    const nlohmann::json doc = nlohmann::json::parse(in);
+  // Reports written before --data existed still load, every row as uniform (fixtures copied from
+  // bench_results/, plain and gzip-compressed: tests/data/reports/README.md).
+  const fs::path dir = fs::path(GEMMBENCH_SOURCE_DIR) / "tests/data/reports";
+  size_t rows = 0, old_rows = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json") && !name.ends_with(".json.gz")) continue;
+    const nlohmann::json doc = read_json_file(e.path().string());
     if (!doc.contains("results")) continue;  // `gemmbench inspect` output, not a run report
     for (const auto& row : doc["results"]) {
       const bool has_data = row.at("measure").contains("data");
       CaseResult back;
       ASSERT_NO_THROW(back = case_result_from_json(row)) << e.path();
       if (!has_data) EXPECT_EQ(back.measure.data, DataDist::uniform) << e.path();
+      old_rows += !has_data;
       ++rows;
     }
   }
   EXPECT_GT(rows, 0u) << "no run report found under " << dir;
+  EXPECT_GT(old_rows, 0u) << "no report from before --data under " << dir;
 }
 
 TEST(Json, ReportIsValidAfterEveryRow) {
@@ -174,6 +178,104 @@ TEST(Json, ReportIsValidAfterEveryRow) {
   EXPECT_EQ(doc["metadata"]["schema_version"], kReportSchemaVersion);
   EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
   fs::remove(path);
+}
+
+// Each row on one line, compact (no indentation inside rows or sample arrays); metadata and
+// summary stay indented; the text is one JSON document after every row.
+TEST(Json, RowsAreWrittenOnePerLine) {
+  const fs::path path = temp_path("compact.json");
+  auto rep = make_json_reporter(path.string());
+  rep->begin(sample_meta());
+  CaseResult with_samples = sample_row(1, Status::ok);
+  with_samples.samples_ms = {1.5, 1.25, 1.75};
+  rep->add(with_samples);
+  rep->add(sample_row(2, Status::skipped));
+  RunSummary s;
+  s.rows_planned = s.rows_written = 2;
+  rep->end(s);
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  size_t row_lines = 0;
+  for (const auto& line : lines) {
+    if (line.rfind("    {", 0) != 0) continue;  // a row: four spaces, then the whole object
+    const std::string text = line.back() == ',' ? line.substr(4, line.size() - 5) : line.substr(4);
+    const nlohmann::json row = nlohmann::json::parse(text);
+    EXPECT_EQ(row.dump(), text) << "compact, no spaces";
+    EXPECT_EQ(case_result_from_json(row).index, ++row_lines);
+  }
+  EXPECT_EQ(row_lines, 2u);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "  \"metadata\": {"), lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "  \"results\": ["), lines.end());
+  const nlohmann::json doc = read_json_file(path.string());
+  EXPECT_EQ(doc["results"][0]["samples_ms"].size(), 3u);
+  EXPECT_EQ(doc["summary"]["rows_written"], 2);
+  fs::remove(path);
+}
+
+TEST(Json, ReportTextOfAWholeDocumentMatchesTheReporter) {
+  const nlohmann::json meta = {{"tool", "gemmbench"}, {"nested", {{"a", 1}}}};
+  const nlohmann::json row = {{"index", 1}, {"samples_ms", {1.0, 2.0}}};
+  const nlohmann::json summary = {{"complete", true}};
+  const std::string text = report_text(meta, {row.dump()}, summary);
+  EXPECT_EQ(text, report_text(nlohmann::json{
+                      {"metadata", meta}, {"results", {row}}, {"summary", summary}}));
+  EXPECT_NE(text.find("\n    {\"index\":1,\"samples_ms\":[1.0,2.0]}\n"), std::string::npos) << text;
+  EXPECT_EQ(nlohmann::json::parse(report_text(meta, {}, summary))["results"],
+            nlohmann::json::array());
+}
+
+// --json F.gz writes a gzip file (valid after every row, as the plain one), and every reader takes
+// plain and gzip alike.
+TEST(Json, GzipReportIsWrittenAndRead) {
+  const fs::path path = temp_path("report.json.gz");
+  auto rep = make_json_reporter(path.string());
+  rep->begin(sample_meta());
+  for (size_t i = 1; i <= 2; ++i) {
+    rep->add(sample_row(i, Status::ok));
+    std::ifstream raw(path, std::ios::binary);
+    char magic[2] = {};
+    raw.read(magic, 2);
+    EXPECT_EQ(static_cast<unsigned char>(magic[0]), 0x1f);
+    EXPECT_EQ(static_cast<unsigned char>(magic[1]), 0x8b);
+    EXPECT_EQ(read_json_file(path.string())["results"].size(), i);
+  }
+  rep->end({});
+  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
+  const std::string text = read_text_file(path.string());
+  const fs::path plain = temp_path("report_plain.json");
+  write_file_atomic(plain.string(), text);
+  EXPECT_EQ(read_text_file(plain.string()), text);
+  EXPECT_LT(fs::file_size(path), fs::file_size(plain));
+  fs::remove(path);
+  fs::remove(plain);
+}
+
+TEST(Json, UnreadableAndTruncatedFilesSayWhy) {
+  try {
+    read_json_file("/nonexistent/report.json.gz");
+    ADD_FAILURE() << "no throw";
+  } catch (const ReportFileError& e) {
+    EXPECT_EQ(e.kind(), ReportFileError::Kind::unreadable);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/report.json.gz: cannot read"),
+              std::string::npos);
+  }
+  // A gzip file cut short (a copy that did not finish) is unreadable, not silently short.
+  const fs::path gz = temp_path("cut.json.gz");
+  write_file_atomic(gz.string(), std::string(100000, ' ') + "{}");
+  const auto size = fs::file_size(gz);
+  fs::resize_file(gz, size / 2);
+  EXPECT_THROW(read_text_file(gz.string()), ReportFileError);
+  const fs::path bad = temp_path("bad.json");
+  write_file_atomic(bad.string(), "{not json");
+  try {
+    read_json_file(bad.string());
+    ADD_FAILURE() << "no throw";
+  } catch (const ReportFileError& e) {
+    EXPECT_EQ(e.kind(), ReportFileError::Kind::not_json);
+  }
+  fs::remove(gz);
+  fs::remove(bad);
 }
 
 TEST(Csv, StableColumnsOneRowPerCaseWrittenImmediately) {

@@ -8,6 +8,7 @@ python3-matplotlib; without matplotlib that one test is skipped with its reason.
 
 import contextlib
 import copy
+import gzip
 import importlib.util
 import io
 import json
@@ -22,6 +23,7 @@ SCRIPT = os.path.join(ROOT, "scripts", "plot_report.py")
 SAMPLE = os.path.join(ROOT, "tests", "data", "sample_report.json")
 
 sys.dont_write_bytecode = True  # no __pycache__ left in scripts/ by the tests
+sys.path.insert(0, os.path.dirname(SCRIPT))  # plot_report imports scripts/report_file.py
 _spec = importlib.util.spec_from_file_location("plot_report", SCRIPT)
 plot_report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plot_report)
@@ -92,6 +94,33 @@ class LoadAndCheck(TempDirCase):
         with self.assertRaises(plot_report.ReportError) as caught:
             plot_report.load_report(path)
         self.assertIn("not JSON", str(caught.exception))
+
+    def test_gzip_report_reads_as_the_plain_one(self):
+        plain = self.write_json("r.json", sample())
+        packed = os.path.join(self.tmp, "r.json.gz")
+        with open(plain, "rb") as f, gzip.open(packed, "wb") as g:
+            g.write(f.read())
+        self.assertEqual(plot_report.load_report(packed), plot_report.load_report(plain))
+
+    def test_truncated_gzip_is_unreadable(self):
+        packed = os.path.join(self.tmp, "cut.json.gz")
+        with gzip.open(packed, "wb") as g:
+            g.write(json.dumps(sample()).encode())
+        with open(packed, "rb") as f:
+            data = f.read()
+        with open(packed, "wb") as f:
+            f.write(data[: len(data) // 2])
+        with self.assertRaises(plot_report.ReportError) as caught:
+            plot_report.load_report(packed)
+        self.assertIn("cannot read", str(caught.exception))
+
+    def test_report_table_reads_a_committed_gzip_fixture(self):
+        fixture = os.path.join(ROOT, "tests", "data", "reports",
+                               "2026-11-22_hopper_5120_repeat2.json.gz")
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report_table.py"),
+                              fixture], capture_output=True, text=True, check=True).stdout
+        self.assertIn("hgemm_tn_sm90", out)
+        self.assertIn("5120x4096x4096", out)
 
     def test_other_json_is_not_a_report(self):
         self.assert_rejected([1, 2], "not a gemmbench report")

@@ -9,7 +9,7 @@
 // k-tiles, M % 8 == 0), so every copy is unpredicated; ampere_run sends other problems, and
 // devices with less shared memory, to the tile loop.
 // Measured (H100, 2026-11-24, hgemm_tn TN 5120x4096x4096 vs cuBLAS): f16 acc 0.7492x median of 30
-// runs, f32 0.635x (bench_results/h100/2026-11-24_ampere_acceptance_final.json). History of the
+// runs, f32 0.635x (bench_results/h100/2026-11-24_ampere_acceptance_final.json.gz). History of the
 // schedule (what was tried and lost): docs/hgemm-ampere.md.
 #pragma once
 

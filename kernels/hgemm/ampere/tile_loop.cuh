@@ -9,7 +9,7 @@
 // 128x128x64 s3 / 128x256x32 s4 (96 KB). One CTA per raster slot; no-op CTAs exit.
 // Constraints: ampere_supports (16-byte pieces along each contiguous dimension); any M, N, K >= 1.
 // Measured (H100, 2026-11-24, TN 5120x4096x4096 vs cuBLAS): 128x256x64 s3 0.726x f16 / 0.592x
-// f32 (bench_results/h100/2026-11-24_persist_bk64_5120.json). History: docs/hgemm-ampere.md.
+// f32 (bench_results/h100/2026-11-24_persist_bk64_5120.json.gz). History: docs/hgemm-ampere.md.
 #pragma once
 
 #include <cuda_fp16.h>

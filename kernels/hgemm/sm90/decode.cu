@@ -18,8 +18,8 @@
 // Constraints: sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); 1 <= M <= 128; K % 8 == 0.
 // Measured (H100, 2026-11-26, sustained, cold L2, f16/f32acc, the 16 decode layers per token
 // count): `hgemm`, running this rung or its variants at 64 and 128 tokens, 1.002x / 0.985x cuBLAS
-// (bench_results/h100/2026-11-26_llm_decode_rule_r2.json, git 90e1533; earlier runs on other
-// machines the same day: 0.993x / 0.973x before rules S and R', _rule_r.json).
+// (bench_results/h100/2026-11-26_llm_decode_rule_r2.json.gz, git 90e1533; earlier runs on other
+// machines the same day: 0.993x / 0.973x before rules S and R', _rule_r.json.gz).
 // The split's sizes, the variants that lost and how: docs/hgemm-hopper.md, "The decode path".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -59,10 +59,10 @@ using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
 // hgemm_decode_sm90_n64_cs: the 64-row tile with the in-cluster split (sm90/cluster_split.cuh,
 // 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
 // elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
-// faster than 17.7 us, two in 15.7 (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
+// faster than 17.7 us, two in 15.7 (bench_results/h100/reference/2026-11-26_read_roof.jsonl.gz).
 // The `hgemm` rule P at 16-128 tokens where ceil(N/64) <= SMs/2 and K >= 7168 (4096 on the H200):
 // 128x2112x7168 0.972x against _n64's 0.922x (f16, bench_results/h100/
-// 2026-11-26_decode_n64_cs_candidates*.json).
+// 2026-11-26_decode_n64_cs_candidates*.json.gz).
 template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
@@ -75,12 +75,12 @@ using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Sp
 // whose doubled tiles fit one wave (a PARTIAL last consumer at 96 and 160); at 33-64 tokens 64
 // rows; at M <= 32 there is nothing to share: _n64's tile. The `hgemm` rule R on the H100:
 // 128x4096x4096 18.0-18.6 us against 20.2-20.7 for _n64 (bench_results/h100/
-// 2026-11-26_llm_decode_rule_r.json against _rule_p_r3.json), 96x6144x4096 24.4 against 28.4-29.1,
+// 2026-11-26_llm_decode_rule_r.json.gz against _rule_p_r3.json.gz), 96x6144x4096 24.4 against 28.4-29.1,
 // 128x10240x8192 65.1-65.2 against 66.8-67.1 for rung 12 (f16 / bf16,
-// 2026-11-26_decode_wmc_wide_candidates.json); level at 128x6144x4096, 128x8192x8192 and
+// 2026-11-26_decode_wmc_wide_candidates.json.gz); level at 128x6144x4096, 128x8192x8192 and
 // 128x7168x16384, behind at 128x7168x2048 (17.3-17.7 against 16.5-17.2); at 64 tokens, on half
 // the grid and on the H200 at 128 tokens the 64-row tile lost
-// (2026-11-26_decode_n64_wmc_{candidates,check}.json, as hgemm_decode_sm90_n64_wmc).
+// (2026-11-26_decode_n64_wmc_{candidates,check}.json.gz, as hgemm_decode_sm90_n64_wmc).
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
 struct WeightShareTiles {
@@ -109,7 +109,7 @@ struct WeightShareTiles {
 // 2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96 tiles leave 36 of 132 SMs idle.
 // wgmma still reads 64 rows: the stages keep 64 rows of shared memory, the last 16 never loaded and
 // their outputs never stored (Sm90Config's PARTIAL tile). Candidates
-// (configs/dev/decode_fit_candidates.json, h100/2026-11-26_decode_fit_candidates.json, f16):
+// (configs/dev/decode_fit_candidates.json, h100/2026-11-26_decode_fit_candidates.json.gz, f16):
 // 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112 and
 // 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters multicasting
 // the token tile lost everywhere (4-25%).

@@ -17,10 +17,10 @@
 // hgemm_tn_sm90_192x192: cuBLAS's 192x192 tile on three consumer warpgroups (rule Q).
 // Constraints: sm_90 and an sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0.
 // Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
-// (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json); the 16 LLM prefill shapes at 4096
+// (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json.gz); the 16 LLM prefill shapes at 4096
 // tokens: 0.768x (4096x2112x7168, 2.18 waves: the stream-K tail's 0.942x) to 1.111x, the N = 7168
 // layers 0.996-1.012x since the dense walk
-// (bench_results/h100/2026-11-24_dispatch_candidates.json); history: docs/hgemm-hopper.md.
+// (bench_results/h100/2026-11-24_dispatch_candidates.json.gz); history: docs/hgemm-hopper.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -56,7 +56,7 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
 // (f16 / bf16) than the stream-K tail at 4096x2112x7168 (11 tiles of 192 along N, none padded,
 // against 16.5 of 128; 0.993x / 0.996x cuBLAS), 25-28% less at 2048x2112x7168, 11% at 3072^3,
 // 2-4% at 8192x2112x7168; up to 14% more at the 15 other prefill layers
-// (bench_results/h100/2026-11-26_prefill_192_candidates.json, _prefill_192_check.json). Its
+// (bench_results/h100/2026-11-26_prefill_192_candidates.json.gz, _prefill_192_check.json.gz). Its
 // stream-K twins, with and without the 2-CTA cluster, lost at 4096x2112x7168 too: 0.960-0.980x.
 GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<192, 192, 4, 1>>(
     "hgemm_tn_sm90_192x192",

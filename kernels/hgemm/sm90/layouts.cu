@@ -12,7 +12,7 @@
 // M % 8 == 0 and K % 8 == 0, nt M % 8 == 0 and N % 8 == 0 (any K), tt K % 8 == 0 and N % 8 == 0.
 // Measured: see docs/hgemm-hopper.md ("Every layout") for the report beside hgemm_tn_sm90; the
 // 192x192 tiles below at the shapes of rule Q: bench_results/h100/
-// 2026-11-26_layouts_192_candidates.json (4096x2112x7168 0.991x / 0.992x / 0.994x NN / NT / TT
+// 2026-11-26_layouts_192_candidates.json.gz (4096x2112x7168 0.991x / 0.992x / 0.994x NN / NT / TT
 // against 0.760x / 0.762x / 0.758x for the 256x128 tile).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -57,7 +57,7 @@ inline constexpr int kSkMinKBlocks = 4;
 // hgemm_tn_sm90_128x128_sk): their partials are at most 64 KB. The 256x128 tile's 128 KB partials
 // cost more than the split gains: hgemm_tn_sm90_sk_defer split that way ran 0.38x at 1024^3 and
 // 0.72x at 2048^3 against 0.49x / 0.91x unsplit, and 0.43-0.87x at the decode shapes
-// (bench_results/h100/2026-11-25_split_candidates.json, _decode_sm90_candidates.json).
+// (bench_results/h100/2026-11-25_split_candidates.json.gz, _decode_sm90_candidates.json.gz).
 inline constexpr int kSkSplitMaxTileArea = 128 * 128;
 
 // The decode split: how many clusters share each tile's k-blocks when the tiles are one row
@@ -88,8 +88,8 @@ GB_HD int decode_split_count(int tiles, int k_blocks, int target) {
 // matrices half the grid then streams too slowly: 128x6144x4096 takes 26.6 us on 96 CTAs and
 // 28.9 us on 48, 128x8192x8192 54.4 us on 128 and 58.0 us on 64 (same probe), and 128x7168x18432
 // ran at 0.93x cuBLAS on its 56 tiles unsplit (bench_results/h100/
-// 2026-11-25_decode_split_candidates.json) against 1.00x spread over the grid before
-// (2026-11-25_decode_sm90_candidates.json).
+// 2026-11-25_decode_split_candidates.json.gz) against 1.00x spread over the grid before
+// (2026-11-25_decode_sm90_candidates.json.gz).
 GB_HD int decode_grid_target(int bm, int n, int k, int clusters_max) {
   const long long weight_bytes = 2LL * n * k;
   return bm >= 128 && weight_bytes > (40LL << 20) ? clusters_max : clusters_max / 2;
@@ -303,7 +303,7 @@ GB_HD int cs_parts_for(int tiles, int k_blocks, int target, int blocks = kCsWarp
   return p < cap ? p : cap;
 }
 // The cluster size by shape (hgemm_decode_sm90), on a grid of `grid` CTAs. From the two
-// candidate runs (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json, H100,
+// candidate runs (bench_results/h100/2026-11-25_decode_dsmem_candidates{,_r2}.json.gz, H100,
 // sustained, cold L2, f16, the 10th-percentile times of both runs averaged) against the workspace
 // walk's split (decode_split_count with decode_grid_target):
 // - Half the grid, as the walk: 16 and 64 tokens at 17 and 32 tiles (16x2112x7168 17.7 us on 3
@@ -318,7 +318,7 @@ GB_HD int cs_parts_for(int tiles, int k_blocks, int target, int blocks = kCsWarp
 // whole_grid (the 64-row weight tile, hgemm_decode_sm90_n64_cs: Sm90Config::CS_WHOLE_GRID):
 // parts for the whole grid, whatever the tokens and K. One CTA per 64-row tile reads a 4096-wide
 // layer no faster than 17.7 us at 4096x4096, two per tile in 15.7 us
-// (bench_results/h100/reference/2026-11-26_read_roof.jsonl).
+// (bench_results/h100/reference/2026-11-26_read_roof.jsonl.gz).
 inline constexpr int kCsLongKBlocks = 128;
 inline constexpr int kCsN64Blocks = 4;  // the 64-row tile's: 1 consumer warpgroup x 4 warps
 GB_HD int cs_parts(int tiles, int k_blocks, int bm, int grid, int blocks = kCsWarpBlocks,

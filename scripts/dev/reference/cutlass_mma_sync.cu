@@ -9,7 +9,7 @@
 // Not built by CMake and no dependency of gemmbench: it needs CUTLASS's headers, which the
 // project does not use. It exists so that the CUTLASS reference points of issue 4 can be
 // measured under gemmbench's method (scripts/dev/reference/README.md says how; the report is
-// bench_results/h100/2026-11-24_cutlass_mma_sync_reference.json). One configuration per binary
+// bench_results/h100/2026-11-24_cutlass_mma_sync_reference.json.gz). One configuration per binary
 // (CFG 0-3 f32 accumulation, 4-7 f16), each printing one JSON line.
 // Build: nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I<cutlass>/include \
 //          -DCFG=<n> cutlass_mma_sync.cu -lcublas -o cutlass_mma_sync_<n>

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Regenerates the current numbers: one report per shipped config (configs/*.json, not
+# configs/dev) into bench_results/<gpu>/latest/<config>.json.gz, and latest/README.md listing them
+# (config, commit, date, GPU, driver, rows and their statuses, the command). README.md's figures
+# and charts are taken from these reports. Run it on a GPU host from the repository root after
+# `cmake --build build`:
+#
+#   scripts/update_latest.sh                    # every shipped config -> bench_results/<gpu>/latest
+#   scripts/update_latest.sh --only llm_decode,default [OUTDIR]    # some (a long set in parts)
+#   scripts/update_latest.sh --dry-run [OUTDIR] # plan every config (gemmbench --dry-run), run none
+#
+# <gpu> is a short slug of the device name (NVIDIA H100 80GB HBM3 -> h100, NVIDIA H200 -> h200).
+# Environment: GEMMBENCH (default build/gemmbench), DEVICE (default 0), GPU_NAME (the device name,
+# else asked of nvidia-smi), GEMMBENCH_ARGS (extra arguments for every run, e.g. --max-time 3).
+# A config whose run exits non-zero (a FAILED row, a CUDA error, no GPU) is named on stderr and the
+# script goes on with the next; it exits 1 at the end if any did. Each report's summary (rows ok,
+# FAILED, skipped, error; complete or not) is in latest/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+  echo "usage: scripts/update_latest.sh [--dry-run] [--only NAME[,NAME...]] [OUTDIR]" >&2
+  exit 2
+}
+
+dry_run=0
+only=""
+outdir=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry_run=1 ;;
+    --only)
+      [ $# -ge 2 ] || usage
+      only=$2
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*) usage ;;
+    *)
+      [ -z "$outdir" ] || usage
+      outdir=$1
+      ;;
+  esac
+  shift
+done
+
+gemmbench=${GEMMBENCH:-build/gemmbench}
+device=${DEVICE:-0}
+if [ ! -x "$gemmbench" ]; then
+  echo "update_latest: $gemmbench not found: build first (cmake --build build) or set GEMMBENCH" >&2
+  exit 2
+fi
+
+# The shipped configs, by name, in a stable order.
+shipped=()
+for c in configs/*.json; do shipped+=("$(basename "$c" .json)"); done
+configs=()
+for name in "${shipped[@]}"; do
+  if [ -z "$only" ] || [[ ",$only," == *",$name,"* ]]; then configs+=("$name"); fi
+done
+if [ -n "$only" ]; then
+  IFS=, read -r -a wanted <<<"$only"
+  for w in "${wanted[@]}"; do
+    if [[ " ${shipped[*]} " != *" $w "* ]]; then
+      echo "update_latest: --only: '$w' is not a shipped config (configs/$w.json); shipped: ${shipped[*]}" >&2
+      exit 2
+    fi
+  done
+fi
+
+# The slug of a device name: the model number (h100, h200, a100, b200, l40s...), else the name
+# in lower case with every run of other characters as one '-'.
+gpu_slug() {
+  local name
+  name=$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]')
+  if [[ $name =~ (^|[^a-z0-9])([a-z]{1,2}[0-9]{2,3}[a-z]?)([^a-z0-9]|$) ]]; then
+    printf '%s\n' "${BASH_REMATCH[2]}"
+  else
+    printf '%s\n' "$name" | sed -E 's/^nvidia[^a-z0-9]*//; s/[^a-z0-9]+/-/g; s/^-|-$//g'
+  fi
+}
+
+gpu_name=${GPU_NAME:-}
+if [ -z "$gpu_name" ] && command -v nvidia-smi >/dev/null; then
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader --id="$device" 2>/dev/null | head -1 || true)
+fi
+if [ -z "$gpu_name" ]; then
+  echo "update_latest: no GPU name (nvidia-smi found none at device $device); set GPU_NAME to name the folder" >&2
+  exit 3
+fi
+slug=$(gpu_slug "$gpu_name")
+outdir=${outdir:-bench_results/$slug/latest}
+echo "update_latest: $gpu_name -> $outdir; configs: ${configs[*]}"
+
+if [ "$dry_run" = 1 ]; then
+  for name in "${configs[@]}"; do
+    echo "== $name: $gemmbench --config configs/$name.json --device $device ${GEMMBENCH_ARGS:-} --json $outdir/$name.json.gz"
+    # shellcheck disable=SC2086
+    "$gemmbench" --config "configs/$name.json" --device "$device" ${GEMMBENCH_ARGS:-} --dry-run | tail -1
+  done
+  exit 0
+fi
+
+mkdir -p "$outdir"
+failed=0
+for name in "${configs[@]}"; do
+  out=$outdir/$name.json.gz
+  echo "== $name -> $out"
+  rc=0
+  # shellcheck disable=SC2086
+  "$gemmbench" --config "configs/$name.json" --device "$device" ${GEMMBENCH_ARGS:-} --quiet --json "$out" || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "update_latest: $name: gemmbench exited $rc" >&2
+    failed=1
+  fi
+done
+
+# latest/README.md, from every report in the folder (so a run with --only keeps the others' lines).
+python3 - "$outdir" "$gpu_name" <<'EOF'
+import glob, os, sys
+sys.path.insert(0, 'scripts')
+from report_file import load_json
+
+outdir, gpu = sys.argv[1], sys.argv[2]
+rows = []
+for path in sorted(glob.glob(os.path.join(outdir, '*.json.gz'))):
+    name = os.path.basename(path)[:-len('.json.gz')]
+    try:
+        doc = load_json(path)
+        m, s = doc['metadata'], doc.get('summary', {})
+        dev = m.get('device', {})
+        rows.append(f"| `{name}.json.gz` | `configs/{name}.json` | {m.get('git_commit', '?')} | "
+                    f"{m.get('date_utc', '?')} | {dev.get('name', '?')}, driver {dev.get('driver_version', '?')} | "
+                    f"{s.get('rows_written', len(doc.get('results', [])))} of {s.get('rows_planned', '?')}: "
+                    f"{s.get('ok', '?')} ok, {s.get('failed', '?')} FAILED, {s.get('skipped', '?')} skipped, "
+                    f"{s.get('errors', '?')} error{'' if s.get('complete') else ', incomplete'} |")
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as e:
+        rows.append(f"| `{name}.json.gz` | `configs/{name}.json` | ? | ? | ? | unreadable: {e} |")
+with open(os.path.join(outdir, 'README.md'), 'w', encoding='utf-8') as f:
+    f.write(f"# Current numbers: {gpu}\n\n"
+            "One report per shipped config (`configs/*.json`), written by `scripts/update_latest.sh`\n"
+            "(`gemmbench --config configs/NAME.json --json NAME.json.gz`, each config's own measure\n"
+            "settings: sustained regime, cold L2, uniform data). Regenerate them all with\n"
+            "`scripts/update_latest.sh` from the repository root on this GPU after `cmake --build build`.\n\n"
+            "| report | config | commit | date (UTC) | GPU | rows |\n|---|---|---|---|---|---|\n")
+    f.write('\n'.join(rows) + '\n')
+print(f"update_latest: wrote {len(rows)} report line(s) to {os.path.join(outdir, 'README.md')}")
+EOF
+exit "$failed"
