@@ -56,6 +56,12 @@ for step in "${steps[@]}"; do
       note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$logs/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       grep -E '\*\*\*Failed|Timeout|\(Failed\)' "$logs/ctest.log" | head -40 | tee -a "$summary"
       ;;
+    test-host)
+      # Every host test (no GPU needed), in parallel: what CI runs, on the GPU host's cores.
+      (cd "$build" && timeout 400 ctest -L host --output-on-failure -j "$(nproc)" >"$logs/ctest_host.log" 2>&1)
+      note "ctest -L host: rc=$? $(grep -E 'tests passed|tests failed' "$logs/ctest_host.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+      grep -E '\*\*\*Failed|Timeout|\(Failed\)' "$logs/ctest_host.log" | head -40 | tee -a "$summary"
+      ;;
     gpu-tests)
       # The GPU suites run as whole binaries (one CUDA context each, not one per test case); the
       # Hopper rung runs separately under its own timeout so a hang cannot take the rest down.
