@@ -173,6 +173,8 @@ json to_json(const CaseResult& r) {
                  {"precondition_s", opt(rg.precondition_s)},
                  {"precondition_end", rg.precondition_end},
                  {"precondition_spread_pct", opt(rg.precondition_spread_pct)},
+                 {"precondition_at_cap", opt(rg.precondition_at_cap)},
+                 {"block_s", opt(rg.block_s)},
                  {"blocks", rg.blocks},
                  {"settle_mean_s", opt(rg.settle_mean_s)},
                  {"block_spread_pct", opt(rg.block_spread_pct)},
@@ -293,6 +295,8 @@ CaseResult case_result_from_json(const json& j) {
     rg.precondition_s = get_opt<double>(g, "precondition_s");
     rg.precondition_end = g.value("precondition_end", std::string());
     rg.precondition_spread_pct = get_opt<double>(g, "precondition_spread_pct");
+    rg.precondition_at_cap = get_opt<double>(g, "precondition_at_cap");
+    rg.block_s = get_opt<double>(g, "block_s");
     rg.blocks = g.value("blocks", 0);
     rg.settle_mean_s = get_opt<double>(g, "settle_mean_s");
     rg.block_spread_pct = get_opt<double>(g, "block_spread_pct");

@@ -104,6 +104,8 @@ struct RegimeStats {
   std::optional<double> precondition_s;          // the group's, seconds of wall time
   std::string precondition_end;                  // "agreed", "bound" or "interrupted"
   std::optional<double> precondition_spread_pct;  // last windows' (max - min) / min, percent
+  std::optional<double> precondition_at_cap;     // share of its NVML readings at the power cap
+  std::optional<double> block_s;                 // timed GPU seconds asked of each block
   int blocks = 0;                                // this row's timed blocks
   std::optional<double> settle_mean_s;           // untimed seconds at the start of its blocks
   std::optional<double> block_spread_pct;        // (max - min) / min of its block medians

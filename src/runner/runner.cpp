@@ -217,8 +217,7 @@ struct Runner::Impl {
   // nothing between them but each sample's preparation, then synchronized once. Returns the
   // event times, ms, [launch][sample].
   std::vector<std::vector<double>> run_steps(const ProblemGroup& g, GroupData& d,
-                                             const std::vector<const Member*>& step,
-                                             size_t count) {
+                                             const std::vector<const Member*>& step, size_t count) {
     const size_t np = step.size();
     for (size_t j = 0; j < count; ++j)
       for (size_t i = 0; i < np; ++i) {
@@ -240,8 +239,8 @@ struct Runner::Impl {
 
   // One provider's own sampling loop (preparation, then the launch, back to back in batches)
   // until it has `gpu_s` of GPU time and `min_n` samples, or `wall_cap_s` has passed.
-  std::vector<double> run_loop(const ProblemGroup& g, GroupData& d, const Member& m,
-                               double gpu_s, size_t min_n, double wall_cap_s) {
+  std::vector<double> run_loop(const ProblemGroup& g, GroupData& d, const Member& m, double gpu_s,
+                               size_t min_n, double wall_cap_s) {
     std::vector<double> out;
     double have_s = 0;
     const auto t0 = std::chrono::steady_clock::now();
@@ -262,6 +261,7 @@ struct Runner::Impl {
     double seconds = 0;
     SteadyEnd end = SteadyEnd::bound;
     std::optional<double> spread;
+    std::optional<double> at_cap_share;  // of the NVML readings taken after each window
   };
   // Runs one provider's loop untimed, in windows of about rule.window_s of wall time, until its
   // window medians agree (stats/regime.hpp).
@@ -270,6 +270,7 @@ struct Runner::Impl {
     SteadyDetector detector(rule);
     const auto t0 = std::chrono::steady_clock::now();
     Steady out;
+    int known = 0, capped = 0;
     for (;;) {
       if (stop_requested()) {
         out.end = SteadyEnd::interrupted;
@@ -277,6 +278,13 @@ struct Runner::Impl {
       }
       const std::vector<double> window = run_loop(g, d, m, 1e9, 1, rule.window_s);
       detector.add(summarize(window).median_ms, seconds_since(t0));
+      if (nvml.available()) {
+        const TelemetrySample r = nvml.read();
+        if (cap_known(r, power_limit_w)) {
+          ++known;
+          capped += at_power_cap(r, power_limit_w);
+        }
+      }
       if (const auto end = detector.done()) {
         out.end = *end;
         break;
@@ -284,6 +292,7 @@ struct Runner::Impl {
     }
     out.seconds = seconds_since(t0);
     out.spread = detector.spread();
+    if (known) out.at_cap_share = double(capped) / known;
     return out;
   }
 
@@ -325,7 +334,12 @@ struct Runner::Impl {
       settle.min_s = s.settle_time_s;
       settle.max_s = std::max(settle.max_s, 2.0 * s.settle_time_s);
     }
-    const double block_s = block_timed_seconds(s.block_time_s, s.min_time_s);
+    const bool at_cap = pre.at_cap_share && *pre.at_cap_share >= 0.5;
+    const double block_s = block_timed_seconds(s.block_time_s, s.min_time_s, at_cap);
+    for (Member* m : ms) {
+      m->r.regime.precondition_at_cap = pre.at_cap_share;
+      m->r.regime.block_s = block_s;
+    }
     const size_t block_n = size_t(std::max(1, (s.min_samples + 1) / 2));
     const Member* running = ms.front();  // whose loop the board ran last
     int tag = 0;
@@ -379,9 +393,7 @@ struct Runner::Impl {
     int wait_timeouts = 0, windows = 0, batches_kept = 0, batches_discarded = 0, tag = 0;
     std::vector<double> kept_probes;
     std::optional<double> first_probe, min_probe;
-    const auto enough = [&] {
-      return kept >= size_t(s.min_samples) && kept_gpu_s >= s.min_time_s;
-    };
+    const auto enough = [&] { return kept >= size_t(s.min_samples) && kept_gpu_s >= s.min_time_s; };
     try {
       while (!enough() && !stop_requested() && seconds_since(t0) < wall_cap) {
         // Wait for a cool board.
@@ -458,8 +470,8 @@ struct Runner::Impl {
       m->r.burst_wait_timeouts = wait_timeouts;
       if (kept < size_t(s.min_samples) && !stop_requested()) {
         rs.held = false;
-        append_note(m->r, burst_not_held_reason(kept, s.min_samples, discarded, first_probe,
-                                                min_probe));
+        append_note(m->r,
+                    burst_not_held_reason(kept, s.min_samples, discarded, first_probe, min_probe));
       }
     }
   }
@@ -593,7 +605,8 @@ std::string Runner::timing_method() {
          "alone in blocks in the order A B ... B A, each block opened by an untimed settle of "
          "its own loop (until 50 ms windows agree within 0.5%, 0.15-1.5 s) and timed for " +
          std::to_string(d.block_time_s) +
-         " s of GPU time by default; kernel ratios divide by the group's cublas (cublaslt) row "
+         " s of GPU time by default (at least 1 s where the board is at its power cap); kernel "
+         "ratios divide by the group's cublas (cublaslt) row "
          "median. burst: windows from a cool board of interleaved samples, a clock probe "
          "(clock64 against %globaltimer) after each batch, batches kept while the clock holds "
          "97% of the post-ramp clock and 90% of the maximum. Median quoted; NVML read every " +
@@ -680,8 +693,8 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
     try {
       std::string why_not;
       lt.r.cublaslt_algo = im.cublaslt.tune(
-          p, d.a.get(), d.b.get(), d.c.get(), im.stream,
-          [&] { im.prepare_sample(p, s, d); }, why_not);
+          p, d.a.get(), d.b.get(), d.c.get(), im.stream, [&] { im.prepare_sample(p, s, d); },
+          why_not);
       if (!lt.r.cublaslt_algo) {
         lt.r.status = Status::skipped;
         lt.r.reason = why_not;
@@ -699,11 +712,12 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
       members[i].r.reason = why;
       continue;
     }
-    members[i].launch = [&im, k, args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(),
-                                                  float(p.alpha), float(p.beta)}] {
-      k->launch(args, im.stream);
-      CUDA_CHECK_LAST_LAUNCH();
-    };
+    members[i].launch =
+        [&im, k,
+         args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha), float(p.beta)}] {
+          k->launch(args, im.stream);
+          CUDA_CHECK_LAST_LAUNCH();
+        };
   }
   std::vector<Member*> timed;
   for (Member& m : members) {
@@ -782,9 +796,9 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
     }
     if (s.keep_samples) r.samples_ms = m->samples;
     r.tflops = p.flops() / (r.time->median_ms * 1e-3) / 1e12;
-    const GroupRole role = &m->r == &members[0].r                ? GroupRole::cublas
+    const GroupRole role = &m->r == &members[0].r              ? GroupRole::cublas
                            : with_lt && &m->r == &members[1].r ? GroupRole::cublaslt
-                                                                 : GroupRole::kernel;
+                                                               : GroupRole::kernel;
     apply_baselines(r, role, s.baseline, GroupBaselines{cublas_ms, cublaslt_ms});
     if (role == GroupRole::kernel && with_lt) r.cublaslt_algo = members[1].r.cublaslt_algo;
     if (!s.verify) {
@@ -833,10 +847,9 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
       }
       continue;
     }
-    const std::vector<CaseResult> rows =
-        run_group(g, summary, [&](const std::string& kernel) {
-          if (progress) progress({row + 1, summary.rows_planned, &g, kernel});
-        });
+    const std::vector<CaseResult> rows = run_group(g, summary, [&](const std::string& kernel) {
+      if (progress) progress({row + 1, summary.rows_planned, &g, kernel});
+    });
     for (const CaseResult& r : rows)
       if (r.reason != kInterruptedReason) emit(r);
   }

@@ -49,8 +49,9 @@ std::vector<size_t> round_schedule(size_t providers) {
   return out;
 }
 
-double block_timed_seconds(double block_time_s, double min_time_s) {
-  return std::max(0.0, std::min(block_time_s, min_time_s / 2.0));
+double block_timed_seconds(double block_time_s, double min_time_s, bool at_cap) {
+  const double s = std::max(0.0, std::min(block_time_s, min_time_s / 2.0));
+  return at_cap ? std::max(s, kCapBlockS) : s;
 }
 
 double default_settle_seconds(double block_time_s) {

@@ -59,8 +59,12 @@ std::vector<size_t> round_schedule(size_t providers);
 
 // The timed part of one block: at least `block_time_s` of GPU time, but a row whose whole
 // sample budget is smaller (min_time_s over the two blocks of a round) takes that instead, and
-// never less than one launch.
-double block_timed_seconds(double block_time_s, double min_time_s);
+// never less than one launch. A group whose preconditioning found the board at its power cap
+// takes at least kCapBlockS: at the cap the clock swings with the power controller over about a
+// second, and blocks of a quarter second caught different phases of it (on the H100 at
+// 4096x57344x8192, two blocks of one provider 13% apart; configs/dev/numbers_agree.json).
+inline constexpr double kCapBlockS = 1.0;
+double block_timed_seconds(double block_time_s, double min_time_s, bool at_cap = false);
 
 // Settle time when the user did not set it: a quarter of the block, within [0.15, 1] s.
 double default_settle_seconds(double block_time_s);

@@ -56,6 +56,16 @@ Throttle classify_throttle(uint64_t reasons) {
   return Throttle::none;
 }
 
+bool cap_known(const TelemetrySample& s, std::optional<double> power_limit_w) {
+  return s.reasons || (s.power_w && power_limit_w && *power_limit_w > 0);
+}
+
+bool at_power_cap(const TelemetrySample& s, std::optional<double> power_limit_w) {
+  const bool power_known = s.power_w && power_limit_w && *power_limit_w > 0;
+  return (s.reasons && (*s.reasons & clock_reason::sw_power_cap)) ||
+         (power_known && *s.power_w >= kAtCapPowerShare * *power_limit_w);
+}
+
 TelemetrySummary summarize_telemetry(const std::vector<TelemetrySample>& samples,
                                      std::optional<double> power_limit_w) {
   TelemetrySummary out;
@@ -73,12 +83,9 @@ TelemetrySummary summarize_telemetry(const std::vector<TelemetrySample>& samples
     if (s.temperature_c)
       out.temperature_max_c = std::max(out.temperature_max_c.value_or(0u), *s.temperature_c);
     if (s.reasons) out.reasons |= *s.reasons & ~clock_reason::gpu_idle;
-    const bool power_known = s.power_w && power_limit_w && *power_limit_w > 0;
-    if (s.reasons || power_known) {
+    if (gemmbench::cap_known(s, power_limit_w)) {
       ++cap_known;
-      const bool capped = (s.reasons && (*s.reasons & clock_reason::sw_power_cap)) ||
-                          (power_known && *s.power_w >= kAtCapPowerShare * *power_limit_w);
-      at_cap += capped;
+      at_cap += at_power_cap(s, power_limit_w);
     }
   }
   if (!clocks.empty()) {

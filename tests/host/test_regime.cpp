@@ -92,6 +92,10 @@ TEST(Blocks, TimedPartFollowsTheRowsBudget) {
   EXPECT_DOUBLE_EQ(block_timed_seconds(0.25, 0.03), 0.015) << "a decode config's 0.03 s";
   EXPECT_DOUBLE_EQ(block_timed_seconds(4.0, 10.0), 4.0);
   EXPECT_DOUBLE_EQ(block_timed_seconds(0.25, 0.0), 0.0) << "count alone decides";
+  EXPECT_DOUBLE_EQ(block_timed_seconds(0.25, 0.5, true), kCapBlockS) << "at the power cap";
+  EXPECT_DOUBLE_EQ(block_timed_seconds(4.0, 10.0, true), 4.0);
+  EXPECT_DOUBLE_EQ(block_timed_seconds(0.25, 0.03, true), kCapBlockS)
+      << "a decode config's budget does not shorten a block at the cap";
   EXPECT_DOUBLE_EQ(default_settle_seconds(0.25), 0.15);
   EXPECT_DOUBLE_EQ(default_settle_seconds(4.0), 1.0);
   EXPECT_DOUBLE_EQ(default_settle_seconds(10.0), 1.0);
