@@ -104,34 +104,43 @@ __device__ __forceinline__ void mma_f32(float (&d)[4], const uint32_t (&a)[4],
   }
 }
 
+// A warp's accumulators: the (16*SLABS weight rows, 8*MT tokens) warp tile of C^T, m16n8 f32
+// fragments.
+template <class Tile>
+using DecodeAcc = float[Tile::SLABS][Tile::MT][4];
+
+template <class Tile>
+__device__ __forceinline__ void clear_acc(DecodeAcc<Tile>& acc) {
+#pragma unroll
+  for (int s = 0; s < Tile::SLABS; ++s)
+#pragma unroll
+    for (int j = 0; j < Tile::MT; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[s][j][i] = 0.f;
+}
+
+// ================================ LOADS ================================
+// The CTA's copies into the ring: unit after unit of its range, walked with (tile, k-tile)
+// counters (no 64-bit division in the loop) STAGES-1 units ahead of the mma. Every thread copies
+// its 16-byte chunks of the unit's weight rows and token rows; rows past N or M and chunks past K
+// are zero-filled (src_bytes 0, from the operand's base address), never read.
+//   stage s: (BN,BK) weights | (TOKENS,BK) tokens, K-major, chunk-swizzled (decode::chunk_offset)
 template <class T, class Tile>
-__global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodeParams<T> prm) {
-  constexpr int MT = Tile::MT, SLABS = Tile::SLABS, BK = Tile::BK, STAGES = Tile::STAGES;
-  constexpr int CHUNKS = Tile::CHUNKS, THREADS = Tile::THREADS;
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  // (STAGES) x [ (BN,BK) weights | (TOKENS,BK) tokens ], K-major, chunk-swizzled
-  T* const smem = reinterpret_cast<T*>(smem_raw);
-  __shared__ int s_last;
+struct DecodeLoader {
+  const DecodeParams<T>& prm;
+  T* smem;  // (STAGES) stages
+  int tid;
+  int kt;  // k-tiles per tile
+  // The next unit to copy, (tile, k-tile): the kernel's own counters, held by reference (as
+  // copies in this struct the compiler numbered their registers differently: other SASS).
+  int& tile;
+  int& k_tile;
 
-  const decode::Schedule& sched = prm.sched;
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, t = lane % 4;
-  const int64_t cta = blockIdx.x;
-  const int64_t u_begin = sched.unit_begin(cta);
-  const int units = int(sched.unit_begin(cta + 1) - u_begin);
-
-  // Units are walked with (tile, k-tile) counters, no 64-bit division in the loop: one for the
-  // copies running STAGES-1 units ahead, one for the mma.
-  const int kt = int(sched.kt);
-  const int tile_begin = int(u_begin / kt), kt_begin = int(u_begin - int64_t(tile_begin) * kt);
-  int load_tile = tile_begin, load_kt = kt_begin;
-
-  // The next unit to copy into stage `stage`: rows past N or M and chunks past K are
-  // zero-filled (src_bytes 0, from the operand's base address), never read.
-  auto load_next = [&](int stage) {
-    const int k0 = load_kt * BK;
-    const int n0 = load_tile * Tile::BN;
-    if (++load_kt == kt) load_kt = 0, ++load_tile;
+  __device__ __forceinline__ void load_next(int stage) {
+    constexpr int BK = Tile::BK, CHUNKS = Tile::CHUNKS, THREADS = Tile::THREADS;
+    const int k0 = k_tile * BK;
+    const int n0 = tile * Tile::BN;
+    if (++k_tile == kt) k_tile = 0, ++tile;
     const uint32_t sw = ptx::smem_u32(smem + stage * Tile::STAGE_ELEMS);
     const uint32_t sx = sw + Tile::W_ELEMS * 2;
 #pragma unroll
@@ -150,28 +159,36 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
       const T* src = ok ? prm.x + int64_t(row) * prm.k + k : prm.x;
       ptx::cp_async_16(sx + decode::chunk_offset<BK>(row, ch) * 16, src, ok ? 16 : 0);
     }
-  };
+  }
+};
 
-  float acc[SLABS][MT][4];  // (16*SLABS, 8*MT) warp tile of C^T, m16n8 f32 fragments
-  auto clear = [&] {
-#pragma unroll
-    for (int s = 0; s < SLABS; ++s)
-#pragma unroll
-      for (int j = 0; j < MT; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc[s][j][i] = 0.f;
-  };
+// ================================ EPILOGUE ================================
+// The end of a tile's units in this CTA: straight out when the CTA owns the whole tile, else
+// store the partial; the last contributor to arrive sums all of them in K order (contributor
+// order, not arrival order: deterministic), over the slot as a flat array, so the sum needs no
+// accumulator registers.
+//   workspace slot: (PARTIAL) f32 in fragment order (decode::partial_index), one per (CTA, tile)
+template <class T, class Tile>
+struct DecodeEpilogue {
+  static constexpr int MT = Tile::MT, SLABS = Tile::SLABS, THREADS = Tile::THREADS;
+  static constexpr int P4 = Tile::PARTIAL / 4;  // float4 per slot
+  static_assert(P4 % THREADS == 0, "a workspace slot splits evenly over the threads");
+
+  const DecodeParams<T>& prm;
+  int& s_last;  // shared: this CTA arrived last at the tile
+  int64_t cta;
+  int tid, lane, warp;
 
   // C(m, n) = alpha * v + beta * C(m, n), for n < N and m < M only.
-  auto store = [&](int n, int m, float v) {
+  __device__ __forceinline__ void store(int n, int m, float v) const {
     if (n >= prm.n || m >= prm.m) return;
     T* dst = prm.c + int64_t(n) * prm.m + m;
     v *= prm.alpha;
     if (prm.beta != 0.f) v = fmaf(prm.beta, to_f32(*dst), v);
     *dst = from_f32<T>(v);
-  };
+  }
   // A tile this CTA owns whole: straight from the registers.
-  auto epilogue = [&](int n0) {
+  __device__ __forceinline__ void store_acc(const DecodeAcc<Tile>& acc, int n0) const {
 #pragma unroll
     for (int s = 0; s < SLABS; ++s)
 #pragma unroll
@@ -180,24 +197,17 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
         for (int i = 0; i < 4; ++i)
           store(n0 + decode::frag_row(warp * SLABS + s, lane, i), decode::frag_token(j, lane, i),
                 acc[s][j][i]);
-  };
-
-  // Workspace slot layout: fragment order (decode::partial_index).
-  constexpr int P4 = Tile::PARTIAL / 4;
-  static_assert(P4 % THREADS == 0, "a workspace slot splits evenly over the threads");
-  auto partial4 = [&](int64_t slot) {
+  }
+  __device__ __forceinline__ float4* partial4(int64_t slot) const {
     return reinterpret_cast<float4*>(prm.partials + slot * Tile::PARTIAL);
-  };
+  }
 
-  // The end of a tile's units in this CTA: straight out when the CTA owns the whole tile, else
-  // store the partial; the last contributor to arrive sums all of them in K order (contributor
-  // order, not arrival order: deterministic), over the slot as a flat array, so the sum needs
-  // no accumulator registers.
-  auto finish_tile = [&](int tile) {
+  __device__ __forceinline__ void finish_tile(const DecodeAcc<Tile>& acc, int tile) const {
+    const decode::Schedule& sched = prm.sched;
     const int n0 = tile * Tile::BN;
     const int64_t first = sched.first_cta(tile), last = sched.last_cta(tile);
     if (first == last) {
-      epilogue(n0);
+      store_acc(acc, n0);
       return;
     }
     float4* const mine = partial4(sched.slot(cta, tile));
@@ -256,26 +266,54 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
       }
     }
     if (tid == 0) prm.counters[tile] = 0;  // all contributors arrived: ready for the next launch
-  };
+  }
+};
+
+// The kernel: the CTA's range of (tile, k-tile) units from the stream-K schedule, a STAGES-deep
+// cp.async ring (LOADS), the mma of each unit (MAINLOOP), each tile finished as its last unit in
+// this CTA is done (EPILOGUE).
+template <class T, class Tile>
+__global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodeParams<T> prm) {
+  constexpr int MT = Tile::MT, SLABS = Tile::SLABS, BK = Tile::BK, STAGES = Tile::STAGES;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // (STAGES) x [ (BN,BK) weights | (TOKENS,BK) tokens ], K-major, chunk-swizzled
+  T* const smem = reinterpret_cast<T*>(smem_raw);
+  __shared__ int s_last;
+
+  const decode::Schedule& sched = prm.sched;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t cta = blockIdx.x;
+  const int64_t u_begin = sched.unit_begin(cta);
+  const int units = int(sched.unit_begin(cta + 1) - u_begin);
+  const int kt = int(sched.kt);
+  const int tile_begin = int(u_begin / kt), kt_begin = int(u_begin - int64_t(tile_begin) * kt);
+  int load_tile = tile_begin, load_kt = kt_begin;
+  DecodeLoader<T, Tile> loader{prm, smem, tid, kt, load_tile, load_kt};
+  DecodeAcc<Tile> acc;  // (16*SLABS, 8*MT) warp tile of C^T, m16n8 f32 fragments
+  const DecodeEpilogue<T, Tile> epilogue{prm, s_last, cta, tid, lane, warp};
 
   // ================================ PROLOGUE ================================
 #pragma unroll
   for (int i = 0; i < STAGES - 1; ++i) {
-    if (i < units) load_next(i);
+    if (i < units) loader.load_next(i);
     ptx::cp_async_commit();
   }
-  clear();
+  clear_acc<Tile>(acc);
 
   // ================================ MAINLOOP ================================
   int cur_tile = tile_begin, cur_kt = kt_begin;
   for (int i = 0; i < units; ++i) {
     ptx::cp_async_wait<STAGES - 2>();
     __syncthreads();  // unit i landed for every thread; unit i-1's stage is free again
-    if (i + STAGES - 1 < units) load_next((i + STAGES - 1) % STAGES);
+    if (i + STAGES - 1 < units) loader.load_next((i + STAGES - 1) % STAGES);
     ptx::cp_async_commit();
 
     const T* sw = smem + (i % STAGES) * Tile::STAGE_ELEMS;  // (BN,BK) weights
     const T* sx = sw + Tile::W_ELEMS;                       // (TOKENS,BK) tokens
+    // The unit's mma. Each lane reads its fragments with one 16-byte shared load per row, in the
+    // k order decode::frag_k gives, instead of ldmatrix. Written here, not called: as a function
+    // (forceinline or not) it renumbered the split reduction's registers (sm_80 SASS, nvcc 13.0).
 #pragma unroll
     for (int q = 0; q < BK / 32; ++q) {
       const int ch = 4 * q + t;
@@ -310,8 +348,8 @@ __global__ void __launch_bounds__(Tile::THREADS, 1) hgemm_decode_kernel(DecodePa
     // ================================ EPILOGUE ================================
     // At the end of each tile this CTA touches (the unit loads in flight go on meanwhile).
     if (++cur_kt == kt || i + 1 == units) {
-      finish_tile(cur_tile);
-      clear();
+      epilogue.finish_tile(acc, cur_tile);
+      clear_acc<Tile>(acc);
       cur_kt = 0;
       ++cur_tile;
     }
