@@ -16,17 +16,17 @@ enum class CacheMode { cold, hot };
 const char* to_string(CacheMode c);
 std::optional<CacheMode> parse_cache_mode(std::string_view s);
 
-// The input values (MEASURE.md, "Data"). uniform is the default and the only one for headline
-// figures. int3 is cutlass_profiler's default f16 fill (set_uniform(-3, 3, 0)): low-entropy data
-// draws less power and runs faster on a power-capped GPU, so it exists only to compare with
-// numbers measured that way, and every report labels it.
+// The input values (docs/contributing.md#data). uniform is the default and the only one for
+// headline figures. int3 is cutlass_profiler's default f16 fill (set_uniform(-3, 3, 0)):
+// low-entropy data draws less power and runs faster on a power-capped GPU, so it exists only to
+// compare with numbers measured that way, and every report labels it.
 enum class DataDist { uniform, int3 };
 const char* to_string(DataDist d);
 std::optional<DataDist> parse_data_dist(std::string_view s);
 
-// How samples relate to the board's power state (MEASURE.md, "Power regime"). sustained: samples
-// back to back, the board settles at its power cap (the default). burst: each interleaved pair
-// starts from a cool board and a pair whose clock fell is discarded (docs/regimes.md).
+// How samples relate to the board's power state (docs/contributing.md#power-regime). sustained:
+// samples back to back, the board settles at its power cap (the default). burst: each interleaved
+// pair starts from a cool board and a pair whose clock fell is discarded (docs/regimes.md).
 enum class Regime { sustained, burst };
 const char* to_string(Regime r);
 std::optional<Regime> parse_regime(std::string_view s);

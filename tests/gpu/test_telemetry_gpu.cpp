@@ -15,7 +15,7 @@ using Collect = gemmbench::testing::CollectRows;
 namespace {
 
 // cuBLAS f16 (f32 accumulate) TN at 5120x4096x4096: a tensor-core GEMM that takes the board to
-// its power cap, the shape of the measurements in MEASURE.md.
+// its power cap, the shape of the measurements in docs/contributing.md#power-regime.
 RunSpec big_cublas(Regime regime) {
   RunSpec r;
   r.name = to_string(regime);
