@@ -163,20 +163,7 @@ Merged merge_reports(const std::vector<compare::Report>& reports) {
   RunSummary& s = m.summary;
   s.rows_planned = m.plan_rows;
   s.rows_written = m.rows.size();
-  for (const CaseResult& r : m.rows) switch (r.status) {
-      case Status::ok:
-        ++s.ok;
-        break;
-      case Status::failed:
-        ++s.failed;
-        break;
-      case Status::skipped:
-        ++s.skipped;
-        break;
-      case Status::error:
-        ++s.errors;
-        break;
-    }
+  for (const CaseResult& r : m.rows) s.count(r.status);
   std::string incomplete;
   for (const PartInfo& p : parts)
     if (!p.report->complete) incomplete += (incomplete.empty() ? "" : ", ") + p.report->path;

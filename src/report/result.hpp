@@ -190,6 +190,24 @@ struct RunSummary {
   bool aborted = false;  // a sticky CUDA error ended the run early
   std::string abort_reason;
   int interrupted_by = 0;  // the signal (SIGINT, SIGTERM) that stopped the run early, or 0
+
+  // One row more under its status: the one tally of the runner's rows and merge's.
+  void count(Status s) {
+    switch (s) {
+      case Status::ok:
+        ++ok;
+        break;
+      case Status::failed:
+        ++failed;
+        break;
+      case Status::skipped:
+        ++skipped;
+        break;
+      case Status::error:
+        ++errors;
+        break;
+    }
+  }
 };
 
 }  // namespace gemmbench

@@ -463,20 +463,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
   auto emit = [&](CaseResult r) {
     r.index = ++next_index;
     ++row;
-    switch (r.status) {
-      case Status::ok:
-        ++summary.ok;
-        break;
-      case Status::failed:
-        ++summary.failed;
-        break;
-      case Status::skipped:
-        ++summary.skipped;
-        break;
-      case Status::error:
-        ++summary.errors;
-        break;
-    }
+    summary.count(r.status);
     ++summary.rows_written;
     r.sol = speed_of_light(r, meta_);
     out.add(r);
