@@ -16,16 +16,15 @@ ladder  One problem shape: a bar of TFLOP/s per kernel, in the report's order (t
 sweep   TFLOP/s (or --metric ratio: % of cuBLAS) against problem size, one line per kernel and
         a dashed one per cuBLAS group; size is M when M = N = K, else (M*N*K)^(1/3), on a
         log2 axis. FAILED points are red crosses off the lines.
-compare Two reports, BASE then NEW (`gemmbench compare BASE NEW` in a chart): one horizontal bar
-        per case matched in both, the change of the median in % (right: slower), with a noise
-        bar of +- the larger of the two runs' noise (half the p10-p90 spread) and a dot for
-        the change of the ratio to cuBLAS (right: the kernel lost ground to cuBLAS). Dashed
-        lines at +-threshold. A bar is red (slower) or green (faster) only under the rule
-        gemmbench compare uses without samples: beyond the threshold and each median outside
-        the other run's p10-p90 band; the rank test on samples is gemmbench compare's alone.
-        Rows on one side only, or untimed on one, are listed under the chart.
+compare The output of `gemmbench compare BASE NEW --json COMPARE.json` in a chart: one horizontal
+        bar per case matched in both, the change of the median in % (right: slower), with a
+        noise bar of +- the larger of the two runs' noise (half the p10-p90 spread) and a dot for
+        the change of the ratio to cuBLAS (right: the kernel lost ground to cuBLAS). Dashed lines
+        at +-threshold. The verdicts (red: slower, green: faster, hatched: newly failed) are
+        gemmbench compare's own; rows on one side only, or untimed on one, are listed under it.
 
-    python3 scripts/plot_report.py compare base.json new.json -o compare.png
+    gemmbench compare base.json new.json --json compare.json
+    python3 scripts/plot_report.py compare compare.json -o compare.png
 roofline  Achieved TFLOP/s against arithmetic intensity (FLOP per byte, the report's
         sol.intensity_flop_per_byte), both axes log: one marker per timed row (kernels filled
         and coloured by family, cuBLAS grey and hollow, FAILED red crosses), the memory roof
@@ -38,8 +37,10 @@ roofline  Achieved TFLOP/s against arithmetic intensity (FLOP per byte, the repo
 rows give the reference line. cuBLAS and cuBLASLt rows are both baseline rows: kept by every
 filter, drawn grey, opening their group.
 
-Several reports may be given: their rows are concatenated in the order given and the first
-report's metadata titles the chart (a warning says so when the devices differ).
+Several reports may be given to one chart: their rows are drawn side by side in the order given
+and the first report's metadata titles the chart (a warning says so when the devices differ).
+The shards of one run are joined by `gemmbench merge` first, which checks that they come from one
+plan and counts the rows.
 
 The script reads only the reports. The data shaping functions (load_report, merge_reports,
 pick_shape, ladder_data, sweep_data) need only the standard library, so they import and can be
@@ -142,13 +143,14 @@ def _device(metadata):
 
 
 def merge_reports(named_reports):
-    """One report from [(name, report), ...]: rows concatenated in the order given, metadata of
-    the first (plus 'merged_from', the names). Returns (report, warnings); a warning says when
-    the devices or the driver/CUDA/cuBLAS versions differ, since the title shows the first."""
+    """One chart's rows from [(name, report), ...]: rows concatenated in the order given, metadata
+    of the first (plus 'merged_from', the names); no summary (`gemmbench merge` joins and counts
+    the shards of one run). Returns (report, warnings); a warning says when the devices or the
+    driver/CUDA/cuBLAS versions differ, since the title shows the first."""
     if not named_reports:
         raise ReportError("no report given")
     first_name, first = named_reports[0]
-    merged = {"metadata": copy.deepcopy(first["metadata"]), "results": [], "summary": {}}
+    merged = {"metadata": copy.deepcopy(first["metadata"]), "results": []}
     merged["metadata"]["merged_from"] = [name for name, _ in named_reports]
     warnings = []
     first_dev = _device(first["metadata"])
@@ -165,12 +167,6 @@ def merge_reports(named_reports):
             ours = "/".join(str(first_dev.get(k)) for k in version_keys)
             warnings.append(f"{name} was run with other versions than {first_name} "
                             f"(driver/CUDA/cuBLAS {theirs} vs {ours})")
-    counts = {status: 0 for status in STATUSES}
-    for row in merged["results"]:
-        counts[row["status"]] += 1
-    merged["summary"] = {"rows_written": len(merged["results"]), "ok": counts["ok"],
-                         "failed": counts["FAILED"], "skipped": counts["skipped"],
-                         "errors": counts["error"]}
     return merged, warnings
 
 
@@ -494,91 +490,59 @@ def sweep_data(report, metric="tflops", baseline="cublas"):
 
 
 # ----------------------------------------------------------------------------------------------
-# compare: two reports case by case (the same matching as `gemmbench compare`)
+# compare: the verdicts of `gemmbench compare --json`
 # ----------------------------------------------------------------------------------------------
 
-def case_key(row, run_regime=""):
-    """What makes two rows the same case: the fields `gemmbench compare` matches on. A row
-    without regime takes its report's, else 'sustained'; a preset is {model, layer}."""
-    measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
-    regime = measure.get("regime") or run_regime or "sustained"
-    preset = row.get("preset")
-    if isinstance(preset, dict):
-        preset = "/".join(str(preset[k]) for k in ("model", "layer") if preset.get(k))
-    return (row["kernel"], row["m"], row["n"], row["k"], row["layout"], row["dtype"],
-            row["accum"], row.get("alpha", 1.0), row.get("beta", 0.0),
-            measure.get("cache", "cold"), measure.get("data", "uniform"), regime, preset or "")
+COMPARE_VERDICTS = ("faster", "slower", "same", "newly_failed", "untimed")
 
 
-def case_label(row, key):
-    label = f"{row['kernel']} {row['m']}x{row['n']}x{row['k']} {row['layout']} " \
-            f"{row['dtype']}/{row['accum']}"
-    if (key[7], key[8]) != (1.0, 0.0):
-        label += f" a={key[7]:g} b={key[8]:g}"
-    extra = [x for x, default in ((key[9], "cold"), (key[10], "uniform"), (key[11], "sustained"))
-             if x != default]
-    if extra:
-        label += " " + " ".join(extra)
-    if key[12]:
-        label += f" [{key[12]}]"
-    return label
+def load_comparison(path):
+    """The output of `gemmbench compare BASE NEW --json FILE` ('-' = stdin), checked."""
+    try:
+        if path == "-":
+            doc = json.load(sys.stdin)
+        else:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read ({e.strerror or e})")
+    except json.JSONDecodeError:
+        raise ReportError(f"{path}: not JSON, so not the output of gemmbench compare --json")
+    if not isinstance(doc, dict) or doc.get("tool") != "gemmbench compare" \
+            or not isinstance(doc.get("cases"), list):
+        raise ReportError(f"{path}: not the output of `gemmbench compare BASE NEW --json FILE` "
+                          "(expected tool = 'gemmbench compare' and a 'cases' array)")
+    for i, case in enumerate(doc["cases"]):
+        if not isinstance(case, dict) or case.get("verdict") not in COMPARE_VERDICTS:
+            raise ReportError(f"{path}: cases[{i}] has no verdict gemmbench compare writes")
+    return doc
 
 
-def _keyed_rows(report):
-    """[(key, label, row)], a case seen twice numbered '#2' so it matches in order."""
-    regime = report["metadata"].get("regime") or ""
-    seen, out = {}, []
-    for row in report["results"]:
-        key = case_key(row, regime)
-        seen[key] = seen.get(key, 0) + 1
-        n = seen[key]
-        out.append((key + ((n,) if n > 1 else ()),
-                    case_label(row, key) + (f" (#{n})" if n > 1 else ""), row))
-    return out
-
-
-def _noise_pct(time):
-    return 50.0 * (time["p90"] - time["p10"]) / time["median"] if time["median"] > 0 else 0.0
-
-
-def compare_data(base, new, threshold=3.0):
-    """Cases of BASE matched in NEW: change of the median (%), each run's noise (%), change of
-    the ratio to cuBLAS (%: > 0 is better) and the verdict by the quantile rule."""
-    new_rows = {key: (label, row) for key, label, row in _keyed_rows(new)}
-    cases, notes, matched = [], [], set()
-    for key, label, b in _keyed_rows(base):
-        if key not in new_rows:
-            notes.append(f"only in BASE: {label} ({b['status']})")
+def compare_data(comparison):
+    """The bars of the compare chart from gemmbench compare's JSON: each timed case's change of
+    the median (%), both runs' noise (%), the change of the ratio to cuBLAS (%: > 0 is better)
+    and gemmbench compare's verdict; the rest as notes."""
+    cases, notes = [], []
+    for c in comparison["cases"]:
+        if c.get("change_pct") is None:
+            notes.append(f"not timed in both: {c['case']} ({c['base_status']} / "
+                         f"{c['new_status']})")
             continue
-        matched.add(key)
-        n = new_rows[key][1]
-        tb, tn = b.get("time_ms"), n.get("time_ms")
-        if not tb or not tn or tb["median"] <= 0:
-            notes.append(f"not timed in both: {label} ({b['status']} / {n['status']})")
-            continue
-        change = 100.0 * (tn["median"] - tb["median"]) / tb["median"]
-        slower = change > 0
-        outside = (tn["median"] > tb["p90"] and tb["median"] < tn["p10"]) if slower else \
-                  (tn["median"] < tb["p10"] and tb["median"] > tn["p90"])
-        verdict = ("slower" if slower else "faster") if outside and abs(change) > threshold \
-            else "same"
-        if b["status"] == "ok" and n["status"] in ("FAILED", "error"):
-            verdict = "newly_failed"
-            notes.append(f"FAILED in NEW: {label}")
-        rb, rn = b.get("ratio_to_cublas"), n.get("ratio_to_cublas")
-        cases.append({"label": label, "change_pct": change,
-                      "base_noise_pct": _noise_pct(tb), "new_noise_pct": _noise_pct(tn),
-                      "ratio_change_pct": 100.0 * (rn - rb) / rb if rb and rn else None,
-                      "verdict": verdict})
-    for key, label, n in _keyed_rows(new):
-        if key not in matched:
-            notes.append(f"only in NEW: {label} ({n['status']})")
+        if c["verdict"] == "newly_failed":
+            notes.append(f"FAILED in NEW: {c['case']}")
+        cases.append({"label": c["case"], "change_pct": c["change_pct"],
+                      "base_noise_pct": c.get("base_noise_pct") or 0.0,
+                      "new_noise_pct": c.get("new_noise_pct") or 0.0,
+                      "ratio_change_pct": c.get("ratio_change_pct"),
+                      "verdict": c["verdict"]})
+    notes += [f"only in BASE: {label}" for label in comparison.get("only_in_base", [])]
+    notes += [f"only in NEW: {label}" for label in comparison.get("only_in_new", [])]
     if not cases:
         raise ReportError("no case is timed in both reports: nothing to draw")
-    return {"cases": cases, "notes": notes, "threshold": threshold}
+    return {"cases": cases, "notes": notes, "threshold": comparison.get("threshold_pct", 3.0)}
 
 
-def figure_compare(base, new, data):
+def figure_compare(comparison, data):
     import matplotlib.pyplot as plt
 
     cases = data["cases"]
@@ -603,7 +567,8 @@ def figure_compare(base, new, data):
     ax.set_yticklabels([c["label"] for c in cases], fontsize=7.5)
     ax.set_xlabel("change of the median time, % (right: slower); bar: +- the larger run noise "
                   "(half p10-p90); dot: -(change of ratio to cuBLAS), %", fontsize=8)
-    base_meta, new_meta = base["metadata"], new["metadata"]
+    base_meta = comparison["base"].get("metadata") or {}
+    new_meta = comparison["new"].get("metadata") or {}
     lines = [f"gemmbench compare: NEW vs BASE, threshold +-{data['threshold']:g}%",
              f"BASE: {base_meta.get('date_utc', '?')} commit {base_meta.get('git_commit', '?')}"
              f"  {_device(base_meta).get('name', '?')}",
@@ -618,10 +583,10 @@ def figure_compare(base, new, data):
     return fig
 
 
-def render_compare(base, new, out_path, threshold=3.0):
-    data = compare_data(base, new, threshold)
+def render_compare(comparison, out_path):
+    data = compare_data(comparison)
     _use_agg()
-    save(figure_compare(base, new, data), out_path)
+    save(figure_compare(comparison, data), out_path)
     return data
 def roofline_data(report):
     """Points and roofs of the roofline chart, from the rows' 'sol' objects (docs/reports-sol.md).
@@ -1039,19 +1004,17 @@ def build_parser():
                        help="tflops (default) or ratio: %% of cuBLAS, cuBLAS = 100%% line")
 
     compare = sub.add_parser(
-        "compare", help="change of the median per case between two reports, with noise bars",
-        description="BASE then NEW, matched case by case as `gemmbench compare` matches them: "
-                    "one bar per case (change of the median in %, right: slower) with a noise "
-                    "bar, a dot for the change of the ratio to cuBLAS and dashed threshold "
-                    "lines. Rows on one side only are listed under the chart.",
+        "compare", help="gemmbench compare's verdicts per case, with noise bars",
+        description="The output of `gemmbench compare BASE NEW --json FILE`: one bar per case "
+                    "(change of the median in %, right: slower, coloured by gemmbench "
+                    "compare's verdict) with a noise bar, a dot for the change of the ratio to "
+                    "cuBLAS and dashed lines at its threshold. Rows on one side only are listed "
+                    "under the chart.",
         epilog=EPILOG)
-    compare.add_argument("base", metavar="BASE", help="the reference report")
-    compare.add_argument("new", metavar="NEW", help="the report judged against it")
+    compare.add_argument("comparison", metavar="COMPARE_JSON",
+                         help="written by `gemmbench compare BASE NEW --json FILE` ('-' = stdin)")
     compare.add_argument("-o", "--output", default="compare.png",
                          help="PNG to write (default: compare.png)")
-    compare.add_argument("--threshold", type=float, default=3.0,
-                         help="%% change below which no bar is called (default 3, as gemmbench "
-                              "compare)")
     roofline = sub.add_parser(
         "roofline", help="achieved TFLOP/s against arithmetic intensity, with both roofs",
         description="One marker per timed row at (FLOP per byte, TFLOP/s), log axes, under the "
@@ -1104,13 +1067,7 @@ def main(argv=None):
 
 def _main_compare(args):
     try:
-        docs = []
-        for path in (args.base, args.new):
-            report, warnings = load_report(path)
-            for w in warnings:
-                print(f"plot_report: warning: {w}", file=sys.stderr)
-            docs.append(report)
-        render_compare(docs[0], docs[1], args.output, args.threshold)
+        render_compare(load_comparison(args.comparison), args.output)
     except ReportError as e:
         print(f"plot_report: {e}", file=sys.stderr)
         return 2

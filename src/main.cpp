@@ -1,4 +1,5 @@
-// gemmbench entry point: CLI -> plan -> runner -> reporters (STYLE.md's one-way data flow).
+// gemmbench entry point: CLI -> plan -> runner -> reporters
+// (docs/contributing.md#the-shape-of-the-program).
 #include <unistd.h>
 
 #include <algorithm>
@@ -189,8 +190,11 @@ int main_impl(int argc, char** argv) {
       std::cout << cli.text;
       return cli.exit_code;
     case CliOutcome::Kind::list:
-      std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json,
-                                      cli.options.list_all);
+      if (cli.options.list_rules)
+        std::cout << format_rule_list(RuleTables::instance(), cli.options.list_json);
+      else
+        std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json,
+                                        cli.options.list_all);
       return kExitOk;
     case CliOutcome::Kind::presets:
       std::cout << format_preset_list();

@@ -1,4 +1,4 @@
-// GB_HD marks index math that host tests and device kernels share (STYLE.md: one implementation).
+// GB_HD marks index math host tests and device kernels share (docs/contributing.md#kernels).
 #pragma once
 #if defined(__CUDACC__)
 #define GB_HD __host__ __device__ __forceinline__

@@ -1,5 +1,5 @@
-// The PTX instructions gemmbench's kernels use, wrapped once (STYLE.md). Each wrapper states the
-// operand layout beside it; kernels call these and never write inline asm of their own.
+// The PTX instructions our kernels use, wrapped once (docs/contributing.md#kernels). Each wrapper
+// states the operand layout beside it; kernels call these and never write inline asm of their own.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The Hopper (sm_90a) PTX gemmbench's kernels use, wrapped once (STYLE.md), with the operand
-// layouts beside each wrapper: the wgmma shared-memory matrix descriptor, wgmma.mma_async and its
+// The Hopper (sm_90a) PTX our kernels use, wrapped once (docs/contributing.md#kernels), with the
+// operand layouts beside each: the wgmma shared-memory matrix descriptor, wgmma.mma_async and its
 // fence/commit/wait, mbarrier, the TMA tensor copy (cp.async.bulk.tensor loads, with cluster
 // multicast, and stores with their bulk groups), stmatrix, named barriers, GPU-scope
 // release/acquire flags, cluster barriers and setmaxnreg.

@@ -1,12 +1,13 @@
 // hgemm and sgemm — the shape-aware kernels: one name a user can type that runs, for the case
 // at hand, the best registered configuration, the way cuBLAS's heuristics choose its kernel.
 //
-// The choice is the rule table's (dispatch/rules.cpp): a list of registered kernels, best first,
-// derived from committed H100 measurements; the first whose supports() accepts the problem on
-// this device runs. Every row of these kernels records the kernel chosen and the rule that chose
-// it (CaseResult::chosen). The choice depends on the problem and the device only, so the runner's
-// verified launch, warm-up and samples all run the same kernel; it is made on the host before
-// the launch (a few comparisons) with the device's caps read once per device.
+// The choice is the rule table's (dispatch/rules.cpp, printed by `gemmbench list --rules`): a
+// list of registered kernels, best first, derived from committed H100 measurements; the first
+// whose supports() accepts the problem on this device runs. Every row of these kernels records the
+// kernel chosen and the name of the rule that chose it (CaseResult::chosen_rule). The choice
+// depends on the problem and the device only, so the runner's verified launch, warm-up and samples
+// all run the same kernel; it is made on the host before the launch (a few comparisons) with the
+// device's caps read once per device.
 // Constraints: those of the chosen kernel; a problem no candidate runs is a skipped row whose
 // reason lists every candidate's.
 // Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json.gz (docs/dispatch.md).
@@ -21,6 +22,7 @@
 #include "core/cuda_check.hpp"
 #include "dispatch/rules.hpp"
 #include "core/registry.hpp"
+#include "core/rule_table.hpp"
 
 namespace gemmbench {
 namespace {
@@ -95,6 +97,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .launch = launch<hgemm_candidates>,
     .choose = choose<hgemm_candidates>,
 });
+GEMMBENCH_REGISTER_RULES(RuleTable{"hgemm", hgemm_rule_rows});
 
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "sgemm",
@@ -111,5 +114,6 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .launch = launch<sgemm_candidates>,
     .choose = choose<sgemm_candidates>,
 });
+GEMMBENCH_REGISTER_RULES(RuleTable{"sgemm", sgemm_rule_rows});
 
 }  // namespace gemmbench

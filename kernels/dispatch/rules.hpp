@@ -1,20 +1,23 @@
-// The rule table of the shape-aware kernels `hgemm` and `sgemm` (kernels/dispatch/dispatch.cpp):
+// The rule tables of the shape-aware kernels `hgemm` and `sgemm` (kernels/dispatch/dispatch.cpp):
 // for one problem on one device, the registered kernels to try, best first. The dispatcher runs
-// the first one whose supports() accepts the problem. Every rule names the committed measurement
-// it rests on (rules.cpp; the story in docs/dispatch.md). Plain C++: host tests call it directly.
+// the first one whose supports() accepts the problem. A table is data: rows of {name, condition,
+// kernel, when, why, report}, tried in order (rules.cpp); `gemmbench list --rules` prints them and
+// docs/dispatch.md holds the same table. Plain C++: host tests call it directly.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/types.hpp"
 #include "core/registry.hpp"
+#include "core/rule_table.hpp"
+#include "core/types.hpp"
 
 namespace gemmbench {
 
 struct RuleCandidate {
   std::string kernel;  // a registered kernel name
-  std::string rule;    // the rule that put it here, as rows record it ("decode: M <= 16")
+  std::string rule;    // the name of the row that put it here, as rows record it (chosen_rule)
 };
 
 // Candidates for a 16-bit problem (f16 or bf16 inputs), best first, ending with the fallbacks
@@ -23,6 +26,10 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 
 // Candidates for an f32 problem, best first.
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
+
+// The rows of each dispatcher's tables, in the order they are tried, for `gemmbench list --rules`.
+std::vector<RuleRow> hgemm_rule_rows();
+std::vector<RuleRow> sgemm_rule_rows();
 
 // The quantities the rules read, exposed for the tests: the waves of the Hopper rung's 256x256
 // cluster tiles over the resident clusters (num_sms / 2), and the share of the last wave that

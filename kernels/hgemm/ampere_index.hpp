@@ -1,8 +1,8 @@
 // Index math of the Ampere-class HGEMM (hgemm_tn / hgemm_nn / hgemm_nt / hgemm_tt, rungs 3-4):
 // where every element of an operand tile lives in shared memory, which 16-byte chunk each thread
 // copies there, which row address each lane hands to ldmatrix, and where each accumulator goes
-// in the epilogue's staging tile. Host and device share it (STYLE.md), so a host test can replay
-// a CTA's copies, ldmatrix loads and mma fragments against a plain product and count bank
+// in the epilogue's staging tile. Host and device share it (docs/contributing.md#kernels): a test
+// replays a CTA's copies, ldmatrix loads and mma fragments against a plain product, counts bank
 // conflicts of exactly what the kernel runs.
 //
 // Vocabulary. An operand tile holds ROWS rows of the operand's M (for A) or N (for B) extent

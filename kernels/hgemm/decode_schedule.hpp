@@ -1,5 +1,5 @@
 // Index math of hgemm_decode (kernels/hgemm/decode.cu), shared by the kernel and its host test
-// (tests/host/test_decode_schedule.cpp), STYLE.md's one implementation.
+// (tests/host/test_decode_schedule.cpp): one implementation (docs/contributing.md#kernels).
 //
 // Work. The weight matrix W (N,K), K-contiguous (GemmArgs::b in TN), is cut into tiles of BN
 // rows; a tile's K extent into KT k-tiles of BK columns. A unit is one (tile, k-tile) pair,

@@ -19,8 +19,7 @@
 namespace gemmbench::hgemm {
 
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::nn>(
-    "hgemm_nn", 4,
-    "Ampere NN: A M-major via ldmatrix.trans, 128x256x64 s3, persistent (seeds 000, 002)"));
+    "hgemm_nn", 4, "Ampere NN: A M-major via ldmatrix.trans, 128x256x64 s3, persistent"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::nt>(
     "hgemm_nt", 4, "Ampere NT: A and B MN-major via ldmatrix.trans, 128x256x64 s3, persistent"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tt>(

@@ -25,10 +25,10 @@ using Tile128x256x32S4 = AmpereTile<128, 256, 32, 2, 4, 4>;
 
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<AmpereDefault, Layout::tn>(
     "hgemm_tn", 3,
-    "Ampere TN: cp.async ring + swizzle + ldmatrix + mma.sync, 128x256x64 s3, persistent "
-    "(seed 000)"));
+    "Ampere TN: cp.async ring + swizzle + ldmatrix + mma.sync, 128x256x64 s3, persistent"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x128x64S3, Layout::tn>(
-    "hgemm_tn_128x128x64_s3", 3, "Ampere TN, seed 000's tile: 128x128x64, 4 warps, 3 stages"));
+    "hgemm_tn_128x128x64_s3", 3,
+    "Ampere TN, CuTe sgemm_sm80's tile: 128x128x64, 4 warps, 3 stages"));
 GEMMBENCH_REGISTER_KERNEL(ampere_kernel_info<Tile128x256x32S4, Layout::tn>(
     "hgemm_tn_128x256x32_s4", 3, "Ampere TN: 128x256x32, 8 warps, 4 stages"));
 

@@ -45,7 +45,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "sgemm_naive",
     .family = "sgemm",
     .rung = 1,
-    .summary = "one thread per C element, warp along N (uncoalesced), seed 004",
+    .summary = "one thread per C element, warp along N (uncoalesced): the classic ladder's start",
     .dtypes = {DType::f32},
     .accums = {Accum::f32},
     .layouts = {Layout::nn, Layout::nt, Layout::tn, Layout::tt},

@@ -1,5 +1,5 @@
 // Index math of sgemm_splitk and sgemm_streamk (kernels/sgemm/splitk.cu), shared by the kernel and
-// its host test (tests/host/test_splitk_schedule.cpp), STYLE.md's one implementation. The
+// its host test (tests/host/test_splitk_schedule.cpp): docs/contributing.md#kernels. The
 // stream-K walk (StreamK below) has its own paragraph there.
 //
 // Tiles. C is cut into tiles_m x tiles_n tiles of BM x BN; BM grows with M (kTiles below), so a

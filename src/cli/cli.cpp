@@ -23,7 +23,7 @@ namespace {
 const char* kFooter = R"(
 Layouts (BLAS column-major; C = alpha*op(A)*op(B) + beta*C, C is (M,N) with M contiguous):
   first letter op(A), second op(B). TN: A stored (M,K) with K contiguous, B stored (N,K) with
-  K contiguous (both operands K-major, seed 000's TN). NN: A (M,K) M-contiguous, B (K,N)
+  K contiguous (both operands K-major: PyTorch's x @ W.T). NN: A (M,K) M-contiguous, B (K,N)
   K-contiguous. Without --layout each kernel runs in its own native layout (see `gemmbench list`).
 
 Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (geometric).
@@ -182,6 +182,9 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "Every kernel, as JSON");
   list->add_flag("--all", o.list_all, "Every kernel, not one line per rung of the ladder");
+  list->add_flag("--rules", o.list_rules,
+                 "The rule tables of the shape-aware kernels hgemm and sgemm, one line per rule "
+                 "(docs/dispatch.md)");
   CLI::App* presets =
       app.add_subcommand("presets", "List the LLM shape presets (--preset) and their sources");
   if (extend) extend(app);
@@ -390,6 +393,38 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all
   out +=
       "\nThe first dtype, accum and layout listed is the kernel's native one, used when the "
       "command line or config does not name one.\n";
+  return out;
+}
+
+std::string format_rule_list(const RuleTables& tables, bool as_json) {
+  if (as_json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const RuleTable* t : tables.all())
+      for (const RuleRow& r : t->rows())
+        arr.push_back({{"dispatcher", t->dispatcher},
+                       {"scope", r.scope},
+                       {"name", r.name},
+                       {"kernel", r.kernel},
+                       {"when", r.when},
+                       {"why", r.why},
+                       {"report", r.report}});
+    return arr.dump(2) + "\n";
+  }
+  // Each report path in backticks, so that the Markdown shows it as a path.
+  const auto reports = [](const std::string& list) {
+    if (list == "-") return list;
+    std::string out;
+    for (const std::string& r : split_list(list))
+      out += (out.empty() ? "" : ", ") + ("`" + r + "`");
+    return out;
+  };
+  std::string out = "| family | rule | kernel | when | why | report |\n|---|---|---|---|---|---|\n";
+  for (const RuleTable* t : tables.all())
+    for (const RuleRow& r : t->rows()) {
+      const std::string family = r.scope == "any" ? t->dispatcher : t->dispatcher + " " + r.scope;
+      out += fmt::format("| {} | {} | `{}` | {} | {} | {} |\n", family, r.name, r.kernel, r.when,
+                         r.why, reports(r.report));
+    }
   return out;
 }
 

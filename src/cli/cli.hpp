@@ -12,6 +12,7 @@
 
 #include "plan/spec.hpp"
 #include "core/registry.hpp"
+#include "core/rule_table.hpp"
 
 namespace gemmbench {
 
@@ -31,9 +32,10 @@ struct CliOptions {
   std::optional<std::string> shard;  // --shard I/N or auto (plan/shard.hpp), syntax checked
   MeasureOverrides measure;
   bool quiet = false;
-  bool list_json = false;  // `gemmbench list --json` (every kernel)
-  bool list_all = false;   // `gemmbench list --all`: every kernel, not one line per rung
-  bool dry_run = false;    // print the planned cases and exit, touching no GPU
+  bool list_json = false;   // `gemmbench list --json` (every kernel)
+  bool list_all = false;    // `gemmbench list --all`: every kernel, not one line per rung
+  bool list_rules = false;  // `gemmbench list --rules`: the shape-aware kernels' rule tables
+  bool dry_run = false;     // print the planned cases and exit, touching no GPU
 };
 
 struct CliOutcome {
@@ -71,5 +73,11 @@ std::string find_default_config(const std::string& argv0);
 // kernel (the shortest name, then the first alphabetically: the rung's main kernel) and how many
 // other variants the rung registers; `all` lists every kernel; `as_json` every kernel as JSON.
 std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all = false);
+
+// `gemmbench list --rules`: every row of the rule tables of `hgemm` and `sgemm`, in the order they
+// are tried, as a Markdown table (family, rule, kernel, when, why, report), one line per rule;
+// docs/dispatch.md holds the same text (tests/host/test_dispatch_golden.cpp checks it).
+// `as_json`: the rows as a JSON array.
+std::string format_rule_list(const RuleTables& tables, bool as_json);
 
 }  // namespace gemmbench

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "plan/presets.hpp"
 #include "plan/ranges.hpp"
+#include "util/edit_distance.hpp"
 
 namespace gemmbench {
 
@@ -62,7 +63,7 @@ class Parser {
       size_t best_d = 1000;
       for (const auto& a : allowed) {
         list += (list.empty() ? "" : ", ") + a;
-        const size_t d = distance(it.key(), a);
+        const size_t d = edit_distance(it.key(), a);
         if (d < best_d) best_d = d, best = a;
       }
       std::string hint = best_d <= 3 ? "; did you mean '" + best + "'?" : "";
@@ -72,18 +73,6 @@ class Parser {
 
   static std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
-  }
-
-  static size_t distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
   }
 
   // A string or a non-empty array of strings.

@@ -234,7 +234,7 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_
   // The parent's footer is about benchmarking; these say how to use what is here.
   inspect->footer(
       "Examples:\n"
-      "  gemmbench inspect ldmatrix --trans            seed 002's table, on the GPU\n"
+      "  gemmbench inspect ldmatrix --trans            each thread's registers, on the GPU\n"
       "  gemmbench inspect ldmatrix --trans --model    the same from the host-side model\n"
       "  gemmbench inspect swizzle --bits 3,3,3 --tile 64x64 --dtype f16\n"
       "  gemmbench inspect raster --problem 5120x4096x4096 --tile 128x128 --log-tile 2\n"
@@ -243,7 +243,7 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_
       "JSON as PNG heat maps.");
 
   CLI::App* ldm = inspect->add_subcommand(
-      "ldmatrix", "Run one ldmatrix on the GPU and print each thread's registers (seed 002)");
+      "ldmatrix", "Run one ldmatrix on the GPU and print each thread's registers");
   ldm->add_flag("--trans", o->trans, "Use the .trans variant");
   ldm->add_option("--num", o->num, "Matrices per instruction: 1, 2 or 4 (default 4)");
   ldm->add_flag("--model", o->model, "Print the host-side model of the instruction (no GPU)");
@@ -269,7 +269,9 @@ std::function<int()> add_inspect_subcommand(CLI::App& app, DeviceRunners run_on_
       "Seed 000: --bits 3,3,3 --tile 64x64 --dtype f16 turns 8-way ldmatrix conflicts into none.");
 
   CLI::App* ras = inspect->add_subcommand(
-      "raster", "Grid shape and block->tile map of the threadblock rasterization (seed 003)");
+      "raster",
+      "Grid shape and block->tile map of the threadblock rasterization (CUTLASS's "
+      "GemmIdentityThreadblockSwizzle)");
   ras->add_option("--tiles", o->tiles, "Output tiles MxN (or use --problem with --tile)");
   ras->add_option("--problem", o->problem, "Problem MxNxK, with --tile BMxBN");
   ras->add_option("--tile", o->raster_tile, "CTA tile BMxBN, with --problem");

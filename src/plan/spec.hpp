@@ -16,15 +16,15 @@ enum class CacheMode { cold, hot };
 const char* to_string(CacheMode c);
 std::optional<CacheMode> parse_cache_mode(std::string_view s);
 
-// The input values (MEASURE.md, "Data"). uniform is the default and the only one for headline
-// figures. int3 is cutlass_profiler's default f16 fill (set_uniform(-3, 3, 0)): low-entropy data
-// draws less power and runs faster on a power-capped GPU, so it exists only to compare with
-// numbers measured that way, and every report labels it.
+// The input values (docs/contributing.md#data). uniform is the default and the only one for
+// headline figures. int3 is cutlass_profiler's default f16 fill (set_uniform(-3, 3, 0)):
+// low-entropy data draws less power and runs faster on a power-capped GPU, so it exists only to
+// compare with numbers measured that way, and every report labels it.
 enum class DataDist { uniform, int3 };
 const char* to_string(DataDist d);
 std::optional<DataDist> parse_data_dist(std::string_view s);
 
-// How samples relate to the board's power state (MEASURE.md, "Power regime"). sustained (the
+// How samples relate to the board's power state (docs/contributing.md#power-regime). sustained (the
 // default): each group is first run to steady state, then every provider of the group is sampled
 // alone in alternating blocks (A B B A), each block starting with an untimed settle; the board
 // sits at its power cap where the shape reaches it. burst: windows of interleaved samples from a

@@ -101,20 +101,20 @@ struct CublasLtChoice {
 struct RegimeStats {
   bool held = true;
   // sustained
-  std::optional<double> precondition_s;          // the group's, seconds of wall time
-  std::string precondition_end;                  // "agreed", "bound" or "interrupted"
+  std::optional<double> precondition_s;           // the group's, seconds of wall time
+  std::string precondition_end;                   // "agreed", "bound" or "interrupted"
   std::optional<double> precondition_spread_pct;  // last windows' (max - min) / min, percent
-  std::optional<double> precondition_at_cap;     // share of its NVML readings at the power cap
-  std::optional<double> block_s;                 // timed GPU seconds asked of each block
-  int blocks = 0;                                // this row's timed blocks
-  std::optional<double> settle_mean_s;           // untimed seconds at the start of its blocks
-  std::optional<double> block_spread_pct;        // (max - min) / min of its block medians
+  std::optional<double> precondition_at_cap;      // share of its NVML readings at the power cap
+  std::optional<double> block_s;                  // timed GPU seconds asked of each block
+  int blocks = 0;                                 // this row's timed blocks
+  std::optional<double> settle_mean_s;            // untimed seconds at the start of its blocks
+  std::optional<double> block_spread_pct;         // (max - min) / min of its block medians
   // burst
-  int windows = 0;                                 // windows this row's samples came from
-  int batches_kept = 0, batches_discarded = 0;     // batches (each followed by a clock probe)
-  std::optional<double> probe_first_mhz;           // the probe after the first window's ramp
-  std::optional<double> probe_kept_median_mhz;     // median probe over the kept batches
-  std::optional<double> probe_min_mhz;             // lowest probe seen, kept or not
+  int windows = 0;                                  // windows this row's samples came from
+  int batches_kept = 0, batches_discarded = 0;      // batches (each followed by a clock probe)
+  std::optional<double> probe_first_mhz;            // the probe after the first window's ramp
+  std::optional<double> probe_kept_median_mhz;      // median probe over the kept batches
+  std::optional<double> probe_min_mhz;              // lowest probe seen, kept or not
   std::optional<unsigned> discarded_sm_median_mhz;  // NVML median over the discarded batches
   size_t discarded_telemetry_samples = 0;
 };
@@ -132,10 +132,10 @@ struct CaseResult {
   // Every timed sample of this row's provider, in the order taken: only with --keep-samples
   // (MeasureSettings::keep_samples), else empty. JSON "samples_ms", 4 significant digits.
   std::vector<double> samples_ms;
-  std::optional<double> tflops;            // 2*M*N*K / median
+  std::optional<double> tflops;  // 2*M*N*K / median
   // The group's cublas row median: the ratio's denominator is the figure the cublas row prints.
   std::optional<double> cublas_median_ms;
-  std::optional<double> ratio_to_cublas;   // cublas_median_ms / median_ms (> 1: faster)
+  std::optional<double> ratio_to_cublas;  // cublas_median_ms / median_ms (> 1: faster)
   // The tuned cuBLASLt baseline, on kernel rows whose group's baseline uses it: the group's
   // cublaslt row median; cublaslt_algo also on the cublaslt row itself.
   std::optional<double> cublaslt_median_ms;

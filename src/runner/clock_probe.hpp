@@ -1,5 +1,6 @@
-// The SM clock of the work itself (MEASURE.md: NVML's readings lag the work): a one-thread kernel
-// enqueued right after a batch of samples counts SM cycles (clock64) against the global timer
+// The SM clock of the work itself (docs/contributing.md#power-regime: NVML readings lag the work):
+// a one-thread kernel enqueued right after a batch of samples counts SM cycles (clock64) against
+// the global timer
 // (%globaltimer, ns) for about kSpinNs, so cycles / ns is the clock the batch ended at. The burst
 // regime keeps a batch only while that clock holds (stats/regime.hpp); nvbench judges its burst
 // samples the same way. The probe runs outside the timed events.

@@ -1,7 +1,8 @@
 // A background thread that reads NVML every few milliseconds while a row's work runs, so that a
-// row's clock, power and temperature are those of its own samples (MEASURE.md: a reading that
-// lags the work is worse than none). The runner tags each phase (warm-up, timed, idle, energy
-// window); stats/telemetry.hpp turns the readings into figures.
+// row's clock, power and temperature are those of its own samples
+// (docs/contributing.md#power-regime: a reading that lags the work is worse than none). The runner
+// tags each phase (warm-up, timed, idle, energy window); stats/telemetry.hpp turns the readings
+// into figures.
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,6 @@
-// Speed of light: every row's roofline bound and how close the row came to it (MEASURE.md, "Speed
-// of light"). Host-only arithmetic on plain records; the runner calls speed_of_light() once per
-// finished row and the reporters print what it returns.
+// Speed of light: every row's roofline bound and how close the row came to it
+// (docs/contributing.md#speed-of-light). Host-only arithmetic on plain records; the runner calls
+// speed_of_light() once per finished row and the reporters print what it returns.
 //
 //   intensity  = 2*M*N*K / bytes, bytes = (M*K + K*N + M*N [+ M*N when beta != 0]) * dtype bytes
 //   compute    = FLOP per clock per SM of the row's instruction class x SMs x SM clock

@@ -15,7 +15,8 @@ using Collect = gemmbench::testing::CollectRows;
 namespace {
 
 // cuBLAS f16 (f32 accumulate) TN at 5120x4096x4096: a tensor-core GEMM that takes the board to
-// its power cap, the shape of the measurements in MEASURE.md. Burst runs with the default
+// its power cap, the shape of the measurements in
+// docs/contributing.md#power-regime. Burst runs with the default
 // sampling settings (min_samples 10, min_time 0.5 s, max_time 10 s): the settings a user gets.
 RunSpec big_cublas(Regime regime) {
   RunSpec r;
@@ -100,11 +101,12 @@ TEST(Telemetry, PowerAgreesWithEnergyCounterAndBurstClockHolds) {
       << "the probe reads cycles / ns: not above the maximum clock";
   EXPECT_GE(double(*burst.clock.sm_clock_median_mhz), 0.9 * *burst.clock.sm_clock_max_mhz);
   EXPECT_LE(burst.time->median_ms, 1.02 * sustained.time->median_ms);
-  std::printf("burst: %d windows, %d batches kept, %d discarded, probe %.0f MHz first, %.0f kept "
-              "median, %.0f min\n",
-              burst.regime.windows, burst.regime.batches_kept, burst.regime.batches_discarded,
-              *burst.regime.probe_first_mhz, *burst.regime.probe_kept_median_mhz,
-              burst.regime.probe_min_mhz.value_or(0));
+  std::printf(
+      "burst: %d windows, %d batches kept, %d discarded, probe %.0f MHz first, %.0f kept "
+      "median, %.0f min\n",
+      burst.regime.windows, burst.regime.batches_kept, burst.regime.batches_discarded,
+      *burst.regime.probe_first_mhz, *burst.regime.probe_kept_median_mhz,
+      burst.regime.probe_min_mhz.value_or(0));
 }
 
 TEST(Telemetry, MemoryBandwidthMeasuredOnce) {

@@ -245,7 +245,7 @@ TEST(InspectCli, MmaPeakDefaultsAskForBothAccumsAtEachWarpCount) {
   EXPECT_EQ(j["instruction"], "mma.sync.aligned.m16n8k16.row.col");
   EXPECT_EQ(j["device"]["name"], "Fake H100");
   EXPECT_EQ(j["device"]["num_sms"], 132);
-  // Provenance, as MEASURE.md asks of every report a figure is quoted from.
+  // Provenance, as docs/contributing.md#reports asks of every report a figure is quoted from.
   EXPECT_EQ(j["date_utc"], "2026-11-22T12:00:00Z");
   EXPECT_EQ(j["driver_version"], "580.159.04");
   EXPECT_EQ(j["cuda_runtime"], "13.0");

@@ -120,9 +120,9 @@ TEST(Registry, MalformedRegistrationsAreRejected) {
       "reserved");
 }
 
-// The variant matrix stays cut (STYLE.md: a variant is registered because a document, a config or
-// a measured choice relies on it): every rung has a main kernel whose name prefixes its variants',
-// and the known duplicates and losers stay deleted.
+// The variant matrix stays cut (docs/contributing.md#kernels: a variant is registered because a
+// document, a config or a measured choice relies on it): every rung has a main kernel whose name
+// prefixes its variants', and the known duplicates and losers stay deleted.
 TEST(Registry, LadderRungsAndNoDeletedVariants) {
   const auto& reg = KernelRegistry::instance();
   for (const char* name : {"hgemm_tn", "hgemm_tn_sm90", "hgemm_tn_sm90_sk_defer", "sgemm_pipelined",

@@ -104,12 +104,12 @@ TEST(Json, DispatchChoiceRoundTrips) {
   EXPECT_FALSE(to_json(r).contains("chosen"));
   r.kernel = "hgemm";
   r.chosen_kernel = "hgemm_decode_sm90";
-  r.chosen_rule = "decode, M <= 128";
+  r.chosen_rule = "decode-equal-split";
   const nlohmann::json j = to_json(r);
   EXPECT_EQ(j["chosen"]["kernel"], "hgemm_decode_sm90");
   const CaseResult back = case_result_from_json(nlohmann::json::parse(j.dump()));
   EXPECT_EQ(back.chosen_kernel, "hgemm_decode_sm90");
-  EXPECT_EQ(back.chosen_rule, "decode, M <= 128");
+  EXPECT_EQ(back.chosen_rule, "decode-equal-split");
   EXPECT_EQ(to_json(back), j);
 }
 

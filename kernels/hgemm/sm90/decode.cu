@@ -109,7 +109,7 @@ struct WeightShareTiles {
 // 2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96 tiles leave 36 of 132 SMs idle.
 // wgmma still reads 64 rows: the stages keep 64 rows of shared memory, the last 16 never loaded and
 // their outputs never stored (Sm90Config's PARTIAL tile). Candidates
-// (configs/dev/decode_fit_candidates.json, h100/2026-11-26_decode_fit_candidates.json.gz, f16):
+// (h100/2026-11-26_decode_fit_candidates.json.gz, its config at git 82aa468, f16):
 // 64x6144x4096 23.4 us against 24.6 for _n64 (cuBLAS 22.0); 32-row tiles at N = 4096 and 2112 and
 // 56-row tiles at 7168x2048 did not beat what `hgemm` ran there, and 2-CTA clusters multicasting
 // the token tile lost everywhere (4-25%).
