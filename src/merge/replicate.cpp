@@ -6,7 +6,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <numeric>
 #include <set>
 
 #include "core/errors.hpp"
@@ -361,12 +360,14 @@ namespace {
 
 struct FleetTable {
   std::vector<std::string> head;
+  std::vector<bool> text;  // per column: words (left-aligned in Markdown), else figures
   std::vector<std::vector<std::string>> rows;
 };
 
 FleetTable case_table(const ReplicaMerge& m) {
   FleetTable t;
   t.head = {"row", "case", "GPUs", "median ms", "min ms", "max ms", "spread", "outliers"};
+  t.text = {false, true, false, false, false, false, false, true};
   for (const FleetCase& c : m.fleet.cases) {
     std::string outliers;
     for (size_t g : c.outliers)
@@ -386,6 +387,7 @@ FleetTable gpu_table(const ReplicaMerge& m) {
   FleetTable t;
   t.head = {"replica",           "GPU",   "name",         "uuid", "cases",
             "geomean vs median", "worst", "outlier cases"};
+  t.text = {false, true, true, true, false, false, false, false};
   for (size_t g = 0; g < m.fleet.gpus.size(); ++g) {
     const GpuIdentity& id = m.fleet.gpus[g];
     const FleetGpuSummary& p = m.fleet.per_gpu[g];
@@ -426,7 +428,7 @@ std::string markdown(const FleetTable& t) {
     return s + "\n";
   };
   std::string out = line(t.head) + "|";
-  for (size_t i = 0; i < t.head.size(); ++i) out += i == 1 ? "---|" : "---:|";
+  for (size_t i = 0; i < t.head.size(); ++i) out += t.text[i] ? "---|" : "---:|";
   out += "\n";
   for (const auto& r : t.rows) out += line(r);
   return out;
