@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <set>
 
 #include "cli/cli.hpp"
 #include "compare/compare_cli.hpp"
@@ -15,6 +20,8 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/provenance.hpp"
+#include "device/open.hpp"
+#include "fleet/orchestrate.hpp"
 #include "inspect/inspect.hpp"
 #include "merge/merge_cli.hpp"
 #include "plan/plan.hpp"
@@ -22,6 +29,7 @@
 #include "plan/shard.hpp"
 #include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
+#include "runner/nvml.hpp"
 #include "runner/runner.hpp"
 #include "sol/sol.hpp"
 #include "verify/tolerance.hpp"
@@ -79,14 +87,115 @@ class ProgressLine {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// An output path of a --devices run: {host} expanded, {rank} refused (there is one report).
+std::string fleet_output(const std::string& path, const char* flag, const std::string& host) {
+  if (path.empty()) return path;
+  if (path.find("{rank}") != std::string::npos)
+    throw UsageError(fmt::format(
+        "{}: '{}' holds {{rank}}, but --devices merges the workers' parts into one report", flag,
+        path));
+  const std::string out = expand_output_template(path, flag, 0, host);
+  check_output_path(out, flag);
+  return out;
+}
+
+// --devices with more than one worker (or --mode replicate): this process starts the workers and
+// merges their parts; it opens no GPU itself.
+int run_devices(const CliOutcome& cli, const Plan& whole, const FleetChoice& fleet) {
+  const CliOptions& o = cli.options;
+  const std::string host = host_name();
+  fleet::FleetRequest req;
+  req.mode = fleet.mode;
+  req.outlier_threshold_pct = fleet.outlier_threshold_pct;
+  req.json = fleet_output(o.json, "--json", host);
+  req.csv = fleet_output(o.csv, "--csv", host);
+  req.markdown = fleet_output(o.markdown, "--markdown", host);
+  if (o.dry_run) {
+    if (fleet.devices->all) {
+      std::cout << fmt::format(
+          "--devices all: one worker per visible GPU, counted when the run starts; {} {} "
+          "cases; plan hash {}\n\n",
+          fleet.mode == FleetMode::replicate ? "each runs all" : "together they run the plan's",
+          whole.row_count(), plan_hash(whole));
+      std::cout << format_plan(whole);
+      return kExitOk;
+    }
+    const auto& list = fleet.devices->list;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Plan part = fleet.mode == FleetMode::replicate
+                            ? whole
+                            : shard_plan(whole, {int(i), int(list.size())});
+      std::cout << fmt::format("worker {} on device {} ({} {}/{}): {} of the plan's {} cases\n", i,
+                               list[i], to_string(fleet.mode), i, list.size(), part.row_count(),
+                               whole.row_count());
+    }
+    std::cout << fmt::format("plan hash {}\n\n", plan_hash(whole));
+    std::cout << format_plan(whole);
+    return kExitOk;
+  }
+  // Device indices are checked here, once, with the message a bad --device gets; the count needs
+  // the CUDA driver but creates no context, so that every GPU stays its worker's alone.
+  const int count = cuda_device_count();
+  if (fleet.devices->all)
+    for (int d = 0; d < count; ++d) req.devices.push_back(d);
+  else
+    req.devices = fleet.devices->list;
+  for (int d : req.devices)
+    if (d >= count)
+      throw UsageError(
+          fmt::format("--devices: device {}: this machine has {} CUDA device(s), "
+                      "indices 0..{}",
+                      d, count, count - 1));
+  const std::set<int> distinct(req.devices.begin(), req.devices.end());
+  if (distinct.size() < req.devices.size())
+    std::fprintf(stderr,
+                 "gemmbench: note: a device is listed more than once; its workers share one GPU "
+                 "and disturb each other's timings (for testing the workers, not for numbers)\n");
+
+  namespace fs = std::filesystem;
+  const std::string first_output = !req.json.empty()  ? req.json
+                                   : !req.csv.empty() ? req.csv
+                                                      : req.markdown;
+  const fs::path base =
+      first_output.empty() ? fs::temp_directory_path() : fs::absolute(first_output).parent_path();
+  std::string dir = (base / ".gemmbench-parts-XXXXXX").string();
+  if (!mkdtemp(dir.data()))
+    throw UsageError(fmt::format("cannot create a folder for the workers' parts in {}: {}",
+                                 base.string(), std::strerror(errno)));
+  req.parts_dir = dir;
+  std::error_code ec;
+  req.program = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec) req.program = cli.argv.at(0);
+  req.base_args = fleet::worker_base_args(cli.argv);
+  req.quiet = o.quiet;
+  req.progress_tty = isatty(STDERR_FILENO);
+  req.command_line = shell_join(cli.argv);
+  if (!o.quiet)
+    std::fprintf(stderr, "gemmbench: %zu workers, --mode %s; their parts go to %s until merged\n",
+                 req.devices.size(), to_string(req.mode), dir.c_str());
+  install_stop_handlers();
+  const int code = fleet::run_fleet(req, std::cout, std::cerr);
+  fs::remove(dir, ec);  // empty unless the merge failed: then the parts stay for `gemmbench merge`
+  return code;
+}
+
 int run_benchmarks(const CliOutcome& cli) {
   const CliOptions& o = cli.options;
   // Everything the user typed is checked before the GPU is touched.
   const RunRequest req = resolve_request(o);
   const Plan whole = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
+  const FleetChoice fleet = resolve_fleet(o, req);
+  if (fleet.devices &&
+      (fleet.mode == FleetMode::replicate || fleet.devices->all || fleet.devices->list.size() > 1))
+    return run_devices(cli, whole, fleet);
   const ShardChoice shard = resolve_shard(o.shard, process_env());
-  const Plan plan = shard_plan(whole, shard.spec);
-  const int device = shard.local_rank && !o.device_given ? *shard.local_rank : o.device;
+  const bool replicate = fleet.mode == FleetMode::replicate;  // with --shard: the whole plan here
+  const Plan plan = replicate ? whole : shard_plan(whole, shard.spec);
+  // One device listed: this process runs on it, as --device would.
+  const int device = fleet.devices                         ? fleet.devices->list.front()
+                     : shard.local_rank && !o.device_given ? *shard.local_rank
+                                                           : o.device;
+  const bool quiet = o.quiet || o.worker;  // a worker's parent prints the table
   const std::string host = host_name();
   const std::string csv = expand_output_template(o.csv, "--csv", shard.spec.index, host);
   const std::string json = expand_output_template(o.json, "--json", shard.spec.index, host);
@@ -94,10 +203,10 @@ int run_benchmarks(const CliOutcome& cli) {
   if (!json.empty()) check_output_path(json, "--json");
   if (o.dry_run) {  // before the Runner: no CUDA call, so it works on a machine without a GPU
     if (o.shard)
-      std::cout << fmt::format(
-          "shard {}/{}{}: {} of the plan's {} cases, device {}; plan hash {}\n\n", shard.spec.index,
-          shard.spec.count, shard.launcher.empty() ? "" : " (from " + shard.launcher + ")",
-          plan.row_count(), whole.row_count(), device, plan_hash(whole));
+      std::cout << fmt::format("{} {}/{}{}: {} of the plan's {} cases, device {}; plan hash {}\n\n",
+                               replicate ? "replica" : "shard", shard.spec.index, shard.spec.count,
+                               shard.launcher.empty() ? "" : " (from " + shard.launcher + ")",
+                               plan.row_count(), whole.row_count(), device, plan_hash(whole));
     std::cout << format_plan(plan);
     return kExitOk;
   }
@@ -124,9 +233,15 @@ int run_benchmarks(const CliOutcome& cli) {
   meta.host = host;
   meta.plan_hash = plan_hash(whole);
   meta.plan_rows = whole.row_count();
-  meta.shard_index = shard.spec.index;
-  meta.shard_count = shard.spec.count;
-  if (shard.spec.count > 1)
+  meta.mode = to_string(fleet.mode);
+  if (replicate) {
+    meta.replica_index = shard.spec.index;
+    meta.replica_count = shard.spec.count;
+  } else {
+    meta.shard_index = shard.spec.index;
+    meta.shard_count = shard.spec.count;
+  }
+  if (meta.shard_count > 1)
     for (PlannedCase& c : planned_cases(plan)) meta.shard_planned.emplace_back(c.index, c.label);
   meta.seed = req.seed;
   for (const ProblemGroup& g : plan.groups)
@@ -151,16 +266,29 @@ int run_benchmarks(const CliOutcome& cli) {
       "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
       CublasLtGemm::method();
   meta.device = runner.device();
+  // The board's serial, which tells the boards of a fleet apart across hosts and reboots. A
+  // second NVML handle (NVML counts its initialisations) until the runner records it itself.
+  if (meta.device.nvml_available)
+    if (const auto serial = Nvml(meta.device.pci_bus_id).serial()) meta.device.serial = *serial;
 
   MultiReporter reporters;
-  if (!o.quiet) reporters.attach(make_console_reporter(std::cout));
+  if (!quiet) reporters.attach(make_console_reporter(std::cout));
   if (!csv.empty()) reporters.attach(make_csv_reporter(csv));
   if (!json.empty()) reporters.attach(make_json_reporter(json));
   reporters.begin(meta);
-  ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
+  ProgressLine progress(!quiet && isatty(STDERR_FILENO));
   install_stop_handlers();
-  const RunSummary summary =
-      runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
+  const RunSummary summary = runner.run(plan, reporters, [&](const Progress& p) {
+    if (o.worker)  // the parent shows it, one line per worker
+      std::fprintf(
+          stderr, "%s\n",
+          fleet::progress_line(p.row, p.total,
+                               fmt::format("{} {} {}", p.kernel, p.group->problem.shape_string(),
+                                           to_string(p.group->problem.layout)))
+              .c_str());
+    else
+      progress.update(p);
+  });
   progress.clear();
   reporters.end(summary);
   if (summary.aborted) {

@@ -50,12 +50,16 @@ Examples:
   gemmbench --kernel hgemm --preset llama3-8b --tokens 1,16,4096    best kernel per shape
   gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
   gemmbench merge part_*.json --json all.json
+  gemmbench --config configs/llm_prefill.json --devices all --json all.json   a worker per GPU
+  gemmbench --config configs/llm_prefill.json --devices all --mode replicate --markdown fleet.md
   gemmbench list
   gemmbench presets
 
 Exit codes: 0 all rows ok or skipped, 1 a row FAILED verification, 2 bad input, 3 no usable GPU,
-  4 a CUDA error ended the run (finished rows are in the reports), 130/143 stopped by
-  SIGINT/SIGTERM after the sample in flight (finished rows are in the reports, marked interrupted).)";
+  4 a CUDA error ended the run (finished rows are in the reports), 5 (--devices) a worker was
+  killed or left no report (its missing rows are listed), 130/143 stopped by SIGINT/SIGTERM after
+  the sample in flight (finished rows are in the reports, marked interrupted). With --mode
+  replicate, 1 also when a GPU is an outlier.)";
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -136,6 +140,21 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "Open MPI or PMI). Whole problems are dealt out by estimated cost; rows keep "
                  "their plan-wide index, and `gemmbench merge` joins the parts' --json reports. "
                  "--csv/--json paths may hold {rank} and {host} (docs/multi-gpu.md)");
+  app.add_option("--devices", o.devices,
+                 "Run on several GPUs of this node: all, or device indices (0,1,3); one worker "
+                 "process per GPU, the plan dealt out as --shard deals it, one merged report. "
+                 "A repeated index (0,0) runs two workers on one GPU, for testing only");
+  std::optional<std::string> mode;
+  app.add_option("--mode", mode,
+                 "With --devices or --shard: shard (default; the plan split over the GPUs) or "
+                 "replicate (every GPU runs the whole plan: a fleet check, with a summary per "
+                 "case and exit code 1 when a GPU is an outlier)");
+  app.add_option("--outlier-threshold", o.outlier_threshold_pct,
+                 "--mode replicate: a GPU more than this many percent slower than the case's "
+                 "median over the GPUs is an outlier (default 5)");
+  app.add_option("--markdown", o.markdown,
+                 "--mode replicate: write the fleet summary as Markdown to FILE");
+  app.add_flag("--worker", o.worker, "Internal: a worker of --devices")->group("");
   app.add_option("--warmup", o.measure.warmup,
                  "Untimed launches per provider before sampling (default 3)");
   app.add_option("--min-samples", o.measure.min_samples, "Minimum samples per row (default 10)");
@@ -229,6 +248,21 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (keep_samples) o.measure.keep_samples = true;
   o.device_given = app.count("--device") > 0;
   if (o.shard) parse_shard_arg(*o.shard);  // syntax now: a typo exits 2 before anything else
+  if (o.devices) parse_devices_arg(*o.devices);
+  if (mode) {
+    o.mode = parse_fleet_mode(*mode);
+    if (!o.mode) throw UsageError("--mode: '" + *mode + "' is not one of shard, replicate");
+  }
+  if (o.outlier_threshold_pct &&
+      (!std::isfinite(*o.outlier_threshold_pct) || *o.outlier_threshold_pct <= 0))
+    throw UsageError(fmt::format("--outlier-threshold: must be a positive percentage (got {})",
+                                 *o.outlier_threshold_pct));
+  if (o.devices && o.shard)
+    throw UsageError(
+        "--devices starts one worker per GPU and gives each its --shard: drop --shard (or "
+        "--devices, under a launcher)");
+  if (o.devices && app.count("--device") > 0)
+    throw UsageError("--devices lists the GPUs to use: drop --device");
   if (o.device < 0)
     throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
   if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");
@@ -283,6 +317,9 @@ RunRequest resolve_request(const CliOptions& o) {
     }
     req.seed = o.seed.value_or(cfg.seed.value_or(kDefaultSeed));
     req.config_file = path;
+    req.devices = cfg.devices;
+    req.mode = cfg.mode;
+    req.outlier_threshold_pct = cfg.outlier_threshold_pct;
     return req;
   }
   RunSpec run;
@@ -309,6 +346,28 @@ RunRequest resolve_request(const CliOptions& o) {
   req.runs.push_back(std::move(run));
   req.seed = o.seed.value_or(kDefaultSeed);
   return req;
+}
+
+FleetChoice resolve_fleet(const CliOptions& o, const RunRequest& req) {
+  FleetChoice f;
+  if (o.devices)
+    f.devices = parse_devices_arg(*o.devices);
+  else if (!o.shard && !o.device_given)  // one process by the command line's word
+    f.devices = req.devices;
+  f.mode = o.mode.value_or(req.mode.value_or(FleetMode::shard));
+  f.outlier_threshold_pct = o.outlier_threshold_pct.value_or(
+      req.outlier_threshold_pct.value_or(kDefaultOutlierThresholdPct));
+  if (o.worker && !o.shard) throw UsageError("--worker is internal to --devices: it needs --shard");
+  if (f.mode == FleetMode::replicate && !f.devices && !o.shard)
+    throw UsageError(
+        "--mode replicate runs the whole plan on several GPUs: give --devices (this node) or "
+        "--shard auto (under srun or mpirun)");
+  if (!o.markdown.empty() && f.mode != FleetMode::replicate)
+    throw UsageError("--markdown writes the fleet summary of --mode replicate");
+  if (!o.markdown.empty() && !f.devices)
+    throw UsageError(
+        "--markdown needs every GPU's rows: with --shard, give it to `gemmbench merge` instead");
+  return f;
 }
 
 std::string find_default_config(const std::string& argv0) {

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "plan/spec.hpp"
 #include "core/registry.hpp"
 #include "core/rule_table.hpp"
+#include "plan/shard.hpp"
+#include "plan/spec.hpp"
 
 namespace gemmbench {
 
@@ -28,8 +29,13 @@ struct CliOptions {
   std::optional<std::string> runs;  // --run: comma list of a config's run names to keep
   std::optional<uint64_t> seed;
   int device = 0;
-  bool device_given = false;         // --device was typed (else --shard auto's local rank picks)
-  std::optional<std::string> shard;  // --shard I/N or auto (plan/shard.hpp), syntax checked
+  bool device_given = false;           // --device was typed (else --shard auto's local rank picks)
+  std::optional<std::string> shard;    // --shard I/N or auto (plan/shard.hpp), syntax checked
+  std::optional<std::string> devices;  // --devices all|0,1,3: one worker process per GPU
+  std::optional<FleetMode> mode;       // --mode shard|replicate
+  std::optional<double> outlier_threshold_pct;  // --outlier-threshold (replicate)
+  std::string markdown;                         // --markdown FILE: the fleet summary (replicate)
+  bool worker = false;  // --worker (internal): a --devices worker; quiet, progress lines on stderr
   MeasureOverrides measure;
   bool quiet = false;
   bool list_json = false;   // `gemmbench list --json` (every kernel)
@@ -57,6 +63,10 @@ struct RunRequest {
   std::vector<RunSpec> runs;
   uint64_t seed = 0;
   std::string config_file;  // empty when built from flags
+  // The config's "devices", "mode" and "outlier_threshold_pct" (config/config.hpp).
+  std::optional<DevicesArg> devices;
+  std::optional<FleetMode> mode;
+  std::optional<double> outlier_threshold_pct;
 };
 
 inline constexpr uint64_t kDefaultSeed = 20261122;
@@ -64,6 +74,17 @@ inline constexpr uint64_t kDefaultSeed = 20261122;
 // Turns flags (or the config they name, or configs/default.json when no flag selects any work)
 // into run specs. Throws UsageError.
 RunRequest resolve_request(const CliOptions& opts);
+
+// How the run uses GPUs, from the flags and the config (flags win): worker processes on the
+// listed devices (--devices, or the config's "devices" unless --device or --shard was typed), the
+// mode and the outlier threshold. Throws UsageError: --mode replicate without --devices or
+// --shard, --markdown outside replicate mode, --worker without --shard.
+struct FleetChoice {
+  std::optional<DevicesArg> devices;
+  FleetMode mode = FleetMode::shard;
+  double outlier_threshold_pct = kDefaultOutlierThresholdPct;
+};
+FleetChoice resolve_fleet(const CliOptions& opts, const RunRequest& req);
 
 // Where `gemmbench` with no arguments looks for configs/default.json: ./configs, then the
 // configs folder next to the executable's parent, then the source tree it was built from.

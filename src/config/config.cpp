@@ -275,7 +275,7 @@ class Parser {
 
   SweepConfig config(const json& j) const {
     expect(j, j.is_object(), "(top level)", "an object with a 'runs' array");
-    check_keys(j, "", {"description", "seed", "runs"});
+    check_keys(j, "", {"description", "seed", "runs", "devices", "mode", "outlier_threshold_pct"});
     SweepConfig c;
     if (j.contains("description")) {
       expect(j["description"], j["description"].is_string(), "description", "a string");
@@ -285,6 +285,35 @@ class Parser {
       const int64_t s = integer(j["seed"], "seed");
       if (s < 0) fail("seed", "must be non-negative");
       c.seed = uint64_t(s);
+    }
+    if (j.contains("devices")) {
+      const json& d = j["devices"];
+      std::string text;
+      if (d.is_string()) {
+        text = d.get<std::string>();
+      } else if (d.is_array() && !d.empty()) {
+        for (size_t i = 0; i < d.size(); ++i)
+          text +=
+              (i ? "," : "") + std::to_string(integer(d[i], "devices[" + std::to_string(i) + "]"));
+      } else {
+        expect(d, false, "devices", "\"all\", a string like \"0,1,3\" or an array of indices");
+      }
+      try {
+        c.devices = parse_devices_arg(text, "devices");
+      } catch (const UsageError& e) {
+        throw UsageError(source_ + ": " + e.what());
+      }
+    }
+    if (j.contains("mode")) {
+      const json& m = j["mode"];
+      expect(m, m.is_string(), "mode", "a string");
+      c.mode = parse_fleet_mode(m.get<std::string>());
+      if (!c.mode) fail("mode", "'" + m.get<std::string>() + "' is not one of shard, replicate");
+    }
+    if (j.contains("outlier_threshold_pct")) {
+      const double t = number(j["outlier_threshold_pct"], "outlier_threshold_pct");
+      if (!std::isfinite(t) || t <= 0) fail("outlier_threshold_pct", "must be a positive number");
+      c.outlier_threshold_pct = t;
     }
     if (!j.contains("runs")) fail("(top level)", "missing key 'runs' (an array of runs)");
     const json& runs = j["runs"];

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/shard.hpp"
 #include "plan/spec.hpp"
 
 namespace gemmbench {
@@ -16,6 +17,11 @@ struct SweepConfig {
   std::string description;
   std::optional<uint64_t> seed;
   std::vector<RunSpec> runs;
+  // How the config runs on several GPUs (docs/multi-gpu.md); --devices, --mode and
+  // --outlier-threshold override them. "devices": "all", "0,1,3" or [0, 1, 3].
+  std::optional<DevicesArg> devices;
+  std::optional<FleetMode> mode;                // "mode": "shard" or "replicate"
+  std::optional<double> outlier_threshold_pct;  // "outlier_threshold_pct": > 0
 };
 
 SweepConfig parse_config_text(const std::string& text, const std::string& source);

@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitUsage = 2,               // bad arguments, config, output path, or a case too large
   kExitNoDevice = 3,            // no GPU, no driver, or a driver too old for this build
   kExitCudaError = 4,           // a CUDA error ended the run (rows so far are written)
+  kExitWorkerLost = 5,          // --devices: a worker was killed or left no report (rows marked)
 };
 
 // What the user typed wrong: one line, no stack trace, exit code 2.

@@ -19,9 +19,22 @@ std::string cublas_version() {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
+// nvidia-smi's form of the UUID: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+std::string uuid_text(const cudaUUID_t& u) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    const auto b = static_cast<unsigned char>(u.bytes[i]);
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
 }  // namespace
 
-OpenedDevice open_device(int index, const std::string& purpose) {
+int cuda_device_count(const std::string& purpose) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) cudaGetLastError();  // not sticky: later calls must not report it
@@ -37,6 +50,11 @@ OpenedDevice open_device(int index, const std::string& purpose) {
   if (e != cudaSuccess)
     throw NoDeviceError(purpose + ", and the CUDA driver cannot be used: " + cudaGetErrorName(e) +
                         ": " + cudaGetErrorString(e));
+  return count;
+}
+
+OpenedDevice open_device(int index, const std::string& purpose) {
+  const int count = cuda_device_count(purpose);
   if (index < 0 || index >= count)
     throw UsageError("--device " + std::to_string(index) + ": this machine has " +
                      std::to_string(count) + " CUDA device(s), indices 0.." +
@@ -63,6 +81,7 @@ OpenedDevice open_device(int index, const std::string& purpose) {
   m.memory_clock_mhz = attr(cudaDevAttrMemoryClockRate) / 1000;
   m.memory_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
   m.pci_bus_id = pci;
+  m.uuid = uuid_text(prop.uuid);
   int drv = 0, rt = 0;
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);

@@ -14,6 +14,10 @@ struct OpenedDevice {
   DeviceCaps caps;
 };
 
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applies), at least 1. Throws
+// NoDeviceError as open_device does when there is none or no usable driver.
+int cuda_device_count(const std::string& purpose = "gemmbench needs a GPU");
+
 // Selects device `index` and reads what reports record about it. Throws NoDeviceError when no
 // device or driver is usable (`purpose` says what needed one: "inspect mma-peak runs on a GPU"),
 // UsageError for an index past the last device.

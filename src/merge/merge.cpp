@@ -26,6 +26,9 @@ struct PartInfo {
 PartInfo part_info(const compare::Report& r) {
   const json& m = r.metadata;
   PartInfo p{&r};
+  if (m.value("mode", std::string("shard")) == "replicate")
+    throw UsageError(r.path +
+                     ": a --mode replicate part (every GPU the whole plan), not a shard of a plan");
   if (!m.contains("plan_hash") || !m.at("plan_hash").is_string() ||
       m.at("plan_hash").get<std::string>().empty() || !m.contains("plan_rows") ||
       !m.at("plan_rows").is_number_unsigned())

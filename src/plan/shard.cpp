@@ -64,6 +64,37 @@ ShardArg parse_shard_arg(const std::string& text) {
   return ShardArg{false, ShardSpec{*index, *count}};
 }
 
+DevicesArg parse_devices_arg(const std::string& text, const char* flag) {
+  if (text == "all") return DevicesArg{true, {}};
+  const auto bad = [&](const std::string& why) {
+    return UsageError(
+        fmt::format("{}: '{}' {} (accepted: all, or device indices separated by commas: 0,1,3)",
+                    flag, text, why));
+  };
+  DevicesArg out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    const auto index = parse_count(text.substr(pos, comma - pos));
+    if (!index) throw bad("is not a list of device indices");
+    out.list.push_back(*index);
+    pos = comma + 1;
+  }
+  if (out.list.size() > size_t(kMaxDevices)) throw bad("lists too many devices");
+  return out;
+}
+
+const char* to_string(FleetMode m) {
+  return m == FleetMode::replicate ? "replicate" : "shard";
+}
+
+std::optional<FleetMode> parse_fleet_mode(const std::string& text) {
+  if (text == "shard") return FleetMode::shard;
+  if (text == "replicate") return FleetMode::replicate;
+  return std::nullopt;
+}
+
 EnvLookup process_env() {
   return [](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());

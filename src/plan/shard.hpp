@@ -30,6 +30,26 @@ struct ShardArg {
 ShardArg parse_shard_arg(const std::string& text);
 inline constexpr int kMaxShards = 65536;
 
+// What --devices (or a config's "devices") says: every visible GPU, or a list of device indices.
+// A repeated index is accepted ("0,0": two workers on one GPU, for testing the worker machinery
+// on a one-GPU machine; their timings disturb each other).
+struct DevicesArg {
+  bool all = false;
+  std::vector<int> list;  // when !all; not empty
+};
+// Parses "all" or "0,1,3". Throws UsageError naming `flag` and the value.
+DevicesArg parse_devices_arg(const std::string& text, const char* flag = "--devices");
+inline constexpr int kMaxDevices = 1024;
+
+// How the processes of a --devices run (or of a launcher's ranks) share the plan: shard deals the
+// plan out, one part each (--shard); replicate gives every GPU the whole plan (a fleet check).
+enum class FleetMode { shard, replicate };
+const char* to_string(FleetMode m);
+std::optional<FleetMode> parse_fleet_mode(const std::string& text);
+// A replicate run flags a GPU whose median on a case is more than this many percent above the
+// case's median over all GPUs (--outlier-threshold; docs/multi-gpu.md).
+inline constexpr double kDefaultOutlierThresholdPct = 5.0;
+
 // An environment variable's value, or nullopt where it is unset. Tests pass fake environments.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 // The process environment (getenv).

@@ -362,7 +362,7 @@ json to_json(const RunMetadata& m) {
       planned.push_back({{"index", index}, {"case", label}});
     shard["planned"] = std::move(planned);
   }
-  return json{
+  json doc{
       {"schema_version", kReportSchemaVersion},
       {"tool", "gemmbench"},
       {"tool_version", m.tool_version},
@@ -393,6 +393,8 @@ json to_json(const RunMetadata& m) {
         {"memory_clock_mhz", d.memory_clock_mhz},
         {"memory_bus_bits", d.memory_bus_bits},
         {"pci_bus_id", d.pci_bus_id},
+        {"uuid", d.uuid},
+        {"serial", d.serial},
         {"driver_version", d.driver_version},
         {"cuda_driver_api", d.cuda_driver_api},
         {"cuda_runtime", d.cuda_runtime},
@@ -401,7 +403,85 @@ json to_json(const RunMetadata& m) {
         {"power_limit_w", opt(d.power_limit_w)},
         {"mem_bw_measured_gbs", opt(d.mem_bw_measured_gbs)},
         {"mem_bw_datasheet_gbs", opt(d.mem_bw_datasheet_gbs)}}},
+      {"mode", m.mode},
   };
+  if (m.mode == "replicate")
+    doc["replica"] = {{"index", m.replica_index}, {"count", m.replica_count}};
+  return doc;
+}
+
+RunMetadata run_metadata_from_json(const json& j) {
+  const auto str = [](const json& o, const char* key) {
+    return o.is_object() && o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>()
+                                                                     : std::string();
+  };
+  const auto num = [](const json& o, const char* key, auto fallback) {
+    return o.is_object() && o.contains(key) && o.at(key).is_number()
+               ? o.at(key).get<decltype(fallback)>()
+               : fallback;
+  };
+  const auto opt_num = [](const json& o, const char* key) -> std::optional<double> {
+    if (!o.is_object() || !o.contains(key) || !o.at(key).is_number()) return std::nullopt;
+    return o.at(key).get<double>();
+  };
+  RunMetadata m;
+  m.tool_version = str(j, "tool_version");
+  m.git_commit = str(j, "git_commit");
+  m.command_line = str(j, "command_line");
+  m.config_file = str(j, "config_file");
+  m.date_utc = str(j, "date_utc");
+  m.host = str(j, "host");
+  m.seed = num(j, "seed", uint64_t(0));
+  m.data_distribution = str(j, "data_distribution");
+  m.regime = str(j, "regime");
+  m.timing_method = str(j, "timing_method");
+  m.flops_convention = str(j, "flops_convention");
+  m.verification = str(j, "verification");
+  m.sol_intensity_rule = str(j, "sol_intensity_rule");
+  if (j.contains("baselines") && j.at("baselines").is_object()) {
+    const json& b = j.at("baselines");
+    m.baseline_method = str(b, "method");
+    if (b.contains("used") && b.at("used").is_array())
+      for (const json& u : b.at("used"))
+        if (u.is_string())
+          if (const auto v = parse_baseline(u.get<std::string>())) m.baselines_used.push_back(*v);
+  }
+  m.plan_hash = str(j, "plan_hash");
+  m.plan_rows = num(j, "plan_rows", size_t(0));
+  if (j.contains("shard") && j.at("shard").is_object()) {
+    m.shard_index = num(j.at("shard"), "index", 0);
+    m.shard_count = num(j.at("shard"), "count", 1);
+  }
+  m.mode = str(j, "mode").empty() ? "shard" : str(j, "mode");
+  if (j.contains("replica") && j.at("replica").is_object()) {
+    m.replica_index = num(j.at("replica"), "index", 0);
+    m.replica_count = num(j.at("replica"), "count", 1);
+  }
+  if (j.contains("device") && j.at("device").is_object()) {
+    const json& d = j.at("device");
+    DeviceMetadata& o = m.device;
+    o.index = num(d, "index", 0);
+    o.name = str(d, "name");
+    o.sm = num(d, "sm", 0);
+    o.num_sms = num(d, "num_sms", 0);
+    o.memory_bytes = num(d, "memory_bytes", int64_t(0));
+    o.l2_bytes = num(d, "l2_bytes", int64_t(0));
+    o.sm_clock_max_mhz = num(d, "sm_clock_max_mhz", 0);
+    o.memory_clock_mhz = num(d, "memory_clock_mhz", 0);
+    o.memory_bus_bits = num(d, "memory_bus_bits", 0);
+    o.pci_bus_id = str(d, "pci_bus_id");
+    o.uuid = str(d, "uuid");
+    o.serial = str(d, "serial");
+    o.driver_version = str(d, "driver_version");
+    o.cuda_driver_api = str(d, "cuda_driver_api");
+    o.cuda_runtime = str(d, "cuda_runtime");
+    o.cublas_version = str(d, "cublas_version");
+    o.nvml_available = d.value("nvml_available", false);
+    o.power_limit_w = opt_num(d, "power_limit_w");
+    o.mem_bw_measured_gbs = opt_num(d, "mem_bw_measured_gbs");
+    o.mem_bw_datasheet_gbs = opt_num(d, "mem_bw_datasheet_gbs");
+  }
+  return m;
 }
 
 json to_json(const RunSummary& s) {

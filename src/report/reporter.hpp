@@ -28,6 +28,10 @@ std::unique_ptr<Reporter> make_csv_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
 
 const std::vector<std::string>& csv_columns();
+// One row's CSV cells in the order of csv_columns(); `device` fills the device column.
+std::vector<std::string> csv_cells(const CaseResult& r, const std::string& device);
+// Cells joined by commas, each quoted where it holds a comma, quote or line break.
+std::string csv_line(const std::vector<std::string>& cells);
 
 // The report's data_distribution: today's uniform text when every run used uniform data (or none
 // is named), else each distribution used, by name.

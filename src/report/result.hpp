@@ -169,6 +169,8 @@ struct DeviceMetadata {
   int memory_clock_mhz = 0;
   int memory_bus_bits = 0;
   std::string pci_bus_id;
+  std::string uuid;    // "GPU-8a3c...": the CUDA device UUID, stable across reboots and index order
+  std::string serial;  // the board's serial number from NVML, empty where NVML does not give it
   std::string driver_version;   // NVML's string ("580.159.04"), or the CUDA driver API version
   std::string cuda_driver_api;  // "13.0"
   std::string cuda_runtime;     // "13.0"
@@ -211,6 +213,11 @@ struct RunMetadata {
   // With shard_count > 1, this shard's planned rows (plan-wide index, the case in words), so that
   // merge can name the rows a shard planned and never wrote. JSON "shard": {"planned": [...]}.
   std::vector<std::pair<size_t, std::string>> shard_planned;
+  // "shard" (the plan dealt out, shard_index/count say which part) or "replicate" (every process
+  // runs the whole plan, a fleet check: replica_index/count say which process; shard is 0/1).
+  // JSON "mode", and "replica": {"index", "count"} in replicate mode.
+  std::string mode = "shard";
+  int replica_index = 0, replica_count = 1;
 };
 
 struct RunSummary {

@@ -59,6 +59,7 @@ struct Nvml::Fns {
   nvml_return (*power_limit)(nvml_device, unsigned*);          // optional
   nvml_return (*energy)(nvml_device, unsigned long long*);     // optional (Volta+)
   nvml_return (*field_values)(nvml_device, int, FieldValue*);  // optional
+  nvml_return (*serial)(nvml_device, char*, unsigned);         // optional
 };
 
 Nvml::Nvml(const std::string& pci_bus_id) {
@@ -80,6 +81,7 @@ Nvml::Nvml(const std::string& pci_bus_id) {
   sym(f->power_limit, "nvmlDeviceGetEnforcedPowerLimit");
   sym(f->energy, "nvmlDeviceGetTotalEnergyConsumption");
   sym(f->field_values, "nvmlDeviceGetFieldValues");
+  sym(f->serial, "nvmlDeviceGetSerial");
   if (!ok || f->init() != 0) {
     delete f;
     dlclose(lib_);
@@ -121,6 +123,13 @@ std::optional<double> Nvml::power_limit_w() const {
   unsigned mw = 0;
   if (!device_ || !fns_->power_limit || fns_->power_limit(device_, &mw) != 0) return std::nullopt;
   return mw / 1000.0;
+}
+
+std::optional<std::string> Nvml::serial() const {
+  char buf[64] = {};  // NVML_DEVICE_SERIAL_BUFFER_SIZE is 30
+  if (!device_ || !fns_->serial || fns_->serial(device_, buf, sizeof(buf)) != 0 || !buf[0])
+    return std::nullopt;
+  return std::string(buf);
 }
 
 bool Nvml::instant_power() const {

@@ -20,6 +20,9 @@ class Nvml {
   bool available() const { return device_ != nullptr; }
   std::optional<std::string> driver_version() const;
   std::optional<unsigned> max_sm_clock_mhz() const;
+  // The board's serial number (nvmlDeviceGetSerial); absent where the board or driver has none
+  // (NVML_ERROR_NOT_SUPPORTED on many boards outside data-center SKUs).
+  std::optional<std::string> serial() const;
 
   // Enforced board power limit (nvmlDeviceGetEnforcedPowerLimit).
   std::optional<double> power_limit_w() const;
