@@ -22,10 +22,11 @@ namespace gemmbench {
 
 // The range of one row: "hgemm_tn_sm90 5120x4096x4096 tn f16:f32", then " a=2 b=0.5" where
 // alpha or beta is not 1 or 0, then " llama3-8b qkv_proj" for a preset layer. `kernel` is the
-// row's kernel name ("cublas", "cublaslt" on the baseline rows). Inside it, each provider's
-// sampling gets a range named by the provider alone (the kernel's registry name, "cublas" or
-// "cublaslt"), so that a filter can take a kernel row's own launches without its interleaved
-// baselines: "hgemm_tn 4096x4096x4096 tn f16:f32/hgemm_tn]".
+// row's kernel name ("cublas", "cublaslt" on the baseline rows). Inside it, a range named by the
+// provider alone (the kernel's registry name, "cublas" or "cublaslt"): "hgemm_tn 4096x4096x4096
+// tn f16:f32/hgemm_tn]" takes the row's own launches. The runner opens the pair around each of a
+// row's blocks (sustained: the settle and the timed samples) and around each launch of a burst
+// window's interleaved steps.
 inline std::string nvtx_case_name(const std::string& kernel, const GemmProblem& p,
                                   const PresetLabel& preset = {}) {
   std::string s = fmt::format("{} {} {} {}:{}", kernel, p.shape_string(), to_string(p.layout),

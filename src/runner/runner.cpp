@@ -20,6 +20,7 @@
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/l2_flush.hpp"
 #include "runner/nvml.hpp"
+#include "runner/nvtx_range.hpp"
 #include "runner/telemetry_sampler.hpp"
 #include "sol/sol.hpp"
 #include "stats/regime.hpp"
@@ -76,6 +77,7 @@ struct EnergyRun {
 struct Member {
   CaseResult r;
   std::function<void()> launch;
+  std::string nvtx_name;        // the row's NVTX range (runner/nvtx_range.hpp)
   std::vector<double> samples;  // timed, ms, in the order taken
   std::vector<double> block_medians;
   std::vector<int> tags;            // telemetry tags of its timed blocks / kept batches
@@ -223,7 +225,12 @@ struct Runner::Impl {
       for (size_t i = 0; i < np; ++i) {
         prepare_sample(g.problem, g.measure, d);
         CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i)), stream));
-        step[i]->launch();
+        if (np > 1) {  // interleaved (burst): each launch in its row's and provider's ranges
+          const NvtxRange row(step[i]->nvtx_name), provider(step[i]->r.kernel);
+          step[i]->launch();
+        } else {
+          step[i]->launch();
+        }
         CUDA_CHECK(cudaEventRecord(event(2 * (j * np + i) + 1), stream));
       }
     CUDA_CHECK(cudaEventSynchronize(event(2 * count * np - 1)));
@@ -349,6 +356,8 @@ struct Runner::Impl {
         Member& m = *ms[idx];
         if (!m.launch || stop_requested() || summary.aborted) continue;
         progress(m);
+        // The block (settle and samples) in the row's range, and the provider's inside it.
+        const NvtxRange row(m.nvtx_name), provider(m.r.kernel);
         try {
           if (&m != running) {
             const Steady st = run_until_steady(g, d, m, settle);
@@ -721,6 +730,7 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
   }
   std::vector<Member*> timed;
   for (Member& m : members) {
+    m.nvtx_name = nvtx_case_name(m.r.kernel, p, g.preset);
     if (!m.launch || summary.aborted) continue;
     try {
       if (s.verify) m.r.error = im.verify(g, d, m.launch);
