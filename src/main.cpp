@@ -19,6 +19,7 @@
 #include "plan/plan.hpp"
 #include "plan/presets.hpp"
 #include "plan/shard.hpp"
+#include "plugin/plugin.hpp"
 #include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/runner.hpp"
@@ -82,6 +83,9 @@ int run_benchmarks(const CliOutcome& cli) {
   const CliOptions& o = cli.options;
   // Everything the user typed is checked before the GPU is touched.
   const RunRequest req = resolve_request(o);
+  // Plugins join the registry before the plan names kernels (docs/plugins.md).
+  PluginSet& plugins = process_plugins();
+  plugins.load_all(req.plugins);
   const Plan whole = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
   const ShardChoice shard = resolve_shard(o.shard, process_env());
   const Plan plan = shard_plan(whole, shard.spec);
@@ -150,18 +154,19 @@ int run_benchmarks(const CliOutcome& cli) {
       "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
       CublasLtGemm::method();
   meta.device = runner.device();
+  meta.plugins = plugins.records();
 
   MultiReporter reporters;
   if (!o.quiet) reporters.attach(make_console_reporter(std::cout));
   if (!csv.empty()) reporters.attach(make_csv_reporter(csv));
   if (!json.empty()) reporters.attach(make_json_reporter(json));
-  reporters.begin(meta);
+  PluginRowTagger out(reporters, plugins);  // rows of plugin kernels name their plugin
+  out.begin(meta);
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
   install_stop_handlers();
-  const RunSummary summary =
-      runner.run(plan, reporters, [&](const Progress& p) { progress.update(p); });
+  const RunSummary summary = runner.run(plan, out, [&](const Progress& p) { progress.update(p); });
   progress.clear();
-  reporters.end(summary);
+  out.end(summary);
   if (summary.aborted) {
     std::fprintf(
         stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
@@ -189,6 +194,7 @@ int main_impl(int argc, char** argv) {
       std::cout << cli.text;
       return cli.exit_code;
     case CliOutcome::Kind::list:
+      process_plugins().load_all(cli_plugin_sources(cli.options));
       std::cout << format_kernel_list(KernelRegistry::instance(), cli.options.list_json,
                                       cli.options.list_all);
       return kExitOk;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plan/spec.hpp"
+#include "plugin/source.hpp"
 #include "core/registry.hpp"
 
 namespace gemmbench {
@@ -34,6 +35,8 @@ struct CliOptions {
   bool list_json = false;  // `gemmbench list --json` (every kernel)
   bool list_all = false;   // `gemmbench list --all`: every kernel, not one line per rung
   bool dry_run = false;    // print the planned cases and exit, touching no GPU
+  // --plugin (before or after `list`), each occurrence split at commas; docs/plugins.md.
+  std::vector<std::string> plugins;
 };
 
 struct CliOutcome {
@@ -55,7 +58,12 @@ struct RunRequest {
   std::vector<RunSpec> runs;
   uint64_t seed = 0;
   std::string config_file;  // empty when built from flags
+  // What to load before the plan is built: --plugin's, then the config's "plugins".
+  std::vector<PluginSource> plugins;
 };
+
+// --plugin's libraries, in the order typed.
+std::vector<PluginSource> cli_plugin_sources(const CliOptions& opts);
 
 inline constexpr uint64_t kDefaultSeed = 20261122;
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/spec.hpp"
+#include "plugin/source.hpp"
 
 namespace gemmbench {
 
@@ -16,6 +17,9 @@ struct SweepConfig {
   std::string description;
   std::optional<uint64_t> seed;
   std::vector<RunSpec> runs;
+  // "plugins": libraries whose kernels the runs may name (docs/plugins.md), relative paths
+  // resolved against the config file's folder.
+  std::vector<PluginSource> plugins;
 };
 
 SweepConfig parse_config_text(const std::string& text, const std::string& source);

@@ -120,6 +120,7 @@ json to_json(const CaseResult& r) {
   j["reason"] = r.reason;
   if (!r.chosen_kernel.empty())
     j["chosen"] = {{"kernel", r.chosen_kernel}, {"rule", r.chosen_rule}};
+  if (!r.plugin_path.empty()) j["plugin"] = {{"path", r.plugin_path}, {"sha256", r.plugin_sha256}};
   if (r.time) {
     j["time_ms"] = {{"median", r.time->median_ms}, {"min", r.time->min_ms},
                     {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
@@ -215,6 +216,10 @@ CaseResult case_result_from_json(const json& j) {
   if (j.contains("chosen")) {  // shape-aware kernels only
     r.chosen_kernel = j.at("chosen").at("kernel").get<std::string>();
     r.chosen_rule = j.at("chosen").at("rule").get<std::string>();
+  }
+  if (j.contains("plugin")) {  // plugin kernels only
+    r.plugin_path = j.at("plugin").at("path").get<std::string>();
+    r.plugin_sha256 = j.at("plugin").at("sha256").get<std::string>();
   }
   if (!j.at("time_ms").is_null()) {
     const json& t = j.at("time_ms");
@@ -315,7 +320,7 @@ json to_json(const RunMetadata& m) {
       planned.push_back({{"index", index}, {"case", label}});
     shard["planned"] = std::move(planned);
   }
-  return json{
+  json out{
       {"schema_version", kReportSchemaVersion},
       {"tool", "gemmbench"},
       {"tool_version", m.tool_version},
@@ -355,6 +360,14 @@ json to_json(const RunMetadata& m) {
         {"mem_bw_measured_gbs", opt(d.mem_bw_measured_gbs)},
         {"mem_bw_datasheet_gbs", opt(d.mem_bw_datasheet_gbs)}}},
   };
+  if (!m.plugins.empty()) {
+    json plugins = json::array();
+    for (const PluginRecord& p : m.plugins)
+      plugins.push_back(
+          {{"path", p.path}, {"sha256", p.sha256}, {"name", p.name}, {"kernels", p.kernels}});
+    out["plugins"] = std::move(plugins);
+  }
+  return out;
 }
 
 json to_json(const RunSummary& s) {

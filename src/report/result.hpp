@@ -126,6 +126,10 @@ struct CaseResult {
   // kernels/dispatch/rules.cpp that chose it; empty for every other row.
   std::string chosen_kernel;
   std::string chosen_rule;
+  // Rows of a plugin's kernel (--plugin): the library and its SHA-256, as in RunMetadata::plugins;
+  // empty for built-in kernels and baselines. JSON "plugin": {"path", "sha256"}, only when set.
+  std::string plugin_path;
+  std::string plugin_sha256;
 };
 
 struct DeviceMetadata {
@@ -149,6 +153,14 @@ struct DeviceMetadata {
   // beside the datasheet figure (memory clock x bus width x 2, DDR).
   std::optional<double> mem_bw_measured_gbs;
   std::optional<double> mem_bw_datasheet_gbs;
+};
+
+// A plugin library the run loaded (--plugin, a config's "plugins"; docs/plugins.md).
+struct PluginRecord {
+  std::string path;    // as given; a config's relative paths resolved against the config's folder
+  std::string sha256;  // of the file, so a report names the exact library that ran
+  std::string name;    // the plugin's own name for itself, may be empty
+  std::vector<std::string> kernels;  // the kernels it registered, in its order
 };
 
 struct RunMetadata {
@@ -181,6 +193,8 @@ struct RunMetadata {
   // With shard_count > 1, this shard's planned rows (plan-wide index, the case in words), so that
   // merge can name the rows a shard planned and never wrote. JSON "shard": {"planned": [...]}.
   std::vector<std::pair<size_t, std::string>> shard_planned;
+  // The plugins loaded, in load order. JSON "plugins", only when there are any.
+  std::vector<PluginRecord> plugins;
 };
 
 struct RunSummary {
