@@ -27,6 +27,7 @@
 #include "plan/plan.hpp"
 #include "plan/presets.hpp"
 #include "plan/shard.hpp"
+#include "plugin/plugin.hpp"
 #include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/nvml.hpp"
@@ -183,6 +184,9 @@ int run_benchmarks(const CliOutcome& cli) {
   const CliOptions& o = cli.options;
   // Everything the user typed is checked before the GPU is touched.
   const RunRequest req = resolve_request(o);
+  // Plugins join the registry before the plan names kernels (docs/plugins.md).
+  PluginSet& plugins = process_plugins();
+  plugins.load_all(req.plugins);
   const Plan whole = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
   const FleetChoice fleet = resolve_fleet(o, req);
   if (fleet.devices &&
@@ -270,15 +274,17 @@ int run_benchmarks(const CliOutcome& cli) {
   // second NVML handle (NVML counts its initialisations) until the runner records it itself.
   if (meta.device.nvml_available)
     if (const auto serial = Nvml(meta.device.pci_bus_id).serial()) meta.device.serial = *serial;
+  meta.plugins = plugins.records();
 
   MultiReporter reporters;
   if (!quiet) reporters.attach(make_console_reporter(std::cout));
   if (!csv.empty()) reporters.attach(make_csv_reporter(csv));
   if (!json.empty()) reporters.attach(make_json_reporter(json));
-  reporters.begin(meta);
+  PluginRowTagger out(reporters, plugins);  // rows of plugin kernels name their plugin
+  out.begin(meta);
   ProgressLine progress(!quiet && isatty(STDERR_FILENO));
   install_stop_handlers();
-  const RunSummary summary = runner.run(plan, reporters, [&](const Progress& p) {
+  const RunSummary summary = runner.run(plan, out, [&](const Progress& p) {
     if (o.worker)  // the parent shows it, one line per worker
       std::fprintf(
           stderr, "%s\n",
@@ -290,7 +296,7 @@ int run_benchmarks(const CliOutcome& cli) {
       progress.update(p);
   });
   progress.clear();
-  reporters.end(summary);
+  out.end(summary);
   if (summary.aborted) {
     std::fprintf(
         stderr, "gemmbench: %s; %zu of %zu rows ran before it, all rows are in the reports\n",
@@ -318,6 +324,7 @@ int main_impl(int argc, char** argv) {
       std::cout << cli.text;
       return cli.exit_code;
     case CliOutcome::Kind::list:
+      process_plugins().load_all(cli_plugin_sources(cli.options));
       if (cli.options.list_rules)
         std::cout << format_rule_list(RuleTables::instance(), cli.options.list_json);
       else

@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 #include <fmt/format.h>
@@ -48,6 +49,7 @@ Examples:
   gemmbench --config configs/square_sweep.json --json sweep.json
   gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
   gemmbench --kernel hgemm --preset llama3-8b --tokens 1,16,4096    best kernel per shape
+  gemmbench --plugin build/libmy_gemm.so --kernel my_hgemm --dtype f16   your own kernel
   gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
   gemmbench merge part_*.json --json all.json
   gemmbench --config configs/llm_prefill.json --devices all --json all.json   a worker per GPU
@@ -197,6 +199,14 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                "Write every sample time of each row to the --json report (\"samples_ms\", 4 "
                "significant digits), for the rank test of `gemmbench compare`");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
+  const char* plugin_help =
+      "Load a plugin library (a shared library built against gemmbench/plugin.h) whose kernels "
+      "then run like gemmbench's own; PATH[,PATH], repeatable (docs/plugins.md)";
+  std::vector<std::string> plugins_before, plugins_after;
+  app.add_option("--plugin", plugins_before, plugin_help)
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("PATH");
 
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "Every kernel, as JSON");
@@ -204,6 +214,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   list->add_flag("--rules", o.list_rules,
                  "The rule tables of the shape-aware kernels hgemm and sgemm, one line per rule "
                  "(docs/dispatch.md)");
+  list->add_option("--plugin", plugins_after, plugin_help)
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("PATH");
   CLI::App* presets =
       app.add_subcommand("presets", "List the LLM shape presets (--preset) and their sources");
   if (extend) extend(app);
@@ -244,6 +258,13 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     if (!o.measure.baseline)
       throw UsageError("--baseline: '" + *baseline + "' is not one of " + kBaselineNames);
   }
+  o.plugins = plugins_before;
+  o.plugins.insert(o.plugins.end(), plugins_after.begin(), plugins_after.end());
+  if ((app.count("--plugin") || list->count("--plugin")) &&
+      (o.plugins.empty() ||
+       std::any_of(o.plugins.begin(), o.plugins.end(), [](const auto& p) { return p.empty(); })))
+    throw UsageError(
+        "--plugin: empty value (accepted: paths of plugin libraries, comma-separated)");
   if (no_verify) o.measure.verify = false;
   if (keep_samples) o.measure.keep_samples = true;
   o.device_given = app.count("--device") > 0;
@@ -320,6 +341,8 @@ RunRequest resolve_request(const CliOptions& o) {
     req.devices = cfg.devices;
     req.mode = cfg.mode;
     req.outlier_threshold_pct = cfg.outlier_threshold_pct;
+    req.plugins = cli_plugin_sources(o);
+    req.plugins.insert(req.plugins.end(), cfg.plugins.begin(), cfg.plugins.end());
     return req;
   }
   RunSpec run;
@@ -345,6 +368,7 @@ RunRequest resolve_request(const CliOptions& o) {
   run.beta = o.beta.value_or(0.0);
   req.runs.push_back(std::move(run));
   req.seed = o.seed.value_or(kDefaultSeed);
+  req.plugins = cli_plugin_sources(o);
   return req;
 }
 
@@ -368,6 +392,10 @@ FleetChoice resolve_fleet(const CliOptions& o, const RunRequest& req) {
     throw UsageError(
         "--markdown needs every GPU's rows: with --shard, give it to `gemmbench merge` instead");
   return f;
+std::vector<PluginSource> cli_plugin_sources(const CliOptions& o) {
+  std::vector<PluginSource> out;
+  for (const std::string& p : o.plugins) out.push_back({p, "--plugin"});
+  return out;
 }
 
 std::string find_default_config(const std::string& argv0) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/spec.hpp"
+#include "plugin/source.hpp"
 #include "core/registry.hpp"
 #include "core/rule_table.hpp"
 #include "plan/shard.hpp"
@@ -42,6 +44,8 @@ struct CliOptions {
   bool list_all = false;    // `gemmbench list --all`: every kernel, not one line per rung
   bool list_rules = false;  // `gemmbench list --rules`: the shape-aware kernels' rule tables
   bool dry_run = false;     // print the planned cases and exit, touching no GPU
+  // --plugin (before or after `list`), each occurrence split at commas; docs/plugins.md.
+  std::vector<std::string> plugins;
 };
 
 struct CliOutcome {
@@ -67,7 +71,12 @@ struct RunRequest {
   std::optional<DevicesArg> devices;
   std::optional<FleetMode> mode;
   std::optional<double> outlier_threshold_pct;
+  // What to load before the plan is built: --plugin's, then the config's "plugins".
+  std::vector<PluginSource> plugins;
 };
+
+// --plugin's libraries, in the order typed.
+std::vector<PluginSource> cli_plugin_sources(const CliOptions& opts);
 
 inline constexpr uint64_t kDefaultSeed = 20261122;
 

@@ -275,7 +275,7 @@ class Parser {
 
   SweepConfig config(const json& j) const {
     expect(j, j.is_object(), "(top level)", "an object with a 'runs' array");
-    check_keys(j, "", {"description", "seed", "runs", "devices", "mode", "outlier_threshold_pct"});
+    check_keys(j, "", {"description", "seed", "plugins", "runs", "devices", "mode", "outlier_threshold_pct"});
     SweepConfig c;
     if (j.contains("description")) {
       expect(j["description"], j["description"].is_string(), "description", "a string");
@@ -314,6 +314,18 @@ class Parser {
       const double t = number(j["outlier_threshold_pct"], "outlier_threshold_pct");
       if (!std::isfinite(t) || t <= 0) fail("outlier_threshold_pct", "must be a positive number");
       c.outlier_threshold_pct = t;
+    }
+    if (j.contains("plugins")) {
+      // Relative to the config, so that a config and the plugin it names travel together.
+      const std::filesystem::path dir = std::filesystem::path(source_).parent_path();
+      const std::vector<std::string> paths = strings(j["plugins"], "plugins");
+      for (size_t i = 0; i < paths.size(); ++i) {
+        const std::string at = "plugins[" + std::to_string(i) + "]";
+        if (paths[i].empty()) fail(at, "empty path (expected the path of a plugin library)");
+        const std::filesystem::path p(paths[i]);
+        c.plugins.push_back({p.is_absolute() ? paths[i] : (dir / p).lexically_normal().string(),
+                             source_ + ": " + at});
+      }
     }
     if (!j.contains("runs")) fail("(top level)", "missing key 'runs' (an array of runs)");
     const json& runs = j["runs"];

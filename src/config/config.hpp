@@ -10,6 +10,7 @@
 
 #include "plan/shard.hpp"
 #include "plan/spec.hpp"
+#include "plugin/source.hpp"
 
 namespace gemmbench {
 
@@ -22,6 +23,9 @@ struct SweepConfig {
   std::optional<DevicesArg> devices;
   std::optional<FleetMode> mode;                // "mode": "shard" or "replicate"
   std::optional<double> outlier_threshold_pct;  // "outlier_threshold_pct": > 0
+  // "plugins": libraries whose kernels the runs may name (docs/plugins.md), relative paths
+  // resolved against the config file's folder.
+  std::vector<PluginSource> plugins;
 };
 
 SweepConfig parse_config_text(const std::string& text, const std::string& source);

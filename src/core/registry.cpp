@@ -26,21 +26,32 @@ KernelRegistry& KernelRegistry::instance() {
 }
 
 bool KernelRegistry::add(KernelInfo info) {
-  if (info.name.empty()) registration_failure(info.name, "empty name");
+  if (const std::string why = problem(info); !why.empty())
+    registration_failure(info.name, why.c_str());
+  kernels_.push_back(std::move(info));
+  return true;
+}
+
+std::string KernelRegistry::try_add(KernelInfo info) {
+  std::string why = problem(info);
+  if (why.empty()) kernels_.push_back(std::move(info));
+  return why;
+}
+
+std::string KernelRegistry::problem(const KernelInfo& info) const {
+  if (info.name.empty()) return "empty name";
   for (char ch : info.name)
     if (!(std::islower(static_cast<unsigned char>(ch)) ||
           std::isdigit(static_cast<unsigned char>(ch)) || ch == '_'))
-      registration_failure(info.name, "names use lower-case letters, digits and '_' only");
-  if (info.name == "cublas" || info.name == "all")
-    registration_failure(info.name, "name is reserved");
-  if (find(info.name)) registration_failure(info.name, "duplicate name");
+      return "names use lower-case letters, digits and '_' only";
+  if (info.name == "cublas" || info.name == "cublaslt" || info.name == "all")
+    return "name is reserved";
+  if (find(info.name)) return "duplicate name";
   if (info.dtypes.empty() || info.accums.empty() || info.layouts.empty())
-    registration_failure(info.name, "dtypes, accums and layouts must be non-empty");
-  if (!info.launch) registration_failure(info.name, "no launcher");
-  if (info.rung <= 0 || info.family.empty())
-    registration_failure(info.name, "needs family and rung");
-  kernels_.push_back(std::move(info));
-  return true;
+    return "dtypes, accums and layouts must be non-empty";
+  if (!info.launch) return "no launcher";
+  if (info.rung <= 0 || info.family.empty()) return "needs family and rung";
+  return {};
 }
 
 std::vector<const KernelInfo*> KernelRegistry::all() const {

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -68,12 +69,18 @@ class KernelRegistry {
   // Called from static initialisers; a malformed or duplicate entry aborts with a message,
   // since no caller exists yet that could handle an exception.
   bool add(KernelInfo info);
+  // Run-time registration (plugins, src/plugin): what is wrong with `info`, as a phrase ("duplicate
+  // name"), or empty, in which case it is added.
+  std::string try_add(KernelInfo info);
+  // What add() and try_add() would refuse in `info`, or empty.
+  std::string problem(const KernelInfo& info) const;
   // Sorted by family, then rung, then name.
   std::vector<const KernelInfo*> all() const;
   const KernelInfo* find(const std::string& name) const;
 
  private:
-  std::vector<KernelInfo> kernels_;
+  // A deque: kernels added at run time (plugins) must not move the ones already handed out.
+  std::deque<KernelInfo> kernels_;
 };
 
 // The reason a kernel cannot run `p` on `caps`, from the declared fields and supports();

@@ -71,6 +71,15 @@ std::string ranges_text(const std::vector<size_t>& v) {
   return out;
 }
 
+// The plugin files a part ran, by hash (metadata "plugins"; docs/plugins.md): the plan hash holds
+// kernel names only, and paths may differ from host to host.
+std::vector<std::string> plugin_hashes(const json& meta) {
+  std::vector<std::string> out;
+  if (meta.contains("plugins"))
+    for (const json& p : meta.at("plugins")) out.push_back(p.value("sha256", ""));
+  return out;
+}
+
 }  // namespace
 
 Merged merge_reports(const std::vector<compare::Report>& reports) {
@@ -89,6 +98,10 @@ Merged merge_reports(const std::vector<compare::Report>& reports) {
     if (s != s0)
       throw UsageError(fmt::format("mixed seeds: {} has {}, {} has {}; the inputs differ",
                                    parts[0].report->path, s0.dump(), p.report->path, s.dump()));
+    if (plugin_hashes(p.report->metadata) != plugin_hashes(parts[0].report->metadata))
+      throw UsageError(fmt::format(
+          "mixed plugins: {} and {} ran different plugin files (metadata plugins[].sha256)",
+          parts[0].report->path, p.report->path));
   }
   std::stable_sort(parts.begin(), parts.end(), [](const PartInfo& a, const PartInfo& b) {
     return std::tie(a.shard_count, a.shard_index) < std::tie(b.shard_count, b.shard_index);

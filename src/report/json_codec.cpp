@@ -123,6 +123,7 @@ json to_json(const CaseResult& r) {
   j["reason"] = r.reason;
   if (!r.chosen_kernel.empty())
     j["chosen"] = {{"kernel", r.chosen_kernel}, {"rule", r.chosen_rule}};
+  if (!r.plugin_path.empty()) j["plugin"] = {{"path", r.plugin_path}, {"sha256", r.plugin_sha256}};
   if (r.time) {
     j["time_ms"] = {{"median", r.time->median_ms}, {"min", r.time->min_ms},
                     {"p10", r.time->p10_ms},       {"p90", r.time->p90_ms},
@@ -238,6 +239,10 @@ CaseResult case_result_from_json(const json& j) {
   if (j.contains("chosen")) {  // shape-aware kernels only
     r.chosen_kernel = j.at("chosen").at("kernel").get<std::string>();
     r.chosen_rule = j.at("chosen").at("rule").get<std::string>();
+  }
+  if (j.contains("plugin")) {  // plugin kernels only
+    r.plugin_path = j.at("plugin").at("path").get<std::string>();
+    r.plugin_sha256 = j.at("plugin").at("sha256").get<std::string>();
   }
   if (!j.at("time_ms").is_null()) {
     const json& t = j.at("time_ms");
@@ -407,6 +412,13 @@ json to_json(const RunMetadata& m) {
   };
   if (m.mode == "replicate")
     doc["replica"] = {{"index", m.replica_index}, {"count", m.replica_count}};
+  if (!m.plugins.empty()) {
+    json plugins = json::array();
+    for (const PluginRecord& p : m.plugins)
+      plugins.push_back(
+          {{"path", p.path}, {"sha256", p.sha256}, {"name", p.name}, {"kernels", p.kernels}});
+    doc["plugins"] = std::move(plugins);
+  }
   return doc;
 }
 

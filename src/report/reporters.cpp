@@ -69,6 +69,9 @@ class ConsoleReporter : public Reporter {
             "data: {} ({}){} -- low-entropy inputs, not comparable with uniform-data figures\n",
             to_string(d), data_range(d),
             mixed ? fmt::format(" on the rows marked [{} data]", to_string(d)) : "");
+    for (const PluginRecord& p : m.plugins)
+      out_ << fmt::format("plugin {} (sha256 {}): {}\n", p.path, p.sha256.substr(0, 16),
+                          fmt::join(p.kernels, ", "));
     for (Baseline b : m.baselines_used) show_cublaslt_ = show_cublaslt_ || uses_cublaslt(b);
     out_ << "\n";
     out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {}{:>7} {:>9}  {}\n",

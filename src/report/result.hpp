@@ -156,6 +156,10 @@ struct CaseResult {
   // kernels/dispatch/rules.cpp that chose it; empty for every other row.
   std::string chosen_kernel;
   std::string chosen_rule;
+  // Rows of a plugin's kernel (--plugin): the library and its SHA-256, as in RunMetadata::plugins;
+  // empty for built-in kernels and baselines. JSON "plugin": {"path", "sha256"}, only when set.
+  std::string plugin_path;
+  std::string plugin_sha256;
 };
 
 struct DeviceMetadata {
@@ -181,6 +185,14 @@ struct DeviceMetadata {
   // beside the datasheet figure (memory clock x bus width x 2, DDR).
   std::optional<double> mem_bw_measured_gbs;
   std::optional<double> mem_bw_datasheet_gbs;
+};
+
+// A plugin library the run loaded (--plugin, a config's "plugins"; docs/plugins.md).
+struct PluginRecord {
+  std::string path;    // as given; a config's relative paths resolved against the config's folder
+  std::string sha256;  // of the file, so a report names the exact library that ran
+  std::string name;    // the plugin's own name for itself, may be empty
+  std::vector<std::string> kernels;  // the kernels it registered, in its order
 };
 
 struct RunMetadata {
@@ -218,6 +230,8 @@ struct RunMetadata {
   // JSON "mode", and "replica": {"index", "count"} in replicate mode.
   std::string mode = "shard";
   int replica_index = 0, replica_count = 1;
+  // The plugins loaded, in load order. JSON "plugins", only when there are any.
+  std::vector<PluginRecord> plugins;
 };
 
 struct RunSummary {

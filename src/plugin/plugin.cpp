@@ -1,0 +1,389 @@
+#include "plugin/plugin.hpp"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "gemmbench/plugin.h"
+#include "plugin/sha256.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+// The smallest structs of ABI 1 a plugin may hand over. When fields are appended within ABI 1,
+// these become the offsets of the first appended field, and each new field is read only where the
+// plugin's struct_size covers it.
+constexpr size_t kPluginSizeV1 = sizeof(gemmbench_plugin);
+constexpr size_t kKernelSizeV1 = sizeof(gemmbench_kernel);
+// A sanity bound on num_kernels: a garbage count reads as an error, not as a walk through memory.
+constexpr int32_t kMaxKernelsPerPlugin = 100000;
+// Room for a plugin's reason or error message, NUL included.
+constexpr size_t kMessageBytes = 1024;
+
+std::optional<DType> dtype_from_c(int32_t v) {
+  switch (v) {
+    case GEMMBENCH_DTYPE_F32:
+      return DType::f32;
+    case GEMMBENCH_DTYPE_F16:
+      return DType::f16;
+    case GEMMBENCH_DTYPE_BF16:
+      return DType::bf16;
+  }
+  return std::nullopt;
+}
+std::optional<Accum> accum_from_c(int32_t v) {
+  switch (v) {
+    case GEMMBENCH_ACCUM_F32:
+      return Accum::f32;
+    case GEMMBENCH_ACCUM_F16:
+      return Accum::f16;
+  }
+  return std::nullopt;
+}
+std::optional<Layout> layout_from_c(int32_t v) {
+  switch (v) {
+    case GEMMBENCH_LAYOUT_NN:
+      return Layout::nn;
+    case GEMMBENCH_LAYOUT_NT:
+      return Layout::nt;
+    case GEMMBENCH_LAYOUT_TN:
+      return Layout::tn;
+    case GEMMBENCH_LAYOUT_TT:
+      return Layout::tt;
+  }
+  return std::nullopt;
+}
+
+int32_t to_c(DType d) {
+  switch (d) {
+    case DType::f32:
+      return GEMMBENCH_DTYPE_F32;
+    case DType::f16:
+      return GEMMBENCH_DTYPE_F16;
+    case DType::bf16:
+      return GEMMBENCH_DTYPE_BF16;
+  }
+  return 0;
+}
+int32_t to_c(Accum a) {
+  return a == Accum::f32 ? GEMMBENCH_ACCUM_F32 : GEMMBENCH_ACCUM_F16;
+}
+int32_t to_c(Layout l) {
+  switch (l) {
+    case Layout::nn:
+      return GEMMBENCH_LAYOUT_NN;
+    case Layout::nt:
+      return GEMMBENCH_LAYOUT_NT;
+    case Layout::tn:
+      return GEMMBENCH_LAYOUT_TN;
+    case Layout::tt:
+      return GEMMBENCH_LAYOUT_TT;
+  }
+  return 0;
+}
+
+gemmbench_problem to_c(const GemmProblem& p) {
+  gemmbench_problem c{};
+  c.struct_size = sizeof(c);
+  c.layout = to_c(p.layout);
+  c.dtype = to_c(p.dtype);
+  c.accum = to_c(p.accum);
+  c.m = p.m, c.n = p.n, c.k = p.k;
+  c.lda = p.lda(), c.ldb = p.ldb(), c.ldc = p.ldc();
+  c.alpha = p.alpha, c.beta = p.beta;
+  return c;
+}
+
+gemmbench_device to_c(const DeviceCaps& caps) {
+  gemmbench_device c{};
+  c.struct_size = sizeof(c);
+  c.sm = caps.sm;
+  c.num_sms = caps.num_sms;
+  c.smem_per_block_optin = caps.smem_per_block_optin;
+  c.l2_bytes = caps.l2_bytes;
+  return c;
+}
+
+// A plugin's message buffer as a string: NUL-terminated whatever the plugin wrote.
+std::string message(char (&buf)[kMessageBytes]) {
+  buf[kMessageBytes - 1] = '\0';
+  return buf;
+}
+
+// One plugin kernel behind a KernelInfo: its callbacks, and the workspace its launches share.
+struct Adapter {
+  std::string name, path;
+  gemmbench_supports_fn supports = nullptr;
+  gemmbench_launch_fn launch = nullptr;
+  gemmbench_workspace_fn workspace_bytes = nullptr;
+  void* user = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
+  int workspace_device = -1;
+
+  Adapter() = default;
+  Adapter(const Adapter&) = delete;
+  Adapter& operator=(const Adapter&) = delete;
+  // At process exit the CUDA runtime may be gone already: the result of the free is of no use.
+  ~Adapter() {
+    if (workspace) cudaFree(workspace);
+  }
+
+  // Grows only, and only on a launch whose problem needs more than any before it on this device;
+  // the runner's first launch of a problem is its verified run or a warm-up, outside the timed
+  // samples (docs/plugins.md says where this is not so).
+  void* workspace_for(size_t bytes) {
+    int dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    if (workspace && (dev != workspace_device || bytes > workspace_size)) {
+      CUDA_CHECK(cudaFree(workspace));
+      workspace = nullptr;
+      workspace_size = 0;
+    }
+    if (!workspace) {
+      CUDA_CHECK(cudaMalloc(&workspace, bytes));
+      workspace_size = bytes;
+      workspace_device = dev;
+    }
+    return workspace;
+  }
+};
+
+void launch_plugin_kernel(Adapter& a, const GemmArgs& args, cudaStream_t stream) {
+  const gemmbench_problem p = to_c(args.problem);
+  const size_t ws_bytes = a.workspace_bytes ? a.workspace_bytes(&p, a.user) : 0;
+  gemmbench_launch_args c{};
+  c.struct_size = sizeof(c);
+  c.problem = &p;
+  c.a = args.a;
+  c.b = args.b;
+  c.c = args.c;
+  c.alpha = args.alpha;
+  c.beta = args.beta;
+  c.stream = static_cast<void*>(stream);
+  c.workspace = ws_bytes ? a.workspace_for(ws_bytes) : nullptr;
+  c.workspace_bytes = ws_bytes;
+  char error[kMessageBytes] = {};
+  const int rc = a.launch(&c, error, sizeof(error), a.user);
+  if (rc == GEMMBENCH_PLUGIN_OK) return;
+  const std::string msg = message(error);
+  // A CudaError without a CUDA code: the runner records the row as an error with this text and,
+  // unless the context itself was lost, goes on with the next row.
+  throw CudaError(fmt::format("plugin kernel '{}' ({}): launch returned {}{}", a.name, a.path, rc,
+                              msg.empty() ? std::string(" without a message") : ": " + msg));
+}
+
+std::string supports_plugin_kernel(const Adapter& a, const GemmProblem& problem,
+                                   const DeviceCaps& caps) {
+  if (!a.supports) return {};
+  const gemmbench_problem p = to_c(problem);
+  const gemmbench_device d = to_c(caps);
+  char reason[kMessageBytes] = {};
+  if (a.supports(&p, &d, reason, sizeof(reason), a.user) == GEMMBENCH_PLUGIN_OK) return {};
+  const std::string why = message(reason);
+  return why.empty() ? "declined by the plugin's supports() (no reason given)" : why;
+}
+
+struct BadPlugin : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T, class Parse>
+std::vector<T> enum_list(const int32_t* values, int32_t count, const char* what, Parse parse,
+                         const char* accepted) {
+  if (!values || count <= 0)
+    throw BadPlugin(fmt::format("{} is empty (give at least one {})", what, accepted));
+  std::vector<T> out;
+  for (int32_t i = 0; i < count; ++i) {
+    const auto v = parse(values[i]);
+    if (!v)
+      throw BadPlugin(fmt::format("{}[{}] is {}, not a {} value", what, i, values[i], accepted));
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  return out;
+}
+
+// The KernelInfo of one entry of the plugin's table; throws BadPlugin for a malformed entry.
+KernelInfo adapt(const gemmbench_kernel& k, const std::string& path) {
+  if (k.struct_size < kKernelSizeV1)
+    throw BadPlugin(fmt::format("struct_size is {}, smaller than ABI 1's gemmbench_kernel ({})",
+                                k.struct_size, kKernelSizeV1));
+  if (!k.name || !*k.name) throw BadPlugin("has no name");
+  if (!k.family || !*k.family) throw BadPlugin("has no family");
+  if (k.rung < 1) throw BadPlugin(fmt::format("rung is {}, must be 1 or more", k.rung));
+  if (!k.launch) throw BadPlugin("has no launch function");
+  KernelInfo info;
+  info.name = k.name;
+  info.family = k.family;
+  info.rung = k.rung;
+  info.summary = k.summary ? k.summary : "";
+  info.dtypes =
+      enum_list<DType>(k.dtypes, k.num_dtypes, "dtypes", dtype_from_c, "GEMMBENCH_DTYPE_*");
+  info.accums =
+      enum_list<Accum>(k.accums, k.num_accums, "accums", accum_from_c, "GEMMBENCH_ACCUM_*");
+  info.layouts =
+      enum_list<Layout>(k.layouts, k.num_layouts, "layouts", layout_from_c, "GEMMBENCH_LAYOUT_*");
+  if (!accum_valid_for(info.dtypes[0], info.accums[0]))
+    throw BadPlugin(
+        fmt::format("its native accumulate type {} does not go with its native dtype {}",
+                    to_string(info.accums[0]), to_string(info.dtypes[0])));
+  for (Accum a : info.accums)
+    if (std::none_of(info.dtypes.begin(), info.dtypes.end(),
+                     [&](DType d) { return accum_valid_for(d, a); }))
+      throw BadPlugin(fmt::format("accumulate type {} goes with none of its dtypes", to_string(a)));
+  info.min_sm = k.min_sm;
+  auto a = std::make_shared<Adapter>();
+  a->name = info.name;
+  a->path = path;
+  a->supports = k.supports;
+  a->launch = k.launch;
+  a->workspace_bytes = k.workspace_bytes;
+  a->user = k.user;
+  info.supports = [a](const GemmProblem& p, const DeviceCaps& caps) {
+    return supports_plugin_kernel(*a, p, caps);
+  };
+  info.launch = [a](const GemmArgs& args, cudaStream_t stream) {
+    launch_plugin_kernel(*a, args, stream);
+  };
+  return info;
+}
+
+// The entry point, or why there is none.
+gemmbench_plugin_entry_fn find_entry(void* handle) {
+  dlerror();
+  if (void* sym = dlsym(handle, GEMMBENCH_PLUGIN_ENTRY_NAME))
+    return reinterpret_cast<gemmbench_plugin_entry_fn>(sym);
+  for (int v = GEMMBENCH_PLUGIN_ABI_VERSION + 1; v <= GEMMBENCH_PLUGIN_ABI_VERSION + 8; ++v)
+    if (dlsym(handle, fmt::format("gemmbench_plugin_v{}", v).c_str()))
+      throw BadPlugin(fmt::format(
+          "exports gemmbench_plugin_v{} but not {}: it was built for plugin ABI version {}, and "
+          "this gemmbench speaks version {}",
+          v, GEMMBENCH_PLUGIN_ENTRY_NAME, v, GEMMBENCH_PLUGIN_ABI_VERSION));
+  throw BadPlugin(fmt::format(
+      "no entry point: it does not export {} (define it with GEMMBENCH_PLUGIN_ENTRY from "
+      "gemmbench/plugin.h; docs/plugins.md)",
+      GEMMBENCH_PLUGIN_ENTRY_NAME));
+}
+
+}  // namespace
+
+PluginSet::PluginSet(KernelRegistry& reg) : reg_(reg) {}
+PluginSet::~PluginSet() = default;
+
+void PluginSet::load_all(const std::vector<PluginSource>& sources) {
+  for (const PluginSource& s : sources) load(s);
+}
+
+void PluginSet::load(const PluginSource& source) {
+  namespace fs = std::filesystem;
+  const auto fail = [&](const std::string& what) {
+    throw UsageError(fmt::format("{}: '{}': {}", source.from, source.path, what));
+  };
+  if (source.path.empty()) fail("empty path");
+  std::error_code ec;
+  const fs::file_status st = fs::status(source.path, ec);
+  if (!fs::exists(st)) fail("no such file");
+  if (fs::is_directory(st)) fail("is a directory, not a shared library");
+  const std::string canonical = fs::canonical(source.path, ec).string();
+  if (ec) fail("cannot resolve the path (" + ec.message() + ")");
+  if (std::find(canonical_paths_.begin(), canonical_paths_.end(), canonical) !=
+      canonical_paths_.end())
+    return;  // named twice (flag and config, say): one library, loaded once
+  PluginRecord rec;
+  rec.path = source.path;
+  try {
+    rec.sha256 = sha256_file_hex(canonical);
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
+  }
+  // An absolute path: dlopen would search the library path for a bare name. RTLD_LOCAL keeps
+  // the plugin's symbols (its own CUDA runtime, say) out of every other library's way.
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = dlerror();
+    fail(std::string("not a loadable shared library: ") + (err ? err : "dlopen failed"));
+  }
+  // From here the library stays loaded even when it is refused: its static initialisers have
+  // run, and unloading code that may have registered itself elsewhere is not worth the risk.
+  std::vector<KernelInfo> kernels;
+  try {
+    const gemmbench_plugin* p = find_entry(handle)();
+    if (!p) throw BadPlugin(std::string(GEMMBENCH_PLUGIN_ENTRY_NAME) + " returned NULL");
+    if (p->abi_version != GEMMBENCH_PLUGIN_ABI_VERSION)
+      throw BadPlugin(fmt::format(
+          "built for plugin ABI version {}, and this gemmbench speaks version {} (rebuild it "
+          "against this gemmbench's gemmbench/plugin.h)",
+          p->abi_version, GEMMBENCH_PLUGIN_ABI_VERSION));
+    if (p->struct_size < kPluginSizeV1)
+      throw BadPlugin(fmt::format("struct_size is {}, smaller than ABI 1's gemmbench_plugin ({})",
+                                  p->struct_size, kPluginSizeV1));
+    if (p->num_kernels <= 0 || !p->kernels)
+      throw BadPlugin("lists no kernels (num_kernels is " + std::to_string(p->num_kernels) + ")");
+    if (p->num_kernels > kMaxKernelsPerPlugin)
+      throw BadPlugin(
+          fmt::format("num_kernels is {}, more than {}", p->num_kernels, kMaxKernelsPerPlugin));
+    rec.name = p->name ? p->name : "";
+    for (int32_t i = 0; i < p->num_kernels; ++i) {
+      const gemmbench_kernel* k = p->kernels[i];
+      const std::string which =
+          fmt::format("kernel {}{}", i, k && k->name ? fmt::format(" ('{}')", k->name) : "");
+      if (!k) throw BadPlugin(which + ": NULL entry");
+      try {
+        kernels.push_back(adapt(*k, source.path));
+      } catch (const BadPlugin& e) {
+        throw BadPlugin(which + ": " + e.what());
+      }
+      const KernelInfo& info = kernels.back();
+      for (size_t j = 0; j + 1 < kernels.size(); ++j)
+        if (kernels[j].name == info.name) throw BadPlugin(which + ": listed twice");
+      if (reg_.find(info.name)) {
+        const PluginRecord* other = plugin_of(info.name);
+        throw BadPlugin(
+            other ? fmt::format("{}: the name is taken by plugin '{}' (loaded before it)", which,
+                                other->path)
+                  : which + ": the name is taken by gemmbench's built-in kernel of that name");
+      }
+      if (std::string why = reg_.problem(info); !why.empty()) throw BadPlugin(which + ": " + why);
+    }
+  } catch (const BadPlugin& e) {
+    fail(e.what());
+  }
+  for (KernelInfo& info : kernels) {
+    rec.kernels.push_back(info.name);
+    if (std::string why = reg_.try_add(std::move(info)); !why.empty())
+      fail("kernel '" + rec.kernels.back() + "': " + why);  // checked above: not expected
+  }
+  canonical_paths_.push_back(canonical);
+  records_.push_back(std::move(rec));
+}
+
+const PluginRecord* PluginSet::plugin_of(const std::string& kernel_name) const {
+  for (const PluginRecord& r : records_)
+    if (std::find(r.kernels.begin(), r.kernels.end(), kernel_name) != r.kernels.end()) return &r;
+  return nullptr;
+}
+
+PluginSet& process_plugins() {
+  static PluginSet plugins(KernelRegistry::instance());
+  return plugins;
+}
+
+void PluginRowTagger::add(const CaseResult& row) {
+  const PluginRecord* p = plugins_.plugin_of(row.kernel);
+  if (!p) return inner_.add(row);
+  CaseResult tagged = row;
+  tagged.plugin_path = p->path;
+  tagged.plugin_sha256 = p->sha256;
+  inner_.add(tagged);
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,94 @@
+// Plugins on a real device: the example plugin (examples/plugin) runs through the runner and
+// verifies against the fp64 reference over shapes that break its 32x32 tiles, with beta != 0; a
+// plugin whose launch fails gives an error row with its message, and the run goes on.
+#include <gtest/gtest.h>
+
+#include "core/registry.hpp"
+#include "gpu_test_util.hpp"
+#include "plan/plan.hpp"
+#include "plugin/plugin.hpp"
+#include "runner/runner.hpp"
+
+using namespace gemmbench;
+using Collect = gemmbench::testing::CollectRows;
+
+namespace {
+
+// Both plugins join the process registry once: the runner's dispatch and lookups read it.
+void load_test_plugins() {
+  process_plugins().load_all(
+      std::vector<PluginSource>{{GB_PLUGIN_EXAMPLE, "test"}, {GB_PLUGIN_LAUNCH_FAILS, "test"}});
+}
+
+RunSpec quick_run(std::vector<std::string> kernels, std::vector<Shape> shapes, double beta) {
+  RunSpec r;
+  r.name = "plugin";
+  r.kernels = std::move(kernels);
+  r.shapes = std::move(shapes);
+  r.beta = beta;
+  r.measure.warmup = 1;
+  r.measure.min_samples = 3;
+  r.measure.min_time_s = 0.0;
+  r.measure.max_time_s = 2.0;
+  return r;
+}
+
+}  // namespace
+
+TEST(PluginGpu, ExampleVerifiesBesideCublas) {
+  GEMMBENCH_REQUIRE_GPU();
+  load_test_plugins();
+  const std::vector<Shape> shapes = {{1, 1, 1},     {31, 33, 17},    {32, 32, 32},
+                                     {97, 61, 131}, {256, 128, 512}, {1024, 1000, 999}};
+  const Plan plan = build_plan({quick_run({"tiled_hgemm"}, shapes, 0.0),
+                                quick_run({"tiled_hgemm"}, {{65, 129, 33}, {512, 512, 512}}, 0.5)},
+                               {}, {}, KernelRegistry::instance());
+  Collect out;
+  Runner runner(0, 7);
+  const RunSummary s = runner.run(plan, out, {});
+  EXPECT_FALSE(s.aborted);
+  size_t plugin_rows = 0;
+  for (const CaseResult& r : out.rows) {
+    SCOPED_TRACE(r.kernel + " " + r.problem.shape_string() + " beta " +
+                 std::to_string(r.problem.beta));
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    if (r.kernel != "tiled_hgemm") continue;
+    ++plugin_rows;
+    EXPECT_EQ(r.problem.dtype, DType::f16);
+    EXPECT_EQ(r.problem.accum, Accum::f32);
+    EXPECT_EQ(r.problem.layout, Layout::tn);
+    EXPECT_TRUE(r.error.computed);
+    EXPECT_EQ(r.error.nonfinite, 0);
+    EXPECT_LE(r.error.normwise, r.error.tolerance);
+    ASSERT_TRUE(r.time.has_value());
+    EXPECT_GT(r.time->median_ms, 0.0);
+    EXPECT_TRUE(r.ratio_to_cublas.has_value());
+  }
+  EXPECT_EQ(plugin_rows, shapes.size() + 2);
+}
+
+TEST(PluginGpu, AFailingLaunchIsAnErrorRowAndTheRunGoesOn) {
+  GEMMBENCH_REQUIRE_GPU();
+  load_test_plugins();
+  const Plan plan =
+      build_plan({quick_run({"failing_launch", "tiled_hgemm"}, {{64, 64, 64}, {64, 64, 63}}, 0.0)},
+                 {}, {}, KernelRegistry::instance());
+  Collect out;
+  Runner runner(0, 7);
+  const RunSummary s = runner.run(plan, out, {});
+  EXPECT_FALSE(s.aborted);
+  ASSERT_EQ(out.rows.size(), 6u);  // per problem: cublas, failing_launch, tiled_hgemm
+  for (const CaseResult& r : out.rows) {
+    SCOPED_TRACE(r.kernel + " " + r.problem.shape_string());
+    if (r.kernel == "failing_launch" && r.problem.k == 64) {
+      EXPECT_EQ(r.status, Status::error);
+      EXPECT_NE(r.reason.find("launch returned 3: no tensor cores today"), std::string::npos)
+          << r.reason;
+    } else if (r.kernel == "failing_launch") {
+      EXPECT_EQ(r.status, Status::skipped);  // its supports() declines odd K
+      EXPECT_EQ(r.reason, "K must be even (got 63)");
+    } else {
+      EXPECT_EQ(r.status, Status::ok) << r.reason;
+    }
+  }
+}

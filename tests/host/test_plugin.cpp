@@ -1,0 +1,365 @@
+// Plugins without a GPU: the example plugin (examples/plugin, built by tests/CMakeLists.txt)
+// loads and its kernel carries the facts it declared; every bad plugin is refused with a UsageError
+// that names it, and registers nothing; --plugin and a config's "plugins" reach the request;
+// reports record the plugin and its SHA-256.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "config/config.hpp"
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "merge/merge.hpp"
+#include "plugin/plugin.hpp"
+#include "plugin/sha256.hpp"
+#include "report/json_codec.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+// The UsageError message of loading `path` into `reg`, or "(loaded)".
+std::string refusal(const std::string& path, KernelRegistry& reg) {
+  PluginSet plugins(reg);
+  try {
+    plugins.load({path, "--plugin"});
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+KernelInfo builtin_named(const std::string& name) {
+  KernelInfo k;
+  k.name = name;
+  k.family = "hgemm";
+  k.rung = 1;
+  k.dtypes = {DType::f16};
+  k.accums = {Accum::f32};
+  k.layouts = {Layout::tn};
+  k.launch = [](const GemmArgs&, cudaStream_t) {};
+  return k;
+}
+
+GemmProblem tn_f16(int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k;
+  p.layout = Layout::tn;
+  p.dtype = DType::f16;
+  p.accum = Accum::f32;
+  return p;
+}
+
+DeviceCaps h100() {
+  DeviceCaps c;
+  c.sm = 90;
+  c.num_sms = 132;
+  return c;
+}
+
+class Collect : public Reporter {
+ public:
+  void begin(const RunMetadata&) override {}
+  void add(const CaseResult& r) override { rows.push_back(r); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseResult> rows;
+};
+
+}  // namespace
+
+TEST(Sha256, KnownVectors) {  // FIPS 180-4 examples
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, FileMatchesBytes) {
+  const std::string path = ::testing::TempDir() + "gemmbench_sha256_test.bin";
+  std::string bytes;
+  for (int i = 0; i < 200000; ++i) bytes += char(i * 7 + 3);  // crosses read and block edges
+  std::ofstream(path, std::ios::binary) << bytes;
+  EXPECT_EQ(sha256_file_hex(path), sha256_hex(bytes));
+  std::filesystem::remove(path);
+  EXPECT_THROW(sha256_file_hex(path), std::runtime_error);
+}
+
+TEST(Plugin, ExampleLoadsWithTheFactsItDeclares) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_EXAMPLE, "--plugin"});
+  const KernelInfo* k = reg.find("tiled_hgemm");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->family, "example");
+  EXPECT_EQ(k->rung, 1);
+  EXPECT_EQ(k->dtypes, std::vector<DType>{DType::f16});
+  EXPECT_EQ(k->accums, std::vector<Accum>{Accum::f32});
+  EXPECT_EQ(k->layouts, std::vector<Layout>{Layout::tn});
+  EXPECT_EQ(k->min_sm, 70);
+  EXPECT_NE(k->summary.find("example plugin"), std::string::npos);
+  ASSERT_EQ(plugins.records().size(), 1u);
+  const PluginRecord& r = plugins.records()[0];
+  EXPECT_EQ(r.path, GB_PLUGIN_EXAMPLE);
+  EXPECT_EQ(r.sha256, sha256_file_hex(GB_PLUGIN_EXAMPLE));
+  EXPECT_EQ(r.sha256.size(), 64u);
+  EXPECT_EQ(r.name, "gemmbench example plugin");
+  EXPECT_EQ(r.kernels, std::vector<std::string>{"tiled_hgemm"});
+  EXPECT_EQ(plugins.plugin_of("tiled_hgemm"), &r);
+  EXPECT_EQ(plugins.plugin_of("hgemm_tn"), nullptr);
+}
+
+TEST(Plugin, ExampleSupportsDeclinesWhatItCannotRun) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_EXAMPLE, "--plugin"});
+  const KernelInfo& k = *reg.find("tiled_hgemm");
+  EXPECT_EQ(why_unsupported(k, tn_f16(4096, 4096, 4096), h100()), "");
+  EXPECT_EQ(why_unsupported(k, tn_f16(1, 1, 1), h100()), "");
+  // Past the grid's y dimension: the plugin's own reason.
+  EXPECT_EQ(why_unsupported(k, tn_f16(64, 65535 * 32 + 1, 64), h100()),
+            "N must be at most 2097120: the grid's y dimension holds N/32 blocks");
+  // What the declared lists rule out never reaches the plugin.
+  GemmProblem nn = tn_f16(64, 64, 64);
+  nn.layout = Layout::nn;
+  EXPECT_EQ(why_unsupported(k, nn, h100()), "layout nn not implemented by this kernel");
+  DeviceCaps old = h100();
+  old.sm = 61;
+  EXPECT_EQ(why_unsupported(k, tn_f16(64, 64, 64), old), "needs sm_70, device is sm_61");
+}
+
+TEST(Plugin, TheSameFileTwiceLoadsOnce) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  const std::filesystem::path p = GB_PLUGIN_EXAMPLE;
+  // Another spelling of the same file: through "..".
+  const std::string other = (p.parent_path() / ".." / p.parent_path().filename() / p.filename());
+  plugins.load_all(std::vector<PluginSource>{{p.string(), "--plugin"}, {other, "cfg: plugins[0]"}});
+  EXPECT_EQ(plugins.records().size(), 1u);
+  EXPECT_EQ(reg.all().size(), 1u);
+}
+
+TEST(Plugin, MissingFileAndDirectoryAreRefused) {
+  KernelRegistry reg;
+  EXPECT_EQ(refusal("/nonexistent/libp.so", reg), "--plugin: '/nonexistent/libp.so': no such file");
+  EXPECT_EQ(refusal("/tmp", reg), "--plugin: '/tmp': is a directory, not a shared library");
+  EXPECT_EQ(refusal("", reg), "--plugin: '': empty path");
+}
+
+TEST(Plugin, NotASharedLibraryIsRefused) {
+  KernelRegistry reg;
+  const std::string readme = std::string(GEMMBENCH_SOURCE_DIR) + "/README.md";
+  const std::string e = refusal(readme, reg);
+  EXPECT_EQ(e.rfind("--plugin: '" + readme + "': not a loadable shared library: ", 0), 0u) << e;
+}
+
+TEST(Plugin, NoEntryPointIsRefused) {
+  KernelRegistry reg;
+  EXPECT_NE(refusal(GB_PLUGIN_NO_ENTRY, reg)
+                .find("no entry point: it does not export gemmbench_plugin_v1 (define it with "
+                      "GEMMBENCH_PLUGIN_ENTRY"),
+            std::string::npos);
+}
+
+TEST(Plugin, AnotherAbiVersionIsRefused) {
+  KernelRegistry reg;
+  EXPECT_NE(refusal(GB_PLUGIN_WRONG_ABI, reg)
+                .find("built for plugin ABI version 99, and this gemmbench speaks version 1"),
+            std::string::npos);
+  EXPECT_NE(refusal(GB_PLUGIN_FUTURE_ABI, reg)
+                .find("exports gemmbench_plugin_v2 but not gemmbench_plugin_v1: it was built for "
+                      "plugin ABI version 2"),
+            std::string::npos);
+  EXPECT_TRUE(reg.all().empty());
+}
+
+TEST(Plugin, AMalformedKernelRefusesThePluginWhole) {
+  KernelRegistry reg;
+  EXPECT_EQ(refusal(GB_PLUGIN_MISSING_LAUNCH, reg),
+            std::string("--plugin: '") + GB_PLUGIN_MISSING_LAUNCH +
+                "': kernel 1 ('incomplete_no_launch'): has no launch function");
+  EXPECT_EQ(reg.find("incomplete_good"), nullptr);  // kernel 0 was fine, and is not registered
+}
+
+TEST(Plugin, ANameClashIsRefused) {
+  KernelRegistry reg;
+  ASSERT_EQ(reg.try_add(builtin_named("hgemm_tn")), "");
+  EXPECT_NE(refusal(GB_PLUGIN_CLASH_BUILTIN, reg)
+                .find("kernel 0 ('hgemm_tn'): the name is taken by gemmbench's built-in kernel of "
+                      "that name"),
+            std::string::npos);
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_EXAMPLE, "--plugin"});
+  try {
+    plugins.load({GB_PLUGIN_CLASH_EXAMPLE, "--plugin"});
+    FAIL() << "a second 'tiled_hgemm' was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::string("--plugin: '") + GB_PLUGIN_CLASH_EXAMPLE +
+                  "': kernel 0 ('tiled_hgemm'): the name is taken by plugin '" + GB_PLUGIN_EXAMPLE +
+                  "' (loaded before it)");
+  }
+  EXPECT_EQ(plugins.records().size(), 1u);
+}
+
+TEST(Plugin, ALaunchErrorBecomesACudaErrorWithThePluginsMessage) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_LAUNCH_FAILS, "--plugin"});
+  const KernelInfo& k = *reg.find("failing_launch");
+  // The runner records a CudaError as the row's error and goes on (no CUDA code: not sticky).
+  GemmArgs args{tn_f16(64, 64, 64)};
+  try {
+    k.launch(args, nullptr);
+    FAIL() << "the failing launch did not throw";
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.code, cudaSuccess);
+    EXPECT_EQ(std::string(e.what()), std::string("plugin kernel 'failing_launch' (") +
+                                         GB_PLUGIN_LAUNCH_FAILS +
+                                         "): launch returned 3: no tensor cores today");
+  }
+  EXPECT_EQ(why_unsupported(k, tn_f16(64, 64, 63), h100()), "K must be even (got 63)");
+  EXPECT_EQ(why_unsupported(k, tn_f16(7, 64, 64), h100()),
+            "declined by the plugin's supports() (no reason given)");
+}
+
+TEST(Registry, TryAddReportsInsteadOfAborting) {
+  KernelRegistry reg;
+  EXPECT_EQ(reg.try_add(builtin_named("Bad-Name")),
+            "names use lower-case letters, digits and '_' only");
+  EXPECT_EQ(reg.try_add(builtin_named("cublas")), "name is reserved");
+  EXPECT_EQ(reg.try_add(builtin_named("cublaslt")), "name is reserved");
+  KernelInfo no_launch = builtin_named("x");
+  no_launch.launch = nullptr;
+  EXPECT_EQ(reg.try_add(no_launch), "no launcher");
+  EXPECT_TRUE(reg.all().empty());
+  ASSERT_EQ(reg.try_add(builtin_named("x")), "");
+  const KernelInfo* first = reg.find("x");
+  EXPECT_EQ(reg.try_add(builtin_named("x")), "duplicate name");
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(reg.try_add(builtin_named("y" + std::to_string(i))), "");
+  EXPECT_EQ(reg.find("x"), first);  // kernels added later do not move the earlier ones
+}
+
+TEST(PluginCli, PluginFlagIsRepeatableSplitsAtCommasAndWorksBeforeOrAfterList) {
+  const auto parse = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "gemmbench");
+    return parse_command_line(args);
+  };
+  CliOutcome o = parse({"--plugin", "a.so,b.so", "--plugin", "c.so", "list"});
+  EXPECT_EQ(o.kind, CliOutcome::Kind::list);
+  EXPECT_EQ(o.options.plugins, (std::vector<std::string>{"a.so", "b.so", "c.so"}));
+  o = parse({"list", "--all", "--plugin", "d.so"});
+  EXPECT_EQ(o.kind, CliOutcome::Kind::list);
+  EXPECT_EQ(o.options.plugins, std::vector<std::string>{"d.so"});
+  o = parse({"--plugin", "e.so", "--kernel", "mine", "--m", "64"});
+  const RunRequest r = resolve_request(o.options);
+  ASSERT_EQ(r.plugins.size(), 1u);
+  EXPECT_EQ(r.plugins[0].path, "e.so");
+  EXPECT_EQ(r.plugins[0].from, "--plugin");
+  try {
+    parse({"--plugin", "", "--m", "64"});
+    FAIL() << "an empty --plugin was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--plugin: empty value (accepted: paths of plugin libraries, comma-separated)");
+  }
+}
+
+TEST(PluginConfig, PathsAreRelativeToTheConfig) {
+  const SweepConfig c = parse_config_text(
+      R"({"plugins": ["build/libmine.so", "/opt/lib/libtheirs.so"],
+          "runs": [{"kernels": "mine", "shapes": [[64, 64, 64]]}]})",
+      "configs/mine.json");
+  ASSERT_EQ(c.plugins.size(), 2u);
+  EXPECT_EQ(c.plugins[0].path, "configs/build/libmine.so");
+  EXPECT_EQ(c.plugins[0].from, "configs/mine.json: plugins[0]");
+  EXPECT_EQ(c.plugins[1].path, "/opt/lib/libtheirs.so");
+  const SweepConfig one = parse_config_text(
+      R"({"plugins": "../libone.so", "runs": [{"kernels": "one", "shapes": [[8, 8, 8]]}]})",
+      "a/b/c.json");
+  ASSERT_EQ(one.plugins.size(), 1u);
+  EXPECT_EQ(one.plugins[0].path, "a/libone.so");
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_config_text(text, "x.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error_of(R"({"plugins": [3], "runs": [{"kernels": "k", "shapes": [[8, 8, 8]]}]})"),
+            "x.json: plugins[0]: expected a string, got an integer");
+  EXPECT_EQ(error_of(R"({"plugins": [""], "runs": [{"kernels": "k", "shapes": [[8, 8, 8]]}]})"),
+            "x.json: plugins[0]: empty path (expected the path of a plugin library)");
+  EXPECT_NE(error_of(R"({"plugin": ["p.so"], "runs": []})").find("did you mean 'plugins'?"),
+            std::string::npos);
+}
+
+TEST(PluginReport, RowsAndMetadataNameThePluginAndItsHash) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_EXAMPLE, "--plugin"});
+  Collect collect;
+  PluginRowTagger tagger(collect, plugins);
+  CaseResult mine, theirs;
+  mine.kernel = "tiled_hgemm";
+  theirs.kernel = "cublas";
+  tagger.add(mine);
+  tagger.add(theirs);
+  ASSERT_EQ(collect.rows.size(), 2u);
+  EXPECT_EQ(collect.rows[0].plugin_path, GB_PLUGIN_EXAMPLE);
+  EXPECT_EQ(collect.rows[0].plugin_sha256, sha256_file_hex(GB_PLUGIN_EXAMPLE));
+  EXPECT_EQ(collect.rows[1].plugin_path, "");
+
+  const nlohmann::json row = to_json(collect.rows[0]);
+  EXPECT_EQ(row["plugin"]["path"], GB_PLUGIN_EXAMPLE);
+  EXPECT_EQ(row["plugin"]["sha256"], collect.rows[0].plugin_sha256);
+  EXPECT_FALSE(to_json(collect.rows[1]).contains("plugin"));
+  const CaseResult back = case_result_from_json(nlohmann::json::parse(row.dump()));
+  EXPECT_EQ(back.plugin_path, GB_PLUGIN_EXAMPLE);
+  EXPECT_EQ(back.plugin_sha256, collect.rows[0].plugin_sha256);
+  EXPECT_EQ(to_json(back), row);
+
+  RunMetadata meta;
+  EXPECT_FALSE(to_json(meta).contains("plugins"));
+  meta.plugins = plugins.records();
+  const nlohmann::json m = to_json(meta);
+  ASSERT_EQ(m["plugins"].size(), 1u);
+  EXPECT_EQ(m["plugins"][0]["path"], GB_PLUGIN_EXAMPLE);
+  EXPECT_EQ(m["plugins"][0]["sha256"], plugins.records()[0].sha256);
+  EXPECT_EQ(m["plugins"][0]["name"], "gemmbench example plugin");
+  EXPECT_EQ(m["plugins"][0]["kernels"], nlohmann::json::array({"tiled_hgemm"}));
+}
+
+TEST(PluginMerge, ShardsThatRanDifferentPluginFilesAreNotMerged) {
+  const auto part = [](int index, const std::string& sha) {
+    compare::Report r;
+    r.path = "part_" + std::to_string(index) + ".json";
+    r.metadata = {{"plan_hash", "0123456789abcdef"},
+                  {"plan_rows", size_t(2)},
+                  {"seed", 1},
+                  {"shard", {{"index", index}, {"count", 2}}},
+                  {"plugins", {{{"path", "libmine.so"}, {"sha256", sha}, {"kernels", {"mine"}}}}}};
+    return r;
+  };
+  try {
+    merge::merge_reports({part(0, "aa"), part(1, "bb")});
+    FAIL() << "parts with different plugin files were merged";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "mixed plugins: part_0.json and part_1.json ran different plugin files (metadata "
+              "plugins[].sha256)");
+  }
+  // The same file (by hash) passes this check, wherever it lay on each host.
+  try {
+    merge::merge_reports({part(0, "aa"), part(1, "aa")});
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("mixed plugins"), std::string::npos) << e.what();
+  }
+}
