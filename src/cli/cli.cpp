@@ -392,6 +392,8 @@ FleetChoice resolve_fleet(const CliOptions& o, const RunRequest& req) {
     throw UsageError(
         "--markdown needs every GPU's rows: with --shard, give it to `gemmbench merge` instead");
   return f;
+}
+
 std::vector<PluginSource> cli_plugin_sources(const CliOptions& o) {
   std::vector<PluginSource> out;
   for (const std::string& p : o.plugins) out.push_back({p, "--plugin"});
