@@ -187,3 +187,24 @@ TEST(Telemetry, SelectTaggedKeepsOnlyTheRowsOwnBlocks) {
   EXPECT_EQ(select_tagged(s, TelemetryPhase::timed, {}).size(), 0u);
   EXPECT_EQ(select_tagged(s, TelemetryPhase::energy, {2}).size(), 1u);
 }
+
+TEST(Telemetry, AtThePowerCapByReasonOrByPower) {
+  using namespace clock_reason;
+  // The reason alone, or power within 97% of the limit, puts a reading at the cap.
+  EXPECT_TRUE(at_power_cap(reading(0, 1400, 500.0, sw_power_cap), 700.0));
+  EXPECT_TRUE(at_power_cap(reading(0, 1400, 690.0, 0), 700.0));
+  EXPECT_FALSE(at_power_cap(reading(0, 1980, 600.0, 0), 700.0));
+  // A reading with neither reasons nor a power against a known limit cannot tell (a stale or
+  // partial NVML reading): it does not count either way.
+  EXPECT_FALSE(cap_known(reading(0, 1980, std::nullopt, std::nullopt), 700.0));
+  EXPECT_FALSE(cap_known(reading(0, 1980, 690.0, std::nullopt), std::nullopt));
+  EXPECT_TRUE(cap_known(reading(0, 1980, 690.0, std::nullopt), 700.0));
+  EXPECT_FALSE(at_power_cap(reading(0, 1980, 690.0, std::nullopt), std::nullopt));
+  // The row summary counts the same way (one definition).
+  const TelemetrySummary t = summarize_telemetry(
+      {reading(0, 1400, 500.0, sw_power_cap), reading(1, 1980, 300.0, 0),
+       reading(2, 1980, std::nullopt, std::nullopt)},
+      700.0);
+  ASSERT_TRUE(t.at_cap_share);
+  EXPECT_DOUBLE_EQ(*t.at_cap_share, 0.5);
+}
