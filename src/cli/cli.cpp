@@ -38,9 +38,10 @@ Speed of light: every row carries its roofline bound, min(compute ceiling of its
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
 
 Measurement: CUDA events per sample, cold L2 (flushed before every sample) unless --cache hot;
-  each kernel is sampled interleaved with its baseline (--baseline: the matching cuBLAS call by
-  default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or both, or none); the
-  figure quoted is the median. TFLOP/s = 2*M*N*K / median.
+  each case is first run to steady state, then each kernel and its baseline (--baseline: the
+  matching cuBLAS call by default, or cuBLASLt tuned over its heuristic's top 8 algorithms, or
+  both, or none) are sampled alone in alternating blocks; the figure quoted is the median, and a
+  kernel's ratio divides by its case's cublas row median. TFLOP/s = 2*M*N*K / median.
 
 Examples:
   gemmbench                                         run configs/default.json

@@ -48,8 +48,10 @@ std::string rule_text(const Comparison& c) {
       "both runs' noise: with per-sample times in both reports, a Mann-Whitney U rank test "
       "(p < {:g}); otherwise each median must lie outside the other run's p10-p90 band. "
       "Noise column: half the p10-p90 spread, in % of the median. "
-      "vs cuBLAS: cuBLAS median / kernel median from interleaved samples (> 100%: faster than "
-      "cuBLAS); it survives clock and power drift and is the figure to compare across GPUs.",
+      "vs cuBLAS: the case's cuBLAS row median / kernel median, each sampled alone in "
+      "alternating blocks (reports before 2026-11-27: interleaved samples) (> 100%: faster "
+      "than cuBLAS); it survives clock and power drift and is the figure to compare across "
+      "GPUs.",
       c.options.threshold_pct, c.options.significance);
 }
 

@@ -2,8 +2,8 @@
 //
 // Cases sharing one problem (shape, layout, dtype, accumulate type, alpha, beta) within a run form
 // a group: the runner allocates and initialises its inputs and fp64 reference once, measures the
-// cuBLAS row first (and the tuned cuBLASLt row when measure.baseline uses it), then each kernel
-// interleaved with the baselines measure.baseline selects.
+// cuBLAS row first (and the tuned cuBLASLt row when measure.baseline uses it), then the kernels;
+// the runner samples every row of a group in the group's regime (runner/runner.hpp).
 #pragma once
 
 #include <optional>

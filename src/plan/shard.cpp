@@ -171,8 +171,8 @@ double group_cost_s(const ProblemGroup& g) {
   const double flop = p.flops();
   const double gemm_s = flop / (p.dtype == DType::f32 ? kAssumedF32FlopS : kAssumedTensorFlopS);
   const double burst = m.regime == Regime::burst ? kBurstFactor : 1.0;
-  // One row sampling `providers` interleaved: until min_samples and min_time are both reached,
-  // stopped by max_time.
+  // The cost of `providers` rows' samples: until min_samples and min_time are both reached,
+  // stopped by max_time (an estimate for dealing work out, not the runner's exact schedule).
   const auto row_s = [&](int providers) {
     const double sampling =
         std::min(m.max_time_s, std::max(m.min_time_s, m.min_samples * gemm_s) * providers);

@@ -38,7 +38,7 @@ struct ClockStats {
   size_t telemetry_samples = 0;                 // readings the figures above rest on
 };
 
-// Energy of one provider run back to back after the interleaved samples (docs/regimes.md): the
+// Energy of one provider run back to back after the group's samples (docs/regimes.md): the
 // NVML energy counter over the window, divided among the launches in it.
 struct EnergyStats {
   std::optional<double> joules_per_gemm;
@@ -145,7 +145,7 @@ struct CaseResult {
   ClockStats clock;
   EnergyStats energy;
   MeasureSettings measure;
-  // Burst regime: interleaved pairs thrown away because the clock fell during them, and waits
+  // Burst regime: samples (interleaved steps) thrown away because the clock fell, and waits
   // for a cool board that ran out of time (the pair was then taken anyway).
   int samples_discarded = 0;
   int burst_wait_timeouts = 0;

@@ -68,8 +68,10 @@ TEST(SteadyState, NoisyButStationaryAgreesAndSpreadIsReported) {
   ASSERT_TRUE(d.spread());
   EXPECT_NEAR(*d.spread(), 0.006 / 0.998, 1e-12);
   EXPECT_FALSE(d.done()) << "0.6% > the settle rule's 0.5%";
-  d.add(1.001, 0.20);
-  ASSERT_TRUE(d.done());
+  d.add(0.999, 0.20);
+  EXPECT_FALSE(d.done()) << "1.004, 0.998, 0.999: still 0.6% apart";
+  d.add(1.000, 0.25);
+  ASSERT_TRUE(d.done()) << "0.998, 0.999, 1.000";
   EXPECT_EQ(*d.done(), SteadyEnd::agreed);
 }
 
