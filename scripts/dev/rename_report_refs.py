@@ -69,9 +69,11 @@ def expand(s):
 
 
 def result_files(root):
-    """Paths under bench_results/, relative to it."""
+    """Paths under bench_results/, relative to it; not latest/, whose reports are named after the
+    shipped configs (configs/NAME.json) and were never committed uncompressed."""
     out = []
-    for d, _, files in os.walk(os.path.join(root, RESULTS)):
+    for d, subdirs, files in os.walk(os.path.join(root, RESULTS)):
+        subdirs[:] = [x for x in subdirs if x != 'latest']
         for f in files:
             out.append(os.path.relpath(os.path.join(d, f), os.path.join(root, RESULTS)))
     return sorted(out)
