@@ -30,7 +30,6 @@
 #include "plugin/plugin.hpp"
 #include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
-#include "runner/nvml.hpp"
 #include "runner/runner.hpp"
 #include "sol/sol.hpp"
 #include "verify/tolerance.hpp"
@@ -270,10 +269,6 @@ int run_benchmarks(const CliOutcome& cli) {
       "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
       CublasLtGemm::method();
   meta.device = runner.device();
-  // The board's serial, which tells the boards of a fleet apart across hosts and reboots. A
-  // second NVML handle (NVML counts its initialisations) until the runner records it itself.
-  if (meta.device.nvml_available)
-    if (const auto serial = Nvml(meta.device.pci_bus_id).serial()) meta.device.serial = *serial;
   meta.plugins = plugins.records();
 
   MultiReporter reporters;

@@ -592,6 +592,8 @@ Runner::Runner(int device, uint64_t seed) {
   impl_ = std::make_unique<Impl>(device, seed, caps_.l2_bytes, meta_.pci_bus_id);
   meta_.nvml_available = impl_->nvml.available();
   if (auto v = impl_->nvml.driver_version()) meta_.driver_version = *v;
+  // The board's serial tells the boards of a fleet apart across hosts and reboots.
+  if (auto s = impl_->nvml.serial()) meta_.serial = *s;
   impl_->power_limit_w = impl_->nvml.power_limit_w();
   impl_->sm_clock_max_mhz = impl_->nvml.max_sm_clock_mhz();
   meta_.power_limit_w = impl_->power_limit_w;
