@@ -58,19 +58,6 @@ std::string device_name(const json& meta) {
   return meta.contains("device") ? field(meta.at("device"), "name") : "";
 }
 
-// "5-9, 12" from sorted indices.
-std::string ranges_text(const std::vector<size_t>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") +
-           (j == i ? std::to_string(v[i]) : fmt::format("{}-{}", v[i], v[j]));
-    i = j + 1;
-  }
-  return out;
-}
-
 // The plugin files a part ran, by hash (metadata "plugins"; docs/plugins.md): the plan hash holds
 // kernel names only, and paths may differ from host to host.
 std::vector<std::string> plugin_hashes(const json& meta) {
@@ -235,6 +222,19 @@ std::string format_console(const Merged& m) {
   if (!m.duplicated.empty()) {
     out += fmt::format("DUPLICATED ({}):\n", m.duplicated.size());
     for (const auto& x : m.duplicated) out += "  " + x + "\n";
+  }
+  return out;
+}
+
+// "5-9, 12" from sorted indices.
+std::string ranges_text(const std::vector<size_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") +
+           (j == i ? std::to_string(v[i]) : fmt::format("{}-{}", v[i], v[j]));
+    i = j + 1;
   }
   return out;
 }

@@ -37,4 +37,7 @@ int exit_code(const Merged& m);
 // What was merged, then the missing and duplicated rows and the notes.
 std::string format_console(const Merged& m);
 
+// "5-9, 12" from sorted row indices (merge's and the fleet summary's lists of missing rows).
+std::string ranges_text(const std::vector<size_t>& v);
+
 }  // namespace gemmbench::merge

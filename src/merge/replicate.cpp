@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "merge/merge.hpp"
 #include "report/json_codec.hpp"
 #include "report/reporter.hpp"
 #include "stats/stats.hpp"
@@ -22,19 +23,6 @@ using nlohmann::json;
 std::string field(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>()
                                                                    : "";
-}
-
-// "5-9, 12" from sorted indices.
-std::string ranges_text(const std::vector<size_t>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") +
-           (j == i ? std::to_string(v[i]) : fmt::format("{}-{}", v[i], v[j]));
-    i = j + 1;
-  }
-  return out;
 }
 
 std::string row_label(const CaseResult& r) {
