@@ -167,7 +167,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "Wall seconds per row after which sampling stops (default 10)");
   app.add_option("--block-time", o.measure.block_time_s,
                  "Sustained: GPU seconds of one provider's samples per block; the providers of a "
-                 "case take turns in blocks, A B B A (default 0.25; docs/method.md)");
+                 "case take turns in blocks, A B B A (default 0.25; at least 1 where the board "
+                 "is at its power cap; docs/method.md)");
   app.add_option("--settle-time", o.measure.settle_time_s,
                  "Sustained: least untimed seconds at the start of each block before its samples "
                  "(default 0: until the provider's times settle, 0.15-1.5 s)");
