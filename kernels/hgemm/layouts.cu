@@ -12,8 +12,8 @@
 // M % 8 == 0 and N % 8 == 0 (any K); tt K % 8 == 0 and N % 8 == 0; any alpha, beta.
 // Measured (H100, 2026-11-24, 5120x4096x4096 vs cuBLAS in the same layout, 3 runs): f16 acc nn
 // 0.747-0.752x, nt 0.757-0.760x, tt 0.760-0.765x; f32 0.606-0.619x, as hgemm_tn's (bench_results/
-// h100/2026-11-24_ampere_acceptance{,_final}.json.gz, 2026-11-24_hgemm_ladder_5120.json.gz). History:
-// docs/hgemm-ampere.md.
+// h100/2026-11-24_ampere_acceptance{,_final}.json.gz, 2026-11-24_hgemm_ladder_5120.json.gz).
+// History: docs/hgemm-ampere.md.
 #include "hgemm/ampere/launch.cuh"
 
 namespace gemmbench::hgemm {

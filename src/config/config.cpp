@@ -275,7 +275,9 @@ class Parser {
 
   SweepConfig config(const json& j) const {
     expect(j, j.is_object(), "(top level)", "an object with a 'runs' array");
-    check_keys(j, "", {"description", "seed", "plugins", "runs", "devices", "mode", "outlier_threshold_pct"});
+    check_keys(
+        j, "",
+        {"description", "seed", "plugins", "runs", "devices", "mode", "outlier_threshold_pct"});
     SweepConfig c;
     if (j.contains("description")) {
       expect(j["description"], j["description"].is_string(), "description", "a string");

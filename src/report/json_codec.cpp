@@ -80,8 +80,7 @@ CublasLtChoice cublaslt_choice_from_json(const json& j) {
 }
 
 Status parse_status(const std::string& s) {
-  for (Status st :
-       {Status::ok, Status::failed, Status::skipped, Status::error, Status::not_held})
+  for (Status st : {Status::ok, Status::failed, Status::skipped, Status::error, Status::not_held})
     if (s == to_string(st)) return st;
   throw json::other_error::create(501, "unknown status '" + s + "'", nullptr);
 }
@@ -187,13 +186,13 @@ json to_json(const CaseResult& r) {
                  {"probe_min_mhz", opt(rg.probe_min_mhz)},
                  {"discarded_sm_median_mhz", opt(rg.discarded_sm_median_mhz)},
                  {"discarded_telemetry_samples", rg.discarded_telemetry_samples}};
-  j["measure"] = {{"cache", to_string(r.measure.cache)},      {"data", to_string(r.measure.data)},
-                  {"regime", to_string(r.measure.regime)},    {"warmup", r.measure.warmup},
-                  {"min_samples", r.measure.min_samples},     {"min_time_s", r.measure.min_time_s},
-                  {"max_time_s", r.measure.max_time_s},       {"verify", r.measure.verify},
-                  {"block_time_s", r.measure.block_time_s},
-                  {"settle_time_s", r.measure.settle_time_s},
-                  {"baseline", to_string(r.measure.baseline)}};
+  j["measure"] = {
+      {"cache", to_string(r.measure.cache)},      {"data", to_string(r.measure.data)},
+      {"regime", to_string(r.measure.regime)},    {"warmup", r.measure.warmup},
+      {"min_samples", r.measure.min_samples},     {"min_time_s", r.measure.min_time_s},
+      {"max_time_s", r.measure.max_time_s},       {"verify", r.measure.verify},
+      {"block_time_s", r.measure.block_time_s},   {"settle_time_s", r.measure.settle_time_s},
+      {"baseline", to_string(r.measure.baseline)}};
   j["preset"] =
       r.preset.empty() ? json(nullptr) : json{{"model", r.preset.model}, {"layer", r.preset.layer}};
   const SolStats& s = r.sol;

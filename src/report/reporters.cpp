@@ -117,11 +117,10 @@ class ConsoleReporter : public Reporter {
   }
 
   void end(const RunSummary& s) override {
-    out_ << fmt::format("\n{} rows: {} ok, {} FAILED, {} skipped, {} error{}\n", s.rows_written,
-                        s.ok, s.failed, s.skipped, s.errors,
-                        s.not_held ? fmt::format(", {} not_held (regime not held: no figure)",
-                                                 s.not_held)
-                                   : "");
+    out_ << fmt::format(
+        "\n{} rows: {} ok, {} FAILED, {} skipped, {} error{}\n", s.rows_written, s.ok, s.failed,
+        s.skipped, s.errors,
+        s.not_held ? fmt::format(", {} not_held (regime not held: no figure)", s.not_held) : "");
     if (s.aborted) out_ << "run aborted: " << s.abort_reason << "\n";
     if (s.interrupted_by)
       out_ << fmt::format("run interrupted by {}: {} of {} rows ran\n",

@@ -62,7 +62,8 @@ struct TelemetrySample {
 
 // A reading counts "at the cap" when sw_power_cap is active or power >= this share of the limit.
 inline constexpr double kAtCapPowerShare = 0.97;
-// Whether a reading can tell (reasons or power against a known limit), and whether it is at the cap.
+// Whether a reading can tell (reasons or power against a known limit), and whether it is at the
+// cap.
 bool cap_known(const TelemetrySample& s, std::optional<double> power_limit_w);
 bool at_power_cap(const TelemetrySample& s, std::optional<double> power_limit_w);
 

@@ -201,10 +201,10 @@ TEST(Telemetry, AtThePowerCapByReasonOrByPower) {
   EXPECT_TRUE(cap_known(reading(0, 1980, 690.0, std::nullopt), 700.0));
   EXPECT_FALSE(at_power_cap(reading(0, 1980, 690.0, std::nullopt), std::nullopt));
   // The row summary counts the same way (one definition).
-  const TelemetrySummary t = summarize_telemetry(
-      {reading(0, 1400, 500.0, sw_power_cap), reading(1, 1980, 300.0, 0),
-       reading(2, 1980, std::nullopt, std::nullopt)},
-      700.0);
+  const TelemetrySummary t =
+      summarize_telemetry({reading(0, 1400, 500.0, sw_power_cap), reading(1, 1980, 300.0, 0),
+                           reading(2, 1980, std::nullopt, std::nullopt)},
+                          700.0);
   ASSERT_TRUE(t.at_cap_share);
   EXPECT_DOUBLE_EQ(*t.at_cap_share, 0.5);
 }

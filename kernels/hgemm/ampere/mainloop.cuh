@@ -145,8 +145,8 @@ struct AmpereKernel {
   // The order of a warp's MI x NI mma within a k-step (the plain double-buffered loop): f16
   // accumulators rows outer (each A fragment serves NI mma in a row), f32 accumulators columns
   // outer (each B fragment serves MI mma in a row). Measured on the persistent 128x256x64 tile
-  // (H100, TN 5120x4096x4096, 2026-11-24_mma_order_5120_r1..r6.json.gz, git c60699b and working-tree
-  // builds of the same experiment): f32 columns outer 0.633-0.638x against rows outer
+  // (H100, TN 5120x4096x4096, 2026-11-24_mma_order_5120_r1..r6.json.gz, git c60699b and
+  // working-tree builds of the same experiment): f32 columns outer 0.633-0.638x against rows outer
   // 0.606-0.610x in the same six runs (+4-5%), ahead of three other orders (row pairs outer
   // 0.623x, B blocks outer 0.616-0.617x, rows outer in plain order 0.601-0.604x) and of columns
   // outer with the rows in plain order (0.631x); f16 rows outer 0.743-0.746x against columns

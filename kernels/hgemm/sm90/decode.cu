@@ -75,8 +75,8 @@ using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Sp
 // whose doubled tiles fit one wave (a PARTIAL last consumer at 96 and 160); at 33-64 tokens 64
 // rows; at M <= 32 there is nothing to share: _n64's tile. The `hgemm` rule R on the H100:
 // 128x4096x4096 18.0-18.6 us against 20.2-20.7 for _n64 (bench_results/h100/
-// 2026-11-26_llm_decode_rule_r.json.gz against _rule_p_r3.json.gz), 96x6144x4096 24.4 against 28.4-29.1,
-// 128x10240x8192 65.1-65.2 against 66.8-67.1 for rung 12 (f16 / bf16,
+// 2026-11-26_llm_decode_rule_r.json.gz against _rule_p_r3.json.gz), 96x6144x4096 24.4
+// against 28.4-29.1, 128x10240x8192 65.1-65.2 against 66.8-67.1 for rung 12 (f16 / bf16,
 // 2026-11-26_decode_wmc_wide_candidates.json.gz); level at 128x6144x4096, 128x8192x8192 and
 // 128x7168x16384, behind at 128x7168x2048 (17.3-17.7 against 16.5-17.2); at 64 tokens, on half
 // the grid and on the H200 at 128 tokens the 64-row tile lost

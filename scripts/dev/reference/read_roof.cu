@@ -22,8 +22,9 @@
 // here as gemmbench measures it (src/runner/runner.cpp: 2 x bytes / time of a 2 GiB copy).
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
-//     scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu \
-//     src/core/types.cpp src/stats/stats.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
+//     scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp
+//     src/core/registry.cpp src/runner/l2_flush.cu \ src/core/types.cpp src/stats/stats.cpp
+//     kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
 //   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of
 //   configs/llm_decode.json)
 // One JSON line per size after a header line naming the device and versions.
