@@ -796,9 +796,11 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
     rs.blocks = int(m->block_medians.size());
     if (m->settles) rs.settle_mean_s = m->settle_s / m->settles;
     rs.block_spread_pct = block_spread_pct(m->block_medians);
-    if (m->samples.empty()) {
+    if (m->samples.empty()) {  // the run ended before this row's first sample
       r.status = Status::error;
-      r.reason = kInterruptedReason;
+      r.reason = summary.aborted    ? "not run: " + summary.abort_reason
+                 : stop_requested() ? std::string(kInterruptedReason)
+                                    : std::string("not run: no sample within max_time");
       continue;
     }
     if (!rs.held) {
