@@ -18,6 +18,11 @@ import os
 import re
 import sys
 
+# One brace expander for the repository's tools: the report-reference rewriter's.
+sys.dont_write_bytecode = True  # no __pycache__ left in scripts/dev
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts', 'dev'))
+from rename_report_refs import expand_braces  # noqa: E402
+
 TOP = ('src', 'kernels', 'configs', 'scripts', 'bench_results', 'docs', 'tests', 'examples',
        'include')
 PATH_IN_CODE = re.compile(r'(?<![A-Za-z0-9_./:~$-])((?:' + '|'.join(TOP) +
@@ -31,16 +36,6 @@ def documents(root):
     for f in sorted(os.listdir(os.path.join(root, 'docs'))):
         if f.endswith('.md'):
             yield os.path.join('docs', f)
-
-
-def expand_braces(s):
-    m = re.search(r'\{([^{}]*)\}', s)
-    if not m:
-        return [s]
-    out = []
-    for alt in m.group(1).split(','):
-        out += expand_braces(s[:m.start()] + alt + s[m.end():])
-    return out
 
 
 def placeholder(path):
