@@ -51,6 +51,42 @@ for step in "${steps[@]}"; do
         && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
       note "build: rc=$? ($(( $(date +%s) - t0 )) s)"
       ;;
+    build-overlay:*)
+      # build-overlay:<dir>[:<targets>]; this tree with the files under <dir> laid over it
+      # (scripts/dev/ab_overlay.sh makes <dir>), built in build-gpu-alt (targets: gemmbench by
+      # default). Runs in the background: a later use-build:build-gpu-alt waits for it.
+      rest=${step#build-overlay:}
+      odir=$root/${rest%%:*}
+      targets=gemmbench
+      [ "$rest" != "${rest%%:*}" ] && targets=${rest#*:}
+      alt_src=$root/build-gpu-alt-src
+      rm -rf "$alt_src" && mkdir -p "$alt_src"
+      tar -C "$root" --exclude='./build*' --exclude=./gpu_out --exclude=./.deps -cf - . | tar -C "$alt_src" -xf -
+      cp -r "$odir/." "$alt_src/"
+      while read -r path; do [ -n "$path" ] && rm -f "$alt_src/$path"; done <"$odir/.deleted"
+      prefix=()
+      deps=${DEPS_DIR:-$root/.deps}
+      [ -d "$deps" ] && prefix=(-DCMAKE_PREFIX_PATH="$deps")
+      # shellcheck disable=SC2086  # targets are words
+      # The alt binary's reports name the base commit and the overlay's ref.
+      ( export GEMMBENCH_GIT_COMMIT="${GEMMBENCH_GIT_COMMIT:-unknown}+$(cat "$odir/.ref" 2>/dev/null)"
+        cmake -S "$alt_src" -B "$root/build-gpu-alt" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure_alt.log" 2>&1 \
+        && cmake --build "$root/build-gpu-alt" -j "$(nproc)" --target $targets >"$logs/build_alt.log" 2>&1
+        echo $? >"$logs/build_alt.rc" ) &
+      alt_build_pid=$!
+      note "build-overlay $rest: started in the background ($(find "$odir" -type f ! -name '.*' | wc -l) files)"
+      ;;
+    use-build:*)
+      # use-build:<dir under the root>; the steps after it use that build's binary and tests.
+      if [ -n "${alt_build_pid:-}" ]; then
+        wait "$alt_build_pid"
+        note "build-overlay: rc=$(cat "$logs/build_alt.rc") (waited $(( $(date +%s) - t0 )) s)"
+        alt_build_pid=
+      fi
+      build=$root/${step#use-build:}
+      bin=$build/gemmbench
+      note "use-build: $build"
+      ;;
     test)
       (cd "$build" && timeout 420 ctest --output-on-failure -j 1 >"$logs/ctest.log" 2>&1)
       note "ctest: rc=$? $(grep -E 'tests passed|tests failed' "$logs/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
