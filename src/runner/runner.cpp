@@ -742,8 +742,10 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
     }
   }
   if (summary.aborted) {
+    // Every row not decided already (the faulting one is an error, a declined one skipped with
+    // its reason) was never timed: rows start as skipped without a reason.
     for (Member& m : members)
-      if (m.r.status != Status::error && m.r.status != Status::skipped) {
+      if (m.r.status != Status::error && !(m.r.status == Status::skipped && !m.r.reason.empty())) {
         m.r.status = Status::error;
         m.r.reason = "not run: " + summary.abort_reason;
       }
