@@ -4,6 +4,8 @@
 //     next tile's first k-blocks (stmatrix into a 128B-swizzled staging box, one TMA store each);
 //   - the register epilogue (any other case): store_tile_registers, alpha/beta applied in f32, a
 //     quad transpose and 16-byte (or clipped 2-byte) stores straight from the fragment.
+// Sm90Epilogue, at the end, is what the kernel calls: it picks one of them per tile and holds the
+// deferred tile's packed outputs.
 #pragma once
 
 #include <cuda.h>
@@ -16,6 +18,8 @@
 #include <type_traits>
 
 #include "common/sm90.cuh"
+#include "common/static_for.cuh"
+#include "hgemm/sm90/schedule.hpp"
 
 namespace gemmbench {
 
@@ -245,6 +249,86 @@ __device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REG
     }
   }
 }
+
+// ---- A consumer warpgroup's epilogue, tile after tile ----------------------------------------
+// store() takes each finished tile: with the TMA store (sched.c_tma) it packs the tile and, where
+// Cfg::DEFER, keeps it pending until store_pending_box() stores it box by box between the next
+// tile's first k-blocks (drain() stores the last one); three consumers store it at once. Otherwise
+// the register epilogue stores it straight from the accumulators.
+template <class T, bool F16_ACCUM, class Cfg, bool CSPLIT>
+struct Sm90Epilogue {
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN;
+  static constexpr int BOXES = BM / 64;  // 64x64 TMA-store boxes per warpgroup tile
+
+  // The kernel's parameters and the deferred tile's state are the kernel's own, held by
+  // reference: its code generation then matches the single-body kernel this was split from
+  // (copies in this struct came out with other SASS: the beta != 0 branch no longer unswitched).
+  const CUtensorMap* tmap_c;  // C (M,N) m-major, box (64, 64), SW128; valid only when sched.c_tma
+  T* __restrict__ const& c;   // C (M,N) column-major
+  const int& M;
+  const int& N;
+  const float& alpha;
+  const float& beta;
+  uint32_t s_epi_own;  // (EPI_BUFS, 64, 64) SW128 staging boxes of this warpgroup
+  int consumer, warp, lane, q, wg_thread;
+  uint32_t wg_bar;  // named barrier of this warpgroup alone
+  int n_in_tile;    // this thread's GEMM-N row (h = 0) within the CTA's BN
+  bool vec;         // 16-byte C accesses: every column start (n*M) and the base 16-byte aligned
+  // The tile's outputs, packed (deferred epilogue: the previous tile's), and where they go.
+  uint32_t (&packed)[BM / 4];  // (BM/4) output pairs, f16/bf16 x 2
+  bool& pending;
+  int& pending_m0;
+  int& pending_n0;
+
+  template <int BOX>
+  __device__ __forceinline__ void store_box(int m0, int n0) {
+    store_packed_box<BOX, BOXES, Cfg::EPI_BUFS>(packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, m0,
+                                                n0, M, warp, lane, wg_thread, wg_bar);
+  }
+  // Box BOX of the pending tile, if one is pending.
+  template <int BOX>
+  __device__ __forceinline__ void store_pending_box() {
+    if (pending) store_box<BOX>(pending_m0, pending_n0);
+  }
+
+  // The tile (m_tile, n_tile) in units of (BM, BN), whole in acc.
+  template <class AccReg, int ACC_REGS>
+  __device__ __forceinline__ void store(const AccReg (&acc)[ACC_REGS], int m_tile, int n_tile,
+                                        const Sm90Schedule& sched) {
+    // The padding N tile of an odd tiles_n (cluster runs only) stores nothing, nor an M tile
+    // of a cluster along M that lies past M.
+    const int m_tile0 = m_tile * BM;
+    if (n_tile >= sched.tiles_n || m_tile0 >= M) return;
+    // sched.c_tma is uniform: beta == 0, M % 8 == 0, C 16-byte aligned.
+    if (Cfg::TMA_STORE && !CSPLIT && sched.c_tma) {
+      const int n0 = n_tile * BN + consumer * Cfg::WG_N;
+      if (n0 >= N) return;  // this warpgroup's rows are all past N
+      // Packed now; stored during the next tile's first k-blocks, or at once (three consumers).
+      if (alpha == 1.f)
+        pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
+      else
+        pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
+      if constexpr (Cfg::DEFER) {
+        pending = true, pending_m0 = m_tile0, pending_n0 = n0;
+      } else {
+        static_for<BOXES>([&](auto box) { store_box<decltype(box)::value>(m_tile0, n0); });
+      }
+      return;
+    }
+    // A PARTIAL tile's rows end at BN: past it, rows of wgmma's last 64 that were never loaded.
+    const int n_end = Cfg::PARTIAL ? min(N, (n_tile + 1) * BN) : N;
+    store_tile_registers<T, F16_ACCUM, BM>(acc, c, M, n_end, n_tile * BN + n_in_tile, m_tile0, q,
+                                           vec, alpha, beta);
+  }
+
+  // After the last tile: its pending boxes, then the wait for the TMA stores' shared-memory reads
+  // (the CTA may not exit before them; the global writes complete by the kernel's end).
+  __device__ __forceinline__ void drain() {
+    if (pending)
+      static_for<BOXES>([&](auto box) { store_box<decltype(box)::value>(pending_m0, pending_n0); });
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
+  }
+};
 
 #endif  // GEMMBENCH_SM90A
 

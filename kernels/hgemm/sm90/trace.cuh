@@ -9,7 +9,8 @@
 // done with the barriers and descriptors (before the CTA's synchronisation), 10 the producer's
 // first work item computed (before its first ring wait).
 // _FIRST points stamp once per thread through a local flag (GB_SM90_TRACE_ONCE_FLAG declares
-// it), not by reading the buffer back: after the cold-L2 flush that read would go to DRAM and
+// it, GB_SM90_TRACE_ONCE_MEMBER as a member of the struct whose methods stamp), not by reading
+// the buffer back: after the cold-L2 flush that read would go to DRAM and
 // delay the stamp by a memory round trip.
 #pragma once
 
@@ -32,6 +33,7 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
     if (cond) g_sm90_trace[blockIdx.x][point] = sm90_trace_now(); \
   } while (0)
 #define GB_SM90_TRACE_ONCE_FLAG(point) bool gb_sm90_traced_##point = false
+#define GB_SM90_TRACE_ONCE_MEMBER(point) bool gb_sm90_traced_##point = false
 #define GB_SM90_TRACE_FIRST(point, cond)                  \
   do {                                                    \
     if ((cond) && !gb_sm90_traced_##point) {              \
@@ -50,6 +52,7 @@ __device__ __forceinline__ unsigned long long sm90_trace_now() {
 #else
 #define GB_SM90_TRACE(point, cond) (void)0
 #define GB_SM90_TRACE_ONCE_FLAG(point) (void)0
+#define GB_SM90_TRACE_ONCE_MEMBER(point) static_assert(true, "")
 #define GB_SM90_TRACE_FIRST(point, cond) (void)0
 #define GB_SM90_TRACE_SMID() (void)0
 #endif

@@ -1,0 +1,130 @@
+// The Hopper kernel's consumer mainloop (sm90/kernel.cuh): a consumer warpgroup runs wgmma over
+// the ring, one k-block per stage, for the k-blocks of one work item. It keeps one k-block's
+// wgmmas in flight while it issues the next, and releases a stage (an arrival on its empty
+// barrier in every CTA that multicast into it) once the wgmmas reading it have completed.
+//   acc:     (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment (Sm90Acc)
+//   stage s: wgmma A = the warpgroup's 64 rows of B (64, BK); wgmma B = the whole A tile (BM, BK)
+#pragma once
+
+#include <cstdint>
+
+#include "common/sm90.cuh"
+#include "common/static_for.cuh"
+#include "hgemm/sm90/config.hpp"
+#include "hgemm/sm90/pipeline.cuh"
+#include "hgemm/sm90/trace.cuh"
+
+namespace gemmbench {
+namespace {
+
+#if GEMMBENCH_SM90A  // device code of the sm_90a kernel body only
+
+// One k16 step of a consumer warpgroup's (64 GEMM-N, BM GEMM-M) tile: one wgmma m64nBMk16.
+// wgmma's A is GEMM B (transposed read when B is N-major), its B is GEMM A (when A is M-major).
+template <int BM, bool F16_ACCUM, class T, bool A_K_MAJOR, bool B_K_MAJOR, class AccReg,
+          int ACC_REGS>
+__device__ __forceinline__ void wgmma_tile_k16(AccReg (&acc)[ACC_REGS], uint64_t da, uint64_t db,
+                                               int accumulate) {
+  constexpr int TRANS_A = B_K_MAJOR ? 0 : 1, TRANS_B = A_K_MAJOR ? 0 : 1;
+  if constexpr (F16_ACCUM)
+    sm90::wgmma_m64k16_f16<BM, TRANS_A, TRANS_B>(acc, da, db, accumulate);
+  else
+    sm90::wgmma_m64k16_f32<BM, T, TRANS_A, TRANS_B>(acc, da, db, accumulate);
+}
+
+// The shared-memory descriptor of `rows` GEMM rows (M or N) x BK of one operand stage: K-major
+// (rows of 128 bytes) or MN-major (64-row blocks of BK K rows each, BK * 128 bytes apart).
+template <bool K_MAJOR, int BK>
+__device__ __forceinline__ uint64_t operand_desc(uint32_t addr) {
+  if constexpr (K_MAJOR)
+    return sm90::wgmma_desc_sw128_kmajor(addr);
+  else
+    return sm90::wgmma_desc_sw128_mnmajor(addr, BK * sm90::kSw128RowBytes);
+}
+// The descriptor advanced to the k-th k16 step: 32 B along a K-major row, 16 K rows (2048 B)
+// of an MN-major block.
+template <bool K_MAJOR>
+__device__ __forceinline__ uint64_t operand_desc_k16(uint64_t desc, int k) {
+  return sm90::wgmma_desc_advance(desc, K_MAJOR ? 32 * k : sm90::kSw128MnK16StepBytes * k);
+}
+
+// One consumer warpgroup's walk over the ring, across its work items.
+template <class T, bool F16_ACCUM, class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
+struct Sm90Mainloop {
+  static constexpr int BM = Cfg::BM, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
+  using Acc = Sm90Acc<F16_ACCUM, BM>;
+  using AccReg = typename Acc::Reg;
+
+  Sm90Ring<Cfg::STAGES> ring;
+  uint32_t s_a;   // (STAGES, BM x BK), SW128
+  uint32_t s_b;   // (STAGES, BN x BK), SW128
+  int consumer;   // which 64 GEMM-N rows of the tile (wgmma M)
+  int wg_thread;  // 0..127
+  GB_SM90_TRACE_ONCE_MEMBER(1);
+
+  // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads into
+  // this CTA (all of the cluster: the shared tile's slices are multicast), after the wgmma
+  // reading it has completed. Thread r < CLUSTER signals CTA r.
+  __device__ __forceinline__ void release(int s) {
+    if constexpr (CLUSTER > 1) {
+      if (wg_thread < CLUSTER) sm90::mbarrier_arrive_cluster(ring.empty(s), uint32_t(wg_thread));
+    } else {
+      if (wg_thread == 0) sm90::mbarrier_arrive(ring.empty(s));
+    }
+  }
+
+  // k-block kb of the work item (0: its first, D = A*B), on the ring's next stage.
+  __device__ __forceinline__ void k_block(AccReg (&acc)[Acc::REGS], int kb, int& prev_stage) {
+    const int stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
+    sm90::wgmma_fence();
+    const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
+        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
+    const uint64_t desc_b =
+        operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+#pragma unroll
+    for (int k = 0; k < BK / 16; ++k) {
+      const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
+      const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
+      const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
+      wgmma_tile_k16<BM, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc, da, db, accumulate);
+    }
+    sm90::wgmma_commit_group();
+    // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
+    if (kb > 0) {
+      sm90::wgmma_wait_group<1>();
+      release(prev_stage);
+    }
+    prev_stage = stage;
+    ring.advance();
+  }
+
+  // The kb_count k-blocks of one work item into acc. between(box) runs after each of the first
+  // BOXES k-blocks (all of them at the end when the item has fewer): the epilogue's deferred
+  // stores of the previous tile. The k-blocks are issued unconditionally around it: wgmmas under a
+  // data-dependent branch make ptxas serialize them (C7520) in the stream-K build. On return
+  // every wgmma has completed and every stage is released.
+  template <int BOXES, class Between>
+  __device__ __forceinline__ void run(AccReg (&acc)[Acc::REGS], int kb_count, Between&& between) {
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
+    int prev_stage = 0;
+    int kb = 0;
+    static_for<BOXES>([&](auto box) {
+      if (kb < kb_count) k_block(acc, kb++, prev_stage);
+      between(box);
+    });
+    for (; kb < kb_count; ++kb) k_block(acc, kb, prev_stage);
+    sm90::wgmma_wait_group<0>();
+    release(prev_stage);
+    GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
+  }
+};
+
+#endif  // GEMMBENCH_SM90A
+
+}  // namespace
+}  // namespace gemmbench

@@ -1,0 +1,122 @@
+// The Hopper kernel's producer (sm90/kernel.cuh): one thread of warpgroup 0 walks the CTA's work
+// items and issues every TMA load into the ring, one stage per k-block: it waits until the stage
+// is free (empty barrier), arms its full barrier with the stage's byte count and starts the copies
+// of this CTA's A and B slices, multicast to the cluster's CTAs where they share a tile.
+//   stage s:  A (BM, BK) at s_a + s * A_STAGE_BYTES, B (BN, BK) at s_b + s * B_STAGE_BYTES
+//             K-major: rows of 128 B; MN-major: 64-row blocks of (BK K rows x 128 B)
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "common/sm90.cuh"
+#include "hgemm/sm90/config.hpp"
+#include "hgemm/sm90/pipeline.cuh"
+#include "hgemm/sm90/schedule.hpp"
+#include "hgemm/sm90/trace.cuh"
+
+namespace gemmbench {
+namespace {
+
+#if GEMMBENCH_SM90A  // device code of the sm_90a kernel body only
+
+// A_K_MAJOR / B_K_MAJOR: the operands' storage (see hgemm_sm90_kernel). An MN-major operand
+// arrives as 64-row blocks of (BK K rows x 64 M or N elements = 128 B), one TMA box each.
+// CSPLIT: the in-cluster split, whose timeline probe stamps point 6 elsewhere (cs_reduce).
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT>
+struct Sm90Producer {
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
+  static constexpr bool CLUSTER_M = Cfg::CLUSTER_M;
+  static constexpr uint32_t MN_BLOCK_BYTES = BK * sm90::kSw128RowBytes;  // 64 MN x BK K, 8 KB
+  static_assert(MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
+                "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
+                "both layouts agree");
+  static_assert(A_K_MAJOR || Cfg::A_SLICE_ROWS % 64 == 0,
+                "an M-major A slice is whole 64-row TMA boxes (128 bytes of M)");
+
+  const CUtensorMap* tmap_a;  // A (M,K): k-major box (BK, A_SLICE_ROWS), m-major box (64, BK)
+  const CUtensorMap* tmap_b;  // B (N,K): k-major box (BK, B_SLICE_ROWS), n-major box (64, BK)
+  uint32_t s_a;               // (STAGES, BM x BK), SW128
+  uint32_t s_b;               // (STAGES, BN x BK), SW128
+  int M, N;
+  uint32_t cta_rank;  // in the cluster
+
+  // Every k-block of every work item of `work_iter`, in order; then, in a multicast cluster, the
+  // wait for the ring's last uses. Called by one thread.
+  template <class WorkIter>
+  __device__ __forceinline__ void run(const Sm90Ring<Cfg::STAGES>& ring,
+                                      WorkIter& work_iter) const {
+    // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
+    const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
+    Sm90Work w;
+    GB_SM90_TRACE_ONCE_FLAG(6);
+    GB_SM90_TRACE_ONCE_FLAG(10);
+    // Which slice of the shared tile this CTA loads and multicasts.
+    const int a_rank = CLUSTER_M ? 0 : int(cta_rank), b_rank = CLUSTER_M ? int(cta_rank) : 0;
+    while (work_iter.next(w)) {
+      const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, CLUSTER_M>(w, cta_rank);
+      // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
+      // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
+      // only C rows/columns the epilogue does not store, and no box starts out of bounds.
+      const int a_row = min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS, M - 1);
+      const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
+      GB_SM90_TRACE_FIRST(10, true);  // timeline probe: the first work item computed
+      for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+        const int stage = ring.stage;
+        sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
+        sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES);
+        const int k0 = kb * BK;
+        const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
+        const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
+        auto load_a = [&](uint32_t dst, int c0, int c1) {
+          if constexpr (CLUSTER > 1 && !CLUSTER_M)
+            sm90::tma_load_2d_multicast(dst, tmap_a, ring.full(stage),
+                                        uint16_t((1u << CLUSTER) - 1), c0, c1);
+          else
+            sm90::tma_load_2d(dst, tmap_a, ring.full(stage), c0, c1);
+        };
+        if constexpr (A_K_MAJOR) {
+          load_a(a_dst, k0, a_row);
+        } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
+#pragma unroll
+          for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
+            load_a(a_dst + j * MN_BLOCK_BYTES,
+                   min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS + 64 * j, a_last64), k0);
+        }
+        if constexpr (CLUSTER_M) {
+          sm90::tma_load_2d_multicast(b_dst, tmap_b, ring.full(stage),
+                                      uint16_t((1u << CLUSTER) - 1), k0, b_row);
+        } else if constexpr (B_K_MAJOR) {
+          sm90::tma_load_2d(b_dst, tmap_b, ring.full(stage), k0, b_row);
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 64; ++j)
+            sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, tmap_b, ring.full(stage),
+                              min(n_tile * BN + 64 * j, b_last64), k0);
+        }
+        GB_SM90_TRACE_FIRST(6, !CSPLIT);  // timeline probe: the first k-block's loads issued
+        ring.advance();
+      }
+    }
+    // Producer tail (multicast clusters): one more lap of waits on the ring. Each returns when
+    // the stage's last use has been released by the consumers of every CTA it was multicast to
+    // (a stage never used passes at once); after that no peer arrives on this CTA's barriers
+    // again, and every multicast this CTA issued has landed, so the CTA may exit without the
+    // whole cluster meeting at a closing barrier. With the store wait at the consumers' end (reads
+    // only), this took 1.6-1.7 us off hgemm_decode_sm90_wmc at 128x4096x4096 and 128x4096x7168,
+    // the tail alone 0.8-1.6 us (event time of one cold launch, medians of three rounds, H200:
+    // bench_results/h200/reference/2026-11-27_sm90_tail_ab.txt).
+    if constexpr (CLUSTER > 1) {
+      for (int i = 0; i < Cfg::STAGES; ++i) {
+        sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
+        ring.advance();
+      }
+    }
+  }
+};
+
+#endif  // GEMMBENCH_SM90A
+
+}  // namespace
+}  // namespace gemmbench
