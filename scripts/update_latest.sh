@@ -10,8 +10,10 @@
 #   scripts/update_latest.sh --dry-run [OUTDIR] # plan every config (gemmbench --dry-run), run none
 #
 # <gpu> is a short slug of the device name (NVIDIA H100 80GB HBM3 -> h100, NVIDIA H200 -> h200).
-# Environment: GEMMBENCH (default build/gemmbench), DEVICE (default 0), GPU_NAME (the device name,
-# else asked of nvidia-smi), GEMMBENCH_ARGS (extra arguments for every run, e.g. --max-time 3).
+# Environment: GEMMBENCH (default build/gemmbench), DEVICE (default 0), DEVICES (instead of DEVICE:
+# every GPU of the node at once, e.g. all or 0,1,3, passed as --devices: the plan dealt out over
+# them, one merged report, each row naming its GPU), GPU_NAME (the device name, else asked of
+# nvidia-smi), GEMMBENCH_ARGS (extra arguments for every run, e.g. --max-time 3).
 # A config whose run exits non-zero (a FAILED row, a CUDA error, no GPU) is named on stderr and the
 # script goes on with the next; it exits 1 at the end if any did. Each report's summary (rows ok,
 # FAILED, skipped, error; complete or not) is in latest/README.md.
@@ -92,14 +94,16 @@ if [ -z "$gpu_name" ]; then
   exit 3
 fi
 slug=$(gpu_slug "$gpu_name")
+where=(--device "$device")
+[ -n "${DEVICES:-}" ] && where=(--devices "$DEVICES")
 outdir=${outdir:-bench_results/$slug/latest}
 echo "update_latest: $gpu_name -> $outdir; configs: ${configs[*]}"
 
 if [ "$dry_run" = 1 ]; then
   for name in "${configs[@]}"; do
-    echo "== $name: $gemmbench --config configs/$name.json --device $device ${GEMMBENCH_ARGS:-} --json $outdir/$name.json.gz"
+    echo "== $name: $gemmbench --config configs/$name.json ${where[*]} ${GEMMBENCH_ARGS:-} --json $outdir/$name.json.gz"
     # shellcheck disable=SC2086
-    "$gemmbench" --config "configs/$name.json" --device "$device" ${GEMMBENCH_ARGS:-} --dry-run | tail -1
+    "$gemmbench" --config "configs/$name.json" "${where[@]}" ${GEMMBENCH_ARGS:-} --dry-run | tail -1
   done
   exit 0
 fi
@@ -111,7 +115,7 @@ for name in "${configs[@]}"; do
   echo "== $name -> $out"
   rc=0
   # shellcheck disable=SC2086
-  "$gemmbench" --config "configs/$name.json" --device "$device" ${GEMMBENCH_ARGS:-} --quiet --json "$out" || rc=$?
+  "$gemmbench" --config "configs/$name.json" "${where[@]}" ${GEMMBENCH_ARGS:-} --quiet --json "$out" || rc=$?
   if [ "$rc" != 0 ]; then
     echo "update_latest: $name: gemmbench exited $rc" >&2
     failed=1
@@ -132,8 +136,9 @@ for path in sorted(glob.glob(os.path.join(outdir, '*.json.gz'))):
         doc = load_json(path)
         m, s = doc['metadata'], doc.get('summary', {})
         dev = m.get('device', {})
+        n_gpus = len(m.get('devices') or []) or 1  # --devices: the plan dealt over the node's GPUs
         rows.append(f"| `{name}.json.gz` | `configs/{name}.json` | {m.get('git_commit', '?')} | "
-                    f"{m.get('date_utc', '?')} | {dev.get('name', '?')}, driver {dev.get('driver_version', '?')} | "
+                    f"{m.get('date_utc', '?')} | {dev.get('name', '?')}{f' x{n_gpus} (--devices)' if n_gpus > 1 else ''}, driver {dev.get('driver_version', '?')} | "
                     f"{s.get('rows_written', len(doc.get('results', [])))} of {s.get('rows_planned', '?')}: "
                     f"{s.get('ok', '?')} ok, {s.get('failed', '?')} FAILED, {s.get('skipped', '?')} skipped, "
                     f"{s.get('errors', '?')} error{'' if s.get('complete') else ', incomplete'} |")
