@@ -8,6 +8,8 @@
 #   scripts/update_latest.sh                    # every shipped config -> bench_results/<gpu>/latest
 #   scripts/update_latest.sh --only llm_decode,default [OUTDIR]    # some (a long set in parts)
 #   scripts/update_latest.sh --dry-run [OUTDIR] # plan every config (gemmbench --dry-run), run none
+#   scripts/update_latest.sh --index [OUTDIR]   # only rewrite OUTDIR/README.md from the reports there
+#                                               # (after copying in reports run elsewhere)
 #
 # <gpu> is a short slug of the device name (NVIDIA H100 80GB HBM3 -> h100, NVIDIA H200 -> h200).
 # Environment: GEMMBENCH (default build/gemmbench), DEVICE (default 0), DEVICES (instead of DEVICE:
@@ -21,16 +23,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  echo "usage: scripts/update_latest.sh [--dry-run] [--only NAME[,NAME...]] [OUTDIR]" >&2
+  echo "usage: scripts/update_latest.sh [--dry-run | --index] [--only NAME[,NAME...]] [OUTDIR]" >&2
   exit 2
 }
 
 dry_run=0
+index_only=0
 only=""
 outdir=""
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry_run=1 ;;
+    --index) index_only=1 ;;
     --only)
       [ $# -ge 2 ] || usage
       only=$2
@@ -51,7 +55,7 @@ done
 
 gemmbench=${GEMMBENCH:-build/gemmbench}
 device=${DEVICE:-0}
-if [ ! -x "$gemmbench" ]; then
+if [ "$index_only" = 0 ] && [ ! -x "$gemmbench" ]; then
   echo "update_latest: $gemmbench not found: build first (cmake --build build) or set GEMMBENCH" >&2
   exit 2
 fi
@@ -86,6 +90,15 @@ gpu_slug() {
 }
 
 gpu_name=${GPU_NAME:-}
+if [ -z "$gpu_name" ] && [ "$index_only" = 1 ] && [ -n "$outdir" ]; then
+  # --index without a GPU: the device name of the folder's reports.
+  gpu_name=$(python3 -c "
+import glob, os, sys
+sys.path.insert(0, 'scripts')
+from report_file import load_json
+for p in sorted(glob.glob(os.path.join(sys.argv[1], '*.json.gz'))):
+    print(load_json(p)['metadata']['device']['name']); break" "$outdir" 2>/dev/null || true)
+fi
 if [ -z "$gpu_name" ] && command -v nvidia-smi >/dev/null; then
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader --id="$device" 2>/dev/null | head -1 || true)
 fi
@@ -110,6 +123,7 @@ fi
 
 mkdir -p "$outdir"
 failed=0
+[ "$index_only" = 1 ] && configs=()
 for name in "${configs[@]}"; do
   out=$outdir/$name.json.gz
   echo "== $name -> $out"
@@ -152,6 +166,10 @@ with open(os.path.join(outdir, 'README.md'), 'w', encoding='utf-8') as f:
             "`scripts/update_latest.sh` from the repository root on this GPU after `cmake --build build`.\n\n"
             "| report | config | commit | date (UTC) | GPU | rows |\n|---|---|---|---|---|---|\n")
     f.write('\n'.join(rows) + '\n')
+    commits = sorted({r.split(' | ')[2] for r in rows if r.count(' | ') >= 5} - {'?'})
+    if len(commits) > 1:
+        f.write(f"\nThe reports come from {len(commits)} commits ({', '.join(commits)}): `git log "
+                "--oneline A..B -- kernels/` lists what changed in the kernels between two of them.\n")
 print(f"update_latest: wrote {len(rows)} report line(s) to {os.path.join(outdir, 'README.md')}")
 EOF
 exit "$failed"
