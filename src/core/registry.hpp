@@ -22,10 +22,14 @@ namespace gemmbench {
 
 struct GemmArgs {
   GemmProblem problem;
-  const void* a = nullptr;  // op(A) source, dtype elements, lda = problem.lda()
-  const void* b = nullptr;  // op(B) source, dtype elements, ldb = problem.ldb()
-  void* c = nullptr;        // (M,N) column-major, dtype elements, ldc = M
+  const void* a = nullptr;  // op(A) source, problem.dtype elements, lda = problem.lda()
+  const void* b = nullptr;  // op(B) source, problem.dtype elements, ldb = problem.ldb()
+  void* c = nullptr;        // (M,N) column-major, problem.out_type() elements, ldc = M
   float alpha = 1.f, beta = 0.f;
+  // FP8 problems: the f32 scales of A and B in problem.scale's layout (core/types.hpp,
+  // ScaleMode): a value of op(A) is a[...] * scale_a[...]. Null for the other types.
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
   // Test-only: caps the persistent grid at this many CTAs (whole clusters, at least one, for
   // clustered kernels), so that small shapes walk several tiles per CTA and split stream-K
   // tiles. 0 = the device default. Nothing outside the tests sets it.

@@ -12,6 +12,22 @@ const char* to_string(DType d) {
       return "f16";
     case DType::bf16:
       return "bf16";
+    case DType::e4m3:
+      return "e4m3";
+  }
+  return "?";
+}
+
+const char* to_string(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::none:
+      return "none";
+    case ScaleMode::tensor:
+      return "tensor";
+    case ScaleMode::row:
+      return "row";
+    case ScaleMode::block128:
+      return "block128";
   }
   return "?";
 }
@@ -37,7 +53,19 @@ const char* to_string(Layout l) {
 std::optional<DType> parse_dtype(std::string_view s) {
   for (DType d : kAllDTypes)
     if (s == to_string(d)) return d;
+  for (DType d : kFp8DTypes)
+    if (s == to_string(d)) return d;
   return std::nullopt;
+}
+
+std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
+  for (ScaleMode m : kFp8ScaleModes)
+    if (s == to_string(m)) return m;
+  return std::nullopt;
+}
+
+const char* dtype_names() {
+  return "f32, f16, bf16, e4m3";
 }
 
 std::optional<Accum> parse_accum(std::string_view s) {
@@ -53,12 +81,54 @@ std::optional<Layout> parse_layout(std::string_view s) {
 }
 
 int dtype_bytes(DType d) {
-  return d == DType::f32 ? 4 : 2;
+  return d == DType::f32 ? 4 : is_fp8(d) ? 1 : 2;
+}
+
+double fp8_max(DType d) {
+  return d == DType::e4m3 ? 448.0 : 0.0;
+}
+
+DType default_out(DType d) {
+  return is_fp8(d) ? DType::bf16 : d;
+}
+
+bool out_valid_for(DType d, DType out) {
+  if (!is_fp8(d)) return out == d;
+  return out == DType::bf16 || out == DType::f16 || out == DType::f32;
 }
 
 bool accum_valid_for(DType d, Accum a) {
-  // f16 accumulation exists only for f16 inputs (mma.sync/wgmma f16.f16.f16, CUBLAS_COMPUTE_16F).
+  // f16 accumulation exists only for f16 inputs (mma.sync/wgmma f16.f16.f16, CUBLAS_COMPUTE_16F);
+  // FP8 products are accumulated in f32 (wgmma ...f32.e4m3.e4m3, CUBLAS_COMPUTE_32F).
   return a == Accum::f32 || d == DType::f16;
+}
+
+int64_t scale_count_a(ScaleMode m, int64_t rows_m, int64_t k) {
+  switch (m) {
+    case ScaleMode::none:
+      return 0;
+    case ScaleMode::tensor:
+      return 1;
+    case ScaleMode::row:
+      return rows_m;
+    case ScaleMode::block128:
+      return rows_m * ((k + kScaleBlock - 1) / kScaleBlock);
+  }
+  return 0;
+}
+
+int64_t scale_count_b(ScaleMode m, int64_t cols_n, int64_t k) {
+  switch (m) {
+    case ScaleMode::none:
+      return 0;
+    case ScaleMode::tensor:
+      return 1;
+    case ScaleMode::row:
+      return cols_n;
+    case ScaleMode::block128:
+      return ((cols_n + kScaleBlock - 1) / kScaleBlock) * ((k + kScaleBlock - 1) / kScaleBlock);
+  }
+  return 0;
 }
 
 Accum default_accum(DType) {
@@ -67,6 +137,15 @@ Accum default_accum(DType) {
 
 std::string GemmProblem::shape_string() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string GemmProblem::type_string() const {
+  std::string s = std::string(to_string(dtype)) + "/" + to_string(accum);
+  if (!is_fp8(dtype)) return s;
+  s += std::string(" ") + to_string(scale);
+  if (fast_accum) s += " fast";
+  if (out != DType::bf16) s += std::string(" ->") + to_string(out);
+  return s;
 }
 
 }  // namespace gemmbench
