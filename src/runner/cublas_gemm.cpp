@@ -2,6 +2,8 @@
 
 #include <cuda_fp16.h>
 
+#include <stdexcept>
+
 #include "core/cuda_check.hpp"
 
 namespace gemmbench {
@@ -20,6 +22,8 @@ cudaDataType_t cuda_type(DType d) {
       return CUDA_R_16F;
     case DType::bf16:
       return CUDA_R_16BF;
+    case DType::e4m3:
+      return CUDA_R_8F_E4M3;
   }
   return CUDA_R_32F;
 }
@@ -41,6 +45,9 @@ const char* CublasGemm::compute_type_name(const GemmProblem& p) {
 
 void CublasGemm::run(const GemmProblem& p, const void* a, const void* b, void* c,
                      cudaStream_t stream) {
+  if (is_fp8(p.dtype))
+    throw std::invalid_argument(std::string("cublasGemmEx has no ") + to_string(p.dtype) +
+                                " inputs: FP8 problems run through cuBLASLt (CublasLtGemm)");
   CUBLAS_CHECK(cublasSetStream(handle_, stream));
   CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
   const cublasOperation_t op_a = a_is_k_major(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;

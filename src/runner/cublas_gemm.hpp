@@ -1,6 +1,7 @@
 // The cuBLAS baseline: cublasGemmEx with the compute type matching the problem
 // (f32: CUBLAS_COMPUTE_32F with TF32 off; f16 with f16 accumulate: CUBLAS_COMPUTE_16F;
-// f16/bf16 with f32 accumulate: CUBLAS_COMPUTE_32F).
+// f16/bf16 with f32 accumulate: CUBLAS_COMPUTE_32F). cublasGemmEx takes no FP8 inputs: FP8
+// problems have only the cuBLASLt baseline (cublaslt_gemm.hpp).
 #pragma once
 
 #include <cublas_v2.h>
@@ -12,7 +13,8 @@
 
 namespace gemmbench {
 
-// The CUDA data type of a gemmbench element type (shared by the cuBLAS and cuBLASLt baselines).
+// The CUDA data type of a gemmbench element type (shared by the cuBLAS and cuBLASLt baselines;
+// e4m3, CUDA_R_8F_E4M3, is for cuBLASLt only).
 cudaDataType_t cuda_type(DType d);
 
 class CublasGemm {
@@ -22,7 +24,7 @@ class CublasGemm {
   CublasGemm(const CublasGemm&) = delete;
   CublasGemm& operator=(const CublasGemm&) = delete;
 
-  // Enqueues C = alpha*op(A)*op(B) + beta*C on `stream`.
+  // Enqueues C = alpha*op(A)*op(B) + beta*C on `stream`. std::invalid_argument for an FP8 problem.
   void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream);
   static std::string version();
   static const char* compute_type_name(const GemmProblem& p);

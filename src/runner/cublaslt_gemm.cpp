@@ -3,8 +3,10 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "runner/cublas_gemm.hpp"
@@ -16,7 +18,83 @@ namespace {
 
 bool same_problem(const GemmProblem& x, const GemmProblem& y) {
   return x.m == y.m && x.n == y.n && x.k == y.k && x.layout == y.layout && x.dtype == y.dtype &&
-         x.accum == y.accum;
+         x.accum == y.accum && x.out == y.out && x.scale == y.scale && x.fast_accum == y.fast_accum;
+}
+
+int64_t ceil_div(int64_t x, int64_t d) {
+  return (x + d - 1) / d;
+}
+
+// cuBLASLt's modes for gemmbench's: row is its "outer vector" mode (M scales for A, N for B);
+// block128 is 1x128 along K for A (VEC128) and 128x128 for B (BLK128x128), DeepSeek-V3's split.
+int32_t lt_scale_mode(ScaleMode m, bool operand_a) {
+  switch (m) {
+    case ScaleMode::row:
+      return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    case ScaleMode::block128:
+      return operand_a ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
+                       : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    default:
+      return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  }
+}
+
+// The layouts cuBLASLt wants for the 128 modes (cuBLAS docs, "Scaling factors layouts",
+// https://docs.nvidia.com/cuda/cublas/#scaling-factors-layouts; KB = ceil(K/128)):
+//   VEC128_32F, A: an M x KB matrix, M-major: scale (m, kb) at kb*M + m. gemmbench's is
+//     row-major, m*KB + kb, so it is transposed.
+//   BLK128x128_32F, B: K-major, ceil(N/128) columns whose stride must be a multiple of 4:
+//     scale (nb, kb) at nb*KB4 + kb, KB4 = KB rounded up to 4. gemmbench's is nb*KB + kb,
+//     the same when KB is a multiple of 4; otherwise the columns are padded (with zeros, never
+//     read).
+// PyTorch's _scaled_mm checks the same strides before it calls cuBLASLt: a 1x128 scale of
+// shape (M, KB) with strides (1, M), a 128x128 one K-contiguous (is_blockwise_1x128_scaling and
+// is_blockwise_128x128_scaling in aten/src/ATen/native/cuda/ScaledBlas.cpp). SCALAR_32F and
+// OUTER_VEC_32F (M values for A, N for B) read gemmbench's tensor and row scales as they are.
+std::vector<float> to_vec128_layout(const std::vector<float>& s, int64_t rows, int64_t kb) {
+  std::vector<float> out(s.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < kb; ++j) out[size_t(j * rows + r)] = s[size_t(r * kb + j)];
+  return out;
+}
+
+std::vector<float> to_blk128_layout(const std::vector<float>& s, int64_t blocks, int64_t kb) {
+  const int64_t kb4 = ceil_div(kb, 4) * 4;
+  std::vector<float> out(size_t(blocks * kb4), 0.f);
+  for (int64_t nb = 0; nb < blocks; ++nb)
+    std::copy_n(s.begin() + nb * kb, kb, out.begin() + nb * kb4);
+  return out;
+}
+
+std::vector<float> download(const float* d, int64_t count, cudaStream_t stream) {
+  std::vector<float> h(static_cast<size_t>(count));
+  CUDA_CHECK(
+      cudaMemcpyAsync(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return h;
+}
+
+void upload(DeviceBuffer& buf, const std::vector<float>& h, cudaStream_t stream) {
+  const size_t bytes = h.size() * sizeof(float);
+  if (buf.bytes() != bytes) buf = DeviceBuffer(bytes);
+  CUDA_CHECK(cudaMemcpyAsync(buf.get(), h.data(), bytes, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // h is pageable and the caller's to free
+}
+
+// The block128 limits on top of fp8_unsupported's. Fast accumulation: PyTorch's scaled_gemm
+// refuses it with both 128 modes ("doesn't support fast accum with 1x128 blockwise scaling",
+// aten/src/ATen/cuda/CUDABlas.cpp), as gemmbench's plan does.
+// N: the scale layouts ask only for a multiple of 4 (M's is implied by C's alignment), but
+// cuBLASLt's heuristic offered no VEC128 x BLK128x128 algorithm at 4096x2112x7168, where the
+// last 128-wide block of N is partial; test_cublaslt_fp8_gpu asks it again.
+std::string block128_unsupported(const GemmProblem& p) {
+  if (p.fast_accum)
+    return "fast accumulation is not available with block128 scales (cuBLASLt's VEC128 and "
+           "BLK128x128 modes)";
+  if (p.n % kScaleBlock != 0)
+    return "N must be a multiple of 128 with block128 scales: cuBLASLt offers no VEC128 x "
+           "BLK128x128 algorithm for a partial 128-column block";
+  return {};
 }
 
 const char* reduction_name(uint32_t scheme) {
@@ -48,24 +126,25 @@ T config_attr(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttribut
 }  // namespace
 
 // The matmul and matrix-layout descriptors of one problem, the order cublasGemmEx takes them in:
-// A (M,K) or, for op(A) = T, (K,M); B (K,N) or (N,K); C and D (M,N); all column-major.
+// A (M,K) or, for op(A) = T, (K,M); B (K,N) or (N,K); C and D (M,N) of p.out_type(); all
+// column-major. FP8 problems add their scale modes and pointers (`lt`, in cuBLASLt's layout)
+// and fast accumulation.
 struct CublasLtGemm::Descriptors {
-  explicit Descriptors(const GemmProblem& p) {
+  Descriptors(const GemmProblem& p, ScalePtrs lt) {
     const bool half_compute = p.accum == Accum::f16;
     const cublasComputeType_t compute = half_compute ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F;
     const cudaDataType_t scale = half_compute ? CUDA_R_16F : CUDA_R_32F;
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&op, compute, scale));
     const cublasOperation_t op_a = a_is_k_major(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_b = b_is_k_major(p.layout) ? CUBLAS_OP_N : CUBLAS_OP_T;
-    CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
-    CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
+    set(CUBLASLT_MATMUL_DESC_TRANSA, op_a);
+    set(CUBLASLT_MATMUL_DESC_TRANSB, op_b);
     const cudaDataType_t t = cuda_type(p.dtype);
     const bool at = op_a == CUBLAS_OP_T, bt = op_b == CUBLAS_OP_T;
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a, t, at ? p.k : p.m, at ? p.m : p.k, p.lda()));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b, t, bt ? p.n : p.k, bt ? p.k : p.n, p.ldb()));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c, t, p.m, p.n, p.ldc()));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c, cuda_type(p.out_type()), p.m, p.n, p.ldc()));
+    if (is_fp8(p.dtype)) set_fp8(p, lt);
   }
   ~Descriptors() {
     if (c) cublasLtMatrixLayoutDestroy(c);
@@ -75,6 +154,18 @@ struct CublasLtGemm::Descriptors {
   }
   Descriptors(const Descriptors&) = delete;
   Descriptors& operator=(const Descriptors&) = delete;
+
+  template <class T>
+  void set(cublasLtMatmulDescAttributes_t attr, const T& v) {
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, attr, &v, sizeof(v)));
+  }
+  void set_fp8(const GemmProblem& p, ScalePtrs lt) {
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, lt_scale_mode(p.scale, true));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, lt_scale_mode(p.scale, false));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(lt.a));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(lt.b));
+    if (p.fast_accum) set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
+  }
 
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
@@ -113,14 +204,34 @@ cublasStatus_t CublasLtGemm::launch(const cublasLtMatmulAlgo_t& algo, const Gemm
                         workspace_.get(), workspace_.bytes(), stream);
 }
 
+ScalePtrs CublasLtGemm::lt_scales(const GemmProblem& p, ScalePtrs s, cudaStream_t stream) {
+  if (p.scale != ScaleMode::block128) return s;
+  const int64_t kb = ceil_div(p.k, kScaleBlock);
+  upload(lt_scale_a_,
+         to_vec128_layout(download(s.a, scale_count_a(p.scale, p.m, p.k), stream), p.m, kb),
+         stream);
+  upload(lt_scale_b_,
+         to_blk128_layout(download(s.b, scale_count_b(p.scale, p.n, p.k), stream),
+                          ceil_div(p.n, kScaleBlock), kb),
+         stream);
+  return {lt_scale_a_.as<float>(), lt_scale_b_.as<float>()};
+}
+
 std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const void* a, const void* b,
                                                  void* c, cudaStream_t stream,
                                                  const std::function<void()>& prepare,
-                                                 std::string& why_not) {
+                                                 std::string& why_not, ScalePtrs scales) {
   tuned_.reset();
   algos_.clear();
   desc_.reset();
-  desc_ = std::make_unique<Descriptors>(p);
+  if (is_fp8(p.dtype)) {
+    why_not = fp8_unsupported(p);
+    if (!why_not.empty()) return std::nullopt;
+    if (!scales.a || !scales.b)
+      throw std::invalid_argument("CublasLtGemm::tune: the FP8 problem " + p.shape_string() +
+                                  " was given no scales");
+  }
+  desc_ = std::make_unique<Descriptors>(p, lt_scales(p, scales, stream));
 
   cublasLtMatmulPreference_t pref = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
@@ -177,6 +288,7 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
   for (size_t i = 0; i < n; ++i) medians[i] = summarize(times[i]).median_ms;
   best_ = size_t(std::min_element(medians.begin(), medians.end()) - medians.begin());
   tuned_ = p;
+  tuned_scales_ = scales;
 
   const cublasLtMatmulAlgo_t& w = algos_[best_];
   CublasLtChoice ch;
@@ -200,21 +312,25 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
   return ch;
 }
 
-void CublasLtGemm::check_tuned(const GemmProblem& p) const {
+void CublasLtGemm::check_tuned(const GemmProblem& p, ScalePtrs scales) const {
   if (!tuned_ || !same_problem(*tuned_, p))
+    throw std::logic_error("CublasLtGemm::run: the problem " + p.shape_string() + " " +
+                           p.type_string() + " was not tuned (call tune() first)");
+  // The descriptor holds tune()'s scale pointers (block128: its converted copies).
+  if (scales.a != tuned_scales_.a || scales.b != tuned_scales_.b)
     throw std::logic_error("CublasLtGemm::run: the problem " + p.shape_string() +
-                           " was not tuned (call tune() first)");
+                           " was tuned with other scales (call tune() with these)");
 }
 
 void CublasLtGemm::run(const GemmProblem& p, const void* a, const void* b, void* c,
-                       cudaStream_t stream) {
-  check_tuned(p);
+                       cudaStream_t stream, ScalePtrs scales) {
+  check_tuned(p, scales);
   CUBLAS_CHECK(launch(algos_[best_], p, a, b, c, stream));
 }
 
 void CublasLtGemm::run_candidate(size_t i, const GemmProblem& p, const void* a, const void* b,
-                                 void* c, cudaStream_t stream) {
-  check_tuned(p);
+                                 void* c, cudaStream_t stream, ScalePtrs scales) {
+  check_tuned(p, scales);
   if (i >= algos_.size())
     throw std::out_of_range("CublasLtGemm::run_candidate: " + std::to_string(i) + " of " +
                             std::to_string(algos_.size()) + " candidates");
@@ -228,8 +344,37 @@ std::string CublasLtGemm::method() {
       "{} MiB of workspace (allocated once): per problem, before the rows' samples and not part "
       "of them, each candidate is launched once untimed, then all are timed round-robin for {} "
       "rounds (CUDA events; the rows' L2 flush and C restore before each sample) and the lowest "
-      "median wins",
+      "median wins. FP8 rows (which cublasGemmEx cannot run) call it in the TN layout with A and "
+      "B CUDA_R_8F_E4M3, C and D of the row's output type (CUDA_R_16BF unless the row says f16 "
+      "or f32), CUBLAS_COMPUTE_32F with f32 scalars, and the row's scales through "
+      "CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER in the A/B scale mode: tensor SCALAR_32F, row "
+      "OUTER_VEC_32F, block128 VEC128_32F for A and BLK128x128_32F for B (converted to "
+      "cuBLASLt's layout once per problem, while tuning); CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 "
+      "on rows marked fast (never with block128, which does not offer it)",
       kCandidates, kWorkspaceBytes >> 20, kTuneSamples);
+}
+
+std::string CublasLtGemm::fp8_unsupported(const GemmProblem& p) {
+  if (!is_fp8(p.dtype)) return {};
+  // cublasLtMatmul's FP8 requirements (https://docs.nvidia.com/cuda/cublas/#cublasltmatmul):
+  // the TN format, CUBLAS_COMPUTE_32F, and the 16-byte alignment of "Tensor Core Usage" for
+  // every matrix: K bytes per column of A and B, M * sizeof(C) per column of C.
+  if (p.layout != Layout::tn)
+    return "FP8 runs only in the TN layout (cuBLASLt's FP8 kernels take A transposed, B not)";
+  if (p.accum != Accum::f32) return "FP8 products accumulate in f32 (CUBLAS_COMPUTE_32F)";
+  if (!out_valid_for(p.dtype, p.out)) return "C must be bf16, f16 or f32 with FP8 inputs";
+  if (p.scale == ScaleMode::none) return "an FP8 problem needs a scale mode";
+  if (p.k % 16 != 0)
+    return "K must be a multiple of 16: cuBLASLt's FP8 kernels need 16-byte aligned columns "
+           "of A and B (lda = ldb = K bytes)";
+  const int c_bytes = dtype_bytes(p.out_type());
+  if (p.m * c_bytes % 16 != 0)
+    return fmt::format(
+        "M must be a multiple of {}: cuBLASLt's FP8 kernels need 16-byte "
+        "aligned columns of the {} C (ldc = M)",
+        16 / c_bytes, to_string(p.out_type()));
+  if (p.scale == ScaleMode::block128) return block128_unsupported(p);
+  return {};
 }
 
 }  // namespace gemmbench

@@ -10,6 +10,11 @@
 // each, outside the events. The lowest median wins; ties keep the heuristic's order. PyTorch's
 // x @ w.T at 128x7168x16384 f16 ran 9% faster through cuBLASLt than through cublasGemmEx, so the
 // default cuBLAS call alone is a baseline that can be beaten without beating the library.
+//
+// FP8 (e4m3) problems, which cublasGemmEx cannot run, take the same path: TN only (cuBLASLt's FP8
+// kernels want A transposed and B not), A and B CUDA_R_8F_E4M3, C and D of p.out_type(),
+// CUBLAS_COMPUTE_32F, and the scales of p.scale through the A/B scale pointers and modes
+// (cublaslt_gemm.cpp maps the modes and converts block128's scales to cuBLASLt's layout).
 #pragma once
 
 #include <cublasLt.h>
@@ -27,6 +32,13 @@
 
 namespace gemmbench {
 
+// FP8 problems: device pointers to the f32 scales of A and B in the layout of p.scale
+// (core/types.hpp, above ScaleMode). Null for the other types.
+struct ScalePtrs {
+  const float* a = nullptr;
+  const float* b = nullptr;
+};
+
 class CublasLtGemm {
  public:
   static constexpr int kCandidates = 8;
@@ -40,32 +52,44 @@ class CublasLtGemm {
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
   // Tunes for p as described above; writes C. Returns the choice, or nothing with `why_not` set
-  // when the heuristic offers no algorithm that runs. Throws CudaError on CUDA/cuBLAS failures.
+  // when fp8_unsupported(p) names a reason or the heuristic offers no algorithm that runs.
+  // FP8 problems need `scales` (std::invalid_argument without them); block128's are read back
+  // and converted here, once. Throws CudaError on CUDA/cuBLAS failures.
   std::optional<CublasLtChoice> tune(const GemmProblem& p, const void* a, const void* b, void* c,
                                      cudaStream_t stream, const std::function<void()>& prepare,
-                                     std::string& why_not);
+                                     std::string& why_not, ScalePtrs scales = {});
 
-  // Enqueues C = alpha*op(A)*op(B) + beta*C with the tuned algorithm. p must be the problem of
-  // the last successful tune() (std::logic_error otherwise).
-  void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream);
+  // Enqueues C = alpha*op(A)*op(B) + beta*C with the tuned algorithm. p and `scales` must be
+  // those of the last successful tune() (std::logic_error otherwise): the block128 scales
+  // cuBLASLt reads are tune()'s conversion, so their values must not change in between either.
+  void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream,
+           ScalePtrs scales = {});
   // The same with the heuristic's i-th candidate (0: its first choice), for tests.
   void run_candidate(size_t i, const GemmProblem& p, const void* a, const void* b, void* c,
-                     cudaStream_t stream);
+                     cudaStream_t stream, ScalePtrs scales = {});
   size_t candidate_count() const { return algos_.size(); }
 
   static std::string method();  // how it is called and tuned, for the report's metadata
+  // Why cuBLASLt cannot run the FP8 problem p, as a phrase ("K must be a multiple of 16: ..."),
+  // so that a row can be skipped with it; empty when it can, and for every non-FP8 problem.
+  static std::string fp8_unsupported(const GemmProblem& p);
 
  private:
   struct Descriptors;
   cublasStatus_t launch(const cublasLtMatmulAlgo_t& algo, const GemmProblem& p, const void* a,
                         const void* b, void* c, cudaStream_t stream);
-  void check_tuned(const GemmProblem& p) const;
+  void check_tuned(const GemmProblem& p, ScalePtrs scales) const;
+  // The scale pointers cuBLASLt is given for p: `scales` itself, or for block128 lt_scale_a_/b_
+  // filled from them (synchronises `stream`).
+  ScalePtrs lt_scales(const GemmProblem& p, ScalePtrs scales, cudaStream_t stream);
   cudaEvent_t event(size_t i);
 
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer workspace_;
+  DeviceBuffer lt_scale_a_, lt_scale_b_;     // block128: the scales in cuBLASLt's layout
   std::unique_ptr<Descriptors> desc_;        // of the tuned problem
   std::optional<GemmProblem> tuned_;         // the problem algos_ belong to
+  ScalePtrs tuned_scales_;                   // the scales tune() was given with it
   std::vector<cublasLtMatmulAlgo_t> algos_;  // candidates that ran, in the heuristic's order
   size_t best_ = 0;
   std::vector<cudaEvent_t> events_;
