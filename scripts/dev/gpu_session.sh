@@ -105,7 +105,7 @@ for step in "${steps[@]}"; do
       for spec in "test_kernels:-*sm90*:300" "test_kernels:*sm90*:120" "test_runner_gpu:*:120" \
                   "test_sticky_error_gpu:*:60" "test_inspect_ldmatrix:*:60" \
                   "test_inspect_mma_peak:*:120" "test_decode:*:180" "test_telemetry_gpu:*:180" \
-                  "test_cublaslt_gpu:*:180"; do
+                  "test_cublaslt_gpu:*:180" "test_cublaslt_fp8_gpu:*:120" "test_fp8_runner_gpu:*:120"; do
         IFS=: read -r exe filter limit <<<"$spec"
         i=$((i + 1))
         log=$logs/gpu_test_${i}_$exe.log

@@ -124,9 +124,18 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                "without touching a GPU; every argument and config check still runs");
   app.add_option("--layout", o.layouts,
                  "nn, nt, tn, tt (comma list). Default: each kernel's native");
-  app.add_option("--dtype", o.dtypes, "f32, f16, bf16 (comma list). Default: each kernel's native");
+  app.add_option("--dtype", o.dtypes,
+                 "f32, f16, bf16, e4m3 (comma list). Default: each kernel's native. e4m3: FP8 "
+                 "A and B, TN, quantized from f32 data with the scales of --scale (docs/fp8.md)");
   app.add_option("--accum", o.accums,
                  "Accumulate type f32 or f16 (f16 inputs only). Default: native");
+  app.add_option("--scale", o.scales,
+                 "FP8 scaling, comma list: tensor (one f32 scale per operand, default), row (per "
+                 "row of A and column of B), block128 (DeepSeek-V3: 1x128 on A, 128x128 on B)");
+  app.add_option("--out", o.out, "FP8: C's type, bf16 (default), f16 or f32");
+  app.add_flag("--fast-accum", o.fast_accum,
+               "FP8: keep the tensor cores' own accumulator over all of K (faster, less "
+               "accurate; not with block128)");
   app.add_option("--alpha", o.alpha, "alpha (default 1)");
   app.add_option("--beta", o.beta, "beta (default 0; C then starts from seeded values)");
   app.add_option("--config", o.config, "JSON sweep config (schema in README.md)");
@@ -307,13 +316,15 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
-                          o.dtypes || o.accums || o.alpha || o.beta;
+                          o.dtypes || o.accums || o.alpha || o.beta || o.scales || o.out ||
+                          o.fast_accum;
   if (o.runs && o.config.empty())
     throw UsageError("--run selects runs of a --config; give the config too");
   if (!o.config.empty() && work_flags)
     throw UsageError(
         "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
-        "--dtype, --accum, --alpha or --beta: put those in the config's runs");
+        "--dtype, --accum, --scale, --out, --fast-accum, --alpha or --beta: put those in the "
+        "config's runs");
   if (o.presets && (o.m || o.n || o.k))
     throw UsageError("--preset takes N and K from the model and M from --tokens: drop --m/--n/--k");
   if (o.presets && !o.tokens)
@@ -364,8 +375,17 @@ RunRequest resolve_request(const CliOptions& o) {
   if (o.layouts)
     run.layouts = parse_enum_list<Layout>(*o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
   if (o.dtypes)
-    run.dtypes = parse_enum_list<DType>(*o.dtypes, "--dtype", parse_dtype, "f32, f16, bf16");
+    run.dtypes = parse_enum_list<DType>(*o.dtypes, "--dtype", parse_dtype, dtype_names());
   if (o.accums) run.accums = parse_enum_list<Accum>(*o.accums, "--accum", parse_accum, "f32, f16");
+  if (o.scales)
+    run.scales =
+        parse_enum_list<ScaleMode>(*o.scales, "--scale", parse_scale_mode, "tensor, row, block128");
+  if (o.out) {
+    const std::optional<DType> out = parse_dtype(*o.out);
+    if (!out) throw UsageError("--out: '" + *o.out + "' is not a type; bf16, f16 or f32");
+    run.out = *out;
+  }
+  run.fast_accum = o.fast_accum;
   run.alpha = o.alpha.value_or(1.0);
   run.beta = o.beta.value_or(0.0);
   req.runs.push_back(std::move(run));

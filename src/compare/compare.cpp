@@ -63,9 +63,9 @@ std::string fmt_alpha_beta(const GemmProblem& p) {
 
 std::string row_label(const ReportRow& r) {
   const CaseResult& c = r.result;
-  std::string s = fmt::format("{} {} {} {}/{}{}", c.kernel, c.problem.shape_string(),
-                              to_string(c.problem.layout), to_string(c.problem.dtype),
-                              to_string(c.problem.accum), fmt_alpha_beta(c.problem));
+  std::string s =
+      fmt::format("{} {} {} {}{}", c.kernel, c.problem.shape_string(), to_string(c.problem.layout),
+                  c.problem.type_string(), fmt_alpha_beta(c.problem));
   if (c.measure.cache != CacheMode::cold) s += std::string(" ") + to_string(c.measure.cache);
   if (c.measure.data != DataDist::uniform) s += std::string(" ") + to_string(c.measure.data);
   if (r.regime != "sustained") s += " " + r.regime;
@@ -144,11 +144,10 @@ const char* to_string(Method m) {
 
 std::string case_key(const ReportRow& r) {
   const CaseResult& c = r.result;
-  return fmt::format("{}|{}x{}x{}|{}|{}/{}|{:g}|{:g}|{}|{}|{}|{}", c.kernel, c.problem.m,
-                     c.problem.n, c.problem.k, to_string(c.problem.layout),
-                     to_string(c.problem.dtype), to_string(c.problem.accum), c.problem.alpha,
-                     c.problem.beta, to_string(c.measure.cache), to_string(c.measure.data),
-                     r.regime, r.preset);
+  return fmt::format("{}|{}x{}x{}|{}|{}|{:g}|{:g}|{}|{}|{}|{}", c.kernel, c.problem.m, c.problem.n,
+                     c.problem.k, to_string(c.problem.layout), c.problem.type_string(),
+                     c.problem.alpha, c.problem.beta, to_string(c.measure.cache),
+                     to_string(c.measure.data), r.regime, r.preset);
 }
 
 Report parse_report(const json& doc, const std::string& name) {

@@ -233,7 +233,7 @@ class Parser {
     expect(j, j.is_object(), path, "an object");
     check_keys(j, path,
                {"name", "kernels", "shapes", "preset", "tokens", "layouts", "dtypes", "accums",
-                "alpha", "beta", "measure"});
+                "scales", "out", "fast_accum", "alpha", "beta", "measure"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
@@ -262,9 +262,23 @@ class Parser {
       r.layouts =
           enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");
     if (j.contains("dtypes"))
-      r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, "f32, f16, bf16");
+      r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, dtype_names());
     if (j.contains("accums"))
       r.accums = enums<Accum>(j["accums"], join(path, "accums"), parse_accum, "f32, f16");
+    // FP8 (plan.cpp checks that they meet an e4m3 dtype and each other).
+    if (j.contains("scales"))
+      r.scales = enums<ScaleMode>(j["scales"], join(path, "scales"), parse_scale_mode,
+                                  "tensor, row, block128");
+    if (j.contains("out")) {
+      const json& o = j["out"];
+      expect(o, o.is_string() && parse_dtype(o.get<std::string>()), join(path, "out"),
+             "a type name: bf16, f16 or f32");
+      r.out = parse_dtype(o.get<std::string>());
+    }
+    if (j.contains("fast_accum")) {
+      expect(j["fast_accum"], j["fast_accum"].is_boolean(), join(path, "fast_accum"), "a boolean");
+      r.fast_accum = j["fast_accum"].get<bool>();
+    }
     if (j.contains("alpha")) r.alpha = number(j["alpha"], join(path, "alpha"));
     if (j.contains("beta")) r.beta = number(j["beta"], join(path, "beta"));
     if (!std::isfinite(r.alpha) || !std::isfinite(r.beta))

@@ -115,7 +115,8 @@ int run_swizzle(const Options& o, std::ostream& out) {
   p.rows = int(tile[0]);
   p.cols = int(tile[1]);
   const std::optional<DType> dtype = parse_dtype(o.dtype);
-  if (!dtype) throw UsageError(fmt::format("--dtype {}: accepted f16, bf16, f32", o.dtype));
+  if (!dtype || is_fp8(*dtype))
+    throw UsageError(fmt::format("--dtype {}: accepted f16, bf16, f32", o.dtype));
   p.dtype = *dtype;
   if (o.access == "ldmatrix")
     p.access = SwizzleAccess::ldmatrix;
@@ -178,7 +179,7 @@ int run_mma_peak(const Options& o, const MmaPeakRunner& run_on_device, std::ostr
   else
     throw UsageError(fmt::format("--accum {}: accepted f16, f32, both", o.accum));
   const std::optional<DType> dtype = parse_dtype(o.mma_dtype);
-  if (!dtype || *dtype == DType::f32)
+  if (!dtype || *dtype == DType::f32 || is_fp8(*dtype))
     throw UsageError(fmt::format("--dtype {}: accepted f16, bf16 (the mma inputs)", o.mma_dtype));
   if (*dtype == DType::bf16 && accums != std::vector<Accum>{Accum::f32})
     throw UsageError(fmt::format(

@@ -26,9 +26,8 @@ std::string field(const json& j, const char* key) {
 }
 
 std::string row_label(const CaseResult& r) {
-  std::string s =
-      fmt::format("{} {} {} {}/{}", r.kernel, r.problem.shape_string(), to_string(r.problem.layout),
-                  to_string(r.problem.dtype), to_string(r.problem.accum));
+  std::string s = fmt::format("{} {} {} {}", r.kernel, r.problem.shape_string(),
+                              to_string(r.problem.layout), r.problem.type_string());
   if (!r.preset.empty()) s += " [" + r.preset.model + "/" + r.preset.layer + "]";
   return s;
 }

@@ -36,6 +36,28 @@ void check_size(const GemmProblem& p, const std::string& where) {
   check("C", p.m, p.n);
 }
 
+// The FP8 options are checked before anything is planned: each one is a usage error where it
+// cannot apply, rather than a row that silently ignores it.
+void check_fp8_options(const RunSpec& run, const std::string& where) {
+  const bool fp8 = std::any_of(run.dtypes.begin(), run.dtypes.end(), is_fp8);
+  if (!fp8 && (!run.scales.empty() || run.out || run.fast_accum))
+    throw UsageError(where +
+                     "--scale, --out and --fast-accum apply to FP8 inputs only: add --dtype e4m3");
+  if (!fp8) return;
+  if (run.out && !out_valid_for(DType::e4m3, *run.out))
+    throw UsageError(where + "--out " + to_string(*run.out) +
+                     ": an FP8 GEMM writes bf16, f16 or f32");
+  for (Layout l : run.layouts)
+    if (l != Layout::tn)
+      throw UsageError(where + "e4m3 GEMMs are TN only (--layout " + to_string(l) +
+                       "): the tensor cores and cuBLASLt read 8-bit operands K-contiguous");
+  if (run.fast_accum && contains(run.scales, ScaleMode::block128))
+    throw UsageError(where +
+                     "--fast-accum with --scale block128: the 128-blocks are applied when the "
+                     "partial sums are promoted to f32, which fast accumulation skips (cuBLASLt "
+                     "has no such mode either)");
+}
+
 }  // namespace
 
 size_t Plan::row_count() const {
@@ -83,7 +105,7 @@ std::string format_plan(const Plan& plan) {
   double flop = 0;
   for (const ProblemGroup& g : plan.groups) {
     const GemmProblem& p = g.problem;
-    const std::string type = std::string(to_string(p.dtype)) + "/" + to_string(p.accum);
+    const std::string type = p.type_string();
     const std::string label = g.preset.empty() ? "" : g.preset.model + " " + g.preset.layer;
     auto line = [&](const std::string& kernel) {
       out += fmt::format("{:<26} {:>20} {:>6} {:>10}  {}\n", kernel, p.shape_string(),
@@ -113,10 +135,13 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     if (run.shapes.empty()) throw UsageError(where + "no shapes given");
     if (run.kernels.empty()) throw UsageError(where + "no kernels given");
 
-    std::vector<const KernelInfo*> kernels;
+    check_fp8_options(run, where);
+    std::vector<const KernelInfo*> kernels, named;  // named: given by its exact name
     for (const std::string& pattern : run.kernels)
-      for (const KernelInfo* k : match_kernels(pattern, reg))
+      for (const KernelInfo* k : match_kernels(pattern, reg)) {
         if (!contains(kernels, k)) kernels.push_back(k);
+        if (pattern == k->name) named.push_back(k);
+      }
 
     // What a kernel runs: the requested dtypes/layouts/accums, or its native ones.
     struct Variant {
@@ -128,11 +153,15 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     // preset label is part of the key: two model layers of one shape stay two groups, each row
     // labelled with its own layer (a per-layer table needs both), at the cost of measuring it
     // twice. A plain shape listed twice is still measured once.
-    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, std::string, std::string>, size_t>
+    // FP8 problems add C's type, the scaling and fast accumulation to the key.
+    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, int, int, bool, std::string,
+                        std::string>,
+             size_t>
         group_of;
     auto add = [&](const KernelInfo* k, const GemmProblem& p, const PresetLabel& label) {
-      const auto key = std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum),
-                                       label.model, label.layer);
+      const auto key =
+          std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum), int(p.out),
+                          int(p.scale), p.fast_accum, label.model, label.layer);
       if (auto it = group_of.find(key); it != group_of.end()) {
         auto& g = plan.groups[it->second];
         if (k && !contains(g.kernels, k)) g.kernels.push_back(k);
@@ -147,6 +176,21 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
       if (k) group.kernels.push_back(k);
       plan.groups.push_back(std::move(group));
     };
+    // FP8: TN only (wgmma and cuBLASLt read 8-bit operands K-major), one problem per scaling. A
+    // kernel matched by a glob or "all" that does not declare the type gets no row (a hundred rows
+    // would say "not implemented"); one named exactly gets its row, skipped with that reason. The
+    // baseline's group is planned all the same.
+    auto expand_fp8 = [&](const KernelInfo* k, const Shape& s, DType d, Accum a) {
+      const std::vector<ScaleMode> scales =
+          run.scales.empty() ? std::vector<ScaleMode>{ScaleMode::tensor} : run.scales;
+      for (ScaleMode m : scales) {
+        GemmProblem p{s.m, s.n, s.k, Layout::tn, d, a, run.alpha, run.beta};
+        p.out = run.out.value_or(default_out(d));
+        p.scale = m;
+        p.fast_accum = run.fast_accum;
+        add(k && (contains(k->dtypes, d) || contains(named, k)) ? k : nullptr, p, s.preset);
+      }
+    };
     auto expand = [&](const KernelInfo* k, const Shape& s) {
       const std::vector<DType> dtypes =
           !run.dtypes.empty() ? run.dtypes : std::vector<DType>{k ? k->dtypes[0] : DType::f32};
@@ -160,6 +204,10 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
         }
         for (Accum a : accums) {
           if (!accum_valid_for(d, a)) continue;  // e.g. f16 accumulation of f32 inputs
+          if (is_fp8(d)) {
+            expand_fp8(k, s, d, a);
+            continue;
+          }
           for (Layout l : layouts)
             add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta}, s.preset);
         }

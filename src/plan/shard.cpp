@@ -35,8 +35,8 @@ constexpr int kLtCandidates = 8, kLtTuneSamples = 5;  // runner/cublaslt_gemm.hp
 
 std::string case_label(const std::string& kernel, const ProblemGroup& g) {
   const GemmProblem& p = g.problem;
-  std::string s = fmt::format("{} {} {} {}/{}", kernel, p.shape_string(), to_string(p.layout),
-                              to_string(p.dtype), to_string(p.accum));
+  std::string s =
+      fmt::format("{} {} {} {}", kernel, p.shape_string(), to_string(p.layout), p.type_string());
   if (p.alpha != 1.0 || p.beta != 0.0) s += fmt::format(" a={:g} b={:g}", p.alpha, p.beta);
   if (!g.preset.empty()) s += " [" + g.preset.model + "/" + g.preset.layer + "]";
   return s;
@@ -240,6 +240,8 @@ std::string plan_hash(const Plan& plan) {
     feed(g.run_name);
     feed(fmt::format("{} {} {} {} {} {} {} {}", p.m, p.n, p.k, to_string(p.layout),
                      to_string(p.dtype), to_string(p.accum), p.alpha, p.beta));
+    if (is_fp8(p.dtype))  // the classic types hash as before: their plan hashes stay valid
+      feed(fmt::format("{} {} {}", to_string(p.out), to_string(p.scale), p.fast_accum));
     feed(fmt::format("{} {} {} {} {} {} {} {} {} {}", m.warmup, m.min_samples, m.min_time_s,
                      m.max_time_s, to_string(m.cache), to_string(m.data), to_string(m.regime),
                      m.verify, m.keep_samples, to_string(m.baseline)));

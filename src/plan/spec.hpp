@@ -103,6 +103,11 @@ struct RunSpec {
   std::vector<Layout> layouts;  // empty: each kernel's native layout
   std::vector<DType> dtypes;    // empty: each kernel's native dtype
   std::vector<Accum> accums;    // empty: each kernel's native accumulate type
+  // FP8 (e4m3) problems only: the scalings to run (empty: tensor), C's type (empty: bf16) and
+  // fast accumulation. Given for a run without an FP8 dtype they are a usage error.
+  std::vector<ScaleMode> scales;
+  std::optional<DType> out;
+  bool fast_accum = false;
   double alpha = 1.0, beta = 0.0;
   MeasureOverrides measure;
 };

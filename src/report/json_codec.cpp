@@ -116,6 +116,11 @@ json to_json(const CaseResult& r) {
   j["layout"] = to_string(r.problem.layout);
   j["dtype"] = to_string(r.problem.dtype);
   j["accum"] = to_string(r.problem.accum);
+  if (is_fp8(r.problem.dtype)) {  // the format of an FP8 row: C's type, scaling, accumulation
+    j["out"] = to_string(r.problem.out);
+    j["scale"] = to_string(r.problem.scale);
+    j["fast_accum"] = r.problem.fast_accum;
+  }
   j["alpha"] = r.problem.alpha;
   j["beta"] = r.problem.beta;
   j["status"] = to_string(r.status);
@@ -146,6 +151,11 @@ json to_json(const CaseResult& r) {
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
                 {"nonfinite", r.error.nonfinite}, {"tolerance", r.error.tolerance}};
+  if (is_fp8(r.problem.dtype) && r.error.computed) {
+    j["error"]["calc_diff"] = r.error.calc_diff;
+    j["error"]["quant_normwise"] = opt(r.error.quant_normwise);
+    j["error"]["quant_calc_diff"] = opt(r.error.quant_calc_diff);
+  }
   j["clock"] = {{"sm_mhz", opt(r.clock.sm_clock_mhz)},
                 {"sm_median_mhz", opt(r.clock.sm_clock_median_mhz)},
                 {"sm_max_mhz", opt(r.clock.sm_clock_max_mhz)},
@@ -231,6 +241,11 @@ CaseResult case_result_from_json(const json& j) {
   r.problem.layout = need(parse_layout(j.at("layout").get<std::string>()), "layout");
   r.problem.dtype = need(parse_dtype(j.at("dtype").get<std::string>()), "dtype");
   r.problem.accum = need(parse_accum(j.at("accum").get<std::string>()), "accum");
+  if (is_fp8(r.problem.dtype)) {
+    r.problem.out = need(parse_dtype(j.at("out").get<std::string>()), "out");
+    r.problem.scale = need(parse_scale_mode(j.at("scale").get<std::string>()), "scale");
+    r.problem.fast_accum = j.at("fast_accum").get<bool>();
+  }
   r.problem.alpha = j.at("alpha").get<double>();
   r.problem.beta = j.at("beta").get<double>();
   r.status = parse_status(j.at("status").get<std::string>());
@@ -263,6 +278,9 @@ CaseResult case_result_from_json(const json& j) {
   r.error = ErrorStats{e.at("verified").get<bool>(),     e.at("max_abs").get<double>(),
                        e.at("max_rel").get<double>(),    e.at("normwise").get<double>(),
                        e.at("nonfinite").get<int64_t>(), e.at("tolerance").get<double>()};
+  if (e.contains("calc_diff")) r.error.calc_diff = e.at("calc_diff").get<double>();
+  r.error.quant_normwise = get_opt<double>(e, "quant_normwise");
+  r.error.quant_calc_diff = get_opt<double>(e, "quant_calc_diff");
   const json& c = j.at("clock");
   r.clock.sm_clock_mhz = get_opt<unsigned>(c, "sm_mhz");
   r.clock.sm_clock_max_mhz = get_opt<unsigned>(c, "sm_max_mhz");

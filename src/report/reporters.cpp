@@ -109,6 +109,11 @@ class ConsoleReporter : public Reporter {
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
     if (!r.chosen_kernel.empty()) status += " [ran " + r.chosen_kernel + "]";
+    if (is_fp8(r.problem.dtype)) {
+      status += " [" + r.problem.type_string().substr(r.problem.type_string().find(' ') + 1) + "]";
+      if (r.error.quant_normwise)
+        status += fmt::format(" [quant err {:.2e}]", *r.error.quant_normwise);
+    }
     out_ << fmt::format("{:<26} {:>20} {:>6} {:>8} {:>10} {:>9} {:>8} {}{:>7} {:>9}  {}\n",
                         r.kernel, r.problem.shape_string(), to_string(r.problem.layout),
                         accum_label(r.problem), ms, tf, pct,
@@ -296,12 +301,19 @@ const std::vector<std::string>& csv_columns() {
                                                 "device",
                                                 "reason",
                                                 "chosen_kernel",
-                                                "chosen_rule"};
+                                                "chosen_rule",
+                                                "out",
+                                                "scale",
+                                                "fast_accum",
+                                                "calc_diff",
+                                                "quant_normwise",
+                                                "quant_calc_diff"};
   return cols;
 }
 
 std::vector<std::string> csv_cells(const CaseResult& r, const std::string& device) {
   const auto& p = r.problem;
+  const bool fp8 = is_fp8(p.dtype);
   const auto t = r.time.value_or(TimingStats{});
   const bool timed = r.time.has_value();
   auto tv = [&](double v) { return timed ? fmt::format("{}", v) : std::string(); };
@@ -390,7 +402,13 @@ std::vector<std::string> csv_cells(const CaseResult& r, const std::string& devic
           device,
           r.reason,
           r.chosen_kernel,
-          r.chosen_rule};
+          r.chosen_rule,
+          fp8 ? to_string(p.out) : "",
+          fp8 ? to_string(p.scale) : "",
+          fp8 ? (p.fast_accum ? "true" : "false") : "",
+          fp8 && r.error.computed ? fmt::format("{}", r.error.calc_diff) : "",
+          opt_str(r.error.quant_normwise),
+          opt_str(r.error.quant_calc_diff)};
 }
 
 std::string csv_line(const std::vector<std::string>& cells) {

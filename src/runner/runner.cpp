@@ -61,6 +61,11 @@ constexpr int kEnergyTag = 1 << 24;
 struct GroupData {
   DeviceBuffer a, b, c, c0, ref;
   double ref_rms = 0;
+  // FP8: the scales of A and B (core/types.hpp's layouts) and the fp64 product of the inputs
+  // before quantization, against which each row's quantization error is taken.
+  DeviceBuffer scale_a, scale_b, ref_unquantized;
+  double ref_unquantized_rms = 0;
+  ScalePtrs scales() const { return {scale_a.as<float>(), scale_b.as<float>()}; }
 };
 
 // The energy window's launches, timed by events; the counter arithmetic comes after the
@@ -146,7 +151,8 @@ struct Runner::Impl {
   CublasGemm cublas;
   // Tuned per group when the group's baseline uses it.
   CublasLtGemm cublaslt;
-  L2Flush flush;  // run before every cold sample: evicts the operands, leaves L2 clean
+  CublasLtGemm cublas_fp8;  // the baseline of FP8 problems
+  L2Flush flush;            // run before every cold sample: evicts the operands, leaves L2 clean
   ClockProbe probe;
   Nvml nvml;
   TelemetrySampler sampler;  // declared after nvml: it reads through it
@@ -166,6 +172,7 @@ struct Runner::Impl {
 
   GroupData setup(const ProblemGroup& g) {
     const GemmProblem& p = g.problem;
+    if (is_fp8(p.dtype)) return setup_fp8(g);
     const size_t es = dtype_bytes(p.dtype);
     GroupData d;
     d.a = DeviceBuffer(size_t(p.m * p.k) * es);
@@ -187,13 +194,54 @@ struct Runner::Impl {
     return d;
   }
 
+  // FP8 inputs as a released model has them: f32 data (the same seeded values as an f32 problem)
+  // quantized with the scales of p.scale, computed here from each group's amax.
+  GroupData setup_fp8(const ProblemGroup& g) {
+    const GemmProblem& p = g.problem;
+    const size_t es_out = dtype_bytes(p.out_type());
+    GroupData d;
+    d.a = DeviceBuffer(size_t(p.m * p.k));
+    d.b = DeviceBuffer(size_t(p.k * p.n));
+    d.c = DeviceBuffer(size_t(p.m * p.n) * es_out);
+    d.scale_a = DeviceBuffer(size_t(scale_count_a(p.scale, p.m, p.k)) * sizeof(float));
+    d.scale_b = DeviceBuffer(size_t(scale_count_b(p.scale, p.n, p.k)) * sizeof(float));
+    {
+      DeviceBuffer a32(size_t(p.m * p.k) * sizeof(float)), b32(size_t(p.k * p.n) * sizeof(float));
+      DeviceBuffer scratch(size_t(std::max(p.m, p.n)) * sizeof(float));
+      const DataDist dist = g.measure.data;
+      fill_inputs(a32.get(), DType::f32, p.m * p.k, seed, kTensorA, dist, stream);
+      fill_inputs(b32.get(), DType::f32, p.k * p.n, seed, kTensorB, dist, stream);
+      quantize_fp8(a32.as<float>(), p.m, p.k, scale_index_a(p), d.a.get(), d.scale_a.as<float>(),
+                   scratch.as<float>(), stream);
+      quantize_fp8(b32.as<float>(), p.n, p.k, scale_index_b(p), d.b.get(), d.scale_b.as<float>(),
+                   scratch.as<float>(), stream);
+      if (p.beta != 0) {
+        d.c0 = DeviceBuffer(size_t(p.m * p.n) * es_out);
+        fill_inputs(d.c0.get(), p.out_type(), p.m * p.n, seed, kTensorC, dist, stream);
+      }
+      if (g.measure.verify) {
+        d.ref = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
+        reference_gemm_fp8(p, d.a.get(), d.scale_a.as<float>(), d.b.get(), d.scale_b.as<float>(),
+                           d.c0.get(), d.ref.as<double>(), stream);
+        d.ref_rms = meter.reference_rms(d.ref.as<double>(), p.m * p.n, stream);
+        d.ref_unquantized = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
+        reference_gemm_f32_inputs(p, a32.as<float>(), b32.as<float>(), d.c0.get(),
+                                  d.ref_unquantized.as<double>(), stream);
+        d.ref_unquantized_rms =
+            meter.reference_rms(d.ref_unquantized.as<double>(), p.m * p.n, stream);
+      }
+      CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 inputs are freed
+    }
+    return d;
+  }
+
   // C before a verified run: NaN poison, or the seeded initial values when beta != 0.
   void prepare_for_verify(const GemmProblem& p, GroupData& d) {
     if (p.beta != 0)
       CUDA_CHECK(
           cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
     else
-      fill_nan(d.c.get(), p.dtype, p.m * p.n, stream);
+      fill_nan(d.c.get(), p.out_type(), p.m * p.n, stream);
   }
 
   // Outside the timed window of every sample: restore C (beta != 0), flush L2 (cold).
@@ -210,8 +258,14 @@ struct Runner::Impl {
     launch();
     CUDA_CHECK(cudaStreamSynchronize(stream));
     ErrorStats e =
-        meter.measure(p.dtype, d.c.get(), d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
-    e.tolerance = verification_tolerance(p.dtype, p.accum, p.k);
+        meter.measure(p.out_type(), d.c.get(), d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
+    e.tolerance = verification_tolerance(p);
+    if (d.ref_unquantized.get()) {
+      const ErrorStats q = meter.measure(p.out_type(), d.c.get(), d.ref_unquantized.as<double>(),
+                                         p.m * p.n, d.ref_unquantized_rms, stream);
+      e.quant_normwise = q.normwise;
+      e.quant_calc_diff = q.calc_diff;
+    }
     return e;
   }
 
@@ -629,10 +683,14 @@ std::string Runner::timing_method() {
 
 size_t Runner::bytes_needed(const ProblemGroup& g) {
   const GemmProblem& p = g.problem;
-  const size_t es = dtype_bytes(p.dtype);
-  size_t bytes = size_t(p.m * p.k + p.k * p.n + p.m * p.n) * es;
-  if (p.beta != 0) bytes += size_t(p.m * p.n) * es;
-  if (g.measure.verify) bytes += size_t(p.m * p.n) * sizeof(double);
+  const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
+  const size_t mn = size_t(p.m * p.n), inputs = size_t(p.m * p.k + p.k * p.n);
+  size_t bytes = inputs * es + mn * es_out;
+  if (p.beta != 0) bytes += mn * es_out;
+  if (g.measure.verify) bytes += mn * sizeof(double);
+  // FP8 setup holds the f32 inputs while quantizing, and a second reference (unquantized).
+  if (is_fp8(p.dtype))
+    bytes += inputs * sizeof(float) + (g.measure.verify ? mn * sizeof(double) : 0);
   return bytes;
 }
 
@@ -651,7 +709,7 @@ CaseResult Runner::base_row(const ProblemGroup& g, const KernelInfo* k) const {
   r.problem = g.problem;
   r.measure = g.measure;
   r.preset = g.preset;
-  if (k && k->choose) {
+  if (k && k->choose && why_unsupported(*k, g.problem, caps_).empty()) {
     const DispatchChoice c = k->choose(g.problem, caps_);
     if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
   }
@@ -697,8 +755,31 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
                 1);
     return rows();
   }
-  cublas.launch = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
-  if (with_lt) {
+  if (is_fp8(p.dtype)) {
+    // cublasGemmEx has no FP8: the baseline row of an FP8 problem is cuBLASLt with the same
+    // scaling (tuned like the cublaslt provider), and says so in its provider field.
+    cublas.r.provider = "cublaslt";
+    try {
+      std::string why_not;
+      cublas.r.cublaslt_algo = im.cublas_fp8.tune(
+          p, d.a.get(), d.b.get(), d.c.get(), im.stream, [&] { im.prepare_sample(p, s, d); },
+          why_not, d.scales());
+      if (!cublas.r.cublaslt_algo) {
+        cublas.r.reason = "cuBLASLt FP8: " + why_not;
+      } else {
+        cublas.launch = [&] {
+          im.cublas_fp8.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream, d.scales());
+        };
+      }
+    } catch (const CudaError& e) {
+      Impl::fail_member(cublas, e, summary);
+    }
+  } else {
+    cublas.launch = [&] { im.cublas.run(p, d.a.get(), d.b.get(), d.c.get(), im.stream); };
+  }
+  if (with_lt && is_fp8(p.dtype)) {
+    members[1].r.reason = "the baseline (cublas) row of an FP8 problem is cuBLASLt already";
+  } else if (with_lt) {
     Member& lt = members[1];
     at("cublaslt");
     try {
@@ -723,12 +804,13 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
       members[i].r.reason = why;
       continue;
     }
-    members[i].launch =
-        [&im, k,
-         args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha), float(p.beta)}] {
-          k->launch(args, im.stream);
-          CUDA_CHECK_LAST_LAUNCH();
-        };
+    members[i].launch = [&im, k,
+                         args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha),
+                                         float(p.beta), d.scale_a.as<float>(),
+                                         d.scale_b.as<float>()}] {
+      k->launch(args, im.stream);
+      CUDA_CHECK_LAST_LAUNCH();
+    };
   }
   std::vector<Member*> timed;
   for (Member& m : members) {

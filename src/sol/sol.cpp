@@ -18,26 +18,29 @@ constexpr ArchPeak kArchPeaks[] = {
     // with FP16 or FP32 accumulate (1024 FMA/clk/SM -> 2048). A30 (56 SMs, 1440 MHz, 165 TFLOPS)
     // fits the same rates.
     {80, "sm80 (Ampere GA100: A100, A30)", "NVIDIA Ampere GA100 (A100) whitepaper", 128, 2048, 2048,
-     2048, false},
+     2048, 0, false},
     // NVIDIA Ampere GA102 GPU Architecture whitepaper, appendix tables: RTX 3090, 82 SMs at
     // 1695 MHz: FP32 35.6 TFLOPS (128 FP32 lanes/SM -> 256); FP16 tensor with FP16 accumulate
     // 142 TFLOPS dense (-> 1024); with FP32 accumulate, and BF16, 71 TFLOPS (GeForce half rate ->
     // 512). RTX A6000, 84 SMs at 1800 MHz: FP16 tensor with FP32 accumulate 154.8 TFLOPS, the full
     // 1024 (professional boards: RTX A-series, A10, A40).
     {86, "sm86 (Ampere GA10x: RTX 30, RTX A-series, A10, A40)", "NVIDIA Ampere GA102 whitepaper",
-     256, 1024, 1024, 1024, true},
+     256, 1024, 1024, 1024, 0, true},
     // NVIDIA Ada Lovelace GPU Architecture whitepaper (AD102), RTX 4090, 128 SMs at 2520 MHz:
     // FP32 82.6 TFLOPS (-> 256); FP16 tensor with FP16 accumulate 330.3 TFLOPS dense (-> 1024);
     // FP32 accumulate and BF16 165.2 TFLOPS (GeForce half rate -> 512). Professional Ada boards
-    // (RTX 6000 Ada, L40, L40S) run FP32 accumulate at the full rate.
+    // (RTX 6000 Ada, L40, L40S) run FP32 accumulate at the full rate. FP8 tensor, FP16
+    // accumulate: 660.6 TFLOPS dense on the RTX 4090 (-> 2048); gemmbench's FP8 accumulates in
+    // FP32, which GeForce runs at half that.
     {89, "sm89 (Ada AD10x: RTX 40, RTX 6000 Ada, L4, L40, L40S)",
-     "NVIDIA Ada Lovelace (AD102) whitepaper", 256, 1024, 1024, 1024, true},
+     "NVIDIA Ada Lovelace (AD102) whitepaper", 256, 1024, 1024, 1024, 2048, true},
     // NVIDIA H100 Tensor Core GPU Architecture whitepaper (GH100), H100 SXM5, 132 SMs: FP16 and
     // BF16 tensor 989.4 TFLOPS dense with FP16 or FP32 accumulate = 132 x 4096 x 1830 MHz
     // (4 tensor cores x 512 FMA/clk -> 4096); FP32 67 TFLOPS = 132 x 256 x 1980 MHz (128 FP32
-    // lanes/SM -> 256). H200 is the same GH100 die.
+    // lanes/SM -> 256); FP8 tensor 1978.9 TFLOPS dense = 132 x 8192 x 1830 MHz. H200 is the same
+    // GH100 die.
     {90, "sm90 (Hopper GH100: H100, H200)", "NVIDIA Hopper H100 whitepaper", 256, 4096, 4096, 4096,
-     false},
+     8192, false},
 };
 
 double rate_of(const ArchPeak& a, InstrClass c) {
@@ -50,6 +53,8 @@ double rate_of(const ArchPeak& a, InstrClass c) {
       return a.tensor_f16_f16acc;
     case InstrClass::tensor_bf16_f32acc:
       return a.tensor_bf16_f32acc;
+    case InstrClass::tensor_fp8_f32acc:
+      return a.tensor_fp8_f32acc;
   }
   return 0;
 }
@@ -62,9 +67,9 @@ double tflops_at(double flop_per_clk, int sms, double mhz) {
 }  // namespace
 
 const char* const kSolIntensityRule =
-    "FLOP = 2*M*N*K; bytes = (M*K + K*N + M*N, plus M*N more when beta != 0) * dtype bytes: A and "
-    "B "
-    "read once, C read once when beta != 0, C written once; intensity = FLOP / bytes. Compute "
+    "FLOP = 2*M*N*K; bytes = (M*K + K*N) * input bytes + (M*N, plus M*N more when beta != 0) * "
+    "output bytes (FP8: 1-byte inputs, C bf16 by default): A and B read once, C read once when "
+    "beta != 0, C written once; intensity = FLOP / bytes. Compute "
     "ceiling = dense FLOP/clk/SM of the instruction class (f32: FFMA, no TF32) x SMs x SM clock; "
     "memory ceiling = intensity x measured device-to-device bandwidth (datasheet when not "
     "measured); bound = min(compute at the maximum SM clock, memory); pct_sol = TFLOP/s / bound";
@@ -79,6 +84,8 @@ const char* to_string(InstrClass c) {
       return "tensor_f16_f16acc";
     case InstrClass::tensor_bf16_f32acc:
       return "tensor_bf16_f32acc";
+    case InstrClass::tensor_fp8_f32acc:
+      return "tensor_fp8_f32acc";
   }
   return "?";
 }
@@ -92,6 +99,9 @@ std::optional<InstrClass> instruction_class(DType d, Accum a) {
       return a == Accum::f32 ? InstrClass::tensor_f16_f32acc : InstrClass::tensor_f16_f16acc;
     case DType::bf16:
       if (a == Accum::f32) return InstrClass::tensor_bf16_f32acc;
+      break;
+    case DType::e4m3:
+      if (a == Accum::f32) return InstrClass::tensor_fp8_f32acc;
       break;
   }
   return std::nullopt;
@@ -115,8 +125,13 @@ std::optional<double> flop_per_clock_per_sm(int sm, const std::string& device_na
     return std::nullopt;
   }
   double rate = rate_of(*a, c);
-  const bool f32acc_tensor =
-      c == InstrClass::tensor_f16_f32acc || c == InstrClass::tensor_bf16_f32acc;
+  if (rate == 0) {
+    if (why) *why = fmt::format("{} has no {} instructions", a->name, to_string(c));
+    return std::nullopt;
+  }
+  const bool f32acc_tensor = c == InstrClass::tensor_f16_f32acc ||
+                             c == InstrClass::tensor_bf16_f32acc ||
+                             c == InstrClass::tensor_fp8_f32acc;
   if (a->geforce_half_rate_f32acc && f32acc_tensor &&
       device_name.find("GeForce") != std::string::npos)
     rate /= 2;
@@ -126,7 +141,9 @@ std::optional<double> flop_per_clock_per_sm(int sm, const std::string& device_na
 double gemm_min_bytes(const GemmProblem& p) {
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   const double c_reads = p.beta != 0 ? 1 : 0;
-  return (m * k + k * n + (1 + c_reads) * m * n) * double(dtype_bytes(p.dtype));
+  // FP8: 1-byte A and B, C of its own type; the scales (at most 1/128 of the inputs) not counted.
+  return (m * k + k * n) * double(dtype_bytes(p.dtype)) +
+         (1 + c_reads) * m * n * double(dtype_bytes(p.out_type()));
 }
 
 double arithmetic_intensity(const GemmProblem& p) {

@@ -19,7 +19,13 @@ namespace gemmbench {
 
 // The instruction class a row's (dtype, accumulate type) runs on, in cuBLAS and in our kernels:
 // f32 is FFMA (cuBLAS SGEMM with TF32 off: CUBLAS_COMPUTE_32F, default math).
-enum class InstrClass { ffma_f32, tensor_f16_f32acc, tensor_f16_f16acc, tensor_bf16_f32acc };
+enum class InstrClass {
+  ffma_f32,
+  tensor_f16_f32acc,
+  tensor_f16_f16acc,
+  tensor_bf16_f32acc,
+  tensor_fp8_f32acc  // e4m3 inputs (wgmma ...f32.e4m3.e4m3, cuBLASLt FP8): twice the f16 rate
+};
 const char* to_string(InstrClass c);
 // Absent for a combination gemmbench never plans (bf16 inputs with f16 accumulation).
 std::optional<InstrClass> instruction_class(DType d, Accum a);
@@ -33,6 +39,7 @@ struct ArchPeak {
   double tensor_f16_f32acc;  // f16 inputs, f32 accumulate (full rate)
   double tensor_f16_f16acc;  // f16 inputs, f16 accumulate
   double tensor_bf16_f32acc;
+  double tensor_fp8_f32acc;  // FP8 inputs, f32 accumulate; 0: no FP8 tensor cores
   // GeForce boards of this architecture run f32-accumulate tensor math at half this rate.
   bool geforce_half_rate_f32acc;
 };

@@ -1,10 +1,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cub/block/block_reduce.cuh>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -25,6 +27,9 @@ __device__ __forceinline__ double to_double(__half x) {
 }
 __device__ __forceinline__ double to_double(__nv_bfloat16 x) {
   return __bfloat162float(x);
+}
+__device__ __forceinline__ double to_double(__nv_fp8_e4m3 x) {
+  return float(x);
 }
 
 template <class T>
@@ -81,11 +86,34 @@ int grid_for(int64_t count) {
 constexpr int kRefTile = 64;
 constexpr int kRefBK = 16;
 
+struct MaxOpF {
+  __device__ float operator()(float a, float b) const { return a > b ? a : b; }
+};
+
+// Element (row, k) of an operand as the reference reads it: op(A) row m, op(B) row n.
 template <class T>
+struct PlainLoad {
+  const T* p;
+  int64_t s_row, s_k;
+  __device__ double operator()(int64_t row, int64_t k) const {
+    return to_double(p[row * s_row + k * s_k]);
+  }
+};
+// An FP8 operand stored as rows of K (TN), dequantized in fp64: q * scale exactly.
+struct Fp8Load {
+  const __nv_fp8_e4m3* p;
+  int64_t ld;
+  const float* scales;
+  ScaleIndex idx;
+  __device__ double operator()(int64_t row, int64_t k) const {
+    return to_double(p[row * ld + k]) * double(scales[idx(row, k)]);
+  }
+};
+
+template <class LA, class LB, class TC>
 __global__ void __launch_bounds__(256)
-    reference_kernel(int M, int N, int K, int m_tile_offset, const T* A, int64_t a_sm, int64_t a_sk,
-                     const T* B, int64_t b_sk, int64_t b_sn, const T* C0, double alpha, double beta,
-                     double* R) {
+    reference_kernel(int M, int N, int K, int m_tile_offset, LA load_a, LB load_b, const TC* C0,
+                     double alpha, double beta, double* R) {
   __shared__ double As[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(A), m fastest
   __shared__ double Bs[kRefBK][kRefTile + 1];  // (BK, TILE) slice of op(B), n fastest
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -95,8 +123,8 @@ __global__ void __launch_bounds__(256)
     for (int i = threadIdx.x; i < kRefBK * kRefTile; i += blockDim.x) {
       const int kk = i / kRefTile, j = i % kRefTile;
       const int k = k0 + kk, m = m0 + j, n = n0 + j;
-      As[kk][j] = (m < M && k < K) ? to_double(A[m * a_sm + k * a_sk]) : 0.0;
-      Bs[kk][j] = (n < N && k < K) ? to_double(B[k * b_sk + n * b_sn]) : 0.0;
+      As[kk][j] = (m < M && k < K) ? load_a(m, k) : 0.0;
+      Bs[kk][j] = (n < N && k < K) ? load_b(n, k) : 0.0;
     }
     __syncthreads();
 #pragma unroll
@@ -124,8 +152,39 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+// The amax of each group of `idx` over x (rows x K, K-contiguous): one block per group.
+__global__ void __launch_bounds__(256)
+    amax_kernel(const float* x, int64_t rows, int64_t K, ScaleIndex idx, float* amax) {
+  using Reduce = cub::BlockReduce<float, 256>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const int64_t g = blockIdx.x, rb = g / idx.nkb, kb = g % idx.nkb;
+  const int64_t r0 = rb * idx.rblk, r1 = min(rows, r0 + idx.rblk);
+  const int64_t k0 = kb * idx.kbs, k1 = min(K, k0 + idx.kbs);
+  const int64_t width = k1 - k0, count = (r1 - r0) * width;
+  float m = 0.f;
+  for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
+    m = fmaxf(m, fabsf(x[(r0 + i / width) * K + k0 + i % width]));
+  const float block_max = Reduce(tmp).Reduce(m, MaxOpF{});
+  if (threadIdx.x == 0) amax[g] = block_max;
+}
+
+__global__ void scales_from_amax_kernel(float* s, int64_t count, float fp8_max) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    s[i] = s[i] > 0.f ? s[i] / fp8_max : 1.f;
+}
+
+__global__ void quantize_kernel(const float* x, int64_t rows, int64_t K, ScaleIndex idx,
+                                const float* scales, __nv_fp8_e4m3* q) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * K;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / K, k = i % K;
+    q[i] = __nv_fp8_e4m3(x[i] / scales[idx(row, k)]);  // round to nearest, saturating
+  }
+}
+
 struct Partial {
-  double max_abs, max_rel, sum_sq_diff, sum_sq_ref;
+  double max_abs, max_rel, sum_sq_diff, sum_sq_ref, sum_sq_c;
   long long nonfinite;
 };
 
@@ -142,7 +201,7 @@ __global__ void __launch_bounds__(256)
   using ReduceLL = cub::BlockReduce<long long, 256>;
   __shared__ typename Reduce::TempStorage tmp;
   __shared__ typename ReduceLL::TempStorage tmp_ll;
-  double max_abs = 0, max_rel = 0, ssd = 0, ssr = 0;
+  double max_abs = 0, max_rel = 0, ssd = 0, ssr = 0, ssc = 0;
   long long nonfinite = 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -156,6 +215,7 @@ __global__ void __launch_bounds__(256)
     max_abs = fmax(max_abs, d);
     max_rel = fmax(max_rel, d / fmax(fabs(r), floor));
     ssd += d * d;
+    ssc += c * c;
   }
   Partial p;
   p.max_abs = Reduce(tmp).Reduce(max_abs, MaxOp{});
@@ -165,6 +225,8 @@ __global__ void __launch_bounds__(256)
   p.sum_sq_diff = Reduce(tmp).Sum(ssd);
   __syncthreads();
   p.sum_sq_ref = Reduce(tmp).Sum(ssr);
+  __syncthreads();
+  p.sum_sq_c = Reduce(tmp).Sum(ssc);
   p.nonfinite = ReduceLL(tmp_ll).Sum(nonfinite);
   if (threadIdx.x == 0) out[blockIdx.x] = p;
 }
@@ -184,6 +246,19 @@ void dispatch_fill(void* p, int64_t count, uint64_t key, DataDist d, cudaStream_
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+template <class LA, class LB, class TC>
+void launch_reference(const GemmProblem& p, LA load_a, LB load_b, const void* c0, double* ref,
+                      cudaStream_t s) {
+  const int tiles_m = int((p.m + kRefTile - 1) / kRefTile);
+  const int tiles_n = int((p.n + kRefTile - 1) / kRefTile);
+  for (int off = 0; off < tiles_m; off += 65535) {  // gridDim.y is limited to 65535
+    const dim3 grid(tiles_n, std::min(65535, tiles_m - off));
+    reference_kernel<<<grid, 256, 0, s>>>(int(p.m), int(p.n), int(p.k), off, load_a, load_b,
+                                          static_cast<const TC*>(c0), p.alpha, p.beta, ref);
+    CUDA_CHECK_LAST_LAUNCH();
+  }
+}
+
 template <class T>
 void dispatch_reference(const GemmProblem& p, const void* a, const void* b, const void* c0,
                         double* ref, cudaStream_t s) {
@@ -191,15 +266,9 @@ void dispatch_reference(const GemmProblem& p, const void* a, const void* b, cons
   const int64_t lda = p.lda(), ldb = p.ldb();
   const int64_t a_sm = a_is_k_major(p.layout) ? lda : 1, a_sk = a_is_k_major(p.layout) ? 1 : lda;
   const int64_t b_sk = b_is_k_major(p.layout) ? 1 : ldb, b_sn = b_is_k_major(p.layout) ? ldb : 1;
-  const int tiles_m = int((p.m + kRefTile - 1) / kRefTile);
-  const int tiles_n = int((p.n + kRefTile - 1) / kRefTile);
-  for (int off = 0; off < tiles_m; off += 65535) {  // gridDim.y is limited to 65535
-    const dim3 grid(tiles_n, std::min(65535, tiles_m - off));
-    reference_kernel<T><<<grid, 256, 0, s>>>(
-        int(p.m), int(p.n), int(p.k), off, static_cast<const T*>(a), a_sm, a_sk,
-        static_cast<const T*>(b), b_sk, b_sn, static_cast<const T*>(c0), p.alpha, p.beta, ref);
-    CUDA_CHECK_LAST_LAUNCH();
-  }
+  launch_reference<PlainLoad<T>, PlainLoad<T>, T>(
+      p, PlainLoad<T>{static_cast<const T*>(a), a_sm, a_sk},
+      PlainLoad<T>{static_cast<const T*>(b), b_sn, b_sk}, c0, ref, s);
 }
 
 template <class T>
@@ -221,6 +290,8 @@ void by_dtype(DType t, Fn&& fn) {
     case DType::bf16:
       fn(__nv_bfloat16{});
       break;
+    case DType::e4m3:  // never a C type; FP8 inputs are made by quantize_fp8, not filled
+      throw std::logic_error("device_verify: e4m3 is an input type only");
   }
 }
 
@@ -268,6 +339,66 @@ void reference_gemm(const GemmProblem& p, const void* a, const void* b, const vo
   by_dtype(p.dtype, [&](auto tag) { dispatch_reference<decltype(tag)>(p, a, b, c0, ref, stream); });
 }
 
+ScaleIndex scale_index_a(const GemmProblem& p) {
+  const int64_t kb = (p.k + kScaleBlock - 1) / kScaleBlock;
+  switch (p.scale) {
+    case ScaleMode::row:
+      return {1, p.k, 1};
+    case ScaleMode::block128:
+      return {1, kScaleBlock, kb};
+    default:  // tensor (and none: one scale of 1)
+      return {p.m, p.k, 1};
+  }
+}
+
+ScaleIndex scale_index_b(const GemmProblem& p) {
+  const int64_t kb = (p.k + kScaleBlock - 1) / kScaleBlock;
+  switch (p.scale) {
+    case ScaleMode::row:
+      return {1, p.k, 1};
+    case ScaleMode::block128:
+      return {kScaleBlock, kScaleBlock, kb};
+    default:
+      return {p.n, p.k, 1};
+  }
+}
+
+void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, void* q,
+                  float* scales, float* scratch, cudaStream_t stream) {
+  const int64_t groups = idx.groups(rows);
+  if (idx.rblk >= rows && idx.kbs >= k) {
+    // One scale for the whole tensor: the rows' amax first (one block each), then theirs.
+    amax_kernel<<<int(rows), 256, 0, stream>>>(x, rows, k, ScaleIndex{1, k, 1}, scratch);
+    CUDA_CHECK_LAST_LAUNCH();
+    amax_kernel<<<1, 256, 0, stream>>>(scratch, 1, rows, ScaleIndex{1, rows, 1}, scales);
+  } else {
+    amax_kernel<<<int(groups), 256, 0, stream>>>(x, rows, k, idx, scales);
+  }
+  CUDA_CHECK_LAST_LAUNCH();
+  scales_from_amax_kernel<<<grid_for(groups), 256, 0, stream>>>(scales, groups, 448.f);
+  CUDA_CHECK_LAST_LAUNCH();
+  quantize_kernel<<<grid_for(rows * k), 256, 0, stream>>>(x, rows, k, idx, scales,
+                                                          static_cast<__nv_fp8_e4m3*>(q));
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,
+                        const float* scale_b, const void* c0, double* ref, cudaStream_t stream) {
+  const Fp8Load la{static_cast<const __nv_fp8_e4m3*>(a), p.k, scale_a, scale_index_a(p)};
+  const Fp8Load lb{static_cast<const __nv_fp8_e4m3*>(b), p.k, scale_b, scale_index_b(p)};
+  by_dtype(p.out_type(), [&](auto tag) {
+    launch_reference<Fp8Load, Fp8Load, decltype(tag)>(p, la, lb, c0, ref, stream);
+  });
+}
+
+void reference_gemm_f32_inputs(const GemmProblem& p, const float* a, const float* b, const void* c0,
+                               double* ref, cudaStream_t stream) {
+  const PlainLoad<float> la{a, p.k, 1}, lb{b, p.k, 1};  // TN: rows of K
+  by_dtype(p.out_type(), [&](auto tag) {
+    launch_reference<PlainLoad<float>, PlainLoad<float>, decltype(tag)>(p, la, lb, c0, ref, stream);
+  });
+}
+
 ErrorMeter::ErrorMeter() : partials_(kReduceBlocks * sizeof(Partial)) {}
 
 double ErrorMeter::reference_rms(const double* ref, int64_t count, cudaStream_t stream) {
@@ -290,14 +421,16 @@ ErrorStats ErrorMeter::measure(DType t, const void* c, const double* ref, int64_
   const auto parts = reduce_on_device(partials_, t, c, ref, count, floor, stream);
   ErrorStats e;
   e.computed = true;
-  double ssd = 0, ssr = 0;
+  double ssd = 0, ssr = 0, ssc = 0;
   for (const auto& p : parts) {
     e.max_abs = std::max(e.max_abs, p.max_abs);
     e.max_rel = std::max(e.max_rel, p.max_rel);
     ssd += p.sum_sq_diff;
     ssr += p.sum_sq_ref;
+    ssc += p.sum_sq_c;
     e.nonfinite += p.nonfinite;
   }
+  e.calc_diff = ssc + ssr > 0 ? ssd / (ssc + ssr) : 0.0;
   // With an all-zero reference (alpha = beta = 0) the error is absolute.
   e.normwise = ssr > 0 ? std::sqrt(ssd) / std::sqrt(ssr) : std::sqrt(ssd);
   if (e.nonfinite > 0) e.normwise = std::numeric_limits<double>::quiet_NaN();

@@ -29,6 +29,42 @@ void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream);
 void reference_gemm(const GemmProblem& p, const void* a, const void* b, const void* c0, double* ref,
                     cudaStream_t stream);
 
+// Which scale an FP8 element uses: element (row, k) of an operand stored as rows of K (op(A):
+// row m; op(B): row n; both K-contiguous in TN) reads scales[(row / rblk) * nkb + k / kbs]. The
+// same numbers group the elements whose amax sets one scale. core/types.hpp's layouts:
+//   tensor {rows, K, 1}; row {1, K, 1}; block128: A {1, 128, KB}, B {128, 128, KB}.
+struct ScaleIndex {
+  int64_t rblk = 1, kbs = 1, nkb = 1;
+#ifdef __CUDACC__
+  __host__ __device__
+#endif
+      int64_t
+      operator()(int64_t row, int64_t k) const {
+    return (row / rblk) * nkb + k / kbs;
+  }
+  int64_t groups(int64_t rows) const {
+    return ((rows + rblk - 1) / rblk) * nkb;
+  }
+};
+ScaleIndex scale_index_a(const GemmProblem& p);
+ScaleIndex scale_index_b(const GemmProblem& p);
+
+// FP8 inputs as released models store them: x (rows x K, K-contiguous, f32) quantized to e4m3 in
+// q, each group of `idx` scaled so that its largest magnitude maps to 448 (scale = amax / 448;
+// 1 for a group of zeros): q = RN(x / scale), saturating. `scales` receives idx.groups(rows)
+// floats. `scratch` holds `rows` floats (the per-row amax of tensor scaling).
+void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, void* q,
+                  float* scales, float* scratch, cudaStream_t stream);
+
+// ref = alpha * op(A) * op(B) + beta * C0 in fp64 for an FP8 (TN) problem, from the dequantized
+// inputs (q * scale, exact in fp64): exactly what a kernel multiplies. C0 has p.out_type().
+void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,
+                        const float* scale_b, const void* c0, double* ref, cudaStream_t stream);
+// The same product from the f32 values before quantization (TN, C0 of p.out_type()): the
+// reference of the quantization error.
+void reference_gemm_f32_inputs(const GemmProblem& p, const float* a, const float* b, const void* c0,
+                               double* ref, cudaStream_t stream);
+
 class ErrorMeter {
  public:
   ErrorMeter();

@@ -1,5 +1,6 @@
 #include "verify/tolerance.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gemmbench {
@@ -12,6 +13,8 @@ double unit_roundoff(DType d) {
       return std::ldexp(1.0, -11);
     case DType::bf16:
       return std::ldexp(1.0, -8);
+    case DType::e4m3:
+      return std::ldexp(1.0, -4);
   }
   return 1.0;
 }
@@ -22,6 +25,13 @@ double unit_roundoff(Accum a) {
 
 double verification_tolerance(DType dtype, Accum accum, int64_t k) {
   return 2.0 * unit_roundoff(dtype) + unit_roundoff(accum) * std::sqrt(double(k));
+}
+
+double verification_tolerance(const GemmProblem& p) {
+  if (!is_fp8(p.dtype)) return verification_tolerance(p.dtype, p.accum, p.k);
+  const double kept = double(p.fast_accum ? p.k : std::min(p.k, kFp8PromoteK));
+  return 2.0 * unit_roundoff(p.out_type()) + std::ldexp(1.0, -14) * std::sqrt(kept) +
+         unit_roundoff(Accum::f32) * std::sqrt(double(p.k));
 }
 
 bool verification_passed(const ErrorStats& e) {

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/types.hpp"
 
@@ -38,6 +39,13 @@ namespace gemmbench {
 double unit_roundoff(DType d);
 double unit_roundoff(Accum a);
 double verification_tolerance(DType dtype, Accum accum, int64_t k);
+// The bound of a problem: the three-argument form for f32/f16/bf16; for FP8 (against the
+// dequantized inputs) 2 * u_out + u_fp8acc * sqrt(min(K, P)) + u_f32 * sqrt(K), where u_out is
+// C's type, P the K-extent the tensor cores accumulate before the sum is promoted to f32
+// registers (kFp8PromoteK; all of K with fast accumulation) and u_fp8acc = 2^-14: Hopper's FP8
+// tensor cores keep about 14 bits of the partial sums (DeepSeek-V3 technical report, 3.3.2).
+inline constexpr int64_t kFp8PromoteK = 128;
+double verification_tolerance(const GemmProblem& p);
 
 // Relative errors are taken against max(|r|, floor) with floor = kRelErrorFloor * rms(R), so that
 // elements whose reference is near zero do not dominate max_rel.
@@ -50,6 +58,11 @@ struct ErrorStats {
   double normwise = 0;    // ||C - R||_F / ||R||_F (0 when R == 0 and C == R)
   int64_t nonfinite = 0;  // NaN or Inf elements in C (unwritten elements stay NaN)
   double tolerance = 0;   // the bound `normwise` is held to
+  // sum (C - R)^2 / (sum C^2 + sum R^2): DeepSeek/DeepGEMM's calc_diff, 1 - 2<C,R>/(|C|^2+|R|^2).
+  double calc_diff = 0;
+  // FP8 rows: the same C against the product of the unquantized f32 inputs (what quantizing
+  // cost), normwise and as calc_diff. Not held to a bound: a property of the format.
+  std::optional<double> quant_normwise, quant_calc_diff;
 };
 
 // True when the case passes: every element finite and normwise <= tolerance. NaN fails.

@@ -1,0 +1,250 @@
+// FP8 (e4m3) as a problem type, everywhere but on the GPU: the vocabulary, the plan's rules, the
+// config keys, the report fields, speed of light, the verification bound and the scale index.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "config/config.hpp"
+#include "core/errors.hpp"
+#include "plan/plan.hpp"
+#include "report/json_codec.hpp"
+#include "sol/sol.hpp"
+#include "verify/device_verify.hpp"
+#include "verify/tolerance.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+void noop_launch(const GemmArgs&, cudaStream_t) {}
+
+KernelRegistry make_registry() {
+  KernelRegistry reg;
+  reg.add(KernelInfo{"hgemm_tn",
+                     "hgemm",
+                     1,
+                     "",
+                     {DType::f16, DType::bf16},
+                     {Accum::f32},
+                     {Layout::tn},
+                     80,
+                     {},
+                     noop_launch});
+  reg.add(KernelInfo{
+      "fp8_k", "fp8gemm", 1, "", {DType::e4m3}, {Accum::f32}, {Layout::tn}, 90, {}, noop_launch});
+  return reg;
+}
+
+RunSpec fp8_run() {
+  RunSpec r;
+  r.kernels = {"all"};
+  r.shapes = {{4096, 7168, 2048}};
+  r.dtypes = {DType::e4m3};
+  return r;
+}
+
+Plan plan_of(const RunSpec& r) {
+  static const KernelRegistry reg = make_registry();
+  return build_plan({r}, {}, {}, reg);
+}
+
+GemmProblem fp8_problem(ScaleMode s, bool fast = false, int64_t k = 4096) {
+  GemmProblem p{256, 384, k, Layout::tn, DType::e4m3, Accum::f32};
+  p.out = DType::bf16;
+  p.scale = s;
+  p.fast_accum = fast;
+  return p;
+}
+
+}  // namespace
+
+TEST(Fp8Types, NamesBytesAndDefaults) {
+  EXPECT_EQ(parse_dtype("e4m3"), DType::e4m3);
+  EXPECT_FALSE(parse_dtype("e5m2"));
+  EXPECT_EQ(parse_scale_mode("block128"), ScaleMode::block128);
+  EXPECT_FALSE(parse_scale_mode("none")) << "none is not a scaling a user picks";
+  EXPECT_EQ(dtype_bytes(DType::e4m3), 1);
+  EXPECT_DOUBLE_EQ(fp8_max(DType::e4m3), 448.0);
+  EXPECT_EQ(default_out(DType::e4m3), DType::bf16);
+  EXPECT_EQ(default_out(DType::f16), DType::f16);
+  EXPECT_TRUE(out_valid_for(DType::e4m3, DType::f32));
+  EXPECT_FALSE(out_valid_for(DType::e4m3, DType::e4m3));
+  EXPECT_FALSE(out_valid_for(DType::f16, DType::bf16));
+  EXPECT_FALSE(accum_valid_for(DType::e4m3, Accum::f16));
+  EXPECT_EQ(fp8_problem(ScaleMode::row, true).type_string(), "e4m3/f32 row fast");
+  GemmProblem f16{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
+  EXPECT_EQ(f16.type_string(), "f16/f32");
+  EXPECT_EQ(f16.out_type(), DType::f16) << "out is an FP8 field; other types write their own";
+}
+
+TEST(Fp8Types, ScaleCountsFollowTheLayouts) {
+  EXPECT_EQ(scale_count_a(ScaleMode::tensor, 300, 1000), 1);
+  EXPECT_EQ(scale_count_a(ScaleMode::row, 300, 1000), 300);
+  EXPECT_EQ(scale_count_a(ScaleMode::block128, 300, 1000), 300 * 8);  // ceil(1000/128) = 8
+  EXPECT_EQ(scale_count_b(ScaleMode::block128, 300, 1000), 3 * 8);    // ceil(300/128) = 3
+  EXPECT_EQ(scale_count_b(ScaleMode::none, 300, 1000), 0);
+}
+
+TEST(Fp8Types, ScaleIndexAgreesWithTheCounts) {
+  for (ScaleMode s : kFp8ScaleModes) {
+    GemmProblem p = fp8_problem(s, false, 1000);
+    p.m = 300, p.n = 200;
+    const ScaleIndex a = scale_index_a(p), b = scale_index_b(p);
+    EXPECT_EQ(a.groups(p.m), scale_count_a(s, p.m, p.k)) << to_string(s);
+    EXPECT_EQ(b.groups(p.n), scale_count_b(s, p.n, p.k)) << to_string(s);
+    // The last element of each operand reads the last scale.
+    EXPECT_EQ(a(p.m - 1, p.k - 1), a.groups(p.m) - 1) << to_string(s);
+    EXPECT_EQ(b(p.n - 1, p.k - 1), b.groups(p.n) - 1) << to_string(s);
+    EXPECT_EQ(a(0, 0), 0);
+  }
+  GemmProblem p = fp8_problem(ScaleMode::block128, false, 1000);
+  const ScaleIndex a = scale_index_a(p), b = scale_index_b(p);
+  EXPECT_EQ(a(5, 130), 5 * 8 + 1) << "A: a 1x128 slice of row 5, second along K";
+  EXPECT_EQ(b(130, 300), 1 * 8 + 2) << "B: the 128x128 block of rows 128-255, third along K";
+  EXPECT_EQ(b(127, 127), 0);
+}
+
+TEST(Fp8Plan, TnTensorScaledBf16OutByDefault) {
+  const Plan plan = plan_of(fp8_run());
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const GemmProblem& p = plan.groups[0].problem;
+  EXPECT_EQ(p.layout, Layout::tn);
+  EXPECT_EQ(p.scale, ScaleMode::tensor);
+  EXPECT_EQ(p.out, DType::bf16);
+  EXPECT_FALSE(p.fast_accum);
+  ASSERT_EQ(plan.groups[0].kernels.size(), 1u) << "only kernels that declare e4m3 get a row";
+  EXPECT_EQ(plan.groups[0].kernels[0]->name, "fp8_k");
+}
+
+TEST(Fp8Plan, AKernelNamedExactlyKeepsItsRowToSayWhy) {
+  RunSpec r = fp8_run();
+  r.kernels = {"hgemm_tn"};
+  const Plan plan = plan_of(r);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  ASSERT_EQ(plan.groups[0].kernels.size(), 1u);
+  EXPECT_EQ(plan.groups[0].kernels[0]->name, "hgemm_tn");
+  r.kernels = {"hgemm_*"};
+  EXPECT_TRUE(plan_of(r).groups[0].kernels.empty()) << "a glob does not pull it in";
+}
+
+TEST(Fp8Plan, OneProblemPerScaling) {
+  RunSpec r = fp8_run();
+  r.scales = {ScaleMode::row, ScaleMode::block128};
+  r.out = DType::f16;
+  const Plan plan = plan_of(r);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_EQ(plan.groups[0].problem.scale, ScaleMode::row);
+  EXPECT_EQ(plan.groups[1].problem.scale, ScaleMode::block128);
+  EXPECT_EQ(plan.groups[1].problem.out, DType::f16);
+}
+
+TEST(Fp8Plan, MixedWithClassicTypes) {
+  RunSpec r = fp8_run();
+  r.dtypes = {DType::bf16, DType::e4m3};
+  const Plan plan = plan_of(r);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_EQ(plan.groups[0].problem.dtype, DType::bf16);
+  EXPECT_EQ(plan.groups[0].problem.scale, ScaleMode::none);
+  EXPECT_EQ(plan.groups[0].kernels[0]->name, "hgemm_tn");
+  EXPECT_EQ(plan.groups[1].problem.dtype, DType::e4m3);
+}
+
+TEST(Fp8Plan, OptionsThatCannotApplyAreUsageErrors) {
+  RunSpec no_fp8 = fp8_run();
+  no_fp8.dtypes = {DType::f16};
+  no_fp8.scales = {ScaleMode::row};
+  EXPECT_THROW(plan_of(no_fp8), UsageError) << "--scale without an FP8 dtype";
+  no_fp8.scales.clear();
+  no_fp8.fast_accum = true;
+  EXPECT_THROW(plan_of(no_fp8), UsageError) << "--fast-accum without an FP8 dtype";
+
+  RunSpec fast_block = fp8_run();
+  fast_block.scales = {ScaleMode::block128};
+  fast_block.fast_accum = true;
+  EXPECT_THROW(plan_of(fast_block), UsageError);
+
+  RunSpec nn = fp8_run();
+  nn.layouts = {Layout::nn};
+  EXPECT_THROW(plan_of(nn), UsageError) << "FP8 is TN only";
+
+  RunSpec bad_out = fp8_run();
+  bad_out.out = DType::e4m3;
+  EXPECT_THROW(plan_of(bad_out), UsageError);
+}
+
+TEST(Fp8Config, KeysParseAndAreChecked) {
+  const SweepConfig c = parse_config_text(R"({"runs": [{
+      "kernels": ["cublas"], "shapes": [[128, 7168, 16384]], "dtypes": ["e4m3"],
+      "scales": ["tensor", "block128"], "out": "f32", "fast_accum": false}]})",
+                                          "fp8.json");
+  ASSERT_EQ(c.runs.size(), 1u);
+  EXPECT_EQ(c.runs[0].scales, (std::vector<ScaleMode>{ScaleMode::tensor, ScaleMode::block128}));
+  EXPECT_EQ(c.runs[0].out, DType::f32);
+  EXPECT_THROW(parse_config_text(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "scales": ["blocks"]}]})",
+                                 "bad.json"),
+               UsageError);
+  EXPECT_THROW(parse_config_text(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "fast_accum": "yes"}]})",
+                                 "bad.json"),
+               UsageError);
+}
+
+TEST(Fp8Report, RowKeepsItsFormatThroughJson) {
+  CaseResult r;
+  r.index = 1;
+  r.kernel = "cublas";
+  r.provider = "cublaslt";
+  r.family = "cublas";
+  r.problem = fp8_problem(ScaleMode::row, true);
+  r.status = Status::ok;
+  r.error.computed = true;
+  r.error.normwise = 3e-3;
+  r.error.calc_diff = 4e-6;
+  r.error.quant_normwise = 0.03;
+  r.error.quant_calc_diff = 5e-4;
+  const CaseResult back = case_result_from_json(to_json(r));
+  EXPECT_EQ(back.problem.dtype, DType::e4m3);
+  EXPECT_EQ(back.problem.scale, ScaleMode::row);
+  EXPECT_TRUE(back.problem.fast_accum);
+  EXPECT_EQ(back.problem.out, DType::bf16);
+  EXPECT_DOUBLE_EQ(back.error.calc_diff, 4e-6);
+  ASSERT_TRUE(back.error.quant_normwise);
+  EXPECT_DOUBLE_EQ(*back.error.quant_normwise, 0.03);
+  EXPECT_DOUBLE_EQ(*back.error.quant_calc_diff, 5e-4);
+}
+
+TEST(Fp8Sol, FourByteCAndTwiceTheF16Peak) {
+  const auto cls = instruction_class(DType::e4m3, Accum::f32);
+  ASSERT_TRUE(cls);
+  EXPECT_EQ(*cls, InstrClass::tensor_fp8_f32acc);
+  const auto h100 = flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", *cls);
+  const auto h100_f16 =
+      flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", InstrClass::tensor_f16_f32acc);
+  ASSERT_TRUE(h100 && h100_f16);
+  EXPECT_DOUBLE_EQ(*h100, 2 * *h100_f16);
+  // 132 SMs x 8192 FLOP/clk x 1830 MHz: the whitepaper's 1978.9 TFLOP/s.
+  EXPECT_NEAR(132 * *h100 * 1830e6 / 1e12, 1978.9, 0.5);
+  std::string why;
+  EXPECT_FALSE(flop_per_clock_per_sm(80, "NVIDIA A100-SXM4-80GB", *cls, &why));
+  EXPECT_NE(why.find("tensor_fp8_f32acc"), std::string::npos) << why;
+  const GemmProblem p = fp8_problem(ScaleMode::tensor);  // 256 x 384 x 4096, C bf16
+  EXPECT_DOUBLE_EQ(gemm_min_bytes(p), (256.0 * 4096 + 4096.0 * 384) * 1 + 256.0 * 384 * 2);
+}
+
+TEST(Fp8Tolerance, FollowsOutputRoundingAndTheAccumulator) {
+  const GemmProblem p = fp8_problem(ScaleMode::block128, false, 4096);
+  const double promoted =
+      2 * std::ldexp(1.0, -8) + std::ldexp(1.0, -14) * std::sqrt(128.0) + std::ldexp(1.0, -24) * 64;
+  EXPECT_DOUBLE_EQ(verification_tolerance(p), promoted);
+  // Fast accumulation keeps the 14-bit accumulator over all of K: its bound grows with sqrt(K).
+  const GemmProblem fast = fp8_problem(ScaleMode::tensor, true, 4096);
+  EXPECT_DOUBLE_EQ(verification_tolerance(fast),
+                   2 * std::ldexp(1.0, -8) + std::ldexp(1.0, -14) * 64 + std::ldexp(1.0, -24) * 64);
+  // Still far below what a dropped 128-wide k-block costs at this K: sqrt(128/4096) = 0.18.
+  EXPECT_LT(verification_tolerance(fast), 0.05);
+  // The classic types keep their bound.
+  const GemmProblem f16{64, 64, 4096, Layout::tn, DType::f16, Accum::f32};
+  EXPECT_DOUBLE_EQ(verification_tolerance(f16),
+                   verification_tolerance(DType::f16, Accum::f32, 4096));
+}
