@@ -199,39 +199,34 @@ struct Runner::Impl {
   GroupData setup_fp8(const ProblemGroup& g) {
     const GemmProblem& p = g.problem;
     const size_t es_out = dtype_bytes(p.out_type());
+    const DataDist dist = g.measure.data;
     GroupData d;
-    d.a = DeviceBuffer(size_t(p.m * p.k));
-    d.b = DeviceBuffer(size_t(p.k * p.n));
     d.c = DeviceBuffer(size_t(p.m * p.n) * es_out);
-    d.scale_a = DeviceBuffer(size_t(scale_count_a(p.scale, p.m, p.k)) * sizeof(float));
-    d.scale_b = DeviceBuffer(size_t(scale_count_b(p.scale, p.n, p.k)) * sizeof(float));
-    {
-      DeviceBuffer a32(size_t(p.m * p.k) * sizeof(float)), b32(size_t(p.k * p.n) * sizeof(float));
-      DeviceBuffer scratch(size_t(std::max(p.m, p.n)) * sizeof(float));
-      const DataDist dist = g.measure.data;
-      fill_inputs(a32.get(), DType::f32, p.m * p.k, seed, kTensorA, dist, stream);
-      fill_inputs(b32.get(), DType::f32, p.k * p.n, seed, kTensorB, dist, stream);
-      quantize_fp8(a32.as<float>(), p.m, p.k, scale_index_a(p), d.a.get(), d.scale_a.as<float>(),
-                   scratch.as<float>(), stream);
-      quantize_fp8(b32.as<float>(), p.n, p.k, scale_index_b(p), d.b.get(), d.scale_b.as<float>(),
-                   scratch.as<float>(), stream);
-      if (p.beta != 0) {
-        d.c0 = DeviceBuffer(size_t(p.m * p.n) * es_out);
-        fill_inputs(d.c0.get(), p.out_type(), p.m * p.n, seed, kTensorC, dist, stream);
-      }
-      if (g.measure.verify) {
-        d.ref = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
-        reference_gemm_fp8(p, d.a.get(), d.scale_a.as<float>(), d.b.get(), d.scale_b.as<float>(),
-                           d.c0.get(), d.ref.as<double>(), stream);
-        d.ref_rms = meter.reference_rms(d.ref.as<double>(), p.m * p.n, stream);
-        d.ref_unquantized = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
-        reference_gemm_f32_inputs(p, a32.as<float>(), b32.as<float>(), d.c0.get(),
-                                  d.ref_unquantized.as<double>(), stream);
-        d.ref_unquantized_rms =
-            meter.reference_rms(d.ref_unquantized.as<double>(), p.m * p.n, stream);
-      }
-      CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 inputs are freed
+    if (p.beta != 0) {
+      d.c0 = DeviceBuffer(size_t(p.m * p.n) * es_out);
+      fill_inputs(d.c0.get(), p.out_type(), p.m * p.n, seed, kTensorC, dist, stream);
     }
+    // The reference of the quantization error needs the f32 values, which live only inside.
+    const auto unquantized_reference = [&](const float* a32, const float* b32) {
+      if (!g.measure.verify) return;
+      d.ref_unquantized = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
+      reference_gemm_f32_inputs(p, a32, b32, d.c0.get(), d.ref_unquantized.as<double>(), stream);
+    };
+    Fp8Inputs in =
+        make_fp8_inputs(p, seed, kTensorA, kTensorB, dist, stream, unquantized_reference);
+    d.a = std::move(in.a);
+    d.b = std::move(in.b);
+    d.scale_a = std::move(in.scale_a);
+    d.scale_b = std::move(in.scale_b);
+    if (g.measure.verify) {
+      d.ref = DeviceBuffer(size_t(p.m * p.n) * sizeof(double));
+      reference_gemm_fp8(p, d.a.get(), d.scale_a.as<float>(), d.b.get(), d.scale_b.as<float>(),
+                         d.c0.get(), d.ref.as<double>(), stream);
+      d.ref_rms = meter.reference_rms(d.ref.as<double>(), p.m * p.n, stream);
+      d.ref_unquantized_rms =
+          meter.reference_rms(d.ref_unquantized.as<double>(), p.m * p.n, stream);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     return d;
   }
 

@@ -382,6 +382,27 @@ void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a, uint64_t tensor_b,
+                          DataDist d, cudaStream_t stream,
+                          const std::function<void(const float* a, const float* b)>& with_f32) {
+  Fp8Inputs in;
+  in.a = DeviceBuffer(size_t(p.m * p.k));
+  in.b = DeviceBuffer(size_t(p.k * p.n));
+  in.scale_a = DeviceBuffer(size_t(scale_count_a(p.scale, p.m, p.k)) * sizeof(float));
+  in.scale_b = DeviceBuffer(size_t(scale_count_b(p.scale, p.n, p.k)) * sizeof(float));
+  DeviceBuffer a32(size_t(p.m * p.k) * sizeof(float)), b32(size_t(p.k * p.n) * sizeof(float));
+  DeviceBuffer scratch(size_t(std::max(p.m, p.n)) * sizeof(float));
+  fill_inputs(a32.get(), DType::f32, p.m * p.k, seed, tensor_a, d, stream);
+  fill_inputs(b32.get(), DType::f32, p.k * p.n, seed, tensor_b, d, stream);
+  quantize_fp8(a32.as<float>(), p.m, p.k, scale_index_a(p), in.a.get(), in.scale_a.as<float>(),
+               scratch.as<float>(), stream);
+  quantize_fp8(b32.as<float>(), p.n, p.k, scale_index_b(p), in.b.get(), in.scale_b.as<float>(),
+               scratch.as<float>(), stream);
+  if (with_f32) with_f32(a32.as<float>(), b32.as<float>());
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 values and the scratch are freed
+  return in;
+}
+
 void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,
                         const float* scale_b, const void* c0, double* ref, cudaStream_t stream) {
   const Fp8Load la{static_cast<const __nv_fp8_e4m3*>(a), p.k, scale_a, scale_index_a(p)};

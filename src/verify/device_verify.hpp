@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 
 #include "core/types.hpp"
 #include "plan/spec.hpp"
@@ -55,6 +56,17 @@ ScaleIndex scale_index_b(const GemmProblem& p);
 // floats. `scratch` holds `rows` floats (the per-row amax of tensor scaling).
 void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, void* q,
                   float* scales, float* scratch, cudaStream_t stream);
+
+// The FP8 operands of p (TN) as gemmbench makes them: A and B filled in f32 as for an f32
+// problem (tensors tensor_a, tensor_b of `seed`, distribution d), then quantized by quantize_fp8
+// with the scales of p.scale. `with_f32`, when given, runs while the f32 values still exist (the
+// runner computes the unquantized reference there); the stream is synchronized before they go.
+struct Fp8Inputs {
+  DeviceBuffer a, b, scale_a, scale_b;
+};
+Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a, uint64_t tensor_b,
+                          DataDist d, cudaStream_t stream,
+                          const std::function<void(const float* a, const float* b)>& with_f32 = {});
 
 // ref = alpha * op(A) * op(B) + beta * C0 in fp64 for an FP8 (TN) problem, from the dequantized
 // inputs (q * scale, exact in fp64): exactly what a kernel multiplies. C0 has p.out_type().

@@ -62,12 +62,15 @@ struct Combo {
   Layout layout;
   DType dtype;
   Accum accum;
+  ScaleMode scale = ScaleMode::none;  // FP8 kernels: each scaling is its own combination
 };
 
 std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
   const Combo& c = info.param;
-  return (c.kernel ? c.kernel->name : std::string("cublas")) + "_" + to_string(c.layout) + "_" +
-         to_string(c.dtype) + "_" + to_string(c.accum);
+  std::string name = (c.kernel ? c.kernel->name : std::string("cublas")) + "_" +
+                     to_string(c.layout) + "_" + to_string(c.dtype) + "_" + to_string(c.accum);
+  if (is_fp8(c.dtype)) name += std::string("_") + to_string(c.scale);
+  return name;
 }
 
 std::vector<Combo> kernel_combos() {
@@ -75,8 +78,14 @@ std::vector<Combo> kernel_combos() {
   for (const KernelInfo* k : KernelRegistry::instance().all())
     for (Layout l : k->layouts)
       for (DType d : k->dtypes)
-        for (Accum a : k->accums)
-          if (accum_valid_for(d, a)) out.push_back({k, l, d, a});
+        for (Accum a : k->accums) {
+          if (!accum_valid_for(d, a)) continue;
+          if (!is_fp8(d)) {
+            out.push_back({k, l, d, a});
+          } else if (l == Layout::tn) {  // FP8 is TN only (the plan's rule)
+            for (ScaleMode sm : kFp8ScaleModes) out.push_back({k, l, d, a, sm});
+          }
+        }
   return out;
 }
 
@@ -93,9 +102,38 @@ DeviceCaps device_caps() {
   return current_device_caps();
 }
 
+// An FP8 case: inputs quantized as the runner makes them, the reference of the dequantized
+// inputs, C of p.out_type().
+template <class Launch>
+ErrorStats run_case_fp8(const GemmProblem& p, uint64_t seed, Launch&& launch) {
+  const size_t es = dtype_bytes(p.out_type());
+  Fp8Inputs in = make_fp8_inputs(p, seed, 0, 1, DataDist::uniform, nullptr);
+  DeviceBuffer c(size_t(p.m * p.n) * es), c0(size_t(p.m * p.n) * es);
+  DeviceBuffer ref(size_t(p.m * p.n) * sizeof(double));
+  fill_uniform(c0.get(), p.out_type(), p.m * p.n, seed, 2, nullptr);
+  reference_gemm_fp8(p, in.a.get(), in.scale_a.as<float>(), in.b.get(), in.scale_b.as<float>(),
+                     c0.get(), ref.as<double>(), nullptr);
+  if (p.beta != 0)
+    CUDA_CHECK(cudaMemcpy(c.get(), c0.get(), c.bytes(), cudaMemcpyDeviceToDevice));
+  else
+    fill_nan(c.get(), p.out_type(), p.m * p.n, nullptr);
+  GemmArgs args{p, in.a.get(), in.b.get(), c.get(), float(p.alpha), float(p.beta)};
+  args.scale_a = in.scale_a.as<float>();
+  args.scale_b = in.scale_b.as<float>();
+  launch(args);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ErrorMeter meter;
+  const double rms = meter.reference_rms(ref.as<double>(), p.m * p.n, nullptr);
+  ErrorStats e = meter.measure(p.out_type(), c.get(), ref.as<double>(), p.m * p.n, rms, nullptr);
+  e.tolerance = verification_tolerance(p);
+  return e;
+}
+
 // Runs one case and returns its error statistics (tolerance filled in).
 template <class Launch>
 ErrorStats run_case(const GemmProblem& p, uint64_t seed, Launch&& launch) {
+  if (is_fp8(p.dtype)) return run_case_fp8(p, seed, std::forward<Launch>(launch));
   const size_t es = dtype_bytes(p.dtype);
   DeviceBuffer a(size_t(p.m * p.k) * es), b(size_t(p.k * p.n) * es), c(size_t(p.m * p.n) * es);
   DeviceBuffer c0(size_t(p.m * p.n) * es), ref(size_t(p.m * p.n) * sizeof(double));
@@ -135,6 +173,7 @@ void check_all_shapes(const Combo& c, int max_ctas = 0) {
     const bool with_beta = i % 3 == 1, with_alpha = i % 3 == 2;
     const double alpha = with_beta ? -0.75 : with_alpha ? 1.5 : 1.0;
     GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, alpha, with_beta ? 0.5 : 0.0};
+    if (is_fp8(p.dtype)) p.out = default_out(p.dtype), p.scale = c.scale;
     SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) +
                  " beta=" + std::to_string(p.beta));
     if (c.kernel) {
