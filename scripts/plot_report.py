@@ -53,7 +53,7 @@ import fnmatch
 import json
 import sys
 
-from report_file import load_json
+from report_file import load_json, type_text
 
 STATUSES = ("ok", "FAILED", "skipped", "error")
 REQUIRED_ROW_KEYS = ("kernel", "provider", "family", "m", "n", "k", "layout", "dtype", "accum",
@@ -245,7 +245,10 @@ def group_key(row):
     (shape, dtype, accumulate, layout, alpha, beta, measure settings)."""
     measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
     # Reports from before --data have no measure.data: they all used uniform data.
-    return (row["dtype"], row["accum"], row["layout"], row.get("alpha", 1.0), row.get("beta", 0.0),
+    # FP8 rows: the scaling is part of the type (type_text), each scaling its own cuBLAS row.
+    fp8_format = type_text(row)[len(f"{row['dtype']}/{row['accum']}"):]  # " row fast", or ""
+    dtype = row["dtype"] + fp8_format
+    return (dtype, row["accum"], row["layout"], row.get("alpha", 1.0), row.get("beta", 0.0),
             measure.get("cache", "cold"), measure.get("data", "uniform"))
 
 
@@ -607,7 +610,7 @@ def roofline_data(report):
             compute[cls] = max(compute.get(cls, 0.0), float(sol["compute_tflops_max_clock"]))
         if isinstance(sol.get("mem_bw_gbs"), (int, float)):
             bandwidths.append((float(sol["mem_bw_gbs"]), sol.get("mem_bw_source") or "?"))
-        label = f"{row['kernel']} {shape_text(shape_of(row))} {row['dtype']}/{row['accum']}"
+        label = f"{row['kernel']} {shape_text(shape_of(row))} {type_text(row)}"
         preset = row.get("preset")
         if isinstance(preset, dict):
             label += f" [{preset.get('model')} {preset.get('layer')}]"

@@ -1,5 +1,6 @@
 """Open a gemmbench report, plain or gzip-compressed (committed reports are `gzip -9 -n`'d, so
-`X.json.gz`): the one reader the scripts share, as `gemmbench compare` and `merge` read both."""
+`X.json.gz`): the one reader the scripts share, as `gemmbench compare` and `merge` read both.
+Also the one text of a row's types (type_text), as the console and `compare` print them."""
 import gzip
 import json
 
@@ -17,3 +18,15 @@ def load_json(path):
     """The JSON document in `path`, plain or gzip-compressed."""
     with open_text(path) as f:
         return json.load(f)
+
+
+def type_text(row):
+    """'f16/f32'; an FP8 row adds its scaling, fast accumulation and a C other than bf16
+    ('e4m3/f32 row fast'), as GemmProblem::type_string does: rows of one shape that differ only
+    there are different problems."""
+    text = f"{row['dtype']}/{row['accum']}"
+    if "scale" in row:
+        text += f" {row['scale']}" + (" fast" if row.get("fast_accum") else "")
+        if row.get("out", "bf16") != "bf16":
+            text += f" ->{row['out']}"
+    return text

@@ -10,7 +10,7 @@ import argparse
 import fnmatch
 import sys
 
-from report_file import load_json
+from report_file import load_json, type_text
 
 
 def load(paths):
@@ -57,7 +57,7 @@ def main():
         # Reports from before --data have no measure.data: uniform. Other data runs faster on a
         # power-capped GPU, so its rows say so in the table itself.
         data = r.get("measure", {}).get("data", "uniform")
-        types = f"{r['dtype']}/{r['accum']}" + (f" ({data} data)" if data != "uniform" else "")
+        types = type_text(r) + (f" ({data} data)" if data != "uniform" else "")
         line = (f"| {r['kernel']} | {shape} | {r['layout']} | {types} | {ms} | {tf} | "
                 f"{ratio} | {err} | {status} |")
         if args.source:

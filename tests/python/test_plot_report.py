@@ -676,3 +676,28 @@ class Render(TempDirCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Fp8Rows(unittest.TestCase):
+    """FP8 rows of one shape that differ only in their scaling are different problems, each
+    with its own cuBLAS(Lt) row: the scripts must not fold them together."""
+
+    def fp8_row(self, scale, fast=False):
+        return {"kernel": "cublas", "dtype": "e4m3", "accum": "f32", "layout": "tn",
+                "out": "bf16", "scale": scale, "fast_accum": fast,
+                "measure": {"cache": "cold", "data": "uniform"}}
+
+    def test_type_text_names_the_format(self):
+        from report_file import type_text
+        self.assertEqual(type_text({"dtype": "f16", "accum": "f32"}), "f16/f32")
+        self.assertEqual(type_text(self.fp8_row("row", True)), "e4m3/f32 row fast")
+        row = self.fp8_row("block128")
+        row["out"] = "f32"
+        self.assertEqual(type_text(row), "e4m3/f32 block128 ->f32")
+
+    def test_scalings_group_apart(self):
+        keys = {plot_report.group_key(self.fp8_row(s)) for s in ("tensor", "row", "block128")}
+        self.assertEqual(len(keys), 3)
+        self.assertNotEqual(plot_report.group_key(self.fp8_row("row")),
+                            plot_report.group_key(self.fp8_row("row", True)))
+        self.assertIn("e4m3 row", plot_report.group_label(plot_report.group_key(self.fp8_row("row"))))
