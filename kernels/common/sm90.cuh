@@ -501,6 +501,24 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
   }
 }
 
+// ---- wgmma.mma_async m64n128k32, e4m3 inputs, f32 accumulate -------------------------------
+// D(64 x 128) (+)= A(64 x 32) * B(32 x 128), A and B e4m3 from shared memory, both K-major:
+// 8-bit inputs have no transpose immediates, so each operand is rows of K-contiguous bytes as
+// TMA's SWIZZLE_128B writes them (wgmma_desc_sw128_kmajor, a row = 128 elements), and one
+// instruction's 32 elements of K are 32 bytes, the same step as 16 f16 elements. The tensor
+// cores keep about 14 bits of the FP8 partial sums (DeepSeek-V3 report, 3.3.2): a kernel that
+// needs f32 accuracy adds D into f32 registers every few instructions (scale_d = 0 starts a new
+// partial). Fragment as wgmma_m64k16_f32 with N = 128.
+__device__ __forceinline__ void wgmma_m64n128k32_e4m3_f32(float (&d)[64], uint64_t desc_a,
+                                                          uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " GB_WGMMA_REGS_64
+      ", %64, %65, p, 1, 1;\n}\n"
+      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16
 #undef GB_WGMMA_F16

@@ -62,14 +62,16 @@ struct Combo {
   Layout layout;
   DType dtype;
   Accum accum;
-  ScaleMode scale = ScaleMode::none;  // FP8 kernels: each scaling is its own combination
+  ScaleMode scale = ScaleMode::none;  // FP8 kernels: each scaling is its own combination,
+  bool fast_accum = false;            // and fast accumulation where the scaling allows it
 };
 
 std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
   const Combo& c = info.param;
   std::string name = (c.kernel ? c.kernel->name : std::string("cublas")) + "_" +
                      to_string(c.layout) + "_" + to_string(c.dtype) + "_" + to_string(c.accum);
-  if (is_fp8(c.dtype)) name += std::string("_") + to_string(c.scale);
+  if (is_fp8(c.dtype))
+    name += std::string("_") + to_string(c.scale) + (c.fast_accum ? "_fast" : "");
   return name;
 }
 
@@ -83,7 +85,10 @@ std::vector<Combo> kernel_combos() {
           if (!is_fp8(d)) {
             out.push_back({k, l, d, a});
           } else if (l == Layout::tn) {  // FP8 is TN only (the plan's rule)
-            for (ScaleMode sm : kFp8ScaleModes) out.push_back({k, l, d, a, sm});
+            for (ScaleMode sm : kFp8ScaleModes) {
+              out.push_back({k, l, d, a, sm});
+              if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true});
+            }
           }
         }
   return out;
@@ -173,7 +178,8 @@ void check_all_shapes(const Combo& c, int max_ctas = 0) {
     const bool with_beta = i % 3 == 1, with_alpha = i % 3 == 2;
     const double alpha = with_beta ? -0.75 : with_alpha ? 1.5 : 1.0;
     GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, alpha, with_beta ? 0.5 : 0.0};
-    if (is_fp8(p.dtype)) p.out = default_out(p.dtype), p.scale = c.scale;
+    if (is_fp8(p.dtype))
+      p.out = default_out(p.dtype), p.scale = c.scale, p.fast_accum = c.fast_accum;
     SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) +
                  " beta=" + std::to_string(p.beta));
     if (c.kernel) {

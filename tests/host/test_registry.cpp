@@ -24,7 +24,8 @@ TEST(Registry, EveryEntryIsWellFormed) {
   for (const KernelInfo* k : all) {
     SCOPED_TRACE(k->name);
     EXPECT_TRUE(names.insert(k->name).second) << "duplicate name";
-    EXPECT_TRUE(k->family == "sgemm" || k->family == "hgemm") << k->family;
+    EXPECT_TRUE(k->family == "sgemm" || k->family == "hgemm" || k->family == "fp8gemm")
+        << k->family;
     if (k->choose)  // the shape-aware dispatchers are named after their family
       EXPECT_EQ(k->name, k->family);
     else
@@ -42,6 +43,13 @@ TEST(Registry, EveryEntryIsWellFormed) {
     if (k->family == "sgemm") EXPECT_EQ(k->dtypes, std::vector<DType>{DType::f32});
     if (k->family == "hgemm")
       EXPECT_NE(std::find(k->dtypes.begin(), k->dtypes.end(), DType::f16), k->dtypes.end());
+    if (k->family == "fp8gemm") {  // FP8 only, and TN only: the plan's rule for FP8
+      EXPECT_TRUE(std::all_of(k->dtypes.begin(), k->dtypes.end(), is_fp8));
+      EXPECT_EQ(k->layouts, std::vector<Layout>{Layout::tn});
+    }
+    // No other family declares an FP8 type: the plan pairs e4m3 with TN and scales.
+    if (k->family != "fp8gemm")
+      EXPECT_TRUE(std::none_of(k->dtypes.begin(), k->dtypes.end(), is_fp8));
   }
 }
 

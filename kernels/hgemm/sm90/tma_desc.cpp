@@ -28,19 +28,21 @@ EncodeTiledFn tensor_map_encoder() {
 }
 
 CUtensorMapDataType tensor_map_type(DType dtype) {
+  if (is_fp8(dtype)) return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // TMA moves bytes; wgmma reads e4m3
   return dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
 
 }  // namespace
 
 // A K-major operand stored (rows, K), K contiguous, as a 2D tensor map: dimension 0 = K,
-// dimension 1 = rows; box (64, box_rows) lands as box_rows rows of 128 bytes, 128B-swizzled;
-// out-of-bounds elements read as zero.
+// dimension 1 = rows; box (128 bytes of K, box_rows) lands as box_rows rows of 128 bytes,
+// 128B-swizzled; out-of-bounds elements read as zero.
 CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows) {
   CUtensorMap map;
+  const cuuint64_t es = cuuint64_t(dtype_bytes(dtype));
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(k) * 2};  // bytes between rows; K % 8 == 0
-  const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(k) * es};  // bytes between rows: a multiple of 16
+  const cuuint32_t box[2] = {cuuint32_t(128 / es), cuuint32_t(box_rows)};
   const cuuint32_t elem_strides[2] = {1, 1};
   CU_CHECK(tensor_map_encoder()(&map, tensor_map_type(dtype), 2, const_cast<void*>(base), dims,
                                 strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
