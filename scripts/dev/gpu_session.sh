@@ -2,7 +2,7 @@
 # One GPU session in one call (the GPU is lent by the minute): build, GPU tests, sanitizers,
 # benchmarks. Logs and reports go to $OUT (or ./gpu_out), a short table is printed last.
 #
-#   scripts/dev/gpu_session.sh [build] [test] [sanitize] [bench-foundation] [bench-default] [ncu] ...
+#   scripts/dev/gpu_session.sh [build] [test] [sanitize] [fp8] [bench-foundation] [bench-default] [ncu] ...
 #   (each step is one case of the loop below; ncu-kernels / ncu-stalls profile one launch)
 #   e.g. only the Hopper rung's tests: scripts/dev/gpu_session.sh build 'gtest:test_kernels:*sm90*:180'
 #
@@ -138,6 +138,28 @@ for step in "${steps[@]}"; do
       note "ncu-kernels $tag: rc=$?"
       grep -E '^  [A-Za-z_].*\(|Duration|Cluster Size|Grid Size|Registers Per|SM Frequency|dram__bytes|lts__t_bytes|sm__cycles_elapsed|inst_executed.sum|Compute \(SM\) Throughput' \
         "$logs/ncu_kernels_$tag.txt" | head -80 | tee -a "$summary"
+      ;;
+    fp8)
+      # The FP8 path's checks (docs/fp8.md): its GPU suites, every FP8 kernel of test_kernels in
+      # each scaling, memcheck over those, then fp8gemm_sm90 beside cuBLASLt FP8 at one prefill
+      # layer (DeepSeek-V3's 4096x7168x2048) in each scaling and with fast accumulation.
+      for spec in "test_fp8_runner_gpu:*:120" "test_cublaslt_fp8_gpu:*:120" "test_kernels:*e4m3*:300"; do
+        IFS=: read -r exe filter limit <<<"$spec"
+        log=$logs/fp8_$exe.log
+        timeout "$limit" "$build/tests/$exe" --gtest_filter="$filter" >"$log" 2>&1
+        note "fp8 $exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+        grep -E '^\[  FAILED  \]' "$log" | head -20 | tee -a "$summary"
+      done
+      GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
+        "$build/tests/test_kernels" --gtest_filter='*e4m3*' >"$logs/fp8_memcheck.log" 2>&1
+      note "fp8 memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/fp8_memcheck.log" | tail -1)"
+      "$bin" --kernel fp8gemm_sm90 --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row,block128 \
+        --json "$out/fp8_first_$stamp.json" >"$logs/fp8_bench.txt" 2>&1
+      note "fp8 bench: rc=$?"
+      "$bin" --kernel fp8gemm_sm90 --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row --fast-accum \
+        --json "$out/fp8_first_fast_$stamp.json" >>"$logs/fp8_bench.txt" 2>&1
+      note "fp8 bench (fast accumulation): rc=$?"
+      grep -E '^(cublas|fp8gemm)|rows:' "$logs/fp8_bench.txt" | tee -a "$summary"
       ;;
     capped-grid)
       # The persistent kernels with their grid capped by the tests themselves (CappedGrid/*,
