@@ -50,6 +50,7 @@ Examples:
   gemmbench --config configs/square_sweep.json --json sweep.json
   gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
   gemmbench --kernel hgemm --preset llama3-8b --tokens 1,16,4096    best kernel per shape
+  gemmbench --preset deepseek-v3 --tokens 4096 --dtype e4m3 --scale block128   FP8 as released
   gemmbench --plugin build/libmy_gemm.so --kernel my_hgemm --dtype f16   your own kernel
   gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
   gemmbench merge part_*.json --json all.json
