@@ -266,7 +266,9 @@ int run_benchmarks(const CliOutcome& cli) {
         meta.baselines_used.end())
       meta.baselines_used.push_back(g.measure.baseline);
   meta.baseline_method =
-      "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace; cublaslt: " +
+      "cublas: cublasGemmEx with CUBLAS_GEMM_DEFAULT and 32 MiB of workspace (FP8 problems: "
+      "cublasGemmEx has no FP8, their cublas row is the cuBLASLt call below with the problem's "
+      "scaling, provider 'cublaslt'); cublaslt: " +
       CublasLtGemm::method();
   meta.device = runner.device();
   meta.plugins = plugins.records();
