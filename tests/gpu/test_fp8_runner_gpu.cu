@@ -1,17 +1,24 @@
-// FP8 problems through the runner on a real device: the inputs quantized with gemmbench's scales,
-// the baseline row (cuBLASLt with the same scaling), the fp64 reference of the dequantized
-// inputs, and the quantization error beside the verification error. Two test kernels read the
-// contract of GemmArgs::scale_a/scale_b (core/types.hpp's layouts): one as documented, which must
-// verify in every scaling, and one that reads B's first scale everywhere, which must fail.
+// FP8 on a real device: the quantizer against a host model, and FP8 problems through the runner:
+// the inputs quantized with gemmbench's scales, the baseline row (cuBLASLt with the same scaling),
+// the fp64 reference of the dequantized inputs, and the quantization error beside the verification
+// error. Two test kernels read the contract of GemmArgs::scale_a/scale_b (core/types.hpp's
+// layouts): one as documented, which must verify in every scaling, and one that reads B's first
+// scale everywhere, which must fail.
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/device_caps.hpp"
 #include "gpu_test_util.hpp"
 #include "plan/plan.hpp"
 #include "runner/runner.hpp"
+#include "verify/device_verify.hpp"
 
 using namespace gemmbench;
 using Collect = gemmbench::testing::CollectRows;
@@ -148,4 +155,52 @@ TEST(Fp8Runner, EveryScalingVerifiesAndReportsItsQuantizationError) {
   }
   EXPECT_EQ(find_row(out.rows, "fp8_test_ignores_b_scales", ScaleMode::tensor).status, Status::ok)
       << "with one scale per tensor there is nothing to misread";
+}
+
+// The quantizer against a host model of the same rule (scale = amax / 448 per group, 1 for a
+// group of zeros; q = RN(x / scale), saturating), element by element, in each scaling: the
+// layouts of core/types.hpp, the partial last blocks (rows 200, K 656) and a group of zeros.
+TEST(Fp8Quantize, MatchesTheHostModelInEveryScaling) {
+  GEMMBENCH_REQUIRE_GPU();
+  const int64_t rows = 200, k = 656;
+  std::vector<float> x(size_t(rows * k));
+  for (int64_t i = 0; i < rows * k; ++i)
+    x[size_t(i)] = float((i * 2654435761u) % 2001) / 1000.f - 1.f;       // in [-1, 1]
+  for (int64_t c = 0; c < kScaleBlock; ++c) x[size_t(3 * k + c)] = 0.f;  // row 3's first block
+  DeviceBuffer xd(x.size() * sizeof(float));
+  CUDA_CHECK(cudaMemcpy(xd.get(), x.data(), xd.bytes(), cudaMemcpyHostToDevice));
+  for (ScaleMode s : kFp8ScaleModes) {
+    for (bool as_b : {false, true}) {
+      SCOPED_TRACE(std::string(to_string(s)) + (as_b ? " B" : " A"));
+      GemmProblem p{rows, rows, k, Layout::tn, DType::e4m3, Accum::f32};
+      p.scale = s;
+      const ScaleIndex idx = as_b ? scale_index_b(p) : scale_index_a(p);
+      const int64_t groups = idx.groups(rows);
+      ASSERT_EQ(groups, as_b ? scale_count_b(s, rows, k) : scale_count_a(s, rows, k));
+      DeviceBuffer q(size_t(rows * k)), sc(size_t(groups) * sizeof(float)),
+          scratch(size_t(rows) * sizeof(float));
+      quantize_fp8(xd.as<float>(), rows, k, idx, q.get(), sc.as<float>(), scratch.as<float>(),
+                   nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<__nv_fp8_e4m3> qh(static_cast<size_t>(rows * k));
+      std::vector<float> sh(static_cast<size_t>(groups));
+      CUDA_CHECK(cudaMemcpy(qh.data(), q.get(), q.bytes(), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(sh.data(), sc.get(), sc.bytes(), cudaMemcpyDeviceToHost));
+      std::vector<float> amax(static_cast<size_t>(groups), 0.f);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < k; ++c)
+          amax[size_t(idx(r, c))] =
+              std::max(amax[size_t(idx(r, c))], std::fabs(x[size_t(r * k + c)]));
+      int bad_scales = 0, bad_values = 0;
+      for (int64_t g = 0; g < groups; ++g)
+        bad_scales += sh[size_t(g)] != (amax[size_t(g)] > 0.f ? amax[size_t(g)] / 448.f : 1.f);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < k; ++c) {
+          const float want = float(__nv_fp8_e4m3(x[size_t(r * k + c)] / sh[size_t(idx(r, c))]));
+          bad_values += float(qh[size_t(r * k + c)]) != want;
+        }
+      EXPECT_EQ(bad_scales, 0);
+      EXPECT_EQ(bad_values, 0);
+    }
+  }
 }
