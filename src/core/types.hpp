@@ -38,7 +38,7 @@ enum class ScaleMode { none, tensor, row, block128 };
 inline constexpr DType kAllDTypes[] = {DType::f32, DType::f16, DType::bf16};
 inline constexpr DType kFp8DTypes[] = {DType::e4m3};
 inline constexpr ScaleMode kFp8ScaleModes[] = {ScaleMode::tensor, ScaleMode::row,
-                                              ScaleMode::block128};
+                                               ScaleMode::block128};
 inline constexpr Accum kAllAccums[] = {Accum::f32, Accum::f16};
 inline constexpr Layout kAllLayouts[] = {Layout::nn, Layout::nt, Layout::tn, Layout::tt};
 
@@ -46,7 +46,7 @@ const char* to_string(DType d);
 const char* to_string(Accum a);
 const char* to_string(Layout l);
 const char* to_string(ScaleMode m);
-std::optional<DType> parse_dtype(std::string_view s);  // classic and FP8 names
+std::optional<DType> parse_dtype(std::string_view s);           // classic and FP8 names
 std::optional<ScaleMode> parse_scale_mode(std::string_view s);  // tensor, row, block128
 // The names --dtype accepts, for messages: "f32, f16, bf16, e4m3".
 const char* dtype_names();
