@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
 #include "report/json_codec.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "sol/sol.hpp"
 #include "verify/device_verify.hpp"
 #include "verify/tolerance.hpp"
@@ -247,4 +248,22 @@ TEST(Fp8Tolerance, FollowsOutputRoundingAndTheAccumulator) {
   const GemmProblem f16{64, 64, 4096, Layout::tn, DType::f16, Accum::f32};
   EXPECT_DOUBLE_EQ(verification_tolerance(f16),
                    verification_tolerance(DType::f16, Accum::f32, 4096));
+}
+
+TEST(Fp8Baseline, CublasLtRefusalsNameTheirReason) {
+  GemmProblem p = fp8_problem(ScaleMode::tensor);  // 256 x 384 x 4096, C bf16
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  GemmProblem f16{64, 64, 64, Layout::nn, DType::f16, Accum::f32};
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(f16), "") << "not an FP8 problem: nothing to refuse";
+  p.k = 4100;
+  EXPECT_NE(CublasLtGemm::fp8_unsupported(p).find("K must be a multiple of 16"), std::string::npos);
+  p.k = 4096;
+  p.m = 100;  // 200 bytes per bf16 column of C
+  EXPECT_NE(CublasLtGemm::fp8_unsupported(p).find("M must be a multiple of 8"), std::string::npos);
+  p.out = DType::f32;  // 400 bytes: aligned
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  p.m = 1;
+  EXPECT_NE(CublasLtGemm::fp8_unsupported(p).find("multiple of 4"), std::string::npos);
+  GemmProblem fast_block = fp8_problem(ScaleMode::block128, true);
+  EXPECT_FALSE(CublasLtGemm::fp8_unsupported(fast_block).empty());
 }
