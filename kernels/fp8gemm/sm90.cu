@@ -196,21 +196,30 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// The instantiation of a problem. `for_launch`: with its dynamic shared-memory limit raised to
+// the ring's size, once per device (the first launch is a warm-up, outside every timed sample).
 template <ScaleMode S, bool kFast>
-const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&fp8gemm_sm90_kernel<S, kFast>);
+const void* kernel_ptr(bool for_launch) {
+  const void* fn = reinterpret_cast<const void*>(&fp8gemm_sm90_kernel<S, kFast>);
+  static PerDevice<int> raised;
+  if (for_launch)
+    raised.get([fn](int) {
+      CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+      return 1;
+    });
+  return fn;
 }
 
-const void* kernel_for(const GemmProblem& p) {
+const void* kernel_for(const GemmProblem& p, bool for_launch = false) {
   switch (p.scale) {
     case ScaleMode::row:
-      return p.fast_accum ? kernel_ptr<ScaleMode::row, true>()
-                          : kernel_ptr<ScaleMode::row, false>();
+      return p.fast_accum ? kernel_ptr<ScaleMode::row, true>(for_launch)
+                          : kernel_ptr<ScaleMode::row, false>(for_launch);
     case ScaleMode::block128:
-      return kernel_ptr<ScaleMode::block128, false>();
+      return kernel_ptr<ScaleMode::block128, false>(for_launch);
     default:
-      return p.fast_accum ? kernel_ptr<ScaleMode::tensor, true>()
-                          : kernel_ptr<ScaleMode::tensor, false>();
+      return p.fast_accum ? kernel_ptr<ScaleMode::tensor, true>(for_launch)
+                          : kernel_ptr<ScaleMode::tensor, false>(for_launch);
   }
 }
 
@@ -241,29 +250,13 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   return {};
 }
 
-// Per device and instantiation, once: the dynamic shared-memory limit raised to the ring's size
-// (outside every timed launch but the first, which the warm-up takes).
-void raise_smem_limit(const void* fn) {
-  static PerDevice<int> tensor, tensor_fast, row, row_fast, block;
-  PerDevice<int>& once = fn == kernel_ptr<ScaleMode::tensor, false>()  ? tensor
-                         : fn == kernel_ptr<ScaleMode::tensor, true>() ? tensor_fast
-                         : fn == kernel_ptr<ScaleMode::row, false>()   ? row
-                         : fn == kernel_ptr<ScaleMode::row, true>()    ? row_fast
-                                                                       : block;
-  once.get([fn](int) {
-    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return 1;
-  });
-}
-
 void launch(const GemmArgs& a, cudaStream_t stream) {
   const GemmProblem& p = a.problem;
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, int(p.m), int(p.k), kBM);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, int(p.n), int(p.k), kBN);
   const Fp8Params prm{int(p.m), int(p.n),  int(p.k),  a.alpha,
                       a.beta,   a.scale_a, a.scale_b, static_cast<__nv_bfloat16*>(a.c)};
-  const void* fn = kernel_for(p);
-  raise_smem_limit(fn);
+  const void* fn = kernel_for(p, /*for_launch=*/true);
   const dim3 grid(unsigned((p.n + kBN - 1) / kBN), unsigned((p.m + kBM - 1) / kBM));
   void* args[] = {const_cast<CUtensorMap*>(&map_a), const_cast<CUtensorMap*>(&map_b),
                   const_cast<Fp8Params*>(&prm)};

@@ -103,32 +103,31 @@ bool accum_valid_for(DType d, Accum a) {
   return a == Accum::f32 || d == DType::f16;
 }
 
-int64_t scale_count_a(ScaleMode m, int64_t rows_m, int64_t k) {
+namespace {
+// Scales of an operand of `rows` rows of K under m; block128 groups `block_rows` rows (A: 1, its
+// 1x128 slices; B: 128, its 128x128 blocks).
+int64_t scale_count(ScaleMode m, int64_t rows, int64_t k, int64_t block_rows) {
+  const auto ceil_div = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
   switch (m) {
     case ScaleMode::none:
       return 0;
     case ScaleMode::tensor:
       return 1;
     case ScaleMode::row:
-      return rows_m;
+      return rows;
     case ScaleMode::block128:
-      return rows_m * ((k + kScaleBlock - 1) / kScaleBlock);
+      return ceil_div(rows, block_rows) * ceil_div(k, kScaleBlock);
   }
   return 0;
 }
+}  // namespace
+
+int64_t scale_count_a(ScaleMode m, int64_t rows_m, int64_t k) {
+  return scale_count(m, rows_m, k, 1);
+}
 
 int64_t scale_count_b(ScaleMode m, int64_t cols_n, int64_t k) {
-  switch (m) {
-    case ScaleMode::none:
-      return 0;
-    case ScaleMode::tensor:
-      return 1;
-    case ScaleMode::row:
-      return cols_n;
-    case ScaleMode::block128:
-      return ((cols_n + kScaleBlock - 1) / kScaleBlock) * ((k + kScaleBlock - 1) / kScaleBlock);
-  }
-  return 0;
+  return scale_count(m, cols_n, k, kScaleBlock);
 }
 
 Accum default_accum(DType) {
@@ -139,13 +138,17 @@ std::string GemmProblem::shape_string() const {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-std::string GemmProblem::type_string() const {
-  std::string s = std::string(to_string(dtype)) + "/" + to_string(accum);
-  if (!is_fp8(dtype)) return s;
-  s += std::string(" ") + to_string(scale);
+std::string GemmProblem::fp8_format() const {
+  if (!is_fp8(dtype)) return {};
+  std::string s = to_string(scale);
   if (fast_accum) s += " fast";
   if (out != DType::bf16) s += std::string(" ->") + to_string(out);
   return s;
+}
+
+std::string GemmProblem::type_string() const {
+  const std::string s = std::string(to_string(dtype)) + "/" + to_string(accum);
+  return is_fp8(dtype) ? s + " " + fp8_format() : s;
 }
 
 }  // namespace gemmbench

@@ -106,6 +106,8 @@ struct GemmProblem {
   std::string shape_string() const;                                         // "MxNxK"
   // "f16/f32"; FP8: "e4m3/f32 tensor", "e4m3/f32 row fast", "e4m3/f32 block128 ->f16" (C not bf16).
   std::string type_string() const;
+  // FP8 only (empty otherwise): the format after the types, "row fast", "block128 ->f16".
+  std::string fp8_format() const;
 };
 
 }  // namespace gemmbench

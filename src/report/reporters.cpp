@@ -110,7 +110,7 @@ class ConsoleReporter : public Reporter {
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
     if (!r.chosen_kernel.empty()) status += " [ran " + r.chosen_kernel + "]";
     if (is_fp8(r.problem.dtype)) {
-      status += " [" + r.problem.type_string().substr(r.problem.type_string().find(' ') + 1) + "]";
+      status += " [" + r.problem.fp8_format() + "]";
       if (r.error.quant_normwise)
         status += fmt::format(" [quant err {:.2e}]", *r.error.quant_normwise);
     }
