@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <cub/block/block_reduce.cuh>
 #include <limits>
 #include <stdexcept>
@@ -180,6 +181,19 @@ __global__ void quantize_kernel(const float* x, int64_t rows, int64_t K, ScaleIn
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = i / K, k = i % K;
     q[i] = __nv_fp8_e4m3(x[i] / scales[idx(row, k)]);  // round to nearest, saturating
+  }
+}
+
+// FP8 inputs' spread: x(row, k) *= 2^e, e in -2..2 drawn per (row, 128-block of K) from the
+// tensor's key. Uniform values give every row and block an amax near 1, hence nearly equal
+// scales, and a kernel that reads the wrong row's or block's scale would still verify; real
+// activations and weights differ by far more than 16x between rows and blocks.
+__global__ void fp8_spread_kernel(float* x, int64_t rows, int64_t K, uint64_t key) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * K;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / K, kb = (i % K) / kScaleBlock;
+    const int e = int(splitmix64(key ^ (uint64_t(row) << 24) ^ uint64_t(kb)) % 5) - 2;
+    x[i] = ldexpf(x[i], e);  // exact: a power of two
   }
 }
 
@@ -394,6 +408,12 @@ Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a
   DeviceBuffer scratch(size_t(std::max(p.m, p.n)) * sizeof(float));
   fill_inputs(a32.get(), DType::f32, p.m * p.k, seed, tensor_a, d, stream);
   fill_inputs(b32.get(), DType::f32, p.k * p.n, seed, tensor_b, d, stream);
+  for (auto [x, rows, tensor] :
+       {std::tuple{a32.as<float>(), p.m, tensor_a}, std::tuple{b32.as<float>(), p.n, tensor_b}}) {
+    fp8_spread_kernel<<<grid_for(rows * p.k), 256, 0, stream>>>(
+        x, rows, p.k, splitmix64(seed * 0x100000001B3ull + tensor + 0x5bd1e995ull));
+    CUDA_CHECK_LAST_LAUNCH();
+  }
   quantize_fp8(a32.as<float>(), p.m, p.k, scale_index_a(p), in.a.get(), in.scale_a.as<float>(),
                scratch.as<float>(), stream);
   quantize_fp8(b32.as<float>(), p.n, p.k, scale_index_b(p), in.b.get(), in.scale_b.as<float>(),
