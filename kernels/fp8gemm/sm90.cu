@@ -34,6 +34,7 @@
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
+#include "fp8gemm/sm90_rules.hpp"
 #include "hgemm/sm90/tma_desc.hpp"
 
 namespace gemmbench {
@@ -224,30 +225,10 @@ const void* kernel_for(const GemmProblem& p, bool for_launch = false) {
 }
 
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (caps.sm != 90)
-    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
-  if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
-  if (p.scale == ScaleMode::none) return "needs a scaling (tensor, row or block128)";
-  if (p.fast_accum && p.scale == ScaleMode::block128)
-    return "block scales are applied when the partial sums are promoted: no fast accumulation";
-  if (p.k % 16 != 0) return "K must be a multiple of 16: TMA needs 16-byte aligned row strides";
-  if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
-    return "M, N and K must be below 2^30 (32-bit tile coordinates)";
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if ((p.n + kBN - 1) / kBN > 0x7fffffff || (p.m + kBM - 1) / kBM > 65535)
     return "M must be below 65536 * 128 (the grid's y extent)";
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel_for(p));
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
-  }
-  if (attr.sharedSizeBytes == 0)
-    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
-  if (caps.smem_per_block_optin < size_t(kSmemBytes) + attr.sharedSizeBytes)
-    return "needs " + std::to_string((kSmemBytes + attr.sharedSizeBytes) / 1024) +
-           " KB of shared memory per block, the device allows " +
-           std::to_string(caps.smem_per_block_optin / 1024);
-  return {};
+  return sm90a_image_unsupported(kernel_for(p), kSmemBytes, caps);
 }
 
 void launch(const GemmArgs& a, cudaStream_t stream) {

@@ -141,7 +141,7 @@ for step in "${steps[@]}"; do
       ;;
     fp8)
       # The FP8 path's checks (docs/fp8.md): its GPU suites, every FP8 kernel of test_kernels in
-      # each scaling, memcheck over those, then fp8gemm_sm90 beside cuBLASLt FP8 at one prefill
+      # each scaling, memcheck over those, then the fp8gemm rungs beside cuBLASLt FP8 at one prefill
       # layer (DeepSeek-V3's 4096x7168x2048) in each scaling and with fast accumulation.
       for spec in "test_fp8_runner_gpu:*:120" "test_cublaslt_fp8_gpu:*:120" "test_kernels:*e4m3*:300"; do
         IFS=: read -r exe filter limit <<<"$spec"
@@ -153,10 +153,10 @@ for step in "${steps[@]}"; do
       GEMMBENCH_TEST_SMALL=1 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 \
         "$build/tests/test_kernels" --gtest_filter='*e4m3*' >"$logs/fp8_memcheck.log" 2>&1
       note "fp8 memcheck: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/fp8_memcheck.log" | tail -1)"
-      "$bin" --kernel fp8gemm_sm90 --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row,block128 \
+      "$bin" --kernel "fp8gemm*" --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row,block128 \
         --json "$out/fp8_first_$stamp.json" >"$logs/fp8_bench.txt" 2>&1
       note "fp8 bench: rc=$?"
-      "$bin" --kernel fp8gemm_sm90 --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row --fast-accum \
+      "$bin" --kernel "fp8gemm*" --m 4096 --n 7168 --k 2048 --dtype e4m3 --scale tensor,row --fast-accum \
         --json "$out/fp8_first_fast_$stamp.json" >>"$logs/fp8_bench.txt" 2>&1
       note "fp8 bench (fast accumulation): rc=$?"
       grep -E '^(cublas|fp8gemm)|rows:' "$logs/fp8_bench.txt" | tee -a "$summary"

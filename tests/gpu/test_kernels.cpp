@@ -226,7 +226,8 @@ INSTANTIATE_TEST_SUITE_P(Registry, KernelVsReference, ::testing::ValuesIn(kernel
 
 // The persistent kernels with a capped grid: the persistent Ampere binding (hgemm_tn and the
 // other layouts' short names) at caps of 1, 3 and 7 CTAs, the Hopper kernels (2-CTA clusters,
-// stream-K and every layout included; the 1-CTA decode tiles too) at 1, 3, 7 and 14 CTAs; and
+// stream-K and every layout included; the 1-CTA decode tiles too; the persistent FP8 rung) at 1,
+// 3, 7 and 14 CTAs; and
 // sgemm_splitk at 1, 3 and 7, where the suite's few-tile shapes split K 1, 3 and up to 7 ways
 // (with a partial last k-tile in the last split) in its 64- and 128-row configurations (the
 // narrower ones split in test_decode.cpp's SgemmSplitK); sgemm_streamk at 1, 3 and 7 CTAs, which
@@ -246,7 +247,7 @@ std::vector<CappedCombo> capped_combos() {
                       n == "hgemm_decode_sm90_n48" || n == "hgemm_tn_sm90_128x128_sk" ||
                       n == "hgemm_tn_sm90_c1_sk" || n == "hgemm_tn_sm90_192x192" ||
                       n == "hgemm_nn_sm90_192x192" || n == "hgemm_nt_sm90_192x192" ||
-                      n == "hgemm_tt_sm90_192x192";
+                      n == "hgemm_tt_sm90_192x192" || n == "fp8gemm_sm90_persistent";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.
@@ -267,9 +268,7 @@ TEST_P(KernelCappedGrid, OddShapesAlphaBeta) {
 }
 INSTANTIATE_TEST_SUITE_P(CappedGrid, KernelCappedGrid, ::testing::ValuesIn(capped_combos()),
                          [](const ::testing::TestParamInfo<CappedCombo>& info) {
-                           const Combo& c = info.param.combo;
-                           return c.kernel->name + "_" + to_string(c.layout) + "_" +
-                                  to_string(c.dtype) + "_" + to_string(c.accum) + "_cap" +
+                           return combo_name({info.param.combo, info.index}) + "_cap" +
                                   std::to_string(info.param.max_ctas);
                          });
 INSTANTIATE_TEST_SUITE_P(Baseline, CublasVsReference, ::testing::ValuesIn(cublas_combos()),

@@ -1,0 +1,448 @@
+// Rung F2, fp8gemm_sm90_persistent: rung F1's FP8 mainloop (fp8gemm/sm90.cu) in the frame of the
+// Hopper rung 10 (hgemm_tn_sm90): a persistent grid, the output stored by TMA from a staging box,
+// and that store deferred into the next tile's first k-blocks. docs/fp8.md tells the ladder.
+//
+// What changes from F1, and why:
+//   - Persistent: one CTA per SM walks the tiles in the raster order of sm90/schedule.hpp; the
+//     producer runs ahead into the next tile while the consumers finish one, so the ring never
+//     drains between tiles and no CTA pays its prologue twice.
+//   - Orientation: wgmma's M is GEMM N (each consumer warpgroup takes 64 rows of the B tile),
+//     its N is the 128 rows of the A tile, as in rung 10. The accumulator fragment then holds
+//     pairs of consecutive m, contiguous in the column-major C: the epilogue is rung 10's
+//     (sm90/epilogue.cuh), stmatrix into a 128B-swizzled box and one TMA store per 64x64 box,
+//     instead of F1's 2-byte stores 2*M bytes apart.
+//   - Block scales: A's 1x128 scales now vary along the fragment's columns (32 rows of A per
+//     thread), so a scale warp of the producer warpgroup copies each k-block's 128 A scales and
+//     B's block scale into a per-stage slot of shared memory, and arrives on the stage's full
+//     barrier with the TMA bytes; the consumers read their 32 there while the wgmmas run.
+//   - Tensor and row scales (and alpha) multiply the accumulators once, before the epilogue;
+//     the row scales of a tile are loaded when its mainloop starts, so their latency hides under
+//     it.
+//   - Fast accumulation keeps one k-block of wgmmas in flight while the next is issued (rung 10's
+//     mainloop); with promotion each k-block's partial must be complete before it is added, and
+//     the two consumer warpgroups take turns on the tensor cores.
+// Any M, N; K a multiple of 16 (TMA's 16-byte row stride). C bf16.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "common/occupancy.hpp"
+#include "common/ptx.cuh"
+#include "common/sm90.cuh"
+#include "common/static_for.cuh"
+#include "core/cuda_check.hpp"
+#include "core/per_device.hpp"
+#include "core/registry.hpp"
+#include "fp8gemm/sm90_rules.hpp"
+#include "hgemm/sm90/config.hpp"
+#include "hgemm/sm90/epilogue.cuh"
+#include "hgemm/sm90/pipeline.cuh"
+#include "hgemm/sm90/schedule.hpp"
+#include "hgemm/sm90/tma_desc.hpp"
+
+namespace gemmbench {
+namespace {
+
+constexpr int kBM = 128, kBN = 128, kBK = 128;  // kBK e4m3 elements: one 128-byte swizzle row
+static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
+              "a k-block is one scale block along K, and a tile's rows of B one block of B");
+// The ring: 6 stages of 32 KB beside the epilogue's 32 KB of staging boxes; block scales take 5,
+// their scale slots would not fit beside a sixth.
+template <ScaleMode S>
+constexpr int kStages = S == ScaleMode::block128 ? 5 : 6;
+// Rung 10's configuration: a row of a stage is 128 bytes (64 f16 there, 128 e4m3 here), so its
+// stage sizes, staging boxes and register split hold as they are.
+template <ScaleMode S>
+using F2Cfg = Sm90Config<kBM, kBN, kStages<S>, 1>;
+constexpr int kScaleSlot = kBM + 4;  // floats per stage: A's 128 row scales, B's block scale, pad
+constexpr int kThreads = 384;        // producer warpgroup, two consumer warpgroups
+
+struct F2Params {
+  int m, n, k;
+  float alpha, beta;
+  const float* scale_a;
+  const float* scale_b;
+  __nv_bfloat16* c;
+  Sm90Schedule sched;
+};
+
+#if GEMMBENCH_SM90A
+
+// A consumer warpgroup's walk over the ring for one tile: its (64 GEMM-N, 128 GEMM-M) fragment
+// of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
+// (the previous tile's deferred stores). On return every wgmma has completed and every stage is
+// released.
+template <ScaleMode S, bool kFast, class Cfg>
+struct F2Mainloop {
+  static constexpr bool kBlock = S == ScaleMode::block128;
+  Sm90Ring<Cfg::STAGES> ring;
+  uint32_t s_a, s_b;
+  const float (*s_scale)[kScaleSlot];
+  int consumer, wg_thread, q;
+
+  __device__ __forceinline__ void release(int s) {
+    if (wg_thread == 0) sm90::mbarrier_arrive(ring.empty(s));
+  }
+  __device__ __forceinline__ void issue(float (&d)[64], int stage, bool first) {
+    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
+        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);
+    sm90::wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < kBK / 32; ++ks)
+      sm90::wgmma_m64n128k32_e4m3_f32(d, sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks)),
+                                      sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks)),
+                                      first && ks == 0 ? 0 : 1);
+    sm90::wgmma_commit_group();
+  }
+
+  // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
+  // it is added into acc, times A's and B's block scales with block128.
+  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64]) {
+    const int stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    issue(part, stage, true);
+    float2 sa[16];  // A's scales of this thread's columns m = 8j + 2q + {0, 1}, times B's
+    if constexpr (kBlock) {
+      const float sb = s_scale[stage][kBM];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        const float2 v = *reinterpret_cast<const float2*>(&s_scale[stage][8 * j + 2 * q]);
+        sa[j] = make_float2(v.x * sb, v.y * sb);
+      }
+    }
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sm90::fence_operand(part[i]);
+    release(stage);  // the scale slot was read above, the operands by the completed wgmmas
+    ring.advance();
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * j + 2 * h;
+        if constexpr (kBlock) {
+          acc[i] = fmaf(part[i], sa[j].x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], sa[j].y, acc[i + 1]);
+        } else {
+          acc[i] += part[i];
+          acc[i + 1] += part[i + 1];
+        }
+      }
+  }
+
+  // Fast accumulation: one accumulator over all of K; the previous k-block's wgmmas finish while
+  // this one's are issued, and release their stage then.
+  __device__ __forceinline__ void k_block_fast(float (&acc)[64], int kb, int& prev_stage) {
+    const int stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    issue(acc, stage, kb == 0);
+    if (kb > 0) {
+      sm90::wgmma_wait_group<1>();
+      release(prev_stage);
+    }
+    prev_stage = stage;
+    ring.advance();
+  }
+
+  template <int BOXES, class Between>
+  __device__ __forceinline__ void run(float (&acc)[64], int kb_count, Between&& between) {
+    int kb = 0, prev_stage = 0;
+    if constexpr (kFast) {
+#pragma unroll
+      for (int i = 0; i < 64; ++i) sm90::fence_operand(acc[i]);
+      static_for<BOXES>([&](auto box) {
+        if (kb < kb_count) k_block_fast(acc, kb++, prev_stage);
+        between(box);
+      });
+      for (; kb < kb_count; ++kb) k_block_fast(acc, kb, prev_stage);
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) sm90::fence_operand(acc[i]);
+    } else {
+      float part[64];
+#pragma unroll
+      for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+      static_for<BOXES>([&](auto box) {
+        if (kb < kb_count) k_block_promoted(acc, part), ++kb;
+        between(box);
+      });
+      for (; kb < kb_count; ++kb) k_block_promoted(acc, part);
+    }
+  }
+};
+
+#endif  // GEMMBENCH_SM90A
+
+template <ScaleMode S, bool kFast>
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
+    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
+    const F2Params prm) {
+#if GEMMBENCH_SM90A
+  using Cfg = F2Cfg<S>;
+  constexpr int STAGES = Cfg::STAGES;
+  constexpr bool kBlock = S == ScaleMode::block128;
+  static_assert(!(kFast && kBlock), "block scales are applied at promotion");
+  // The barriers (and scale slots) are the static shared memory: supports() tells the sm_90a
+  // image from the trap stub of the other passes by it.
+  __shared__ alignas(8) uint64_t full_bar[STAGES], empty_bar[STAGES];
+  __shared__ alignas(16) float s_scale[kBlock ? STAGES : 1][kScaleSlot];
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t s_a = smem;                                // (STAGES, 128 x 128 B), SW128
+  const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 x 128 B), SW128
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (2 consumers, 2, 64, 64) SW128
+  const Sm90Schedule& sched = prm.sched;
+  const int wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
+  const int warp = wg_thread / 32, lane = wg_thread % 32;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      // full: the TMA thread's expect_tx, and each lane of the scale warp with block scales.
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), kBlock ? 1 + 32 : 1);
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(&map_a);
+    sm90::tma_prefetch_descriptor(&map_b);
+    if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
+  }
+  __syncthreads();
+
+  int stage = 0;
+  uint32_t phase = 0;
+  const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
+  Sm90WorkIter<false> work_iter(sched, blockIdx.x);
+  Sm90Work w;
+
+  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warp ========
+    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (wg_thread == 0) {
+      while (work_iter.next(w)) {
+        const int m_row = w.tile.m * kBM, n_row = w.tile.n * kBN;
+        for (int kb = 0; kb < sched.k_blocks; ++kb) {
+          const int s = ring.stage;
+          sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);  // lap 0 passes at once
+          sm90::mbarrier_arrive_expect_tx(ring.full(s), Cfg::TX_BYTES);
+          sm90::tma_load_2d(s_a + s * Cfg::A_STAGE_BYTES, &map_a, ring.full(s), kb * kBK, m_row);
+          sm90::tma_load_2d(s_b + s * Cfg::B_STAGE_BYTES, &map_b, ring.full(s), kb * kBK, n_row);
+          ring.advance();
+        }
+      }
+    } else if (kBlock && warp == 1) {
+      // Each k-block's scales into its stage's slot: lane l copies A's rows l + 32r (r < 4) of
+      // the tile, lane 0 B's block; every lane arrives once its stores are done. The loads run
+      // kAhead k-blocks ahead of the stores, so their latency overlaps the waits for free slots.
+      constexpr int kAhead = 1;
+      const int kbs = sched.k_blocks;
+      while (work_iter.next(w)) {
+        const int m_row = w.tile.m * kBM;
+        const float* sb_row = prm.scale_b + int64_t(w.tile.n) * kbs;
+        float va[kAhead][4], vb[kAhead];
+        const auto load = [&](int kb, float(&a)[4], float& b) {
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            const int m = m_row + lane + 32 * r;
+            a[r] = m < prm.m && kb < kbs ? __ldg(prm.scale_a + int64_t(m) * kbs + kb) : 0.f;
+          }
+          b = lane == 0 && kb < kbs ? __ldg(sb_row + kb) : 0.f;
+        };
+#pragma unroll
+        for (int i = 0; i < kAhead; ++i) load(i, va[i], vb[i]);
+        for (int kb = 0; kb < kbs; kb += kAhead) {
+#pragma unroll
+          for (int i = 0; i < kAhead; ++i) {
+            if (kb + i >= kbs) break;
+            const int s = ring.stage;
+            sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) s_scale[s][lane + 32 * r] = va[i][r];
+            if (lane == 0) s_scale[s][kBM] = vb[i];
+            sm90::mbarrier_arrive(ring.full(s));
+            ring.advance();
+            load(kb + i + kAhead, va[i], vb[i]);
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  // ======== CONSUMERS: 64 rows of the B tile each, all 128 rows of the A tile ========
+  sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+  const int consumer = wg - 1;
+  const int g = lane / 4, q = lane % 4;
+  const int M = prm.m, N = prm.n;
+  __nv_bfloat16* c = prm.c;
+  const float one = 1.f;  // the epilogue's alpha: alpha and the scales are applied before it
+  const float beta = prm.beta;
+  uint32_t packed[kBM / 4];
+  bool pending = false;
+  int pending_m0 = 0, pending_n0 = 0;
+  Sm90Epilogue<__nv_bfloat16, false, Cfg, false> epilogue{
+      &map_c,
+      c,
+      M,
+      N,
+      one,
+      beta,
+      s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,  // (EPI_BUFS, 64, 64) SW128
+      consumer,
+      warp,
+      lane,
+      q,
+      wg_thread,
+      uint32_t(1 + consumer),
+      consumer * Cfg::WG_N + 16 * warp + g,  // this thread's row of B (h = 0) within the tile
+      (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0),
+      packed,
+      pending,
+      pending_m0,
+      pending_n0};
+  F2Mainloop<S, kFast, Cfg> mainloop{ring, s_a, s_b, s_scale, consumer, wg_thread, q};
+  const float tensor_scale =
+      S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
+  float acc[64];
+  while (work_iter.next(w)) {
+    const int m0 = w.tile.m * kBM, n_row = w.tile.n * kBN + consumer * Cfg::WG_N + 16 * warp + g;
+    // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
+    // after the mainloop.
+    float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
+    if constexpr (S == ScaleMode::row) {
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int m = m0 + 8 * j + 2 * q + e;
+          rsa[2 * j + e] = m < M ? __ldg(prm.scale_a + m) : 0.f;
+        }
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        rsb[h] = n_row + 8 * h < N ? prm.alpha * __ldg(prm.scale_b + n_row + 8 * h) : 0.f;
+    }
+    mainloop.template run<decltype(epilogue)::BOXES>(acc, sched.k_blocks, [&](auto box) {
+      epilogue.template store_pending_box<decltype(box)::value>();
+    });
+    pending = false;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& v = acc[4 * j + 2 * h + e];
+          if constexpr (S == ScaleMode::row)
+            v *= rsa[2 * j + e] * rsb[h];
+          else
+            v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
+        }
+    epilogue.store(acc, w.tile.m, w.tile.n, sched);
+  }
+  epilogue.drain();
+#else
+  __trap();
+#endif
+}
+
+// The instantiation of a problem, with its shared-memory limit raised and its resident CTAs
+// counted once per device: the persistent grid.
+template <ScaleMode S, bool kFast>
+const void* kernel_ptr() {
+  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast>);
+}
+template <ScaleMode S, bool kFast>
+int resident() {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast>;
+    CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    F2Cfg<S>::SMEM_BYTES));
+    return resident_ctas(fn, kThreads, F2Cfg<S>::SMEM_BYTES, dev);
+  });
+}
+
+template <ScaleMode S, bool kFast>
+void run(const GemmArgs& a, cudaStream_t stream) {
+  using Cfg = F2Cfg<S>;
+  const GemmProblem& p = a.problem;
+  const int M = int(p.m), N = int(p.n), K = int(p.k);
+  int ctas = resident<S, kFast>();
+  if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);  // tests: several tiles a CTA
+  F2Params prm{M,
+               N,
+               K,
+               a.alpha,
+               a.beta,
+               a.scale_a,
+               a.scale_b,
+               static_cast<__nv_bfloat16*>(a.c),
+               make_schedule(M, N, K, kBM, kBN, kBK, 1, ctas, false)};
+  const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, kBM);
+  const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, kBN);
+  CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
+  if (a.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0) {
+    map_c = make_c_store_map(a.c, DType::bf16, M, N, Cfg::EPI_BOX);
+    prm.sched.c_tma = 1;
+  }
+  void* args[] = {const_cast<CUtensorMap*>(&map_a), const_cast<CUtensorMap*>(&map_b), &map_c, &prm};
+  CUDA_CHECK(cudaLaunchKernel(kernel_ptr<S, kFast>(), dim3(unsigned(prm.sched.clusters)),
+                              dim3(kThreads), args, Cfg::SMEM_BYTES, stream));
+}
+
+// f(scale, fast) with the problem's scheme as compile-time constants.
+template <class F>
+auto by_scheme(const GemmProblem& p, F&& f) {
+  using Row = std::integral_constant<ScaleMode, ScaleMode::row>;
+  using Block = std::integral_constant<ScaleMode, ScaleMode::block128>;
+  using Tensor = std::integral_constant<ScaleMode, ScaleMode::tensor>;
+  switch (p.scale) {
+    case ScaleMode::row:
+      return p.fast_accum ? f(Row{}, std::true_type{}) : f(Row{}, std::false_type{});
+    case ScaleMode::block128:
+      return f(Block{}, std::false_type{});
+    default:
+      return p.fast_accum ? f(Tensor{}, std::true_type{}) : f(Tensor{}, std::false_type{});
+  }
+}
+
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
+  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN - 1) / kBN + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  return by_scheme(p, [&](auto s, auto fast) {
+    return sm90a_image_unsupported(kernel_ptr<decltype(s)::value, decltype(fast)::value>(),
+                                   F2Cfg<decltype(s)::value>::SMEM_BYTES, caps);
+  });
+}
+
+void launch(const GemmArgs& a, cudaStream_t stream) {
+  by_scheme(a.problem,
+            [&](auto s, auto fast) { run<decltype(s)::value, decltype(fast)::value>(a, stream); });
+}
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_sm90_persistent",
+    .family = "fp8gemm",
+    .rung = 2,
+    .summary = "Hopper FP8 (e4m3), rung F1 made persistent in rung 10's frame: wgmma M = GEMM N "
+               "(64 rows of B per consumer), 128x128x128 tiles in raster order, TMA-store epilogue "
+               "deferred into the next tile; block scales staged per stage by a scale warp",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .supports = supports,
+    .launch = launch,
+});
+
+}  // namespace
+}  // namespace gemmbench

@@ -1,0 +1,51 @@
+// What the Hopper FP8 rungs (fp8gemm/sm90.cu, fp8gemm/sm90_persistent.cu) ask of a problem and
+// of the build, in one place: the formats they take and the check that the driver picked their
+// sm_90a image. Host code.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/device_caps.hpp"
+#include "core/types.hpp"
+
+namespace gemmbench {
+
+// The problem itself: a Hopper GPU, bf16 C, a scaling, no fast accumulation with block scales,
+// TMA's 16-byte row strides, 32-bit tile coordinates.
+inline std::string fp8_sm90_problem_unsupported(const GemmProblem& p, const DeviceCaps& caps) {
+  if (caps.sm != 90)
+    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
+  if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
+  if (p.scale == ScaleMode::none) return "needs a scaling (tensor, row or block128)";
+  if (p.fast_accum && p.scale == ScaleMode::block128)
+    return "block scales are applied when the partial sums are promoted: no fast accumulation";
+  if (p.k % 16 != 0) return "K must be a multiple of 16: TMA needs 16-byte aligned row strides";
+  if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
+    return "M, N and K must be below 2^30 (32-bit tile coordinates)";
+  return {};
+}
+
+// The kernel image: the sm_90a pass declares the mbarriers as static shared memory, the trap stub
+// of every other pass declares none (a build without 90a makes the driver pick the stub); and the
+// ring (`dynamic_smem` bytes) must fit what a block may opt into.
+inline std::string sm90a_image_unsupported(const void* kernel, size_t dynamic_smem,
+                                           const DeviceCaps& caps) {
+  cudaFuncAttributes attr{};
+  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
+  }
+  if (attr.sharedSizeBytes == 0)
+    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
+  if (caps.smem_per_block_optin < dynamic_smem + attr.sharedSizeBytes)
+    return "needs " + std::to_string((dynamic_smem + attr.sharedSizeBytes) / 1024) +
+           " KB of shared memory per block, the device allows " +
+           std::to_string(caps.smem_per_block_optin / 1024);
+  return {};
+}
+
+}  // namespace gemmbench
