@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -57,10 +58,13 @@ template <ScaleMode S>
 constexpr int kStages = S == ScaleMode::block128 ? 5 : 6;
 // Rung 10's configuration: a row of a stage is 128 bytes (64 f16 there, 128 e4m3 here), so its
 // stage sizes, staging boxes and register split hold as they are.
-template <ScaleMode S>
-using F2Cfg = Sm90Config<kBM, kBN, kStages<S>, 1>;
-constexpr int kScaleSlot = kBM + 4;  // floats per stage: A's 128 row scales, B's block scale, pad
-constexpr int kThreads = 384;        // producer warpgroup, two consumer warpgroups
+// CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
+// multicasting them to both (half the A traffic from L2).
+template <ScaleMode S, int CLUSTER>
+using F2Cfg = Sm90Config<kBM, kBN, kStages<S>, CLUSTER>;
+[[maybe_unused]] constexpr int kScaleSlot =
+    kBM + 4;                   // floats per stage: A's 128 row scales, B's block scale, pad
+constexpr int kThreads = 384;  // producer warpgroup, two consumer warpgroups
 
 struct F2Params {
   int m, n, k;
@@ -79,14 +83,22 @@ struct F2Params {
 // released.
 template <ScaleMode S, bool kFast, class Cfg>
 struct F2Mainloop {
-  static constexpr bool kBlock = S == ScaleMode::block128;
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
   const float (*s_scale)[kScaleSlot];
-  int consumer, wg_thread, q;
+  int consumer, lane, q;
 
+  // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
+  // r of the cluster) once its own reads are done: the wgmmas' (completed) and, with block
+  // scales, its lanes' reads of the scale slot, ordered before the arrival by the __syncwarp.
+  // One arrival per warpgroup would release the slot while another warp may still read it.
   __device__ __forceinline__ void release(int s) {
-    if (wg_thread == 0) sm90::mbarrier_arrive(ring.empty(s));
+    __syncwarp();
+    if constexpr (Cfg::CLUSTER > 1) {
+      if (lane < Cfg::CLUSTER) sm90::mbarrier_arrive_cluster(ring.empty(s), uint32_t(lane));
+    } else {
+      if (lane == 0) sm90::mbarrier_arrive(ring.empty(s));
+    }
   }
   __device__ __forceinline__ void issue(float (&d)[64], int stage, bool first) {
     const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
@@ -108,7 +120,7 @@ struct F2Mainloop {
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float2 sa[16];  // A's scales of this thread's columns m = 8j + 2q + {0, 1}, times B's
-    if constexpr (kBlock) {
+    if constexpr (S == ScaleMode::block128) {
       const float sb = s_scale[stage][kBM];
 #pragma unroll
       for (int j = 0; j < 16; ++j) {
@@ -126,7 +138,7 @@ struct F2Mainloop {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h;
-        if constexpr (kBlock) {
+        if constexpr (S == ScaleMode::block128) {
           acc[i] = fmaf(part[i], sa[j].x, acc[i]);
           acc[i + 1] = fmaf(part[i + 1], sa[j].y, acc[i + 1]);
         } else {
@@ -180,17 +192,18 @@ struct F2Mainloop {
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast>
+template <ScaleMode S, bool kFast, int CLUSTER>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
     const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
     const F2Params prm) {
 #if GEMMBENCH_SM90A
-  using Cfg = F2Cfg<S>;
+  using Cfg = F2Cfg<S, CLUSTER>;
   constexpr int STAGES = Cfg::STAGES;
   constexpr bool kBlock = S == ScaleMode::block128;
   static_assert(!(kFast && kBlock), "block scales are applied at promotion");
+  static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
   // The barriers (and scale slots) are the static shared memory: supports() tells the sm_90a
   // image from the trap stub of the other passes by it.
   __shared__ alignas(8) uint64_t full_bar[STAGES], empty_bar[STAGES];
@@ -208,68 +221,89 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     for (int s = 0; s < STAGES; ++s) {
       // full: the TMA thread's expect_tx, and each lane of the scale warp with block scales.
       sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), kBlock ? 1 + 32 : 1);
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
+      // empty: every consumer warp of every CTA the stage's A slices were multicast to.
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4 * CLUSTER);
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&map_a);
     sm90::tma_prefetch_descriptor(&map_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
   }
-  __syncthreads();
+  // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
+  if constexpr (CLUSTER > 1)
+    sm90::cluster_sync();
+  else
+    __syncthreads();
+  const uint32_t rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0;
 
   int stage = 0;
   uint32_t phase = 0;
   const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-  Sm90WorkIter<false> work_iter(sched, blockIdx.x);
+  Sm90WorkIter<false> work_iter(sched, blockIdx.x / CLUSTER);
   Sm90Work w;
 
   if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warp ========
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
     if (wg_thread == 0) {
       while (work_iter.next(w)) {
-        const int m_row = w.tile.m * kBM, n_row = w.tile.n * kBN;
+        const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
+        // This CTA's slice of the shared A tile, and its own B tile; a slice or the padding N
+        // tile of an odd tiles_n past the matrix is clamped to a row inside it (those smem rows
+        // feed only outputs the epilogue does not store, and no box starts out of bounds).
+        const int a_row = min(m_tile * kBM + int(rank) * Cfg::A_SLICE_ROWS, prm.m - 1);
+        const int b_row = min(n_tile * kBN, prm.n - 1);
         for (int kb = 0; kb < sched.k_blocks; ++kb) {
           const int s = ring.stage;
           sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);  // lap 0 passes at once
           sm90::mbarrier_arrive_expect_tx(ring.full(s), Cfg::TX_BYTES);
-          sm90::tma_load_2d(s_a + s * Cfg::A_STAGE_BYTES, &map_a, ring.full(s), kb * kBK, m_row);
-          sm90::tma_load_2d(s_b + s * Cfg::B_STAGE_BYTES, &map_b, ring.full(s), kb * kBK, n_row);
+          const uint32_t a_dst = s_a + s * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES;
+          if constexpr (CLUSTER > 1)
+            sm90::tma_load_2d_multicast(a_dst, &map_a, ring.full(s), uint16_t((1u << CLUSTER) - 1),
+                                        kb * kBK, a_row);
+          else
+            sm90::tma_load_2d(a_dst, &map_a, ring.full(s), kb * kBK, a_row);
+          sm90::tma_load_2d(s_b + s * Cfg::B_STAGE_BYTES, &map_b, ring.full(s), kb * kBK, b_row);
           ring.advance();
         }
       }
-    } else if (kBlock && warp == 1) {
-      // Each k-block's scales into its stage's slot: lane l copies A's rows l + 32r (r < 4) of
-      // the tile, lane 0 B's block; every lane arrives once its stores are done. The loads run
-      // kAhead k-blocks ahead of the stores, so their latency overlaps the waits for free slots.
-      constexpr int kAhead = 1;
+      // Multicast clusters: one more lap of waits, until every stage's last use has been
+      // released by the consumers of every CTA it was multicast to; after that no peer arrives
+      // on this CTA's barriers and the CTA may exit (rung 10's producer tail).
+      if constexpr (CLUSTER > 1)
+        for (int i = 0; i < STAGES; ++i) {
+          sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
+          ring.advance();
+        }
+    } else if (kBlock && warp >= 1) {
+      // Each k-block's scales into its stage's slot, the three other warps of the producer
+      // warpgroup taking turns (k-block c of the CTA's walk goes to warp 1 + c % 3: three loads
+      // in flight cover the L2 latency that one warp alone exposed per k-block): lane l copies A's
+      // rows l + 32r (r < 4) of the tile, lane 0 B's block, and every lane arrives once its stores
+      // are done.
       const int kbs = sched.k_blocks;
+      int turn = 0;
       while (work_iter.next(w)) {
-        const int m_row = w.tile.m * kBM;
-        const float* sb_row = prm.scale_b + int64_t(w.tile.n) * kbs;
-        float va[kAhead][4], vb[kAhead];
-        const auto load = [&](int kb, float(&a)[4], float& b) {
+        const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
+        const int m_row = m_tile * kBM;
+        const float* sb_row = prm.scale_b + int64_t(n_tile) * kbs;
+        const bool b_valid = lane == 0 && n_tile < sched.tiles_n;
+        for (int kb = 0; kb < kbs; ++kb, turn = turn == 2 ? 0 : turn + 1) {
+          if (turn == warp - 1) {
+            float va[4];
 #pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const int m = m_row + lane + 32 * r;
-            a[r] = m < prm.m && kb < kbs ? __ldg(prm.scale_a + int64_t(m) * kbs + kb) : 0.f;
-          }
-          b = lane == 0 && kb < kbs ? __ldg(sb_row + kb) : 0.f;
-        };
-#pragma unroll
-        for (int i = 0; i < kAhead; ++i) load(i, va[i], vb[i]);
-        for (int kb = 0; kb < kbs; kb += kAhead) {
-#pragma unroll
-          for (int i = 0; i < kAhead; ++i) {
-            if (kb + i >= kbs) break;
+            for (int r = 0; r < 4; ++r) {
+              const int m = m_row + lane + 32 * r;
+              va[r] = m < prm.m ? __ldg(prm.scale_a + int64_t(m) * kbs + kb) : 0.f;
+            }
+            const float vb = b_valid ? __ldg(sb_row + kb) : 0.f;
             const int s = ring.stage;
             sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);
 #pragma unroll
-            for (int r = 0; r < 4; ++r) s_scale[s][lane + 32 * r] = va[i][r];
-            if (lane == 0) s_scale[s][kBM] = vb[i];
+            for (int r = 0; r < 4; ++r) s_scale[s][lane + 32 * r] = va[r];
+            if (lane == 0) s_scale[s][kBM] = vb;
             sm90::mbarrier_arrive(ring.full(s));
-            ring.advance();
-            load(kb + i + kAhead, va[i], vb[i]);
           }
+          ring.advance();
         }
       }
     }
@@ -307,12 +341,13 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
       pending,
       pending_m0,
       pending_n0};
-  F2Mainloop<S, kFast, Cfg> mainloop{ring, s_a, s_b, s_scale, consumer, wg_thread, q};
+  F2Mainloop<S, kFast, Cfg> mainloop{ring, s_a, s_b, s_scale, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
   while (work_iter.next(w)) {
-    const int m0 = w.tile.m * kBM, n_row = w.tile.n * kBN + consumer * Cfg::WG_N + 16 * warp + g;
+    const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
+    const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
     // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
     // after the mainloop.
     float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
@@ -344,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
           else
             v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
         }
-    epilogue.store(acc, w.tile.m, w.tile.n, sched);
+    epilogue.store(acc, m_tile, n_tile, sched);
   }
   epilogue.drain();
 #else
@@ -352,30 +387,54 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 #endif
 }
 
-// The instantiation of a problem, with its shared-memory limit raised and its resident CTAs
+// The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast>
+template <ScaleMode S, bool kFast, int CLUSTER>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast>);
+  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>);
 }
-template <ScaleMode S, bool kFast>
-int resident() {
+template <ScaleMode S, int CLUSTER>
+cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(ctas));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER>::SMEM_BYTES;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
+  return cfg;
+}
+template <ScaleMode S, bool kFast, int CLUSTER>
+int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    F2Cfg<S>::SMEM_BYTES));
-    return resident_ctas(fn, kThreads, F2Cfg<S>::SMEM_BYTES, dev);
+                                    F2Cfg<S, CLUSTER>::SMEM_BYTES));
+    if constexpr (CLUSTER == 1) {
+      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER>::SMEM_BYTES, dev);
+    } else {
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER>(CLUSTER, nullptr, attr);
+      int n = 0;
+      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, fn, &cfg));
+      if (n < 1) throw std::runtime_error("fp8gemm_sm90_persistent: no cluster fits the device");
+      return n;
+    }
   });
 }
 
-template <ScaleMode S, bool kFast>
+template <ScaleMode S, bool kFast, int CLUSTER>
 void run(const GemmArgs& a, cudaStream_t stream) {
-  using Cfg = F2Cfg<S>;
+  using Cfg = F2Cfg<S, CLUSTER>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int ctas = resident<S, kFast>();
-  if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);  // tests: several tiles a CTA
+  int clusters = resident_clusters<S, kFast, CLUSTER>();
+  if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
+    clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   F2Params prm{M,
                N,
                K,
@@ -384,17 +443,19 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                a.scale_a,
                a.scale_b,
                static_cast<__nv_bfloat16*>(a.c),
-               make_schedule(M, N, K, kBM, kBN, kBK, 1, ctas, false)};
-  const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, kBM);
+               make_schedule(M, N, K, kBM, kBN, kBK, CLUSTER, clusters, false)};
+  const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, kBN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (a.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0) {
     map_c = make_c_store_map(a.c, DType::bf16, M, N, Cfg::EPI_BOX);
     prm.sched.c_tma = 1;
   }
-  void* args[] = {const_cast<CUtensorMap*>(&map_a), const_cast<CUtensorMap*>(&map_b), &map_c, &prm};
-  CUDA_CHECK(cudaLaunchKernel(kernel_ptr<S, kFast>(), dim3(unsigned(prm.sched.clusters)),
-                              dim3(kThreads), args, Cfg::SMEM_BYTES, stream));
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg =
+      launch_config<S, CLUSTER>(prm.sched.clusters * CLUSTER, stream, attr);
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>, map_a,
+                                map_b, map_c, prm));
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -413,20 +474,25 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
+template <int CLUSTER>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
-  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN - 1) / kBN + 15) >= (int64_t(1) << 31))
+  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN * CLUSTER - 1) / (kBN * CLUSTER) + 15) >=
+      (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
-    return sm90a_image_unsupported(kernel_ptr<decltype(s)::value, decltype(fast)::value>(),
-                                   F2Cfg<decltype(s)::value>::SMEM_BYTES, caps);
+    constexpr ScaleMode S = decltype(s)::value;
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER>(),
+                                   F2Cfg<S, CLUSTER>::SMEM_BYTES, caps);
   });
 }
 
+template <int CLUSTER>
 void launch(const GemmArgs& a, cudaStream_t stream) {
-  by_scheme(a.problem,
-            [&](auto s, auto fast) { run<decltype(s)::value, decltype(fast)::value>(a, stream); });
+  by_scheme(a.problem, [&](auto s, auto fast) {
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER>(a, stream);
+  });
 }
 
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
@@ -435,13 +501,27 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .rung = 2,
     .summary = "Hopper FP8 (e4m3), rung F1 made persistent in rung 10's frame: wgmma M = GEMM N "
                "(64 rows of B per consumer), 128x128x128 tiles in raster order, TMA-store epilogue "
-               "deferred into the next tile; block scales staged per stage by a scale warp",
+               "deferred into the next tile; block scales staged per stage by the scale warps",
     .dtypes = {DType::e4m3},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
     .min_sm = 90,
-    .supports = supports,
-    .launch = launch,
+    .supports = supports<1>,
+    .launch = launch<1>,
+});
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_sm90_persistent_c2",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "rung F2 on clusters of two CTAs along N: each loads half of the shared 128-row A "
+               "tile and multicasts it to both (a quarter less L2 traffic per k-block)",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .supports = supports<2>,
+    .launch = launch<2>,
 });
 
 }  // namespace

@@ -184,16 +184,20 @@ __global__ void quantize_kernel(const float* x, int64_t rows, int64_t K, ScaleIn
   }
 }
 
-// FP8 inputs' spread: x(row, k) *= 2^e, e in -2..2 drawn per (row, 128-block of K) from the
-// tensor's key. Uniform values give every row and block an amax near 1, hence nearly equal
-// scales, and a kernel that reads the wrong row's or block's scale would still verify; real
-// activations and weights differ by far more than 16x between rows and blocks.
+// FP8 inputs' spread: x(row, k) *= 2^(e1 + e2), e1 drawn per (row, 128-block of K) and e2 per
+// (128-row block, 128-block of K), each in -1..1, from the tensor's key. Uniform values give
+// every row and block an amax near 1, hence nearly equal scales, and a kernel that reads the
+// wrong row's or block's scale would still verify; e2 keeps the 128x128 blocks apart too (their
+// amax is the largest of 128 rows' factors, which e1 alone would make the same for all). Real
+// activations and weights differ by more than 16x between rows and blocks.
 __global__ void fp8_spread_kernel(float* x, int64_t rows, int64_t K, uint64_t key) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * K;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = i / K, kb = (i % K) / kScaleBlock;
-    const int e = int(splitmix64(key ^ (uint64_t(row) << 24) ^ uint64_t(kb)) % 5) - 2;
-    x[i] = ldexpf(x[i], e);  // exact: a power of two
+    const int e1 = int(splitmix64(key ^ (uint64_t(row) << 24) ^ uint64_t(kb)) % 3) - 1;
+    const int e2 =
+        int(splitmix64(~key ^ (uint64_t(row / kScaleBlock) << 24) ^ uint64_t(kb)) % 3) - 1;
+    x[i] = ldexpf(x[i], e1 + e2);  // exact: a power of two
   }
 }
 

@@ -59,8 +59,9 @@ void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx
 
 // The FP8 operands of p (TN) as gemmbench makes them: A and B filled in f32 as for an f32
 // problem (tensors tensor_a, tensor_b of `seed`, distribution d), each row's 128-blocks of K
-// multiplied by 2^e, e in -2..2 (so that scales differ between rows and blocks by up to 16x, and
-// a kernel that misreads them fails verification), then quantized by quantize_fp8
+// multiplied by 2^e, e in -2..2, part drawn per row and part per 128x128 block (so that scales
+// differ between rows and blocks by up to 16x, and a kernel that misreads them fails
+// verification), then quantized by quantize_fp8
 // with the scales of p.scale. `with_f32`, when given, runs while the f32 values still exist (the
 // runner computes the unquantized reference there); the stream is synchronized before they go.
 struct Fp8Inputs {
