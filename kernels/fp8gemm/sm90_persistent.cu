@@ -62,8 +62,13 @@ constexpr int kStages = S == ScaleMode::block128 ? 5 : 6;
 // multicasting them to both (half the A traffic from L2).
 template <ScaleMode S, int CLUSTER>
 using F2Cfg = Sm90Config<kBM, kBN, kStages<S>, CLUSTER>;
-[[maybe_unused]] constexpr int kScaleSlot =
-    kBM + 4;                   // floats per stage: A's 128 row scales, B's block scale, pad
+// A stage's scale slot: A's 128 row scales times B's block scale, in the order the consumers read
+// them: thread quad position q reads floats 32q .. 32q + 31, the scales of its columns
+// m = 8j + 2q + e at 32q + 2j + e (j < 16, e < 2): eight 16-byte loads, and no multiply.
+[[maybe_unused]] constexpr int kScaleSlot = kBM;
+__host__ __device__ constexpr int scale_slot_index(int m) {
+  return 32 * ((m % 8) / 2) + 2 * (m / 8) + m % 2;
+}
 constexpr int kThreads = 384;  // producer warpgroup, two consumer warpgroups
 
 struct F2Params {
@@ -81,7 +86,10 @@ struct F2Params {
 // of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
 // (the previous tile's deferred stores). On return every wgmma has completed and every stage is
 // released.
-template <ScaleMode S, bool kFast, class Cfg>
+// STAGGER: at each tile's first k-block the second consumer warpgroup issues its wgmmas only after
+// the first has issued its own, so that the two finish (and promote) half a k-block apart
+// instead of together, one promoting while the other's wgmmas keep the tensor cores busy.
+template <ScaleMode S, bool kFast, class Cfg, bool STAGGER>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
@@ -115,18 +123,18 @@ struct F2Mainloop {
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
-  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64]) {
+  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64],
+                                                   bool first) {
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    if (STAGGER && first && consumer == 1) sm90::named_barrier_sync(3, 256);
     issue(part, stage, true);
-    float2 sa[16];  // A's scales of this thread's columns m = 8j + 2q + {0, 1}, times B's
+    if (STAGGER && first && consumer == 0) sm90::named_barrier_arrive(3, 256);
+    float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (S == ScaleMode::block128) {
-      const float sb = s_scale[stage][kBM];
 #pragma unroll
-      for (int j = 0; j < 16; ++j) {
-        const float2 v = *reinterpret_cast<const float2*>(&s_scale[stage][8 * j + 2 * q]);
-        sa[j] = make_float2(v.x * sb, v.y * sb);
-      }
+      for (int i = 0; i < 8; ++i)
+        sa[i] = reinterpret_cast<const float4*>(&s_scale[stage][32 * q])[i];
     }
     sm90::wgmma_wait_group<0>();
 #pragma unroll
@@ -139,8 +147,9 @@ struct F2Mainloop {
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h;
         if constexpr (S == ScaleMode::block128) {
-          acc[i] = fmaf(part[i], sa[j].x, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], sa[j].y, acc[i + 1]);
+          const float4& f = sa[j / 2];
+          acc[i] = fmaf(part[i], j % 2 ? f.z : f.x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], j % 2 ? f.w : f.y, acc[i + 1]);
         } else {
           acc[i] += part[i];
           acc[i + 1] += part[i + 1];
@@ -182,17 +191,17 @@ struct F2Mainloop {
 #pragma unroll
       for (int i = 0; i < 64; ++i) acc[i] = 0.f;
       static_for<BOXES>([&](auto box) {
-        if (kb < kb_count) k_block_promoted(acc, part), ++kb;
+        if (kb < kb_count) k_block_promoted(acc, part, kb == 0), ++kb;
         between(box);
       });
-      for (; kb < kb_count; ++kb) k_block_promoted(acc, part);
+      for (; kb < kb_count; ++kb) k_block_promoted(acc, part, false);
     }
   }
 };
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool STAGGER>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
@@ -204,6 +213,11 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   constexpr bool kBlock = S == ScaleMode::block128;
   static_assert(!(kFast && kBlock), "block scales are applied at promotion");
   static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
+  // The register split: rung 10's 40 / 232, except that the scale warps of block128 need 56 (40
+  // spilled), which leaves the consumers 224.
+  constexpr int kProducerRegs = kBlock ? 56 : Cfg::PRODUCER_REGS;
+  constexpr int kConsumerRegs = kBlock ? 224 : Cfg::CONSUMER_REGS;
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "the SM's 64K registers");
   // The barriers (and scale slots) are the static shared memory: supports() tells the sm_90a
   // image from the trap stub of the other passes by it.
   __shared__ alignas(8) uint64_t full_bar[STAGES], empty_bar[STAGES];
@@ -243,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   Sm90Work w;
 
   if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warp ========
-    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    sm90::setmaxnreg_dec<kProducerRegs>();
     if (wg_thread == 0) {
       while (work_iter.next(w)) {
         const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
@@ -278,15 +292,15 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
       // Each k-block's scales into its stage's slot, the three other warps of the producer
       // warpgroup taking turns (k-block c of the CTA's walk goes to warp 1 + c % 3: three loads
       // in flight cover the L2 latency that one warp alone exposed per k-block): lane l copies A's
-      // rows l + 32r (r < 4) of the tile, lane 0 B's block, and every lane arrives once its stores
-      // are done.
+      // rows l + 32r (r < 4) of the tile times B's block scale, in the slot's order, and every lane
+      // arrives once its stores are done.
       const int kbs = sched.k_blocks;
       int turn = 0;
       while (work_iter.next(w)) {
         const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
         const int m_row = m_tile * kBM;
         const float* sb_row = prm.scale_b + int64_t(n_tile) * kbs;
-        const bool b_valid = lane == 0 && n_tile < sched.tiles_n;
+        const bool b_valid = n_tile < sched.tiles_n;  // every lane reads the one B scale
         for (int kb = 0; kb < kbs; ++kb, turn = turn == 2 ? 0 : turn + 1) {
           if (turn == warp - 1) {
             float va[4];
@@ -299,8 +313,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
             const int s = ring.stage;
             sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);
 #pragma unroll
-            for (int r = 0; r < 4; ++r) s_scale[s][lane + 32 * r] = va[r];
-            if (lane == 0) s_scale[s][kBM] = vb;
+            for (int r = 0; r < 4; ++r) s_scale[s][scale_slot_index(lane + 32 * r)] = va[r] * vb;
             sm90::mbarrier_arrive(ring.full(s));
           }
           ring.advance();
@@ -311,7 +324,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   }
 
   // ======== CONSUMERS: 64 rows of the B tile each, all 128 rows of the A tile ========
-  sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+  sm90::setmaxnreg_inc<kConsumerRegs>();
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n;
@@ -341,7 +354,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
       pending,
       pending_m0,
       pending_n0};
-  F2Mainloop<S, kFast, Cfg> mainloop{ring, s_a, s_b, s_scale, consumer, lane, q};
+  F2Mainloop<S, kFast, Cfg, STAGGER> mainloop{ring, s_a, s_b, s_scale, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
@@ -389,9 +402,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool STAGGER>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>);
+  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, STAGGER>);
 }
 template <ScaleMode S, int CLUSTER>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -407,11 +420,11 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool STAGGER>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, STAGGER>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -427,12 +440,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool STAGGER>
 void run(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = F2Cfg<S, CLUSTER>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, STAGGER>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   F2Params prm{M,
@@ -454,8 +467,8 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>, map_a,
-                                map_b, map_c, prm));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, STAGGER>,
+                                map_a, map_b, map_c, prm));
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -474,7 +487,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool STAGGER = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
@@ -483,15 +496,15 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER>(),
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, STAGGER>(),
                                    F2Cfg<S, CLUSTER>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool STAGGER = false>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, STAGGER>(a, stream);
   });
 }
 
@@ -522,6 +535,21 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .min_sm = 90,
     .supports = supports<2>,
     .launch = launch<2>,
+});
+
+// Measurement aid (docs/fp8.md): F2 with the consumers staggered at each tile's start.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_sm90_persistent_stagger",
+    .family = "fp8gemm",
+    .rung = 2,
+    .summary = "rung F2 with its two consumer warpgroups issuing each tile's first k-block one "
+               "after the other, so that their promotions alternate with the other's wgmmas",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .supports = supports<1, true>,
+    .launch = launch<1, true>,
 });
 
 }  // namespace

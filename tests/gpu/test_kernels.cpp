@@ -45,6 +45,12 @@ const std::vector<Shape3> kShapes = {
 // (264x520x192: also one the persistent Ampere schedule takes, BK 32 or 64; 100x136x264: one
 // the decode path, M <= 128 with K % 8 == 0, takes; 1x136x264: one the GEMV path, M <= 4, takes;
 // 12x136x264: one the tensor-core GEMV, M <= 16, takes with more than one warp per row group).
+// FP8 problems need K % 16 == 0 (16-byte rows of 8-bit elements), which most of kShapes have not;
+// these add partial last 128-wide k-blocks (K = 128 n + 16) beside M and N tile edges, and many
+// k-blocks per tile (a long K whose promotions and block scales add up).
+const std::vector<Shape3> kFp8Shapes = {
+    {200, 384, 656}, {129, 257, 1040}, {37, 1000, 400}, {300, 136, 2064}, {1000, 264, 4112}};
+
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
 }
@@ -170,7 +176,8 @@ void check_all_shapes(const Combo& c, int max_ctas = 0) {
   CublasGemm cublas;
   int ran = 0;
   std::vector<std::string> skipped;
-  const std::vector<Shape3> shapes = test_shapes();
+  std::vector<Shape3> shapes = test_shapes();
+  if (is_fp8(c.dtype)) shapes.insert(shapes.end(), kFp8Shapes.begin(), kFp8Shapes.end());
   for (size_t i = 0; i < shapes.size(); ++i) {
     const Shape3 s = shapes[i];
     // Every third shape runs with beta != 0 and a non-unit alpha, and every third with a
