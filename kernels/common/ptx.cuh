@@ -91,13 +91,6 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// bar.arrive: counts this warp's threads in barrier `id` without waiting; a bar.sync of the same
-// barrier by other warps (`threads` in all) returns once everyone has arrived. Lets one group
-// signal another (a producer/consumer hand-off between warpgroups).
-__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 // ---- ldmatrix (sm_75+): shared -> registers, 8x8 b16 matrices ------------------------------
 // Threads 8i..8i+7 give the addresses of the 8 rows (16 bytes each) of matrix i. Without .trans,
 // thread t receives, for each matrix, the pair (row t/4, cols 2*(t%4), 2*(t%4)+1) packed in one

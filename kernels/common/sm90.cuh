@@ -154,7 +154,6 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 using ptx::mbarrier_arrive;
 using ptx::mbarrier_init;
 using ptx::mbarrier_wait_parity;
-using ptx::named_barrier_arrive;
 using ptx::named_barrier_sync;
 
 // One arrival, and `bytes` more expected from complete_tx (TMA) in the current phase.

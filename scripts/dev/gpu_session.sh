@@ -348,12 +348,16 @@ EOF2
       # launch: tensor (gmma) pipe activity, shared-memory wavefronts (LSU: the kernel's own
       # loads and stores beside wgmma's operand reads), issue-slot use and the stall reasons.
       split_tag_regex_args "${step#ncu-gmma:}"
+      # The gmma pipe metrics by the names this ncu knows (a name it does not know fails the run).
+      gmma=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' |
+        grep -E '^sm__(pipe_tensor_op_gmma|inst_executed_pipe_tensor_op_gmma)' | head -4 |
+        sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
       timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-        --metrics "regex:^sm__pipe_tensor_op_gmma_cycles_active\.avg\.pct_of_peak_sustained_(active|elapsed)$","regex:^sm__(inst_executed|pipe)_.*gmma.*\.avg\.pct_of_peak_sustained_active$","regex:^l1tex__data_pipe_lsu_wavefronts_mem_shared(_op_ld|_op_st)?\.sum$","regex:^l1tex__data_pipe_lsu_wavefronts_mem_shared\.sum\.pct_of_peak_sustained_elapsed$","regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio",smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum \
+        --metrics "${gmma:+$gmma,}l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum" \
         "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_gmma_$tag.txt" 2>&1
       note "ncu-gmma $tag: rc=$?"
-      grep -E "issue_stalled|gmma|wavefronts|issue_active|cycles_elapsed|gpu__time|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
+      grep -E "issue_stalled|gmma|wavefronts|bank_conflicts|issue_active|cycles_elapsed|gpu__time|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
         "$logs/ncu_gmma_$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | tee -a "$summary"
       ;;
     ncu-source:*)
