@@ -92,7 +92,7 @@ template <ScaleMode S, bool kFast, class Cfg>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
-  const float (*s_scale)[kScaleSlot];
+  uint32_t s_scale;  // (STAGES, kScaleSlot) floats, shared-window address
   int consumer, lane, q;
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
@@ -130,7 +130,11 @@ struct F2Mainloop {
     if constexpr (S == ScaleMode::block128) {
 #pragma unroll
       for (int i = 0; i < 8; ++i)
-        sa[i] = *reinterpret_cast<const float4*>(&s_scale[stage][16 * i + 4 * q]);
+        // By shared-window address: an ld.shared, never a generic load.
+        const uint4 u =
+            sm90::ld_shared_v4(s_scale + uint32_t(4 * (stage * kScaleSlot + 16 * i + 4 * q)));
+      sa[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z),
+                          __uint_as_float(u.w));
     }
     sm90::wgmma_wait_group<0>();
 #pragma unroll
@@ -350,7 +354,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
       pending,
       pending_m0,
       pending_n0};
-  F2Mainloop<S, kFast, Cfg> mainloop{ring, s_a, s_b, s_scale, consumer, lane, q};
+  F2Mainloop<S, kFast, Cfg> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
+                                     consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
