@@ -128,13 +128,14 @@ struct F2Mainloop {
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (S == ScaleMode::block128) {
+      // By shared-window address: an ld.shared, never a generic load.
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-        // By shared-window address: an ld.shared, never a generic load.
+      for (int i = 0; i < 8; ++i) {
         const uint4 u =
             sm90::ld_shared_v4(s_scale + uint32_t(4 * (stage * kScaleSlot + 16 * i + 4 * q)));
-      sa[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z),
-                          __uint_as_float(u.w));
+        sa[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z),
+                            __uint_as_float(u.w));
+      }
     }
     sm90::wgmma_wait_group<0>();
 #pragma unroll
