@@ -252,6 +252,17 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row, uint32_t r0, uint
                : "memory");
 }
 
+// The same with .trans: each 8x8 matrix is stored transposed, so the row that lanes 8i + r address
+// receives column r of matrix i (one value from each of the eight row pairs): a fragment
+// block whose rows are M and columns N lands as 8 rows of N, each 16 contiguous bytes along M.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t smem_row, uint32_t r0, uint32_t r1,
+                                                  uint32_t r2, uint32_t r3) {
+  asm volatile(
+      "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
+      "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+      : "memory");
+}
+
 // ---- GPU-scope flags (inter-CTA hand-off through global memory) -------------------------------
 // The release store publishes, at GPU scope, every write that happens before it: this thread's
 // own, and those of the threads it synchronised with through a barrier just before (release is

@@ -59,21 +59,22 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
               "a k-block is one scale block along K, and a tile's rows of B one block of B");
 // The ring: 6 stages of 32 KB beside the epilogue's 32 KB of staging boxes; block scales take 5,
 // their scale slots would not fit beside a sixth.
-template <ScaleMode S>
-constexpr int kStages = S == ScaleMode::block128 ? 5 : 6;
+// MROWS (rung F3): the other orientation, wgmma's M = GEMM M; no scale slot, six stages always.
+template <ScaleMode S, bool MROWS>
+constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // Rung 10's configuration: a row of a stage is 128 bytes (64 f16 there, 128 e4m3 here), so its
 // stage sizes, staging boxes and register split hold as they are.
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
-template <ScaleMode S, int CLUSTER>
-using F2Cfg = Sm90Config<kBM, kBN, kStages<S>, CLUSTER>;
+template <ScaleMode S, int CLUSTER, bool MROWS = false>
+using F2Cfg = Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>;
 // A stage's scale slot: A's 128 row scales times B's block scale, in the order the consumers read
 // them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
 // 2(j%2) + e, so that its eight 16-byte loads i = j/2 read 16i + 4q: the four quad positions of
 // a warp read 64 contiguous bytes, no bank conflict (32q, one load's addresses 128 B apart, was a
 // 4-way conflict and ran block128 at 568 TFLOP/s against 738 at 4096x7168x2048), and no multiply.
 [[maybe_unused]] constexpr int kScaleSlot = kBM;
-__host__ __device__ constexpr int scale_slot_index(int m) {
+[[maybe_unused]] __host__ __device__ constexpr int scale_slot_index(int m) {
   return 16 * (m / 16) + 4 * ((m % 8) / 2) + 2 * ((m / 8) % 2) + m % 2;
 }
 constexpr int kThreads = 384;  // producer warpgroup, two consumer warpgroups
@@ -93,12 +94,19 @@ struct F2Params {
 // of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
 // (the previous tile's deferred stores). On return every wgmma has completed and every stage is
 // released.
-template <ScaleMode S, bool kFast, class Cfg>
+// MROWS: each consumer takes 64 rows of the A tile (wgmma's A) against the whole B tile (wgmma's
+// B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
+// k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
+// K, set per tile) before the stage's wait.
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
   uint32_t s_scale;  // (STAGES, kScaleSlot) floats, shared-window address
   int consumer, lane, q;
+  const float* sa0 = nullptr;  // MROWS, block128: scale_a of the thread's rows (h = 0, 1), per kb
+  const float* sa1 = nullptr;
+  const float* sb = nullptr;  // MROWS, block128: scale_b of the tile's 128 rows of B, per kb
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed) and, with block
@@ -113,9 +121,14 @@ struct F2Mainloop {
     }
   }
   __device__ __forceinline__ void issue(float (&d)[64], int stage, bool first) {
-    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
-        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, 128)
-    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);
+    // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
+    const uint32_t own =
+        (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
+        consumer * Cfg::WG_N * Cfg::ROW_BYTES;
+    const uint32_t all =
+        MROWS ? s_b + stage * Cfg::B_STAGE_BYTES : s_a + stage * Cfg::A_STAGE_BYTES;
+    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(own);  // (64, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (128, 128)
     sm90::wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kBK / 32; ++ks)
@@ -127,12 +140,17 @@ struct F2Mainloop {
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
-  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64]) {
+  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64], int kb) {
     const int stage = ring.stage;
+    float f0 = 1.f, f1 = 1.f;  // MROWS, block128: the factors of the thread's two rows
+    if constexpr (MROWS && S == ScaleMode::block128) {
+      const float b = __ldg(sb + kb);
+      f0 = __ldg(sa0 + kb) * b, f1 = __ldg(sa1 + kb) * b;
+    }
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
-    if constexpr (S == ScaleMode::block128) {
+    if constexpr (!MROWS && S == ScaleMode::block128) {
       // By shared-window address: an ld.shared, never a generic load.
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
@@ -152,7 +170,10 @@ struct F2Mainloop {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h;
-        if constexpr (S == ScaleMode::block128) {
+        if constexpr (MROWS && S == ScaleMode::block128) {
+          acc[i] = fmaf(part[i], h ? f1 : f0, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], h ? f1 : f0, acc[i + 1]);
+        } else if constexpr (S == ScaleMode::block128) {
           const float4& f = sa[j / 2];
           acc[i] = fmaf(part[i], j % 2 ? f.z : f.x, acc[i]);
           acc[i + 1] = fmaf(part[i + 1], j % 2 ? f.w : f.y, acc[i + 1]);
@@ -197,27 +218,143 @@ struct F2Mainloop {
 #pragma unroll
       for (int i = 0; i < 64; ++i) acc[i] = 0.f;
       static_for<BOXES>([&](auto box) {
-        if (kb < kb_count) k_block_promoted(acc, part), ++kb;
+        if (kb < kb_count) k_block_promoted(acc, part, kb), ++kb;
         between(box);
       });
-      for (; kb < kb_count; ++kb) k_block_promoted(acc, part);
+      for (; kb < kb_count; ++kb) k_block_promoted(acc, part, kb);
     }
   }
 };
 
+// ---- Rung F3's consumer: wgmma's M = GEMM M, and an epilogue that transposes ----------------
+// The fragment of consumer c holds C(m, n) for m = m0 + 64c + 16 warp + 8h + g and
+// n = n0 + 8j + 2q + e (acc[4j + 2h + e]): pairs along N, while C is column-major (M contiguous).
+// stmatrix.trans turns each 8x8 block (8 m x 8 n) into 8 rows of n, 16 bytes of m each: the two
+// staging boxes of 64 n x 64 m (128 B rows, 128B-swizzled) that one TMA store each writes, the
+// boxes rung 10's epilogue stores. Box b takes the blocks j = 8b .. 8b + 7; stmatrix.x4 number p
+// of it the blocks (j = 8b + 2p + i/2, h = i%2) for i < 4, whose row r (n = 8j + r) lane 8i + r
+// addresses: row 8(j % 8) + r of the box, chunk (16 warp + 8h) / 8 = 2 warp + h.
+template <int EPI_BUF_BYTES>
+__device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUtensorMap* map_c,
+                                             uint32_t s_epi_own, int m_wg, int n0, int N,
+                                             int consumer, int warp, int lane, int wg_thread) {
+  const uint32_t bar_id = 1 + consumer;
+  // The previous tile's stores have read both boxes before they are written again.
+  if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
+  sm90::named_barrier_sync(bar_id, 128);
+  const int i = lane / 8, r = lane % 8;
+#pragma unroll
+  for (int b = 0; b < 2; ++b) {
+    const uint32_t buf = s_epi_own + b * EPI_BUF_BYTES;
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      uint32_t v[4];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const int j = 8 * b + 2 * p + t / 2, h = t % 2;
+        v[t] = pack2<__nv_bfloat16>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+      const uint32_t row = 8 * (2 * p + i / 2) + r, chunk = 2 * warp + i % 2;
+      sm90::stmatrix_x4_trans(buf + row * 128 + ((chunk ^ r) << 4), v[0], v[1], v[2], v[3]);
+    }
+  }
+  sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
+  sm90::named_barrier_sync(bar_id, 128);
+  if (wg_thread == 0) {
+#pragma unroll
+    for (int b = 0; b < 2; ++b)
+      if (n0 + 64 * b < N)
+        sm90::tma_store_2d(map_c, s_epi_own + b * EPI_BUF_BYTES, m_wg, n0 + 64 * b);
+    sm90::bulk_commit_group();
+  }
+}
+
+template <ScaleMode S, bool kFast, class Cfg, class Ring, class WorkIter>
+__device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
+                                            const F2Params& prm, const CUtensorMap& map_c,
+                                            uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
+                                            int consumer, int warp, int lane, int wg_thread) {
+  const Sm90Schedule& sched = prm.sched;
+  const int g = lane / 4, q = lane % 4;
+  const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
+  F2Mainloop<S, kFast, Cfg, true> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  const float tensor_scale =
+      S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
+  float acc[64];
+  Sm90Work w;
+  while (work_iter.next(w)) {
+    const int m0 = w.tile.m * kBM, n0 = w.tile.n * kBN;
+    const int m_wg = m0 + consumer * Cfg::WG_N, r0 = m_wg + 16 * warp + g, r1 = r0 + 8;
+    // Row scales: this thread's 2 rows (m of A, times alpha) and 32 columns (n of B), loaded now
+    // and used after the mainloop.
+    float rsa[2], rsb[S == ScaleMode::row ? 32 : 1];
+    if constexpr (S == ScaleMode::row) {
+      rsa[0] = r0 < M ? prm.alpha * __ldg(prm.scale_a + r0) : 0.f;
+      rsa[1] = r1 < M ? prm.alpha * __ldg(prm.scale_a + r1) : 0.f;
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int n = n0 + 8 * j + 2 * q + e;
+          rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
+        }
+    }
+    if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
+      mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs;
+      mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs;
+      mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs;
+    }
+    mainloop.template run<0>(acc, kbs, [](auto) {});
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& v = acc[4 * j + 2 * h + e];
+          if constexpr (S == ScaleMode::row)
+            v *= rsa[h] * rsb[2 * j + e];
+          else
+            v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
+        }
+    if (m_wg >= M) continue;  // this warpgroup's rows are all past M (uniform)
+    if (sched.c_tma) {
+      f3_store_tma<Cfg::EPI_BUF_BYTES>(acc, &map_c, s_epi_own, m_wg, n0, N, consumer, warp, lane,
+                                       wg_thread);
+    } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int m = h ? r1 : r0, n = n0 + 8 * j + 2 * q + e;
+            if (m >= M || n >= N) continue;
+            __nv_bfloat16* dst = prm.c + int64_t(n) * M + m;
+            float v = acc[4 * j + 2 * h + e];
+            if (prm.beta != 0.f) v += prm.beta * __bfloat162float(*dst);
+            *dst = __float2bfloat16_rn(v);
+          }
+    }
+  }
+  if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
+}
+
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
     const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
     const F2Params prm) {
 #if GEMMBENCH_SM90A
-  using Cfg = F2Cfg<S, CLUSTER>;
+  using Cfg = F2Cfg<S, CLUSTER, MROWS>;
   constexpr int STAGES = Cfg::STAGES;
-  constexpr bool kBlock = S == ScaleMode::block128;
-  static_assert(!(kFast && kBlock), "block scales are applied at promotion");
+  // kBlock: the block scales go through the per-stage slot (F2's orientation only).
+  constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
+  static_assert(!MROWS || CLUSTER == 1, "rung F3 runs without a cluster");
+  static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
   static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
   // The register split: rung 10's 40 / 232, except that the scale warps of block128 need 56 (40
   // spilled), which leaves the consumers 224.
@@ -333,6 +470,12 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   sm90::setmaxnreg_inc<kConsumerRegs>();
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
+  if constexpr (MROWS) {
+    f3_consumer<S, kFast, Cfg>(ring, work_iter, prm, map_c, s_a, s_b,
+                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES, consumer,
+                               warp, lane, wg_thread);
+    return;
+  }
   const int M = prm.m, N = prm.n;
   __nv_bfloat16* c = prm.c;
   const float one = 1.f;  // the epilogue's alpha: alpha and the scales are applied before it
@@ -360,8 +503,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
       pending,
       pending_m0,
       pending_n0};
-  F2Mainloop<S, kFast, Cfg> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
-                                     consumer, lane, q};
+  F2Mainloop<S, kFast, Cfg, false> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
+                                            consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
@@ -409,11 +552,11 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>);
+  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>);
 }
-template <ScaleMode S, int CLUSTER>
+template <ScaleMode S, int CLUSTER, bool MROWS>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
   attr = cudaLaunchAttribute{};
   attr.id = cudaLaunchAttributeClusterDimension;
@@ -421,24 +564,24 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(ctas));
   cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER>::SMEM_BYTES;
+  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES;
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    F2Cfg<S, CLUSTER>::SMEM_BYTES));
+                                    F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
-      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER>::SMEM_BYTES, dev);
+      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, dev);
     } else {
       cudaLaunchAttribute attr;
-      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER>(CLUSTER, nullptr, attr);
+      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER, MROWS>(CLUSTER, nullptr, attr);
       int n = 0;
       CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, fn, &cfg));
       if (n < 1) throw std::runtime_error("fp8gemm_sm90_persistent: no cluster fits the device");
@@ -447,12 +590,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 void run(const GemmArgs& a, cudaStream_t stream) {
-  using Cfg = F2Cfg<S, CLUSTER>;
+  using Cfg = F2Cfg<S, CLUSTER, MROWS>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   F2Params prm{M,
@@ -473,9 +616,9 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   }
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
-      launch_config<S, CLUSTER>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER>, map_a,
-                                map_b, map_c, prm));
+      launch_config<S, CLUSTER, MROWS>(prm.sched.clusters * CLUSTER, stream, attr);
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>,
+                                map_a, map_b, map_c, prm));
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -494,7 +637,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool MROWS = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
@@ -503,15 +646,15 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER>(),
-                                   F2Cfg<S, CLUSTER>::SMEM_BYTES, caps);
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS>(),
+                                   F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool MROWS = false>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS>(a, stream);
   });
 }
 
@@ -542,6 +685,21 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .min_sm = 90,
     .supports = supports<2>,
     .launch = launch<2>,
+});
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_sm90_persistent_t",
+    .family = "fp8gemm",
+    .rung = 4,
+    .summary = "rung F2 turned around: wgmma M = GEMM M (two A rows per thread: block scales "
+               "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
+               "transposes through stmatrix.trans into the TMA-store boxes",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .supports = supports<1, true>,
+    .launch = launch<1, true>,
 });
 
 }  // namespace
