@@ -23,10 +23,15 @@
 //     the two consumer warpgroups take turns on the tensor cores.
 // Any M, N; K a multiple of 16 (TMA's 16-byte row stride). C bf16.
 //
-// State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz): DeepSeek-V3 prefill at
-// 0.82x cuBLASLt per-tensor and 0.76x block128 (geomeans), 0.91x with fast accumulation at
-// 4096x7168x2048, 0.71x DeepGEMM at its M 4096 shapes. What limits it, and the open racecheck
-// report on the scale slot: docs/fp8.md.
+// Rung F3, fp8gemm_sm90_persistent_t (MROWS below): F2 turned around, wgmma's M = GEMM M. A
+// thread's fragment rows are two rows of A, so block128 reads two A scales and one B scale per
+// k-block from global memory (no slot, no scale warps, six stages); the fragment's pairs run
+// along N, so the epilogue transposes each 8x8 block with stmatrix.trans into rung 10's boxes.
+//
+// State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz): DeepSeek-V3 prefill,
+// geomeans over cuBLASLt: F2 0.82x per-tensor and 0.76x block128 (0.91x with fast accumulation
+// at 4096x7168x2048; 0.71x DeepGEMM at its M 4096 shapes), F3 0.82x and 0.82x. racecheck
+// reports hazards on F2's scale slot and none on F3: docs/fp8.md.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
