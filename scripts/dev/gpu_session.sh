@@ -49,7 +49,7 @@ for step in "${steps[@]}"; do
       # shellcheck disable=SC2086  # the arguments are words
       cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" ${GEMMBENCH_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 \
         && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
-      note "build: rc=$? ($(( $(date +%s) - t0 )) s)"
+      note "build: rc=$? ($(( $(date +%s) - t0 )) s), reports record git ${GEMMBENCH_GIT_COMMIT:-unset (CMake then asks git, and the .git copied to a GPU host may be stale: pass the literal hash)}"
       ;;
     build-overlay:*)
       # build-overlay:<dir>[:<targets>]; this tree with the files under <dir> laid over it
