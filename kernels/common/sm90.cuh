@@ -245,22 +245,22 @@ __device__ __forceinline__ void bulk_wait_group() {
 // 2(L%4)+1 of matrix i (low half = the even column): the mma/wgmma accumulator fragment of an 8x8
 // block. Lanes 8i..8i+7 give the shared addresses of rows 0..7 of matrix i; each row is written as
 // 16 contiguous bytes (16-byte aligned). `.aligned`: all 32 lanes execute it together.
+// TRANS (.trans): each 8x8 matrix is stored transposed, so the row that lane 8i + r addresses
+// receives column r of matrix i (one value from each of the eight row pairs): a fragment block
+// whose rows are M and columns N lands as 8 rows of N, each 16 contiguous bytes along M.
+template <bool TRANS = false>
 __device__ __forceinline__ void stmatrix_x4(uint32_t smem_row, uint32_t r0, uint32_t r1,
                                             uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-
-// The same with .trans: each 8x8 matrix is stored transposed, so the row that lanes 8i + r address
-// receives column r of matrix i (one value from each of the eight row pairs): a fragment
-// block whose rows are M and columns N lands as 8 rows of N, each 16 contiguous bytes along M.
-__device__ __forceinline__ void stmatrix_x4_trans(uint32_t smem_row, uint32_t r0, uint32_t r1,
-                                                  uint32_t r2, uint32_t r3) {
-  asm volatile(
-      "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
-      "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-      : "memory");
+  if constexpr (TRANS)
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
+        "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+        : "memory");
+  else
+    asm volatile(
+        "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row),
+        "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+        : "memory");
 }
 
 // ---- GPU-scope flags (inter-CTA hand-off through global memory) -------------------------------

@@ -245,20 +245,12 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   CUDA_CHECK(cudaLaunchKernel(fn, grid, dim3(kThreads), args, kSmemBytes, stream));
 }
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_sm90",
-    .family = "fp8gemm",
-    .rung = 1,
-    .summary = "Hopper FP8 (e4m3): TMA + mbarrier ring + wgmma m64n128k32, producer and two "
-               "consumer warpgroups, 128x128x128 tiles, f32 promotion every 128 of K with the "
-               "block128 scales applied there; tensor/row scales in the epilogue; bf16 C",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .supports = supports,
-    .launch = launch,
-});
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90", 1,
+                  "Hopper FP8 (e4m3): TMA + mbarrier ring + wgmma m64n128k32, producer and two "
+                  "consumer warpgroups, 128x128x128 tiles, f32 promotion every 128 of K with the "
+                  "block128 scales applied there; tensor/row scales in the epilogue; bf16 C",
+                  supports, launch));
 
 }  // namespace
 }  // namespace gemmbench

@@ -260,7 +260,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
         v[t] = pack2<__nv_bfloat16>(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
       }
       const uint32_t row = 8 * (2 * p + i / 2) + r, chunk = 2 * warp + i % 2;
-      sm90::stmatrix_x4_trans(buf + row * 128 + ((chunk ^ r) << 4), v[0], v[1], v[2], v[3]);
+      sm90::stmatrix_x4<true>(buf + row * 128 + ((chunk ^ r) << 4), v[0], v[1], v[2], v[3]);
     }
   }
   sm90::fence_proxy_async_shared();  // the copy engine reads what stmatrix wrote
@@ -663,51 +663,27 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_sm90_persistent",
-    .family = "fp8gemm",
-    .rung = 2,
-    .summary = "Hopper FP8 (e4m3), rung F1 made persistent in rung 10's frame: wgmma M = GEMM N "
-               "(64 rows of B per consumer), 128x128x128 tiles in raster order, TMA-store epilogue "
-               "deferred into the next tile; block scales staged per stage by the scale warps",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .supports = supports<1>,
-    .launch = launch<1>,
-});
+GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
+    "fp8gemm_sm90_persistent", 2,
+    "Hopper FP8 (e4m3), rung F1 made persistent in rung 10's frame: wgmma M = GEMM N "
+    "(64 rows of B per consumer), 128x128x128 tiles in raster order, TMA-store epilogue "
+    "deferred into the next tile; block scales staged per stage by the scale warps",
+    supports<1>, launch<1>));
 
 // A measured variant of F2 (docs/fp8.md: multicast of A did not pay at 128x128 tiles, 0.794x
 // against 0.815x per-tensor); registered because the ladder's table reports it.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_sm90_persistent_c2",
-    .family = "fp8gemm",
-    .rung = 2,
-    .summary = "rung F2 on clusters of two CTAs along N: each loads half of the shared 128-row A "
-               "tile and multicasts it to both (a quarter less L2 traffic per k-block)",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .supports = supports<2>,
-    .launch = launch<2>,
-});
+GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
+    "fp8gemm_sm90_persistent_c2", 2,
+    "rung F2 on clusters of two CTAs along N: each loads half of the shared 128-row A "
+    "tile and multicasts it to both (a quarter less L2 traffic per k-block)",
+    supports<2>, launch<2>));
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_sm90_persistent_t",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "rung F2 turned around: wgmma M = GEMM M (two A rows per thread: block scales "
-               "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
-               "transposes through stmatrix.trans into the TMA-store boxes",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .supports = supports<1, true>,
-    .launch = launch<1, true>,
-});
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t", 3,
+                  "rung F2 turned around: wgmma M = GEMM M (two A rows per thread: block scales "
+                  "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
+                  "transposes through stmatrix.trans into the TMA-store boxes",
+                  supports<1, true>, launch<1, true>));
 
 }  // namespace
 }  // namespace gemmbench

@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/device_caps.hpp"
+#include "core/registry.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
@@ -46,6 +48,21 @@ inline std::string sm90a_image_unsupported(const void* kernel, size_t dynamic_sm
            " KB of shared memory per block, the device allows " +
            std::to_string(caps.smem_per_block_optin / 1024);
   return {};
+}
+
+// The registry entry of a Hopper FP8 rung: e4m3 inputs, f32 accumulation, TN, sm_90.
+inline KernelInfo fp8_sm90_info(std::string name, int rung, std::string summary,
+                                SupportsFn supports, LaunchFn launch) {
+  return KernelInfo{.name = std::move(name),
+                    .family = "fp8gemm",
+                    .rung = rung,
+                    .summary = std::move(summary),
+                    .dtypes = {DType::e4m3},
+                    .accums = {Accum::f32},
+                    .layouts = {Layout::tn},
+                    .min_sm = 90,
+                    .supports = std::move(supports),
+                    .launch = std::move(launch)};
 }
 
 }  // namespace gemmbench
