@@ -12,9 +12,10 @@
 //     (sm90/epilogue.cuh), stmatrix into a 128B-swizzled box and one TMA store per 64x64 box,
 //     instead of F1's 2-byte stores 2*M bytes apart.
 //   - Block scales: A's 1x128 scales now vary along the fragment's columns (32 rows of A per
-//     thread), so a scale warp of the producer warpgroup copies each k-block's 128 A scales and
-//     B's block scale into a per-stage slot of shared memory, and arrives on the stage's full
-//     barrier with the TMA bytes; the consumers read their 32 there while the wgmmas run.
+//     thread), so the producer warpgroup's three spare warps take turns copying each k-block's
+//     128 A scales, times B's block scale, into a per-stage slot of shared memory, and arrive on
+//     the stage's full barrier with the TMA bytes; the consumers read their 32 there while the
+//     wgmmas run.
 //   - Tensor and row scales (and alpha) multiply the accumulators once, before the epilogue;
 //     the row scales of a tile are loaded when its mainloop starts, so their latency hides under
 //     it.
@@ -381,7 +382,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      // full: the TMA thread's expect_tx, and each lane of the scale warp with block scales.
+      // full: the TMA thread's expect_tx, and each lane of the k-block's scale warp (block scales).
       sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), kBlock ? 1 + 32 : 1);
       // empty: every consumer warp of every CTA the stage's A slices were multicast to.
       sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4 * CLUSTER);
@@ -404,7 +405,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   Sm90WorkIter<false> work_iter(sched, blockIdx.x / CLUSTER);
   Sm90Work w;
 
-  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warp ========
+  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warps ========
     sm90::setmaxnreg_dec<kProducerRegs>();
     if (wg_thread == 0) {
       while (work_iter.next(w)) {
