@@ -144,6 +144,23 @@ __device__ __forceinline__ void mma_m16n8k16_f32(float (&d)[4], const uint32_t (
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+// ---- mma.sync m16n8k32, e4m3 inputs, f32 accumulate (sm_89+) ---------------------------------
+// A fragment (16x32, row-major): a0..a3, each four e4m3; g = lane/4, t = lane%4:
+//   a0 = A[g][4t..4t+3], a1 = A[g+8][4t..4t+3], a2 = A[g][16+4t..], a3 = A[g+8][16+4t..].
+// B fragment (32x8, "col"): b0 = B[4t..4t+3][g], b1 = B[16+4t..16+4t+3][g].
+// C/D fragment as mma_m16n8k16_f32. The caller compiles it for sm_89 and above only.
+__device__ __forceinline__ void mma_m16n8k32_e4m3_f32(float (&d)[4], const uint32_t (&a)[4],
+                                                      const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
 // bf16 inputs, f32 accumulate (operand layout as mma_m16n8k16_f32); used by `inspect mma-peak`.
 __device__ __forceinline__ void mma_m16n8k16_bf16_f32(float (&d)[4], const uint32_t (&a)[4],
                                                       const uint32_t (&b)[2]) {

@@ -47,9 +47,12 @@ const std::vector<Shape3> kShapes = {
 // 12x136x264: one the tensor-core GEMV, M <= 16, takes with more than one warp per row group).
 // FP8 problems need K % 16 == 0 (16-byte rows of 8-bit elements), which most of kShapes have not;
 // these add partial last 128-wide k-blocks (K = 128 n + 16) beside M and N tile edges, and many
-// k-blocks per tile (a long K whose promotions and block scales add up).
-const std::vector<Shape3> kFp8Shapes = {
-    {200, 384, 656}, {129, 257, 1040}, {37, 1000, 400}, {300, 136, 2064}, {1000, 264, 4112}};
+// k-blocks per tile (a long K whose promotions and block scales add up), and token counts the
+// FP8 decode path takes (M <= 16: one and two groups of 8 tokens, rows past N within a 16- and
+// 32-row group, a partial last k-block, more k-blocks than the warps of a row group).
+const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},  {129, 257, 1040},  {37, 1000, 400},
+                                        {300, 136, 2064}, {1000, 264, 4112}, {1, 300, 656},
+                                        {7, 1000, 1040},  {13, 264, 400},    {16, 136, 4112}};
 
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
@@ -255,7 +258,8 @@ std::vector<CappedCombo> capped_combos() {
                       n == "hgemm_tn_sm90_c1_sk" || n == "hgemm_tn_sm90_192x192" ||
                       n == "hgemm_nn_sm90_192x192" || n == "hgemm_nt_sm90_192x192" ||
                       n == "hgemm_tt_sm90_192x192" || n == "fp8gemm_sm90_persistent" ||
-                      n == "fp8gemm_sm90_persistent_c2" || n == "fp8gemm_sm90_persistent_t";
+                      n == "fp8gemm_sm90_persistent_c2" || n == "fp8gemm_sm90_persistent_t" ||
+                      n == "fp8gemm_sm90_persistent_t_ov";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

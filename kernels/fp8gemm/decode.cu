@@ -1,0 +1,352 @@
+// Rung F4, fp8gemm_decode: FP8 decode at 1-16 tokens, the e4m3 weights loaded from global memory
+// straight into mma.sync m16n8k32 fragments, as the f16 tensor-core GEMV does (hgemm/gemv_tc.cu).
+//
+// At decode shapes the product is bound by streaming the weights W = op(B) (N x K, one byte per
+// element in e4m3: half the f16 traffic, so the memory roof moves up by 2x in FLOP/s); the
+// 128-row tiles of rungs F1-F3 leave most SMs idle there (F2 at 64 and 128 tokens: 0.78x
+// cuBLASLt, docs/fp8.md). This rung keeps the GEMV's shape: no shared-memory ring, no barriers,
+// every lane keeping 16-byte loads in flight from its first instruction.
+//   - A warp owns RT tiles of 16 weight rows (mma's M) and walks K one 128-wide k-block (a scale
+//     block) at a time. Lane (g = lane/4, q = lane%4) loads W(16t + g, k0 + 64c + 16q .. +15) and
+//     row g + 8 the same, c = 0, 1: four 16-byte chunks per tile and k-block; and for every 8
+//     tokens (mma's N) token 8j + g's chunks at the same k.
+//   - The order of a dot product's terms is free, so word 2s of a chunk stands for mma's k
+//     4q..4q+3 and word 2s+1 for k 16+4q..16+4q+3 of step (c, s): four m16n8k32 steps per
+//     k-block, the same k on the weights' and the tokens' side. No shuffle, no shared memory
+//     before the epilogue.
+//   - Two-level accumulation as F1-F3: each k-block's products go into a fresh partial, added to
+//     the f32 sums times the k-block's scales (block128: A's 1x128 scale of the fragment's token,
+//     B's 128x128 block scale of its rows); tensor and row scales multiply once, in the epilogue.
+//     With fast accumulation the mmas accumulate over all of K.
+//   - RT = one tile per 8 tokens (the tokens are half the bytes a k-block reads whatever M is, as
+//     in the f16 GEMV); one or two k-blocks in flight per lane (kInFlight).
+//   - A row group is read by WPR = 1-16 warps of one 16-warp CTA (k-blocks dealt round-robin),
+//     chosen as the f16 GEMV chooses (common/gemv_grid.hpp); their f32 sums are added through
+//     shared memory in warp order (deterministic).
+// Constraints: sm_89+ (e4m3 mma.sync) and a build with sm_90a (or 89) code; TN; e4m3 with f32
+// accumulation, a scaling (tensor, row, block128), bf16 C; 1 <= M <= 16; K % 16 == 0 (16-byte
+// rows; a partial last k-block reads zeros past K); any N, alpha, beta.
+// State (2026-11-27): new; measured in docs/fp8.md ("Decode").
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "common/gemv.cuh"
+#include "common/ptx.cuh"
+#include "core/registry.hpp"
+
+namespace gemmbench {
+namespace {
+
+constexpr int kMaxTokens = 16;
+constexpr int kWarps = 16;    // per CTA, as the f16 tensor-core GEMV
+constexpr int kRows = 16;     // weight rows per tile: mma's M
+constexpr int kBlockK = 128;  // a k-block: one scale block along K
+// k-blocks in flight per lane: 2 (128 bytes of weights at <= 8 tokens, 256 at 9-16), except 1 for
+// block scales at 9-16 tokens, whose two k-blocks of loads and factors spilled at the 128
+// registers a 16-warp CTA allows (still 128 bytes of weights per lane in flight).
+template <ScaleMode S, int MG>
+constexpr int kInFlight = S == ScaleMode::block128&& MG > 1 ? 1 : 2;
+
+struct DecodeParams {
+  const uint8_t* a;  // (M, K) e4m3, K-major, lda = K
+  const uint8_t* w;  // op(B) = W (N, K) e4m3, K-major, ldw = K
+  __nv_bfloat16* c;  // (M, N) column-major, ldc = M
+  const float* scale_a;
+  const float* scale_b;
+  int m, n, k, kbs;  // kbs = ceil(K / 128)
+  float alpha, beta;
+};
+
+[[maybe_unused]] __device__ __forceinline__ uint32_t word(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// A 16-byte chunk of a K-major row at k (a multiple of 16); zeros past K when !full. STREAM:
+// evict-first (the weights are read once); otherwise through L1 (every row group reads the tokens).
+template <bool STREAM>
+__device__ __forceinline__ uint4 chunk(const uint8_t* row, int64_t k, int64_t K, bool full) {
+  if (!full && k >= K) return make_uint4(0u, 0u, 0u, 0u);
+  const uint4* p = reinterpret_cast<const uint4*>(row + k);
+  return STREAM ? __ldcs(p) : __ldg(p);
+}
+
+// One k-block's loads: chunk c of rows g (2c) and g + 8 (2c + 1) of each tile, chunk c of each
+// token group, and with block scales the k-block's factors.
+template <int RT, int MG>
+struct KBlock {
+  uint4 w[RT][4];
+  uint4 x[MG][2];
+  float sa[MG][2];  // block128: A's scale of the fragment's tokens 8j + 2q + e
+  float sb[RT];     // block128: B's block scale of tile t's rows
+};
+
+template <ScaleMode S, int MG, int WPR, bool kFast>
+__global__ void __launch_bounds__(32 * kWarps) fp8_decode_kernel(const DecodeParams p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  static_assert(kWarps % WPR == 0, "a CTA holds whole row groups");
+  static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
+  constexpr int RT = MG, ROWS = kRows * RT, GROUPS = kWarps / WPR, U = kInFlight<S, MG>;
+  __shared__ float part_sums[WPR > 1 ? kWarps : 1][RT * MG * 4][32];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, q = lane % 4;
+  const int part = warp % WPR;  // this warp's k-blocks: part, part + WPR, ...
+  const int64_t n0 = (int64_t(blockIdx.x) * GROUPS + warp / WPR) * ROWS;
+  float acc[RT][MG][4];
+#pragma unroll
+  for (int t = 0; t < RT; ++t)
+#pragma unroll
+    for (int j = 0; j < MG; ++j) acc[t][j][0] = acc[t][j][1] = acc[t][j][2] = acc[t][j][3] = 0.f;
+
+  if (n0 < p.n) {  // uniform per warp: the whole row group is past N or not
+    // Rows past N read row N - 1 again and tokens past M token M - 1 (their products land in D
+    // elements never stored): every lane takes part in every mma, no branch in the loop.
+    // Scale offsets in 32 bits (supports(): fewer than 2^31 block scales): 64-bit pointers spilled
+    // at 9-16 tokens.
+    const uint8_t* w_row[RT][2];
+    int sb_row[RT];
+#pragma unroll
+    for (int t = 0; t < RT; ++t) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        w_row[t][h] = p.w + min(n0 + 16 * t + g + 8 * h, int64_t(p.n) - 1) * p.k;
+      sb_row[t] = int(min(n0 + 16 * t, int64_t(p.n) - 1) / kBlockK) * p.kbs;
+    }
+    const uint8_t* x_row[MG];
+    int sa_row[MG][2];
+#pragma unroll
+    for (int j = 0; j < MG; ++j) {
+      x_row[j] = p.a + int64_t(min(8 * j + g, p.m - 1)) * p.k;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) sa_row[j][e] = min(8 * j + 2 * q + e, p.m - 1) * p.kbs;
+    }
+    auto load = [&](KBlock<RT, MG>& b, int kb, bool full) {
+      const int64_t k0 = int64_t(kb) * kBlockK + 16 * q;
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+#pragma unroll
+        for (int t = 0; t < RT; ++t)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            b.w[t][2 * c + h] = chunk<true>(w_row[t][h], k0 + 64 * c, p.k, full);
+#pragma unroll
+        for (int j = 0; j < MG; ++j) b.x[j][c] = chunk<false>(x_row[j], k0 + 64 * c, p.k, full);
+      }
+      if constexpr (S == ScaleMode::block128) {
+#pragma unroll
+        for (int j = 0; j < MG; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) b.sa[j][e] = __ldg(p.scale_a + sa_row[j][e] + kb);
+#pragma unroll
+        for (int t = 0; t < RT; ++t) b.sb[t] = __ldg(p.scale_b + sb_row[t] + kb);
+      }
+    };
+    auto compute = [&](const KBlock<RT, MG>& b) {
+      float fresh[kFast ? 1 : RT][kFast ? 1 : MG][4];
+      if constexpr (!kFast) {
+#pragma unroll
+        for (int t = 0; t < RT; ++t)
+#pragma unroll
+          for (int j = 0; j < MG; ++j)
+            fresh[t][j][0] = fresh[t][j][1] = fresh[t][j][2] = fresh[t][j][3] = 0.f;
+      }
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+#pragma unroll
+        for (int s = 0; s < 2; ++s)
+#pragma unroll
+          for (int t = 0; t < RT; ++t) {
+            const uint32_t a[4] = {word(b.w[t][2 * c], 2 * s), word(b.w[t][2 * c + 1], 2 * s),
+                                   word(b.w[t][2 * c], 2 * s + 1),
+                                   word(b.w[t][2 * c + 1], 2 * s + 1)};
+#pragma unroll
+            for (int j = 0; j < MG; ++j) {
+              const uint32_t bx[2] = {word(b.x[j][c], 2 * s), word(b.x[j][c], 2 * s + 1)};
+              if constexpr (kFast)
+                ptx::mma_m16n8k32_e4m3_f32(acc[t][j], a, bx);
+              else
+                ptx::mma_m16n8k32_e4m3_f32(fresh[t][j], a, bx);
+            }
+          }
+      if constexpr (!kFast) {
+#pragma unroll
+        for (int t = 0; t < RT; ++t)
+#pragma unroll
+          for (int j = 0; j < MG; ++j)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              if constexpr (S == ScaleMode::block128)
+                acc[t][j][i] = fmaf(fresh[t][j][i], b.sa[j][i & 1] * b.sb[t], acc[t][j][i]);
+              else
+                acc[t][j][i] += fresh[t][j][i];
+            }
+      }
+    };
+    const int full_kbs = p.k / kBlockK;
+    int kb = part;
+    for (; kb + (U - 1) * WPR < full_kbs; kb += U * WPR) {  // U k-blocks in flight
+      KBlock<RT, MG> b[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) load(b[u], kb + u * WPR, true);
+#pragma unroll
+      for (int u = 0; u < U; ++u) compute(b[u]);
+    }
+    for (; kb < p.kbs; kb += WPR) {  // the rest, a partial last k-block guarded
+      KBlock<RT, MG> b;
+      load(b, kb, kb < full_kbs);
+      compute(b);
+    }
+  }
+
+  // EPILOGUE: the row group's WPR warps summed in warp order; D element i of tile t and token
+  // group j is C(8j + 2q + (i & 1), n0 + 16t + g + 8 (i >= 2)).
+  if constexpr (WPR > 1) {
+#pragma unroll
+    for (int t = 0; t < RT; ++t)
+#pragma unroll
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) part_sums[warp][(t * MG + j) * 4 + i][lane] = acc[t][j][i];
+    __syncthreads();
+    if (part != 0) return;
+#pragma unroll
+    for (int t = 0; t < RT; ++t)
+#pragma unroll
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float sum = acc[t][j][i];
+#pragma unroll
+          for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][(t * MG + j) * 4 + i][lane];
+          acc[t][j][i] = sum;
+        }
+  }
+  const float tensor_scale =
+      S == ScaleMode::tensor ? p.alpha * __ldg(p.scale_a) * __ldg(p.scale_b) : p.alpha;
+#pragma unroll
+  for (int t = 0; t < RT; ++t)
+#pragma unroll
+    for (int j = 0; j < MG; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int64_t n = n0 + 16 * t + g + (i >= 2 ? 8 : 0);
+        const int m = 8 * j + 2 * q + (i & 1);
+        if (n >= p.n || m >= p.m) continue;
+        float scale = tensor_scale;
+        if constexpr (S == ScaleMode::row)
+          scale = p.alpha * __ldg(p.scale_a + m) * __ldg(p.scale_b + n);
+        __nv_bfloat16* out = p.c + m + n * p.m;
+        float v = acc[t][j][i] * scale;
+        if (p.beta != 0.f) v += p.beta * __bfloat162float(*out);
+        *out = __float2bfloat16_rn(v);
+      }
+#else
+  __trap();
+#endif
+}
+
+// f(scale, fast) as compile-time constants for the problem's scaling.
+template <class F>
+void with_scaling(const GemmProblem& p, F&& f) {
+  using SM = ScaleMode;
+  auto fast = [&](auto s) {
+    if (p.fast_accum)
+      f(s, std::true_type{});
+    else
+      f(s, std::false_type{});
+  };
+  switch (p.scale) {
+    case SM::row:
+      return fast(std::integral_constant<SM, SM::row>{});
+    case SM::block128:
+      return f(std::integral_constant<SM, SM::block128>{}, std::false_type{});
+    default:
+      return fast(std::integral_constant<SM, SM::tensor>{});
+  }
+}
+
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (caps.sm < 89) return "needs sm_89 or later (e4m3 mma.sync)";
+  if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
+  if (p.scale == ScaleMode::none) return "needs a scaling (tensor, row or block128)";
+  if (p.fast_accum && p.scale == ScaleMode::block128)
+    return "block scales are applied when the partial sums are promoted: no fast accumulation";
+  if (p.m > kMaxTokens)
+    return "the FP8 decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M runs the tiled rungs (fp8gemm_sm90_persistent_t)";
+  if (p.k % 16 != 0) return "K must be a multiple of 16 (16-byte rows of e4m3)";
+  if (p.n > INT32_MAX || p.k > INT32_MAX) return "N and K must fit in 32-bit int";
+  if (scale_count_b(p.scale, p.n, p.k) > INT32_MAX)
+    return "block scales of B must number below 2^31 (32-bit offsets)";
+  // The image the driver picked: sm_80 code (a build without 89 or 90a) is the trap stub.
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(
+                                       &fp8_decode_kernel<ScaleMode::tensor, 1, 1, false>)) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    return "cannot query the kernel image";
+  }
+  if (attr.binaryVersion < 89)
+    return "this build has no sm_89/sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES "
+           "containing 90a)";
+  return "";
+}
+
+void launch(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.m == 0 || p.n == 0) return;
+  const int sms = gemv::device_sms();
+  const int kbs = int((p.k + kBlockK - 1) / kBlockK);
+  const DecodeParams prm{static_cast<const uint8_t*>(args.a),
+                         static_cast<const uint8_t*>(args.b),
+                         static_cast<__nv_bfloat16*>(args.c),
+                         args.scale_a,
+                         args.scale_b,
+                         int(p.m),
+                         int(p.n),
+                         int(p.k),
+                         kbs,
+                         args.alpha,
+                         args.beta};
+  auto by_tokens = [&](auto mg) {
+    constexpr int MG = decltype(mg)::value;
+    const int64_t groups = (p.n + kRows * MG - 1) / (kRows * MG);
+    // As the f16 GEMV: about 48 warps per SM at <= 8 tokens, one wave of CTAs at 9-16.
+    const int wpr = MG == 1 ? gemv::warps_per_row(groups, kbs, sms, kWarps)
+                            : gemv::one_wave_warps_per_row(groups, kbs, sms, kWarps);
+    with_scaling(p, [&](auto s, auto fast) {
+      gemv::with_warps_per_row<kWarps>(wpr, [&](auto w) {
+        constexpr int WPR = decltype(w)::value;
+        const int64_t blocks = gemv::gemv_ctas(groups, WPR, kWarps);
+        fp8_decode_kernel<decltype(s)::value, MG, WPR, decltype(fast)::value>
+            <<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+      });
+    });
+  };
+  if (p.m <= 8)
+    by_tokens(std::integral_constant<int, 1>{});
+  else
+    by_tokens(std::integral_constant<int, 2>{});
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_decode",
+    .family = "fp8gemm",
+    .rung = 4,
+    .summary = "FP8 decode at 1-16 tokens: e4m3 weights loaded straight into mma.sync m16n8k32 "
+               "fragments (16-32 rows per warp), f32 promotion every 128 of K, no tile or ring",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 89,
+    .supports = supports,
+    .launch = launch,
+});
+
+}  // namespace gemmbench
