@@ -529,16 +529,6 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3_f32(float (&d)[64], uint64
       : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
-// The same with N = 64 (d: 32 floats, d[4j + 2h + e] for j < 8): half of a 128-row B tile.
-__device__ __forceinline__ void wgmma_m64n64k32_e4m3_f32(float (&d)[32], uint64_t desc_a,
-                                                         uint64_t desc_b, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " GB_WGMMA_REGS_32
-      ", %32, %33, p, 1, 1;\n}\n"
-      : GB_WGMMA_F32(d, 0)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
 
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16

@@ -21,8 +21,10 @@
 //   - RT = one tile per 8 tokens (the tokens are half the bytes a k-block reads whatever M is, as
 //     in the f16 GEMV); one or two k-blocks in flight per lane (kInFlight).
 //   - A row group is read by WPR = 1-16 warps of one 16-warp CTA (k-blocks dealt round-robin),
-//     chosen as the f16 GEMV chooses (common/gemv_grid.hpp); their f32 sums are added through
-//     shared memory in warp order (deterministic).
+//     as many as make the busiest warp walk the fewest k-blocks over the waves of CTAs actually
+//     resident (two per SM at <= 8 tokens, held to 64 registers; one at 9-16), not the f16
+//     GEMV's fixed aim of 48 warps per SM; their f32 sums are added through shared memory in
+//     warp order (deterministic).
 // Constraints: sm_89+ (e4m3 mma.sync) and a build with sm_90a (or 89) code; TN; e4m3 with f32
 // accumulation, a scaling (tensor, row, block128), bf16 C; 1 <= M <= 16; K % 16 == 0 (16-byte
 // rows; a partial last k-block reads zeros past K); any N, alpha, beta.
@@ -35,6 +37,8 @@
 #include <type_traits>
 
 #include "common/gemv.cuh"
+#include "common/occupancy.hpp"
+#include "core/per_device.hpp"
 #include "common/ptx.cuh"
 #include "core/registry.hpp"
 
@@ -85,7 +89,8 @@ struct KBlock {
 };
 
 template <ScaleMode S, int MG, int WPR, bool kFast>
-__global__ void __launch_bounds__(32 * kWarps) fp8_decode_kernel(const DecodeParams p) {
+__global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 1)
+    fp8_decode_kernel(const DecodeParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   static_assert(kWarps % WPR == 0, "a CTA holds whole row groups");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
@@ -249,6 +254,16 @@ __global__ void __launch_bounds__(32 * kWarps) fp8_decode_kernel(const DecodePar
 #endif
 }
 
+// The CTAs of a kernel of (S, MG, kFast) resident at once on the current device (the WPR = 1
+// instance: the others differ only in the epilogue's shared memory), asked once per device.
+template <ScaleMode S, int MG, bool kFast>
+int resident() {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    return resident_ctas(&fp8_decode_kernel<S, MG, 1, kFast>, 32 * kWarps, 0, dev);
+  });
+}
+
 // f(scale, fast) as compile-time constants for the problem's scaling.
 template <class F>
 void with_scaling(const GemmProblem& p, F&& f) {
@@ -299,7 +314,6 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
 void launch(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.m == 0 || p.n == 0) return;
-  const int sms = gemv::device_sms();
   const int kbs = int((p.k + kBlockK - 1) / kBlockK);
   const DecodeParams prm{static_cast<const uint8_t*>(args.a),
                          static_cast<const uint8_t*>(args.b),
@@ -315,10 +329,11 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
     const int64_t groups = (p.n + kRows * MG - 1) / (kRows * MG);
-    // As the f16 GEMV: about 48 warps per SM at <= 8 tokens, one wave of CTAs at 9-16.
-    const int wpr = MG == 1 ? gemv::warps_per_row(groups, kbs, sms, kWarps)
-                            : gemv::one_wave_warps_per_row(groups, kbs, sms, kWarps);
     with_scaling(p, [&](auto s, auto fast) {
+      // Warps per row group by the CTAs resident at once (two per SM at <= 8 tokens, one at
+      // 9-16): the split whose busiest warp walks the fewest k-blocks (gemv_grid.hpp).
+      const int wpr = gemv::resident_warps_per_row(
+          groups, kbs, resident<decltype(s)::value, MG, decltype(fast)::value>(), kWarps);
       gemv::with_warps_per_row<kWarps>(wpr, [&](auto w) {
         constexpr int WPR = decltype(w)::value;
         const int64_t blocks = gemv::gemv_ctas(groups, WPR, kWarps);

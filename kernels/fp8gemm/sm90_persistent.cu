@@ -104,14 +104,8 @@ struct F2Params {
 // B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
 // k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
 // K, set per tile) before the stage's wait.
-// OVERLAP (rung F3's variant _ov, MROWS and promotion only): each k-block's wgmmas go to two
-// partials, one per 64-row half of the B tile (m64n64k32), so that one half's promotion runs
-// while the other half's wgmmas do (run_overlapped). Two halves along N, not along K: 64 + 32 +
-// 32 registers; two 64-register partials beside the sums took 192 and spilled 316-492 bytes under
-// the 168 registers a 384-thread CTA compiles to.
-template <ScaleMode S, bool kFast, class Cfg, bool MROWS, bool OVERLAP = false>
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS>
 struct F2Mainloop {
-  static_assert(!OVERLAP || (MROWS && !kFast), "the overlapped promotion is rung F3's");
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
   uint32_t s_scale;  // (STAGES, kScaleSlot) floats, shared-window address
@@ -148,77 +142,6 @@ struct F2Mainloop {
                                       sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks)),
                                       first && ks == 0 ? 0 : 1);
     sm90::wgmma_commit_group();
-  }
-
-  // The stage's k-block against half h of the B tile (its rows 64h .. 64h + 63: a whole number
-  // of 1024-byte swizzle atoms) into the fresh partial d.
-  __device__ __forceinline__ void issue_half(float (&d)[32], int stage, int h) {
-    const uint32_t own = s_a + stage * Cfg::A_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES;
-    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(own);
-    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(s_b + stage * Cfg::B_STAGE_BYTES +
-                                                          h * (kBN / 2) * Cfg::ROW_BYTES);
-    sm90::wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < kBK / 32; ++ks)
-      sm90::wgmma_m64n64k32_e4m3_f32(d, sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks)),
-                                     sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks)),
-                                     ks == 0 ? 0 : 1);
-    sm90::wgmma_commit_group();
-  }
-  // The factors of this thread's two rows at k-block kb (block128; 1 otherwise).
-  __device__ __forceinline__ void factors(int kb, float& f0, float& f1) const {
-    f0 = f1 = 1.f;
-    if constexpr (S == ScaleMode::block128) {
-      const float b = __ldg(sb + kb);
-      f0 = __ldg(sa0 + kb) * b, f1 = __ldg(sa1 + kb) * b;
-    }
-  }
-  // Half h's partial into the sums: part[i] is acc[32h + i] (columns 64h + 8j + 2q + e).
-  __device__ __forceinline__ static void promote(float (&acc)[64], float (&part)[32], int h,
-                                                 float f0, float f1) {
-#pragma unroll
-    for (int i = 0; i < 32; ++i) sm90::fence_operand(part[i]);
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      if constexpr (S == ScaleMode::block128)
-        acc[32 * h + i] = fmaf(part[i], (i / 2) % 2 ? f1 : f0, acc[32 * h + i]);
-      else
-        acc[32 * h + i] += part[i];
-    }
-  }
-  // The overlapped walk: in flight at each promotion, the other half's wgmmas (of this k-block,
-  // or of the next one, issued as soon as its stage is full), so that the warpgroup's own queue
-  // keeps the tensor cores busy while it adds. A stage is released once both halves completed.
-  __device__ __forceinline__ void run_overlapped(float (&acc)[64], int kb_count) {
-    float p0[32], p1[32];
-#pragma unroll
-    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
-    float f0, f1;
-    factors(0, f0, f1);
-    int stage = ring.stage;
-    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
-    issue_half(p0, stage, 0);
-    issue_half(p1, stage, 1);
-    for (int kb = 0; kb < kb_count; ++kb) {
-      const bool next = kb + 1 < kb_count;
-      sm90::wgmma_wait_group<1>();  // p0 of kb complete, p1 may run
-      promote(acc, p0, 0, f0, f1);
-      ring.advance();
-      const int next_stage = ring.stage;
-      float g0 = 1.f, g1 = 1.f;
-      if (next) {
-        factors(kb + 1, g0, g1);
-        sm90::mbarrier_wait_parity(ring.full(next_stage), ring.phase);
-        issue_half(p0, next_stage, 0);
-        sm90::wgmma_wait_group<1>();  // p1 of kb complete, p0 of kb + 1 may run
-      } else {
-        sm90::wgmma_wait_group<0>();
-      }
-      release(stage);
-      promote(acc, p1, 1, f0, f1);
-      if (next) issue_half(p1, next_stage, 1);
-      stage = next_stage, f0 = g0, f1 = g1;
-    }
   }
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
@@ -284,10 +207,7 @@ struct F2Mainloop {
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[64], int kb_count, Between&& between) {
     int kb = 0, prev_stage = 0;
-    if constexpr (OVERLAP) {
-      static_assert(BOXES == 0, "rung F3 defers no stores");
-      run_overlapped(acc, kb_count);
-    } else if constexpr (kFast) {
+    if constexpr (kFast) {
 #pragma unroll
       for (int i = 0; i < 64; ++i) sm90::fence_operand(acc[i]);
       static_for<BOXES>([&](auto box) {
@@ -355,7 +275,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
   }
 }
 
-template <ScaleMode S, bool kFast, class Cfg, bool OVERLAP, class Ring, class WorkIter>
+template <ScaleMode S, bool kFast, class Cfg, class Ring, class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
@@ -363,7 +283,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
-  F2Mainloop<S, kFast, Cfg, true, OVERLAP> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  F2Mainloop<S, kFast, Cfg, true> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
@@ -371,11 +291,10 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   while (work_iter.next(w)) {
     const int m0 = w.tile.m * kBM, n0 = w.tile.n * kBN;
     const int m_wg = m0 + consumer * Cfg::WG_N, r0 = m_wg + 16 * warp + g, r1 = r0 + 8;
-    // Row scales: this thread's 2 rows (m of A, times alpha) and 32 columns (n of B), loaded
-    // before the mainloop (their latency hidden under it), or after it with OVERLAP, whose three
-    // accumulators leave no room for them.
+    // Row scales: this thread's 2 rows (m of A, times alpha) and 32 columns (n of B), loaded now
+    // and used after the mainloop.
     float rsa[2], rsb[S == ScaleMode::row ? 32 : 1];
-    auto load_row_scales = [&] {
+    if constexpr (S == ScaleMode::row) {
       rsa[0] = r0 < M ? prm.alpha * __ldg(prm.scale_a + r0) : 0.f;
       rsa[1] = r1 < M ? prm.alpha * __ldg(prm.scale_a + r1) : 0.f;
 #pragma unroll
@@ -385,15 +304,13 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           const int n = n0 + 8 * j + 2 * q + e;
           rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
         }
-    };
-    if constexpr (S == ScaleMode::row && !OVERLAP) load_row_scales();
+    }
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
       mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs;
       mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs;
       mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs;
     }
     mainloop.template run<0>(acc, kbs, [](auto) {});
-    if constexpr (S == ScaleMode::row && OVERLAP) load_row_scales();
 #pragma unroll
     for (int j = 0; j < 16; ++j)
 #pragma unroll
@@ -431,7 +348,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool OVERLAP = false>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
@@ -560,9 +477,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
-    f3_consumer<S, kFast, Cfg, OVERLAP>(ring, work_iter, prm, map_c, s_a, s_b,
-                                        s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                        consumer, warp, lane, wg_thread);
+    f3_consumer<S, kFast, Cfg>(ring, work_iter, prm, map_c, s_a, s_b,
+                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES, consumer,
+                               warp, lane, wg_thread);
     return;
   }
   const int M = prm.m, N = prm.n;
@@ -641,10 +558,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool OVERLAP>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, OVERLAP>);
+  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>);
 }
 template <ScaleMode S, int CLUSTER, bool MROWS>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -660,11 +576,11 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool OVERLAP>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, OVERLAP>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -680,12 +596,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool OVERLAP>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
 void run(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, OVERLAP>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   F2Params prm{M,
@@ -707,8 +623,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg,
-                                &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, OVERLAP>,
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>,
                                 map_a, map_b, map_c, prm));
 }
 
@@ -728,31 +643,24 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER, bool MROWS = false, bool OVERLAP = false>
+template <int CLUSTER, bool MROWS = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
-  if (OVERLAP && p.fast_accum)
-    return "overlaps the promotions, so runs without fast accumulation (rung F3 has it)";
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
   if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN * CLUSTER - 1) / (kBN * CLUSTER) + 15) >=
       (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    constexpr bool kFast = decltype(fast)::value;
-    return sm90a_image_unsupported(kernel_ptr < S, kFast, CLUSTER, MROWS, OVERLAP && !kFast > (),
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS>(),
                                    F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER, bool MROWS = false, bool OVERLAP = false>
+template <int CLUSTER, bool MROWS = false>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    constexpr bool kFast = decltype(fast)::value;
-    if constexpr (OVERLAP && kFast)
-      throw std::invalid_argument("fp8gemm_sm90_persistent_t_ov: no fast accumulation");
-    else
-      run<decltype(s)::value, kFast, CLUSTER, MROWS, OVERLAP>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS>(a, stream);
   });
 }
 
@@ -777,14 +685,6 @@ GEMMBENCH_REGISTER_KERNEL(
                   "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
                   "transposes through stmatrix.trans into the TMA-store boxes",
                   supports<1, true>, launch<1, true>));
-
-// Rung F3's promotion overlapped with its own wgmmas (F2Mainloop::run_overlapped): measured
-// against F3 in docs/fp8.md.
-GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
-    "fp8gemm_sm90_persistent_t_ov", 3,
-    "rung F3 with each k-block's wgmmas in two halves of the B tile (m64n64k32) into two "
-    "partials, so that one half's promotion overlaps the other half's wgmmas",
-    supports<1, true, true>, launch<1, true, true>));
 
 }  // namespace
 }  // namespace gemmbench

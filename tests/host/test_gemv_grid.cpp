@@ -37,6 +37,35 @@ TEST(GemvGrid, WarpsPerRowIsTheFewestThatReachTheAim) {
   }
 }
 
+// The resident-sized choice: against every other allowed power of two, its cost (waves times the
+// busiest warp's strides) is no higher, and strictly lower than every smaller choice's.
+TEST(GemvGrid, ResidentWarpsPerRowWalksTheFewestStrides) {
+  std::mt19937_64 rng(23);
+  auto cost = [](int64_t groups, int64_t strides, int64_t resident, int warps, int wpr) {
+    const int64_t ctas = (groups * wpr + warps - 1) / warps;
+    return (ctas + resident - 1) / resident * ((strides + wpr - 1) / wpr);
+  };
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int64_t groups = 1 + int64_t(rng() % 5000), strides = 1 + int64_t(rng() % 200);
+    const int64_t resident = 1 + int64_t(rng() % 400);
+    const int warps = 16;
+    SCOPED_TRACE("groups=" + std::to_string(groups) + " strides=" + std::to_string(strides) +
+                 " resident=" + std::to_string(resident));
+    const int wpr = resident_warps_per_row(groups, strides, resident, warps);
+    ASSERT_TRUE(power_of_two(wpr));
+    ASSERT_LE(wpr, warps);
+    if (wpr > 1) ASSERT_LE(2 * wpr, strides) << "every warp has at least two strides";
+    const int64_t c = cost(groups, strides, resident, warps, wpr);
+    for (int other = 1; other <= warps && (other == 1 || 2 * other <= strides); other *= 2) {
+      EXPECT_LE(c, cost(groups, strides, resident, warps, other)) << "wpr " << other;
+      if (other < wpr) EXPECT_LT(c, cost(groups, strides, resident, warps, other)) << other;
+    }
+  }
+  // DeepSeek-V3's o_proj at one token on an H100, two 16-warp CTAs per SM: 448 row groups of 16,
+  // 128 k-blocks; one wave of 264 CTAs at 8 warps per group (224 CTAs), 16 k-blocks each.
+  EXPECT_EQ(resident_warps_per_row(448, 128, 264, 16), 8);
+}
+
 TEST(GemvGrid, OneWaveIsTheMostThatKeepOneCtaPerSm) {
   std::mt19937_64 rng(29);
   for (int trial = 0; trial < 20000; ++trial) {
