@@ -1,5 +1,5 @@
-// hgemm and sgemm — the shape-aware kernels: one name a user can type that runs, for the case
-// at hand, the best registered configuration, the way cuBLAS's heuristics choose its kernel.
+// hgemm, sgemm and fp8gemm — the shape-aware kernels: one name a user can type that runs, for the
+// case at hand, the best registered configuration, the way cuBLAS's heuristics choose its kernel.
 //
 // The choice is the rule table's (dispatch/rules.cpp, printed by `gemmbench list --rules`): a
 // list of registered kernels, best first, derived from committed H100 measurements; the first
@@ -62,12 +62,13 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
 // driver about its image, which is no call for every timed launch.
 template <CandidatesFn F>
 const KernelInfo* chosen_for_launch(const GemmProblem& p) {
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int>;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, bool>;
   static std::mutex mutex;
   static std::map<Key, DispatchChoice> cache;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
-  const Key key{dev, p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum)};
+  const Key key{dev,          p.m,          p.n,          p.k,         int(p.layout),
+                int(p.dtype), int(p.accum), int(p.scale), p.fast_accum};
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, choose_with(F, p, current_device_caps())).first;
@@ -115,5 +116,21 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .choose = choose<sgemm_candidates>,
 });
 GEMMBENCH_REGISTER_RULES(RuleTable{"sgemm", sgemm_rule_rows});
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm",
+    .family = "fp8gemm",
+    .rung = 5,
+    .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (the "
+               "decode path at 1-16 tokens, rung F3 above), rows record which",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 89,
+    .supports = supports<fp8gemm_candidates>,
+    .launch = launch<fp8gemm_candidates>,
+    .choose = choose<fp8gemm_candidates>,
+});
+GEMMBENCH_REGISTER_RULES(RuleTable{"fp8gemm", fp8gemm_rule_rows});
 
 }  // namespace gemmbench

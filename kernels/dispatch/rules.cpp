@@ -312,6 +312,29 @@ constexpr Rule kSgemm[] = {
      "no shape constraint", "-"},
 };
 
+// fp8gemm (e4m3, TN): the decode path at 1-16 tokens, rung F3 above; F2 and F1 run where F3's
+// image or shape check refuses (they share its constraints, so only on a build that lacks it).
+constexpr Rule kFp8[] = {
+    {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
+     "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
+     "rule T: 1-8 tokens 0.84-0.95 of the FP8 read roof; 8 tokens 1.081x cuBLASLt block128 "
+     "(DeepSeek-V3, "
+     "all 8 layers >= 1.0x) and 0.997x per-tensor (Llama 3); 16 tokens 0.86-1.19x; ahead of F3 "
+     "at 1-16 tokens but 16x36864x7168",
+     "h100/2026-11-27_fp8_decode_ds_new.json.gz, h100/2026-11-27_fp8_decode_ll_new.json.gz, "
+     "h100/2026-11-27_fp8_decode_first_ds.json.gz"},
+    {"fp8-tiles-m-rows", [](const Case&) { return true; }, "fp8gemm_sm90_persistent_t",
+     "any case: rung F3, wgmma M = GEMM M, block scales read per thread from global memory",
+     "rule U: DeepSeek-V3 at 4096 tokens: 0.820x / 0.821x cuBLASLt (block128 / per-tensor) against "
+     "F2's "
+     "0.758x / 0.822x in the same call",
+     "h100/2026-11-27_fp8_f3_prefill.json.gz"},
+    {"fallback-fp8-persistent", [](const Case&) { return true; }, "fp8gemm_sm90_persistent",
+     "any case: rung F2", "no shape constraint", "-"},
+    {"fallback-fp8-tiles", [](const Case&) { return true; }, "fp8gemm_sm90", "any case: rung F1",
+     "no shape constraint", "-"},
+};
+
 std::string kernel_name(const char* pattern, Layout l) {
   std::string s = pattern;
   const std::string slot = "{layout}";
@@ -366,6 +389,16 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
   return candidates(kSgemm, p, caps);
+}
+
+std::vector<RuleCandidate> fp8gemm_candidates(const GemmProblem& p, const DeviceCaps& caps) {
+  return candidates(kFp8, p, caps);
+}
+
+std::vector<RuleRow> fp8gemm_rule_rows() {
+  std::vector<RuleRow> out;
+  append_rows(out, "tn", kFp8);
+  return out;
 }
 
 std::vector<RuleRow> hgemm_rule_rows() {

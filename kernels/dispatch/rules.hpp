@@ -1,8 +1,9 @@
-// The rule tables of the shape-aware kernels `hgemm` and `sgemm` (kernels/dispatch/dispatch.cpp):
-// for one problem on one device, the registered kernels to try, best first. The dispatcher runs
-// the first one whose supports() accepts the problem. A table is data: rows of {name, condition,
-// kernel, when, why, report}, tried in order (rules.cpp); `gemmbench list --rules` prints them and
-// docs/dispatch.md holds the same table. Plain C++: host tests call it directly.
+// The rule tables of the shape-aware kernels `hgemm`, `sgemm` and `fp8gemm`
+// (kernels/dispatch/dispatch.cpp): for one problem on one device, the registered kernels to try,
+// best first. The dispatcher runs the first one whose supports() accepts the problem. A table is
+// data: rows of {name, condition, kernel, when, why, report}, tried in order (rules.cpp);
+// `gemmbench list --rules` prints them and docs/dispatch.md holds the same table. Plain C++: host
+// tests call it directly.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,11 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 // Candidates for an f32 problem, best first.
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
 
+// Candidates for an FP8 problem (e4m3, TN), best first.
+std::vector<RuleCandidate> fp8gemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
+
 // The rows of each dispatcher's tables, in the order they are tried, for `gemmbench list --rules`.
+std::vector<RuleRow> fp8gemm_rule_rows();
 std::vector<RuleRow> hgemm_rule_rows();
 std::vector<RuleRow> sgemm_rule_rows();
 
