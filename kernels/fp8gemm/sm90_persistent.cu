@@ -55,6 +55,7 @@
 #include "hgemm/sm90/epilogue.cuh"
 #include "hgemm/sm90/pipeline.cuh"
 #include "hgemm/sm90/schedule.hpp"
+#include "hgemm/sm90/stream_k.cuh"
 #include "hgemm/sm90/tma_desc.hpp"
 
 namespace gemmbench {
@@ -92,6 +93,7 @@ struct F2Params {
   const float* scale_b;
   __nv_bfloat16* c;
   Sm90Schedule sched;
+  uint32_t epoch;  // stream-K (F3's _sk): this launch's flag value
 };
 
 #if GEMMBENCH_SM90A
@@ -275,7 +277,12 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
   }
 }
 
-template <ScaleMode S, bool kFast, class Cfg, class Ring, class WorkIter>
+// SK (variant _sk): stream-K items. A partial item (k-blocks short of the tile's end) publishes
+// its sums to the workspace (hgemm/sm90/stream_k.cuh) before any scale is applied and stores
+// nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
+// k-blocks, then scales and stores. The block scales of a partial item are those of its own
+// k-blocks, so every partial is a sum of fully scaled terms.
+template <ScaleMode S, bool kFast, class Cfg, bool SK, class Ring, class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
@@ -306,11 +313,23 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
         }
     }
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
-      mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs;
-      mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs;
-      mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs;
+      mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs + w.kb_begin;
+      mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs + w.kb_begin;
+      mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs + w.kb_begin;
     }
-    mainloop.template run<0>(acc, kbs, [](auto) {});
+    mainloop.template run<0>(acc, w.kb_end - w.kb_begin, [](auto) {});
+    if constexpr (SK) {
+      const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
+      const uint32_t bar_id = 1 + consumer;
+      if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
+        sk_publish(acc, slot, prm.epoch, wg_thread, bar_id);
+        continue;
+      }
+      if (w.kb_begin > 0)  // add the tile's first k-blocks, published by lower CTAs
+        for (int cc = sk_prev_contributor(sched, int(blockIdx.x), w.sk_tile); cc >= 0;
+             cc = sk_prev_contributor(sched, cc, w.sk_tile))
+          sk_accumulate(acc, cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j)
 #pragma unroll
@@ -348,7 +367,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
@@ -360,6 +379,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   // kBlock: the block scales go through the per-stage slot (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
   static_assert(!MROWS || CLUSTER == 1, "rung F3 runs without a cluster");
+  static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
   static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
   // The register split: rung 10's 40 / 232, except that the scale warps of block128 need 56 (40
@@ -402,7 +422,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   int stage = 0;
   uint32_t phase = 0;
   const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-  Sm90WorkIter<false> work_iter(sched, blockIdx.x / CLUSTER);
+  Sm90WorkIter<SK> work_iter(sched, blockIdx.x / CLUSTER);
   Sm90Work w;
 
   if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warps ========
@@ -415,7 +435,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
         // feed only outputs the epilogue does not store, and no box starts out of bounds).
         const int a_row = min(m_tile * kBM + int(rank) * Cfg::A_SLICE_ROWS, prm.m - 1);
         const int b_row = min(n_tile * kBN, prm.n - 1);
-        for (int kb = 0; kb < sched.k_blocks; ++kb) {
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           const int s = ring.stage;
           sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);  // lap 0 passes at once
           sm90::mbarrier_arrive_expect_tx(ring.full(s), Cfg::TX_BYTES);
@@ -477,9 +497,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
-    f3_consumer<S, kFast, Cfg>(ring, work_iter, prm, map_c, s_a, s_b,
-                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES, consumer,
-                               warp, lane, wg_thread);
+    f3_consumer<S, kFast, Cfg, SK>(ring, work_iter, prm, map_c, s_a, s_b,
+                                   s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES, consumer,
+                                   warp, lane, wg_thread);
     return;
   }
   const int M = prm.m, N = prm.n;
@@ -558,9 +578,10 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>);
+  return reinterpret_cast<const void*>(
+      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>);
 }
 template <ScaleMode S, int CLUSTER, bool MROWS>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -576,11 +597,11 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -596,14 +617,15 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
 void run(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
+  if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
   F2Params prm{M,
                N,
                K,
@@ -612,7 +634,8 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                a.scale_a,
                a.scale_b,
                static_cast<__nv_bfloat16*>(a.c),
-               make_schedule(M, N, K, kBM, kBN, kBK, CLUSTER, clusters, false)};
+               make_schedule(M, N, K, kBM, kBN, kBK, CLUSTER, clusters, SK),
+               SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, kBN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
@@ -623,7 +646,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS>,
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>,
                                 map_a, map_b, map_c, prm));
 }
 
@@ -643,7 +666,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER, bool MROWS = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
@@ -652,15 +675,15 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS>(),
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK>(),
                                    F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER, bool MROWS = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK>(a, stream);
   });
 }
 
@@ -685,6 +708,17 @@ GEMMBENCH_REGISTER_KERNEL(
                   "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
                   "transposes through stmatrix.trans into the TMA-store boxes",
                   supports<1, true>, launch<1, true>));
+
+// Rung F3 on the stream-K schedule of the Hopper rung (hgemm/sm90/schedule.hpp): at decode token
+// counts (one row of tiles, fewer tiles than SMs) each tile's k-blocks are split in equal parts
+// over about half the grid; elsewhere the last partial wave is split. Partials go through the
+// global workspace of hgemm/sm90/stream_k.cuh (this translation unit's own copy).
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_sk", 3,
+                  "rung F3 on the stream-K schedule: tiles' k-blocks split over CTAs where there "
+                  "are fewer tiles than SMs (decode) or a last partial wave, partials summed "
+                  "through a workspace",
+                  supports<1, true, true>, launch<1, true, true>));
 
 }  // namespace
 }  // namespace gemmbench
