@@ -312,17 +312,26 @@ constexpr Rule kSgemm[] = {
      "no shape constraint", "-"},
 };
 
-// fp8gemm (e4m3, TN): the decode path at 1-16 tokens, rung F3 above; F2 and F1 run where F3's
-// image or shape check refuses (they share its constraints, so only on a build that lacks it).
+// fp8gemm (e4m3, TN): the decode path at 1-16 tokens, F3 on the stream-K schedule where a row of
+// tiles leaves most SMs idle, F3 elsewhere; F2 and F1 run where F3's image or shape check refuses
+// (they share its constraints, so only on a build that lacks it).
 constexpr Rule kFp8[] = {
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
      "rule T: 1-8 tokens 0.84-0.95 of the FP8 read roof; 8 tokens 1.081x cuBLASLt block128 "
-     "(DeepSeek-V3, "
-     "all 8 layers >= 1.0x) and 0.997x per-tensor (Llama 3); 16 tokens 0.86-1.19x; ahead of F3 "
-     "at 1-16 tokens but 16x36864x7168",
+     "(DeepSeek-V3, all 8 layers >= 1.0x) and 0.997x per-tensor (Llama 3); 16 tokens 1.011x "
+     "block128 against 0.885x for the stream-K F3, which leads at 16x7168x16384 and x18432 only",
      "h100/2026-11-27_fp8_decode_ds_new.json.gz, h100/2026-11-27_fp8_decode_ll_new.json.gz, "
-     "h100/2026-11-27_fp8_decode_first_ds.json.gz"},
+     "h100/2026-11-27_fp8_decode_sk_ds.json.gz"},
+    {"fp8-split-few-tiles",
+     [](const Case& c) { return c.m <= 128 && 2 * ceil_div64(c.n, 128) < c.sms && c.k >= 4096; },
+     "fp8gemm_sm90_persistent_t_sk",
+     "17 <= M <= 128, fewer 128-row weight tiles than half the SMs, K >= 4096: rung F3 with each "
+     "tile's k-blocks split over CTAs (stream-K)",
+     "rule V: at 16-128 tokens 20.8-21.3 us against F3's 32.3-32.7 at x2112x7168, 51.4-54.2 "
+     "against 67.6-70.6 at x7168x16384, 32.8 against 51.1 at 64x4096x14336; level (within 3%) "
+     "at 48-64 tiles with K 4096-8192; 7% behind F3 at K 2048 and with 80 or more tiles",
+     "h100/2026-11-27_fp8_decode_sk_ds.json.gz, h100/2026-11-27_fp8_decode_sk_ll.json.gz"},
     {"fp8-tiles-m-rows", [](const Case&) { return true; }, "fp8gemm_sm90_persistent_t",
      "any case: rung F3, wgmma M = GEMM M, block scales read per thread from global memory",
      "rule U: DeepSeek-V3 at 4096 tokens: 0.820x / 0.821x cuBLASLt (block128 / per-tensor) against "

@@ -414,3 +414,27 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
         }
       }
 }
+
+// fp8gemm (rules T, V, U): the decode path at 1-16 tokens, the stream-K F3 where 17-128 tokens
+// leave a row of fewer tiles than half the SMs with K >= 4096, F3 elsewhere; the candidates end
+// with F2 and F1.
+TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
+  auto fp8 = [](int64_t m, int64_t n, int64_t k) {
+    GemmProblem p{m, n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+    p.out = DType::bf16, p.scale = ScaleMode::block128;
+    return fp8gemm_candidates(p, kH100);
+  };
+  EXPECT_EQ(first(fp8(1, 7168, 2048)), "fp8gemm_decode");
+  EXPECT_EQ(first(fp8(16, 2112, 7168)), "fp8gemm_decode");
+  EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_sk");
+  EXPECT_EQ(first(fp8(128, 7168, 16384)), "fp8gemm_sm90_persistent_t_sk");  // 56 tiles
+  EXPECT_EQ(first(fp8(64, 8192, 8192)), "fp8gemm_sm90_persistent_t_sk");    // 64 tiles
+  EXPECT_EQ(first(fp8(64, 8704, 8192)), "fp8gemm_sm90_persistent_t");       // 68 tiles
+  EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t");       // K 2048
+  EXPECT_EQ(first(fp8(129, 2112, 7168)), "fp8gemm_sm90_persistent_t");      // two rows
+  EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t");
+  const auto all = fp8(4096, 7168, 16384);
+  ASSERT_GE(all.size(), 3u);
+  EXPECT_EQ(all[all.size() - 2].kernel, "fp8gemm_sm90_persistent");
+  EXPECT_EQ(all.back().kernel, "fp8gemm_sm90");
+}
