@@ -192,6 +192,42 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
+// ---- The tensor-core GEMVs' row-group sum (hgemm/gemv_tc.cu, fp8gemm/decode.cu) ------------
+// The shared memory of the sum: a (RT x MG x 4) fragment of f32 per lane and warp (WPR > 1).
+template <int WPR, int WARPS, int FRAG>
+using FragSums = float[WPR > 1 ? WARPS : 1][FRAG][32];
+
+// The WPR warps of a row group (warps part = warp % WPR of one CTA) add their mma fragments in
+// warp order through `sums` (deterministic). Returns false for the warps that then hold no sum
+// (part != 0), which store nothing; every warp of the CTA must call it (a __syncthreads).
+template <int WPR, int WARPS, int RT, int MG>
+__device__ __forceinline__ bool sum_row_group(float (&acc)[RT][MG][4],
+                                              FragSums<WPR, WARPS, RT * MG * 4>& sums, int warp,
+                                              int lane) {
+  if constexpr (WPR > 1) {
+#pragma unroll
+    for (int t = 0; t < RT; ++t)
+#pragma unroll
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) sums[warp][(t * MG + j) * 4 + i][lane] = acc[t][j][i];
+    __syncthreads();
+    if (warp % WPR != 0) return false;
+#pragma unroll
+    for (int t = 0; t < RT; ++t)
+#pragma unroll
+      for (int j = 0; j < MG; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          float sum = acc[t][j][i];
+#pragma unroll
+          for (int w2 = 1; w2 < WPR; ++w2) sum += sums[warp + w2][(t * MG + j) * 4 + i][lane];
+          acc[t][j][i] = sum;
+        }
+  }
+  return true;
+}
+
 // ---- Launch-side pieces shared with the tensor-core GEMV (hgemm/gemv_tc.cu) ----------------
 
 // The current device's SM count, asked once per device.

@@ -1,6 +1,6 @@
-// The grids of the two GEMVs (common/gemv.cuh, hgemm/gemv_tc.cu): how many warps share one row
-// (or one row group of the tensor-core GEMV). Plain C++: tests/host/test_gemv_grid.cpp checks
-// both choices over many shapes and SM counts.
+// The grids of the GEMVs (common/gemv.cuh, hgemm/gemv_tc.cu, fp8gemm/decode.cu): how many warps
+// share one row (or one row group of the tensor-core GEMVs). Plain C++:
+// tests/host/test_gemv_grid.cpp checks every choice over many shapes and SM counts.
 #pragma once
 
 #include <cstdint>

@@ -318,9 +318,10 @@ constexpr Rule kSgemm[] = {
 constexpr Rule kFp8[] = {
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
-     "rule T: 1-8 tokens 0.84-0.95 of the FP8 read roof; 8 tokens 1.081x cuBLASLt block128 "
-     "(DeepSeek-V3, all 8 layers >= 1.0x) and 0.997x per-tensor (Llama 3); 16 tokens 1.011x "
-     "block128 against 0.885x for the stream-K F3, which leads at 16x7168x16384 and x18432 only",
+     "rule T: 1-8 tokens 0.84-0.89 of the FP8 read roof (geomeans); 8 tokens 1.179x cuBLASLt "
+     "block128 (DeepSeek-V3, every layer >= 1.0x) and 0.993x per-tensor (Llama 3); 16 tokens "
+     "1.011x block128 against 0.885x for the stream-K F3, which leads at 16x7168x16384 and "
+     "x18432 only",
      "h100/2026-11-27_fp8_decode_ds_new.json.gz, h100/2026-11-27_fp8_decode_ll_new.json.gz, "
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz"},
     {"fp8-split-few-tiles",

@@ -28,7 +28,10 @@
 // Constraints: sm_89+ (e4m3 mma.sync) and a build with sm_90a (or 89) code; TN; e4m3 with f32
 // accumulation, a scaling (tensor, row, block128), bf16 C; 1 <= M <= 16; K % 16 == 0 (16-byte
 // rows; a partial last k-block reads zeros past K); any N, alpha, beta.
-// State (2026-11-27): new; measured in docs/fp8.md ("Decode").
+// State (2026-11-27, H100, sustained, cold L2; bench_results/h100/2026-11-27_fp8_decode_*): of the
+// FP8 read roof 0.84-0.89 (geomeans) at 1-8 tokens, 0.71-0.78 at 16; over cuBLASLt 1.18x block128
+// (DeepSeek-V3) and 0.99x per-tensor (Llama 3) at 8 tokens, 0.99-1.01x / 0.89x at 16. `fp8gemm`
+// runs it at 1-16 tokens (rule T). docs/fp8.md, "Decode".
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -88,14 +91,17 @@ struct KBlock {
   float sb[RT];     // block128: B's block scale of tile t's rows
 };
 
+// At <= 8 tokens held to 64 registers, two CTAs per SM; at 9-16 tokens no minimum (0): asking
+// for one CTA per SM made ptxas use all 128 registers and spill 40-88 bytes, where it otherwise
+// takes 94-117 and spills none.
 template <ScaleMode S, int MG, int WPR, bool kFast>
-__global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 1)
+__global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 0)
     fp8_decode_kernel(const DecodeParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   static_assert(kWarps % WPR == 0, "a CTA holds whole row groups");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
   constexpr int RT = MG, ROWS = kRows * RT, GROUPS = kWarps / WPR, U = kInFlight<S, MG>;
-  __shared__ float part_sums[WPR > 1 ? kWarps : 1][RT * MG * 4][32];
+  __shared__ gemv::FragSums<WPR, kWarps, RT * MG * 4> part_sums;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, q = lane % 4;
@@ -209,27 +215,7 @@ __global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 1)
 
   // EPILOGUE: the row group's WPR warps summed in warp order; D element i of tile t and token
   // group j is C(8j + 2q + (i & 1), n0 + 16t + g + 8 (i >= 2)).
-  if constexpr (WPR > 1) {
-#pragma unroll
-    for (int t = 0; t < RT; ++t)
-#pragma unroll
-      for (int j = 0; j < MG; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) part_sums[warp][(t * MG + j) * 4 + i][lane] = acc[t][j][i];
-    __syncthreads();
-    if (part != 0) return;
-#pragma unroll
-    for (int t = 0; t < RT; ++t)
-#pragma unroll
-      for (int j = 0; j < MG; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          float sum = acc[t][j][i];
-#pragma unroll
-          for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][(t * MG + j) * 4 + i][lane];
-          acc[t][j][i] = sum;
-        }
-  }
+  if (!gemv::sum_row_group<WPR, kWarps, RT, MG>(acc, part_sums, warp, lane)) return;
   const float tensor_scale =
       S == ScaleMode::tensor ? p.alpha * __ldg(p.scale_a) * __ldg(p.scale_b) : p.alpha;
 #pragma unroll

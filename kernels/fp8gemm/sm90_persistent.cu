@@ -29,10 +29,15 @@
 // k-block from global memory (no slot, no scale warps, six stages); the fragment's pairs run
 // along N, so the epilogue transposes each 8x8 block with stmatrix.trans into rung 10's boxes.
 //
+// Variant _sk (SK below): rung F3 on rung 10's stream-K schedule and workspace (sm90/schedule.hpp,
+// sm90/stream_k.cuh): at decode, each of a row of few tiles split over CTAs along K.
+//
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz): DeepSeek-V3 prefill,
 // geomeans over cuBLASLt: F2 0.82x per-tensor and 0.76x block128 (0.91x with fast accumulation
 // at 4096x7168x2048; 0.71x DeepGEMM at its M 4096 shapes), F3 0.82x and 0.82x. racecheck
-// reports hazards on F2's scale slot and none on F3: docs/fp8.md.
+// reports hazards on F2's scale slot and none on F3: docs/fp8.md. F3 _sk at 16-128 tokens:
+// 0.89-0.92x cuBLASLt block128, 0.84-0.89x per-tensor (F3: 0.77-0.82x); `fp8gemm` runs it where
+// a row of tiles leaves half the SMs idle (rule V).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

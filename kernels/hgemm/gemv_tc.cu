@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Para
   constexpr int WARPS = kTcWarps;
   static_assert(WARPS % WPR == 0, "a CTA holds whole row groups");
   constexpr int RT = MG, ROWS = kTcRows * RT, GROUPS = WARPS / WPR, U = kTcUnroll;
-  __shared__ float part_sums[WPR > 1 ? WARPS : 1][RT * MG * 4][32];
+  __shared__ gemv::FragSums<WPR, WARPS, RT * MG * 4> part_sums;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, q = lane % 4;
@@ -200,27 +200,7 @@ __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Para
   // EPILOGUE: the row group's WPR warps summed in warp order, then D fragment (g, 2q..2q+1) and
   // (g + 8, 2q..2q+1) of each row tile t and token group j stored: C(8j + 2q (+1), n0 + 16t + g
   // (+8)).
-  if constexpr (WPR > 1) {
-#pragma unroll
-    for (int t = 0; t < RT; ++t)
-#pragma unroll
-      for (int j = 0; j < MG; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) part_sums[warp][(t * MG + j) * 4 + i][lane] = acc[t][j][i];
-    __syncthreads();
-    if (part != 0) return;
-#pragma unroll
-    for (int t = 0; t < RT; ++t)
-#pragma unroll
-      for (int j = 0; j < MG; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          float sum = acc[t][j][i];
-#pragma unroll
-          for (int w2 = 1; w2 < WPR; ++w2) sum += part_sums[warp + w2][(t * MG + j) * 4 + i][lane];
-          acc[t][j][i] = sum;
-        }
-  }
+  if (!gemv::sum_row_group<WPR, WARPS, RT, MG>(acc, part_sums, warp, lane)) return;
   T* c = static_cast<T*>(p.c);
 #pragma unroll
   for (int t = 0; t < RT; ++t)

@@ -223,9 +223,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "Every kernel, as JSON");
   list->add_flag("--all", o.list_all, "Every kernel, not one line per rung of the ladder");
-  list->add_flag("--rules", o.list_rules,
-                 "The rule tables of the shape-aware kernels hgemm and sgemm, one line per rule "
-                 "(docs/dispatch.md)");
+  list->add_flag(
+      "--rules", o.list_rules,
+      "The rule tables of the shape-aware kernels hgemm, sgemm and fp8gemm, one line per rule "
+      "(docs/dispatch.md)");
   list->add_option("--plugin", plugins_after, plugin_help)
       ->delimiter(',')
       ->allow_extra_args(false)

@@ -106,9 +106,9 @@ std::string find_default_config(const std::string& argv0);
 // other variants the rung registers; `all` lists every kernel; `as_json` every kernel as JSON.
 std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all = false);
 
-// `gemmbench list --rules`: every row of the rule tables of `hgemm` and `sgemm`, in the order they
-// are tried, as a Markdown table (family, rule, kernel, when, why, report), one line per rule;
-// docs/dispatch.md holds the same text (tests/host/test_dispatch_golden.cpp checks it).
+// `gemmbench list --rules`: every row of the rule tables of `hgemm`, `sgemm` and `fp8gemm`, in the
+// order they are tried, as a Markdown table (family, rule, kernel, when, why, report), one line per
+// rule; docs/dispatch.md holds the same text (tests/host/test_dispatch_golden.cpp checks it).
 // `as_json`: the rows as a JSON array.
 std::string format_rule_list(const RuleTables& tables, bool as_json);
 
