@@ -122,7 +122,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "fp8gemm",
     .rung = 5,
     .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (the "
-               "decode path at 1-16 tokens, rung F3 above), rows record which",
+               "decode path at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few tiles, "
+               "F3 above), rows record which",
     .dtypes = {DType::e4m3},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
