@@ -115,8 +115,14 @@ for step in "${steps[@]}"; do
       done
       ;;
     gtest:*)
-      # gtest:<test binary>:<gtest filter>:<seconds>; one GPU suite (or part of one).
-      IFS=: read -r _ exe filter limit <<<"$step"
+      # gtest:<test binary>:<gtest filter>:<seconds>; one GPU suite (or part of one). The filter may
+      # hold ':' (gtest's "or"): the binary is the first field, the seconds the last.
+      rest=${step#gtest:}
+      exe=${rest%%:*}
+      if [ "$rest" = "$exe" ]; then rest='*'; else rest=${rest#*:}; fi
+      limit=${rest##*:}
+      filter=${rest%:*}
+      case $limit in '' | *[!0-9]*) filter=$rest limit= ;; esac
       log=$logs/gtest_${exe}_${filter//[^a-zA-Z0-9_]/}.log
       timeout "${limit:-120}" "$build/tests/$exe" --gtest_filter="${filter:-*}" >"$log" 2>&1
       note "$exe [$filter]: rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
