@@ -1,37 +1,21 @@
 // Rung F4, fp8gemm_decode: FP8 decode at 1-16 tokens, the e4m3 weights loaded from global memory
 // straight into mma.sync m16n8k32 fragments, as the f16 tensor-core GEMV does (hgemm/gemv_tc.cu).
 //
-// At decode shapes the product is bound by streaming the weights W = op(B) (N x K, one byte per
-// element in e4m3: half the f16 traffic, so the memory roof moves up by 2x in FLOP/s); the
-// 128-row tiles of rungs F1-F3 leave most SMs idle there (F2 at 64 and 128 tokens: 0.78x
-// cuBLASLt, docs/fp8.md). This rung keeps the GEMV's shape: no shared-memory ring, no barriers,
-// every lane keeping 16-byte loads in flight from its first instruction.
-//   - A warp owns RT tiles of 16 weight rows (mma's M) and walks K one 128-wide k-block (a scale
-//     block) at a time. Lane (g = lane/4, q = lane%4) loads W(16t + g, k0 + 64c + 16q .. +15) and
-//     row g + 8 the same, c = 0, 1: four 16-byte chunks per tile and k-block; and for every 8
-//     tokens (mma's N) token 8j + g's chunks at the same k.
-//   - The order of a dot product's terms is free, so word 2s of a chunk stands for mma's k
-//     4q..4q+3 and word 2s+1 for k 16+4q..16+4q+3 of step (c, s): four m16n8k32 steps per
-//     k-block, the same k on the weights' and the tokens' side. No shuffle, no shared memory
-//     before the epilogue.
-//   - Two-level accumulation as F1-F3: each k-block's products go into a fresh partial, added to
-//     the f32 sums times the k-block's scales (block128: A's 1x128 scale of the fragment's token,
-//     B's 128x128 block scale of its rows); tensor and row scales multiply once, in the epilogue.
-//     With fast accumulation the mmas accumulate over all of K.
-//   - RT = one tile per 8 tokens (the tokens are half the bytes a k-block reads whatever M is, as
-//     in the f16 GEMV); one or two k-blocks in flight per lane (kInFlight).
-//   - A row group is read by WPR = 1-16 warps of one 16-warp CTA (k-blocks dealt round-robin),
-//     as many as make the busiest warp walk the fewest k-blocks over the waves of CTAs actually
-//     resident (two per SM at <= 8 tokens, held to 64 registers; one at 9-16), not the f16
-//     GEMV's fixed aim of 48 warps per SM; their f32 sums are added through shared memory in
-//     warp order (deterministic).
-// Constraints: sm_89+ (e4m3 mma.sync) and a build with sm_90a (or 89) code; TN; e4m3 with f32
-// accumulation, a scaling (tensor, row, block128), bf16 C; 1 <= M <= 16; K % 16 == 0 (16-byte
-// rows; a partial last k-block reads zeros past K); any N, alpha, beta.
-// State (2026-11-27, H100, sustained, cold L2; bench_results/h100/2026-11-27_fp8_decode_*): of the
-// FP8 read roof 0.84-0.89 (geomeans) at 1-8 tokens, 0.71-0.78 at 16; over cuBLASLt 1.18x block128
-// (DeepSeek-V3) and 0.99x per-tensor (Llama 3) at 8 tokens, 0.99-1.01x / 0.89x at 16. `fp8gemm`
-// runs it at 1-16 tokens (rule T). docs/fp8.md, "Decode".
+// At decode the product streams the weights (N x K bytes in e4m3) and the 128-row tiles of F1-F3
+// leave most SMs idle. This rung keeps the GEMV's shape: no ring, no barriers, every lane keeping
+// 16-byte loads in flight from its first instruction. A warp owns RT = one tile of 16 weight rows
+// per 8 tokens and walks K a 128-wide k-block (one scale block) at a time; lane (g, q) loads
+// chunks k0 + 64c + 16q of rows g and g + 8 of each tile and of token 8j + g, and since a dot
+// product's terms may come in any order, word 2s of a chunk stands for mma's k 4q.. and word
+// 2s + 1 for k 16 + 4q.. of step (c, s). Each k-block's products go into a fresh partial added to
+// the f32 sums times its block scales; tensor and row scales multiply once at the end. A row group
+// is shared by WPR = 1-16 warps, chosen by the CTAs actually resident (gemv_grid.hpp), their sums
+// added in warp order through shared memory (deterministic). docs/fp8.md, "Decode".
+// Constraints: sm_89+ and a build with sm_90a code; TN; e4m3, f32 accumulation, a scaling, bf16 C;
+// 1 <= M <= 16; K % 16 == 0 (a partial last k-block reads zeros past K); any N, alpha, beta.
+// State (2026-11-27, H100, sustained, cold L2; bench_results/h100/2026-11-27_fp8_decode_*): 0.84-
+// 0.89 of the FP8 read roof at 1-8 tokens, 0.71-0.78 at 16; over cuBLASLt 1.18x block128 and 0.99x
+// per-tensor at 8 tokens, 0.99-1.01x / 0.89x at 16. `fp8gemm` runs it at 1-16 tokens (rule T).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
