@@ -331,7 +331,7 @@ constexpr Rule kFp8[] = {
      "tile's k-blocks split over CTAs (stream-K)",
      "rule V: at 16-128 tokens 20.8-21.3 us against F3's 32.3-32.7 at x2112x7168, 51.4-54.2 "
      "against 67.6-70.6 at x7168x16384, 32.8 against 51.1 at 64x4096x14336; level (within 3%) "
-     "at 48-64 tiles with K 4096-8192; 7% behind F3 at K 2048 and with 80 or more tiles",
+     "at 48-64 tiles with K 4096-8192; 5-9% behind F3 at K <= 2048 with 56 or more tiles",
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz, h100/2026-11-27_fp8_decode_sk_ll.json.gz"},
     {"fp8-tiles-m-rows", [](const Case&) { return true; }, "fp8gemm_sm90_persistent_t",
      "any case: rung F3, wgmma M = GEMM M, block scales read per thread from global memory",
