@@ -1,43 +1,20 @@
 // Rung F2, fp8gemm_sm90_persistent: rung F1's FP8 mainloop (fp8gemm/sm90.cu) in the frame of the
-// Hopper rung 10 (hgemm_tn_sm90): a persistent grid, the output stored by TMA from a staging box,
-// and that store deferred into the next tile's first k-blocks. docs/fp8.md tells the ladder.
-//
-// What changes from F1, and why:
-//   - Persistent: one CTA per SM walks the tiles in the raster order of sm90/schedule.hpp; the
-//     producer runs ahead into the next tile while the consumers finish one, so the ring never
-//     drains between tiles and no CTA pays its prologue twice.
-//   - Orientation: wgmma's M is GEMM N (each consumer warpgroup takes 64 rows of the B tile),
-//     its N is the 128 rows of the A tile, as in rung 10. The accumulator fragment then holds
-//     pairs of consecutive m, contiguous in the column-major C: the epilogue is rung 10's
-//     (sm90/epilogue.cuh), stmatrix into a 128B-swizzled box and one TMA store per 64x64 box,
-//     instead of F1's 2-byte stores 2*M bytes apart.
-//   - Block scales: A's 1x128 scales now vary along the fragment's columns (32 rows of A per
-//     thread), so the producer warpgroup's three spare warps take turns copying each k-block's
-//     128 A scales, times B's block scale, into a per-stage slot of shared memory, and arrive on
-//     the stage's full barrier with the TMA bytes; the consumers read their 32 there while the
-//     wgmmas run.
-//   - Tensor and row scales (and alpha) multiply the accumulators once, before the epilogue;
-//     the row scales of a tile are loaded when its mainloop starts, so their latency hides under
-//     it.
-//   - Fast accumulation keeps one k-block of wgmmas in flight while the next is issued (rung 10's
-//     mainloop); with promotion each k-block's partial must be complete before it is added, and
-//     the two consumer warpgroups take turns on the tensor cores.
-// Any M, N; K a multiple of 16 (TMA's 16-byte row stride). C bf16.
-//
-// Rung F3, fp8gemm_sm90_persistent_t (MROWS below): F2 turned around, wgmma's M = GEMM M. A
-// thread's fragment rows are two rows of A, so block128 reads two A scales and one B scale per
-// k-block from global memory (no slot, no scale warps, six stages); the fragment's pairs run
-// along N, so the epilogue transposes each 8x8 block with stmatrix.trans into rung 10's boxes.
-//
-// Variant _sk (SK below): rung F3 on rung 10's stream-K schedule and workspace (sm90/schedule.hpp,
-// sm90/stream_k.cuh): at decode, each of a row of few tiles split over CTAs along K.
-//
-// State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz): DeepSeek-V3 prefill,
-// geomeans over cuBLASLt: F2 0.82x per-tensor and 0.76x block128 (0.91x with fast accumulation
-// at 4096x7168x2048; 0.71x DeepGEMM at its M 4096 shapes), F3 0.82x and 0.82x. racecheck
-// reports hazards on F2's scale slot and none on F3: docs/fp8.md. F3 _sk at 16-128 tokens:
-// 0.89-0.92x cuBLASLt block128, 0.84-0.89x per-tensor (F3: 0.77-0.82x); `fp8gemm` runs it where
-// a row of tiles leaves half the SMs idle (rule V).
+// Hopper rung 10: a persistent grid walking 128x128 tiles in raster order (the ring never drains
+// between tiles), wgmma's M = GEMM N so that the fragment holds consecutive m and rung 10's
+// epilogue applies (stmatrix into swizzled boxes, TMA stores deferred into the next tile). In that
+// orientation a thread's columns are 32 rows of A: the producer's three spare warps copy each
+// k-block's A block scales, times B's, into a per-stage slot the consumers read while the wgmmas
+// run. Tensor and row scales multiply once per tile. Variant _c2: 2-CTA multicast of A.
+// Rung F3, fp8gemm_sm90_persistent_t (MROWS): F2 turned around, wgmma's M = GEMM M: two A rows per
+// thread, block scales read from global memory (no slot, six stages), the epilogue transposing
+// each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
+// stream-K schedule and workspace (sm90/schedule.hpp, sm90/stream_k.cuh), each of a row of few
+// tiles split over CTAs along K at decode. docs/fp8.md tells the ladder and what was tried.
+// Constraints: sm_90a; TN; e4m3, a scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
+// State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
+// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.82x / 0.82x; F3 _sk
+// at 16-128 tokens 0.89-0.92x block128, 0.84-0.89x per-tensor (F3 0.77-0.82x). racecheck reports
+// hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md, "Correctness").
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
