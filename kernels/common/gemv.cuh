@@ -192,10 +192,19 @@ inline std::string supports(const GemmProblem& p, const DeviceCaps&) {
   return "";
 }
 
-// ---- The tensor-core GEMVs' row-group sum (hgemm/gemv_tc.cu, fp8gemm/decode.cu) ------------
+// ---- The tensor-core GEMVs' fragments and row-group sum (hgemm/gemv_tc.cu, fp8gemm/decode.cu)
 // The shared memory of the sum: a (RT x MG x 4) fragment of f32 per lane and warp (WPR > 1).
 template <int WPR, int WARPS, int FRAG>
 using FragSums = float[WPR > 1 ? WARPS : 1][FRAG][32];
+
+// Element i of the m16n8 D fragment of row tile t and token group j (g = lane/4, q = lane%4):
+// weight row n0 + 16t + g (+ 8 for i >= 2), the output's N; token 8j + 2q + (i & 1), its M.
+__device__ __forceinline__ int64_t frag_row(int64_t n0, int t, int g, int i) {
+  return n0 + 16 * t + g + (i >= 2 ? 8 : 0);
+}
+__device__ __forceinline__ int frag_token(int j, int q, int i) {
+  return 8 * j + 2 * q + (i & 1);
+}
 
 // The WPR warps of a row group (warps part = warp % WPR of one CTA) add their mma fragments in
 // warp order through `sums` (deterministic). Returns false for the warps that then hold no sum

@@ -208,8 +208,8 @@ __global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 0)
     for (int j = 0; j < MG; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int64_t n = n0 + 16 * t + g + (i >= 2 ? 8 : 0);
-        const int m = 8 * j + 2 * q + (i & 1);
+        const int64_t n = gemv::frag_row(n0, t, g, i);
+        const int m = gemv::frag_token(j, q, i);
         if (n >= p.n || m >= p.m) continue;
         float scale = tensor_scale;
         if constexpr (S == ScaleMode::row)

@@ -208,8 +208,8 @@ __global__ void __launch_bounds__(32 * kTcWarps) gemv_tc_kernel(const gemv::Para
     for (int j = 0; j < MG; ++j)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int64_t n = n0 + 16 * t + g + (i >= 2 ? 8 : 0);
-        const int m = 8 * j + 2 * q + (i & 1);
+        const int64_t n = gemv::frag_row(n0, t, g, i);
+        const int m = gemv::frag_token(j, q, i);
         if (n >= p.n || m >= p.m) continue;
         T* out = c + m + n * p.ldc;
         const float prior = p.beta != 0.f ? p.beta * to_f32(*out) : 0.f;
