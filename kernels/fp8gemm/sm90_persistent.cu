@@ -88,7 +88,7 @@ struct F2Params {
 // B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
 // k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
 // K, set per tile) before the stage's wait.
-template <ScaleMode S, bool kFast, class Cfg, bool MROWS>
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS, bool PIPE = false>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
@@ -188,8 +188,76 @@ struct F2Mainloop {
     ring.advance();
   }
 
+  // PIPE: k-block kb + 1's wgmmas go into the other partial before kb's is added, so a warpgroup's
+  // promotion runs while its own next wgmmas do (two partials and the sums: 192 registers, under
+  // the consumers' setmaxnreg). The scales of kb + 1 are read before its stage's wait.
+  __device__ __forceinline__ void issue_next(float (&d)[64], int kb, float& f0, float& f1) {
+    if constexpr (S == ScaleMode::block128) {
+      const float b = __ldg(sb + kb);
+      f0 = __ldg(sa0 + kb) * b, f1 = __ldg(sa1 + kb) * b;
+    }
+    sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+    issue(d, ring.stage, true);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sm90::fence_operand(d[i]);
+    ring.advance();
+  }
+  __device__ __forceinline__ void promote(float (&acc)[64], float (&part)[64], float f0, float f1) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sm90::fence_operand(part[i]);
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * j + 2 * h;
+        if constexpr (S == ScaleMode::block128) {
+          acc[i] = fmaf(part[i], h ? f1 : f0, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], h ? f1 : f0, acc[i + 1]);
+        } else {
+          acc[i] += part[i];
+          acc[i + 1] += part[i + 1];
+        }
+      }
+  }
+  // One step: `cur` (k-block kb, stage cur_stage) is in flight; kb + 1 is issued into `nxt`, then
+  // kb completes, its stage is released and it is added. False after the last k-block.
+  __device__ __forceinline__ bool step(float (&acc)[64], float (&cur)[64], float (&nxt)[64], int kb,
+                                       int kb_count, int& cur_stage, int& nxt_stage, float cf0,
+                                       float cf1, float& nf0, float& nf1) {
+    const bool more = kb + 1 < kb_count;
+    if (more) {
+      nxt_stage = ring.stage;
+      issue_next(nxt, kb + 1, nf0, nf1);
+      sm90::wgmma_wait_group<1>();
+    } else {
+      sm90::wgmma_wait_group<0>();
+    }
+    release(cur_stage);
+    promote(acc, cur, cf0, cf1);
+    return more;
+  }
+  __device__ __forceinline__ void run_pipelined(float (&acc)[64], int kb_count) {
+    static_assert(MROWS, "the pipelined promotion is rung F3's");
+    float p0[64], p1[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+    if (kb_count <= 0) return;
+    float f0a = 1.f, f1a = 1.f, f0b = 1.f, f1b = 1.f;
+    int st0 = ring.stage, st1 = 0;
+    issue_next(p0, 0, f0a, f1a);
+    for (int kb = 0;; kb += 2) {
+      if (!step(acc, p0, p1, kb, kb_count, st0, st1, f0a, f1a, f0b, f1b)) break;
+      if (!step(acc, p1, p0, kb + 1, kb_count, st1, st0, f0b, f1b, f0a, f1a)) break;
+    }
+  }
+
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[64], int kb_count, Between&& between) {
+    if constexpr (PIPE && !kFast) {  // fast accumulation has no promotion to overlap
+      static_assert(BOXES == 0, "rung F3 stores each tile at once");
+      run_pipelined(acc, kb_count);
+      return;
+    }
     int kb = 0, prev_stage = 0;
     if constexpr (kFast) {
 #pragma unroll
@@ -264,7 +332,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
 // k-blocks, then scales and stores. The block scales of a partial item are those of its own
 // k-blocks, so every partial is a sum of fully scaled terms.
-template <ScaleMode S, bool kFast, class Cfg, bool SK, class Ring, class WorkIter>
+template <ScaleMode S, bool kFast, class Cfg, bool SK, bool PIPE, class Ring, class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
@@ -272,7 +340,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
-  F2Mainloop<S, kFast, Cfg, true> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  F2Mainloop<S, kFast, Cfg, true, PIPE> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[64];
@@ -283,7 +351,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
     // Row scales: this thread's 2 rows (m of A, times alpha) and 32 columns (n of B), loaded now
     // and used after the mainloop.
     float rsa[2], rsb[S == ScaleMode::row ? 32 : 1];
-    if constexpr (S == ScaleMode::row) {
+    const auto load_row_scales = [&] {
       rsa[0] = r0 < M ? prm.alpha * __ldg(prm.scale_a + r0) : 0.f;
       rsa[1] = r1 < M ? prm.alpha * __ldg(prm.scale_a + r1) : 0.f;
 #pragma unroll
@@ -293,13 +361,16 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           const int n = n0 + 8 * j + 2 * q + e;
           rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
         }
-    }
+    };
+    // PIPE keeps two partials live through the mainloop: the 34 row scales wait until after it.
+    if constexpr (S == ScaleMode::row && !PIPE) load_row_scales();
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
       mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs + w.kb_begin;
       mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs + w.kb_begin;
       mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs + w.kb_begin;
     }
     mainloop.template run<0>(acc, w.kb_end - w.kb_begin, [](auto) {});
+    if constexpr (S == ScaleMode::row && PIPE) load_row_scales();
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
@@ -349,7 +420,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, bool PIPE = false>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
@@ -479,9 +550,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
-    f3_consumer<S, kFast, Cfg, SK>(ring, work_iter, prm, map_c, s_a, s_b,
-                                   s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES, consumer,
-                                   warp, lane, wg_thread);
+    f3_consumer<S, kFast, Cfg, SK, PIPE>(ring, work_iter, prm, map_c, s_a, s_b,
+                                         s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
+                                         consumer, warp, lane, wg_thread);
     return;
   }
   const int M = prm.m, N = prm.n;
@@ -560,10 +631,10 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
 const void* kernel_ptr() {
   return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>);
+      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>);
 }
 template <ScaleMode S, int CLUSTER, bool MROWS>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -579,11 +650,11 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -599,12 +670,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
 void run(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK, PIPE>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
@@ -628,7 +699,8 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK>,
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg,
+                                &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>,
                                 map_a, map_b, map_c, prm));
 }
 
@@ -648,7 +720,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER, bool MROWS = false, bool SK = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false, bool PIPE = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
@@ -657,15 +729,15 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK>(),
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK, PIPE>(),
                                    F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER, bool MROWS = false, bool SK = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false, bool PIPE = false>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK, PIPE>(a, stream);
   });
 }
 
@@ -701,6 +773,12 @@ GEMMBENCH_REGISTER_KERNEL(
                   "are fewer tiles than SMs (decode) or a last partial wave, partials summed "
                   "through a workspace",
                   supports<1, true, true>, launch<1, true, true>));
+
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_pipe", 3,
+                  "rung F3 with the promotion pipelined inside each warpgroup: k-block kb + 1's "
+                  "wgmmas run into a second partial while kb's is added",
+                  supports<1, true, false, true>, launch<1, true, false, true>));
 
 }  // namespace
 }  // namespace gemmbench
