@@ -219,35 +219,44 @@ struct F2Mainloop {
         }
       }
   }
-  // One step: `cur` (k-block kb, stage cur_stage) is in flight; kb + 1 is issued into `nxt`, then
-  // kb completes, its stage is released and it is added. False after the last k-block.
-  __device__ __forceinline__ bool step(float (&acc)[64], float (&cur)[64], float (&nxt)[64], int kb,
-                                       int kb_count, int& cur_stage, int& nxt_stage, float cf0,
-                                       float cf1, float& nf0, float& nf1) {
-    const bool more = kb + 1 < kb_count;
-    if (more) {
-      nxt_stage = ring.stage;
-      issue_next(nxt, kb + 1, nf0, nf1);
-      sm90::wgmma_wait_group<1>();
-    } else {
-      sm90::wgmma_wait_group<0>();
-    }
+  // kb (in `cur`, stage cur_stage) completes, its stage is released and it is added.
+  __device__ __forceinline__ void retire(float (&acc)[64], float (&cur)[64], int cur_stage,
+                                         float f0, float f1) {
     release(cur_stage);
-    promote(acc, cur, cf0, cf1);
-    return more;
+    promote(acc, cur, f0, f1);
   }
+  // Two k-blocks per trip so that each partial is a fixed register array; the trip count, not a
+  // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
+  // prove uniform is serialized: C7518).
   __device__ __forceinline__ void run_pipelined(float (&acc)[64], int kb_count) {
     static_assert(MROWS, "the pipelined promotion is rung F3's");
     float p0[64], p1[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] = 0.f;
-    if (kb_count <= 0) return;
     float f0a = 1.f, f1a = 1.f, f0b = 1.f, f1b = 1.f;
     int st0 = ring.stage, st1 = 0;
     issue_next(p0, 0, f0a, f1a);
-    for (int kb = 0;; kb += 2) {
-      if (!step(acc, p0, p1, kb, kb_count, st0, st1, f0a, f1a, f0b, f1b)) break;
-      if (!step(acc, p1, p0, kb + 1, kb_count, st1, st0, f0b, f1b, f0a, f1a)) break;
+    int kb = 0;
+    for (; kb + 2 < kb_count; kb += 2) {
+      st1 = ring.stage;
+      issue_next(p1, kb + 1, f0b, f1b);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p0, st0, f0a, f1a);
+      st0 = ring.stage;
+      issue_next(p0, kb + 2, f0a, f1a);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p1, st1, f0b, f1b);
+    }
+    if (kb + 1 < kb_count) {  // two left
+      st1 = ring.stage;
+      issue_next(p1, kb + 1, f0b, f1b);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p0, st0, f0a, f1a);
+      sm90::wgmma_wait_group<0>();
+      retire(acc, p1, st1, f0b, f1b);
+    } else {
+      sm90::wgmma_wait_group<0>();
+      retire(acc, p0, st0, f0a, f1a);
     }
   }
 
