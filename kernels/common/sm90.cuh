@@ -529,6 +529,16 @@ __device__ __forceinline__ void wgmma_m64n128k32_e4m3_f32(float (&d)[64], uint64
       : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
+// The same with N = 192 (96 accumulators): the 128x192 tile of fp8gemm_sm90_persistent_t_n192.
+__device__ __forceinline__ void wgmma_m64n192k32_e4m3_f32(float (&d)[96], uint64_t desc_a,
+                                                          uint64_t desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 " GB_WGMMA_REGS_96
+      ", %96, %97, p, 1, 1;\n}\n"
+      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
 
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16

@@ -55,8 +55,32 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stage sizes, staging boxes and register split hold as they are.
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
-template <ScaleMode S, int CLUSTER, bool MROWS = false>
-using F2Cfg = Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>;
+// Rung F3's variants (V): kF3 the rung; kF3Pipe (_pipe) each warpgroup's promotion of k-block
+// kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32).
+enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2 };
+// Rung F3's configuration, the tile turned around: A's 128 rows (64 per consumer warpgroup,
+// wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the epilogue's staging is
+// BN / 64 boxes of 64 x 64 per consumer. 128 rows: 6 stages (as F2's Sm90Config<128, 128, 6, 1>
+// lays them out); 192 rows: 4 stages of 40 KB beside 48 KB of boxes.
+template <int BN_, int STAGES_>
+struct F3Cfg {
+  static constexpr int BN = BN_, STAGES = STAGES_, CLUSTER = 1, CONSUMERS = 2, WG_N = 64;
+  static constexpr int A_SLICE_ROWS = kBM;
+  static constexpr uint32_t ROW_BYTES = kBK;
+  static constexpr uint32_t A_STAGE_BYTES = kBM * ROW_BYTES, A_SLICE_BYTES = A_STAGE_BYTES;
+  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES;
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
+  static constexpr int EPI_BOX = 64, EPI_BUFS = BN / EPI_BOX;
+  static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
+  static constexpr int SMEM_BYTES =
+      STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  static_assert(BN == 128 || BN == 192, "wgmma m64n128k32 or m64n192k32");
+  static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
+};
+template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
+using F2Cfg = std::conditional_t<MROWS, F3Cfg<V == kF3N192 ? 192 : 128, V == kF3N192 ? 4 : 6>,
+                                 Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
 // A stage's scale slot: A's 128 row scales times B's block scale, in the order the consumers read
 // them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
 // 2(j%2) + e, so that its eight 16-byte loads i = j/2 read 16i + 4q: the four quad positions of
@@ -88,7 +112,7 @@ struct F2Params {
 // B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
 // k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
 // K, set per tile) before the stage's wait.
-template <ScaleMode S, bool kFast, class Cfg, bool MROWS, bool PIPE = false>
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
@@ -97,6 +121,13 @@ struct F2Mainloop {
   const float* sa0 = nullptr;  // MROWS, block128: scale_a of the thread's rows (h = 0, 1), per kb
   const float* sa1 = nullptr;
   const float* sb = nullptr;  // MROWS, block128: scale_b of the tile's 128 rows of B, per kb
+  // _n192: a 192-row B tile spans two blocks of B: sb (its first rows), sb_hi (the rest), and
+  // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
+  const float* sb_hi = nullptr;
+  bool mid_lo = true;
+  // wgmma's N (rung F3: the B tile's rows) and the fragment's registers.
+  static constexpr int NW = MROWS ? Cfg::BN : 128;
+  static constexpr int NACC = NW / 2;
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed) and, with block
@@ -110,7 +141,7 @@ struct F2Mainloop {
       if (lane == 0) sm90::mbarrier_arrive(ring.empty(s));
     }
   }
-  __device__ __forceinline__ void issue(float (&d)[64], int stage, bool first) {
+  __device__ __forceinline__ void issue(float (&d)[NACC], int stage, bool first) {
     // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
     const uint32_t own =
         (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
@@ -121,21 +152,33 @@ struct F2Mainloop {
     const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (128, 128)
     sm90::wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < kBK / 32; ++ks)
-      sm90::wgmma_m64n128k32_e4m3_f32(d, sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks)),
-                                      sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks)),
-                                      first && ks == 0 ? 0 : 1);
+    for (int ks = 0; ks < kBK / 32; ++ks) {
+      const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
+      const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
+      if constexpr (NW == 192)
+        sm90::wgmma_m64n192k32_e4m3_f32(d, da, db, first && ks == 0 ? 0 : 1);
+      else
+        sm90::wgmma_m64n128k32_e4m3_f32(d, da, db, first && ks == 0 ? 0 : 1);
+    }
     sm90::wgmma_commit_group();
   }
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
-  __device__ __forceinline__ void k_block_promoted(float (&acc)[64], float (&part)[64], int kb) {
+  __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC],
+                                                   int kb) {
     const int stage = ring.stage;
-    float f0 = 1.f, f1 = 1.f;  // MROWS, block128: the factors of the thread's two rows
+    // MROWS, block128: the factors of the thread's two rows (h) in B's first block (f0, f1) and,
+    // _n192, its second (g0, g1); columns j = 8..15 take m0, m1 (either).
+    float f0 = 1.f, f1 = 1.f, g0 = 1.f, g1 = 1.f, m0 = 1.f, m1 = 1.f;
     if constexpr (MROWS && S == ScaleMode::block128) {
-      const float b = __ldg(sb + kb);
-      f0 = __ldg(sa0 + kb) * b, f1 = __ldg(sa1 + kb) * b;
+      const float a0 = __ldg(sa0 + kb), a1 = __ldg(sa1 + kb), b = __ldg(sb + kb);
+      f0 = a0 * b, f1 = a1 * b, m0 = f0, m1 = f1;
+      if constexpr (NW == 192) {
+        const float bh = __ldg(sb_hi + kb);
+        g0 = a0 * bh, g1 = a1 * bh;
+        m0 = mid_lo ? f0 : g0, m1 = mid_lo ? f1 : g1;
+      }
     }
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
@@ -152,17 +195,18 @@ struct F2Mainloop {
     }
     sm90::wgmma_wait_group<0>();
 #pragma unroll
-    for (int i = 0; i < 64; ++i) sm90::fence_operand(part[i]);
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
     release(stage);  // the scale slot was read above, the operands by the completed wgmmas
     ring.advance();
 #pragma unroll
-    for (int j = 0; j < 16; ++j)
+    for (int j = 0; j < NW / 8; ++j)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h;
         if constexpr (MROWS && S == ScaleMode::block128) {
-          acc[i] = fmaf(part[i], h ? f1 : f0, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], h ? f1 : f0, acc[i + 1]);
+          const float f = j < 8 ? (h ? f1 : f0) : j < 16 ? (h ? m1 : m0) : (h ? g1 : g0);
+          acc[i] = fmaf(part[i], f, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], f, acc[i + 1]);
         } else if constexpr (S == ScaleMode::block128) {
           const float4& f = sa[j / 2];
           acc[i] = fmaf(part[i], j % 2 ? f.z : f.x, acc[i]);
@@ -176,7 +220,7 @@ struct F2Mainloop {
 
   // Fast accumulation: one accumulator over all of K; the previous k-block's wgmmas finish while
   // this one's are issued, and release their stage then.
-  __device__ __forceinline__ void k_block_fast(float (&acc)[64], int kb, int& prev_stage) {
+  __device__ __forceinline__ void k_block_fast(float (&acc)[NACC], int kb, int& prev_stage) {
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(acc, stage, kb == 0);
@@ -188,9 +232,10 @@ struct F2Mainloop {
     ring.advance();
   }
 
-  // PIPE: k-block kb + 1's wgmmas go into the other partial before kb's is added, so a warpgroup's
-  // promotion runs while its own next wgmmas do (two partials and the sums: 192 registers, under
-  // the consumers' setmaxnreg). The scales of kb + 1 are read before its stage's wait.
+  // V == kF3Pipe: k-block kb + 1's wgmmas go into the other partial before kb's is added, so a
+  // warpgroup's promotion runs while its own next wgmmas do (two partials and the sums: 192
+  // registers, under the consumers' setmaxnreg). The scales of kb + 1 are read before its stage's
+  // wait.
   __device__ __forceinline__ void issue_next(float (&d)[64], int kb, float& f0, float& f1) {
     if constexpr (S == ScaleMode::block128) {
       const float b = __ldg(sb + kb);
@@ -229,7 +274,7 @@ struct F2Mainloop {
   // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
   // prove uniform is serialized: C7518).
   __device__ __forceinline__ void run_pipelined(float (&acc)[64], int kb_count) {
-    static_assert(MROWS, "the pipelined promotion is rung F3's");
+    static_assert(MROWS && NW == 128, "the pipelined promotion is rung F3's, at 128 rows of B");
     float p0[64], p1[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] = 0.f;
@@ -261,8 +306,8 @@ struct F2Mainloop {
   }
 
   template <int BOXES, class Between>
-  __device__ __forceinline__ void run(float (&acc)[64], int kb_count, Between&& between) {
-    if constexpr (PIPE && !kFast) {  // fast accumulation has no promotion to overlap
+  __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
+    if constexpr (V == kF3Pipe && !kFast) {  // fast accumulation has no promotion to overlap
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;
@@ -270,7 +315,7 @@ struct F2Mainloop {
     int kb = 0, prev_stage = 0;
     if constexpr (kFast) {
 #pragma unroll
-      for (int i = 0; i < 64; ++i) sm90::fence_operand(acc[i]);
+      for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[i]);
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_fast(acc, kb++, prev_stage);
         between(box);
@@ -279,11 +324,11 @@ struct F2Mainloop {
       sm90::wgmma_wait_group<0>();
       release(prev_stage);
 #pragma unroll
-      for (int i = 0; i < 64; ++i) sm90::fence_operand(acc[i]);
+      for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[i]);
     } else {
-      float part[64];
+      float part[NACC];
 #pragma unroll
-      for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+      for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_promoted(acc, part, kb), ++kb;
         between(box);
@@ -301,17 +346,18 @@ struct F2Mainloop {
 // boxes rung 10's epilogue stores. Box b takes the blocks j = 8b .. 8b + 7; stmatrix.x4 number p
 // of it the blocks (j = 8b + 2p + i/2, h = i%2) for i < 4, whose row r (n = 8j + r) lane 8i + r
 // addresses: row 8(j % 8) + r of the box, chunk (16 warp + 8h) / 8 = 2 warp + h.
-template <int EPI_BUF_BYTES>
-__device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUtensorMap* map_c,
+template <int EPI_BUF_BYTES, int BOXES, int NACC>
+__device__ __forceinline__ void f3_store_tma(const float (&acc)[NACC], const CUtensorMap* map_c,
                                              uint32_t s_epi_own, int m_wg, int n0, int N,
                                              int consumer, int warp, int lane, int wg_thread) {
   const uint32_t bar_id = 1 + consumer;
-  // The previous tile's stores have read both boxes before they are written again.
+  static_assert(NACC == 32 * BOXES, "a box per 64 columns of the fragment");
+  // The previous tile's stores have read the boxes before they are written again.
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
   sm90::named_barrier_sync(bar_id, 128);
   const int i = lane / 8, r = lane % 8;
 #pragma unroll
-  for (int b = 0; b < 2; ++b) {
+  for (int b = 0; b < BOXES; ++b) {
     const uint32_t buf = s_epi_own + b * EPI_BUF_BYTES;
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
@@ -329,7 +375,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
   sm90::named_barrier_sync(bar_id, 128);
   if (wg_thread == 0) {
 #pragma unroll
-    for (int b = 0; b < 2; ++b)
+    for (int b = 0; b < BOXES; ++b)
       if (n0 + 64 * b < N)
         sm90::tma_store_2d(map_c, s_epi_own + b * EPI_BUF_BYTES, m_wg, n0 + 64 * b);
     sm90::bulk_commit_group();
@@ -341,7 +387,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[64], const CUten
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
 // k-blocks, then scales and stores. The block scales of a partial item are those of its own
 // k-blocks, so every partial is a sum of fully scaled terms.
-template <ScaleMode S, bool kFast, class Cfg, bool SK, bool PIPE, class Ring, class WorkIter>
+template <ScaleMode S, bool kFast, class Cfg, bool SK, int V, class Ring, class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
@@ -349,37 +395,49 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
-  F2Mainloop<S, kFast, Cfg, true, PIPE> mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  using Mainloop = F2Mainloop<S, kFast, Cfg, true, V>;
+  constexpr int NJ = Cfg::BN / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
+  static_assert(!SK || Cfg::BN == 128, "the stream-K workspace holds 128-column tiles");
+  Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
-  float acc[64];
+  float acc[NACC];
   Sm90Work w;
   while (work_iter.next(w)) {
-    const int m0 = w.tile.m * kBM, n0 = w.tile.n * kBN;
+    const int m0 = w.tile.m * kBM, n0 = w.tile.n * Cfg::BN;
     const int m_wg = m0 + consumer * Cfg::WG_N, r0 = m_wg + 16 * warp + g, r1 = r0 + 8;
-    // Row scales: this thread's 2 rows (m of A, times alpha) and 32 columns (n of B), loaded now
-    // and used after the mainloop.
-    float rsa[2], rsb[S == ScaleMode::row ? 32 : 1];
+    // Row scales: this thread's 2 rows (m of A, times alpha) and 2 NJ columns (n of B), loaded
+    // now and used after the mainloop.
+    float rsa[2], rsb[S == ScaleMode::row ? 2 * NJ : 1];
     const auto load_row_scales = [&] {
       rsa[0] = r0 < M ? prm.alpha * __ldg(prm.scale_a + r0) : 0.f;
       rsa[1] = r1 < M ? prm.alpha * __ldg(prm.scale_a + r1) : 0.f;
 #pragma unroll
-      for (int j = 0; j < 16; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int n = n0 + 8 * j + 2 * q + e;
           rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
         }
     };
-    // PIPE keeps two partials live through the mainloop: the 34 row scales wait until after it.
-    if constexpr (S == ScaleMode::row && !PIPE) load_row_scales();
+    // Variants _pipe and _n192 keep 192 registers of partials and sums live through the
+    // mainloop: their row scales wait until after it.
+    if constexpr (S == ScaleMode::row && V == kF3) load_row_scales();
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
       mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs + w.kb_begin;
       mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs + w.kb_begin;
-      mainloop.sb = prm.scale_b + int64_t(w.tile.n) * kbs + w.kb_begin;
+      // B's 128-row blocks under the tile's rows n0 .. n0 + BN - 1 (the second clamped to the
+      // last block: its columns past N are not stored).
+      const int nb = n0 / int(kScaleBlock);
+      mainloop.sb = prm.scale_b + int64_t(nb) * kbs + w.kb_begin;
+      if constexpr (Cfg::BN == 192) {
+        const int nb_last = (N - 1) / int(kScaleBlock);
+        mainloop.sb_hi = prm.scale_b + int64_t(min(nb + 1, nb_last)) * kbs + w.kb_begin;
+        mainloop.mid_lo = n0 % int(kScaleBlock) == 0;  // columns 64..127 of the tile in block nb
+      }
     }
     mainloop.template run<0>(acc, w.kb_end - w.kb_begin, [](auto) {});
-    if constexpr (S == ScaleMode::row && PIPE) load_row_scales();
+    if constexpr (S == ScaleMode::row && V != kF3) load_row_scales();
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
@@ -393,7 +451,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           sk_accumulate(acc, cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
     }
 #pragma unroll
-    for (int j = 0; j < 16; ++j)
+    for (int j = 0; j < NJ; ++j)
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -406,11 +464,11 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
         }
     if (m_wg >= M) continue;  // this warpgroup's rows are all past M (uniform)
     if (sched.c_tma) {
-      f3_store_tma<Cfg::EPI_BUF_BYTES>(acc, &map_c, s_epi_own, m_wg, n0, N, consumer, warp, lane,
-                                       wg_thread);
+      f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc, &map_c, s_epi_own, m_wg, n0, N, consumer,
+                                                      warp, lane, wg_thread);
     } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
 #pragma unroll
-      for (int j = 0; j < 16; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -429,14 +487,14 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, bool PIPE = false>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
     const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
     const F2Params prm) {
 #if GEMMBENCH_SM90A
-  using Cfg = F2Cfg<S, CLUSTER, MROWS>;
+  using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   constexpr int STAGES = Cfg::STAGES;
   // kBlock: the block scales go through the per-stage slot (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
@@ -496,7 +554,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
         // tile of an odd tiles_n past the matrix is clamped to a row inside it (those smem rows
         // feed only outputs the epilogue does not store, and no box starts out of bounds).
         const int a_row = min(m_tile * kBM + int(rank) * Cfg::A_SLICE_ROWS, prm.m - 1);
-        const int b_row = min(n_tile * kBN, prm.n - 1);
+        const int b_row = min(n_tile * Cfg::BN, prm.n - 1);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           const int s = ring.stage;
           sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);  // lap 0 passes at once
@@ -559,80 +617,80 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
-    f3_consumer<S, kFast, Cfg, SK, PIPE>(ring, work_iter, prm, map_c, s_a, s_b,
-                                         s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                         consumer, warp, lane, wg_thread);
-    return;
-  }
-  const int M = prm.m, N = prm.n;
-  __nv_bfloat16* c = prm.c;
-  const float one = 1.f;  // the epilogue's alpha: alpha and the scales are applied before it
-  const float beta = prm.beta;
-  uint32_t packed[kBM / 4];
-  bool pending = false;
-  int pending_m0 = 0, pending_n0 = 0;
-  Sm90Epilogue<__nv_bfloat16, false, Cfg, false> epilogue{
-      &map_c,
-      c,
-      M,
-      N,
-      one,
-      beta,
-      s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,  // (EPI_BUFS, 64, 64) SW128
-      consumer,
-      warp,
-      lane,
-      q,
-      wg_thread,
-      uint32_t(1 + consumer),
-      consumer * Cfg::WG_N + 16 * warp + g,  // this thread's row of B (h = 0) within the tile
-      (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0),
-      packed,
-      pending,
-      pending_m0,
-      pending_n0};
-  F2Mainloop<S, kFast, Cfg, false> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
-                                            consumer, lane, q};
-  const float tensor_scale =
-      S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
-  float acc[64];
-  while (work_iter.next(w)) {
-    const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
-    const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
-    // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
-    // after the mainloop.
-    float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
-    if constexpr (S == ScaleMode::row) {
+    f3_consumer<S, kFast, Cfg, SK, V>(ring, work_iter, prm, map_c, s_a, s_b,
+                                      s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
+                                      consumer, warp, lane, wg_thread);
+  } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
+    const int M = prm.m, N = prm.n;
+    __nv_bfloat16* c = prm.c;
+    const float one = 1.f;  // the epilogue's alpha: alpha and the scales are applied before it
+    const float beta = prm.beta;
+    uint32_t packed[kBM / 4];
+    bool pending = false;
+    int pending_m0 = 0, pending_n0 = 0;
+    Sm90Epilogue<__nv_bfloat16, false, Cfg, false> epilogue{
+        &map_c,
+        c,
+        M,
+        N,
+        one,
+        beta,
+        s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,  // (EPI_BUFS, 64, 64) SW128
+        consumer,
+        warp,
+        lane,
+        q,
+        wg_thread,
+        uint32_t(1 + consumer),
+        consumer * Cfg::WG_N + 16 * warp + g,  // this thread's row of B (h = 0) within the tile
+        (M % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0),
+        packed,
+        pending,
+        pending_m0,
+        pending_n0};
+    F2Mainloop<S, kFast, Cfg, false> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
+                                              consumer, lane, q};
+    const float tensor_scale =
+        S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
+    float acc[64];
+    while (work_iter.next(w)) {
+      const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
+      const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
+      // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
+      // after the mainloop.
+      float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
+      if constexpr (S == ScaleMode::row) {
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int m = m0 + 8 * j + 2 * q + e;
+            rsa[2 * j + e] = m < M ? __ldg(prm.scale_a + m) : 0.f;
+          }
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          rsb[h] = n_row + 8 * h < N ? prm.alpha * __ldg(prm.scale_b + n_row + 8 * h) : 0.f;
+      }
+      mainloop.template run<decltype(epilogue)::BOXES>(acc, sched.k_blocks, [&](auto box) {
+        epilogue.template store_pending_box<decltype(box)::value>();
+      });
+      pending = false;
 #pragma unroll
       for (int j = 0; j < 16; ++j)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int m = m0 + 8 * j + 2 * q + e;
-          rsa[2 * j + e] = m < M ? __ldg(prm.scale_a + m) : 0.f;
-        }
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        rsb[h] = n_row + 8 * h < N ? prm.alpha * __ldg(prm.scale_b + n_row + 8 * h) : 0.f;
+          for (int e = 0; e < 2; ++e) {
+            float& v = acc[4 * j + 2 * h + e];
+            if constexpr (S == ScaleMode::row)
+              v *= rsa[2 * j + e] * rsb[h];
+            else
+              v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
+          }
+      epilogue.store(acc, m_tile, n_tile, sched);
     }
-    mainloop.template run<decltype(epilogue)::BOXES>(acc, sched.k_blocks, [&](auto box) {
-      epilogue.template store_pending_box<decltype(box)::value>();
-    });
-    pending = false;
-#pragma unroll
-    for (int j = 0; j < 16; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& v = acc[4 * j + 2 * h + e];
-          if constexpr (S == ScaleMode::row)
-            v *= rsa[2 * j + e] * rsb[h];
-          else
-            v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
-        }
-    epilogue.store(acc, m_tile, n_tile, sched);
+    epilogue.drain();
   }
-  epilogue.drain();
 #else
   __trap();
 #endif
@@ -640,12 +698,12 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
 const void* kernel_ptr() {
   return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>);
+      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>);
 }
-template <ScaleMode S, int CLUSTER, bool MROWS>
+template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
   attr = cudaLaunchAttribute{};
   attr.id = cudaLaunchAttributeClusterDimension;
@@ -653,24 +711,24 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(ctas));
   cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES;
+  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES;
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES));
+                                    F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
-      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, dev);
+      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, dev);
     } else {
       cudaLaunchAttribute attr;
-      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER, MROWS>(CLUSTER, nullptr, attr);
+      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER, MROWS, V>(CLUSTER, nullptr, attr);
       int n = 0;
       CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, fn, &cfg));
       if (n < 1) throw std::runtime_error("fp8gemm_sm90_persistent: no cluster fits the device");
@@ -679,12 +737,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, bool PIPE>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
 void run(const GemmArgs& a, cudaStream_t stream) {
-  using Cfg = F2Cfg<S, CLUSTER, MROWS>;
+  using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK, PIPE>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK, V>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
@@ -696,10 +754,10 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                a.scale_a,
                a.scale_b,
                static_cast<__nv_bfloat16*>(a.c),
-               make_schedule(M, N, K, kBM, kBN, kBK, CLUSTER, clusters, SK),
+               make_schedule(M, N, K, kBM, Cfg::BN, kBK, CLUSTER, clusters, SK),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
-  const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, kBN);
+  const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, Cfg::BN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (a.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0) {
     map_c = make_c_store_map(a.c, DType::bf16, M, N, Cfg::EPI_BOX);
@@ -707,9 +765,9 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   }
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
-      launch_config<S, CLUSTER, MROWS>(prm.sched.clusters * CLUSTER, stream, attr);
+      launch_config<S, CLUSTER, MROWS, V>(prm.sched.clusters * CLUSTER, stream, attr);
   CUDA_CHECK(cudaLaunchKernelEx(&cfg,
-                                &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, PIPE>,
+                                &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>,
                                 map_a, map_b, map_c, prm));
 }
 
@@ -729,24 +787,25 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
-template <int CLUSTER, bool MROWS = false, bool SK = false, bool PIPE = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false, int V = 0>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
-  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN * CLUSTER - 1) / (kBN * CLUSTER) + 15) >=
+  constexpr int BN = F2Cfg<ScaleMode::tensor, CLUSTER, MROWS, V>::BN;
+  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + BN * CLUSTER - 1) / (BN * CLUSTER) + 15) >=
       (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   return by_scheme(p, [&](auto s, auto fast) {
     constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK, PIPE>(),
-                                   F2Cfg<S, CLUSTER, MROWS>::SMEM_BYTES, caps);
+    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK, V>(),
+                                   F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, caps);
   });
 }
 
-template <int CLUSTER, bool MROWS = false, bool SK = false, bool PIPE = false>
+template <int CLUSTER, bool MROWS = false, bool SK = false, int V = 0>
 void launch(const GemmArgs& a, cudaStream_t stream) {
   by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK, PIPE>(a, stream);
+    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK, V>(a, stream);
   });
 }
 
@@ -787,7 +846,13 @@ GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_pipe", 3,
                   "rung F3 with the promotion pipelined inside each warpgroup: k-block kb + 1's "
                   "wgmmas run into a second partial while kb's is added",
-                  supports<1, true, false, true>, launch<1, true, false, true>));
+                  supports<1, true, false, kF3Pipe>, launch<1, true, false, kF3Pipe>));
+
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_n192", 3,
+                  "rung F3 on 128x192 tiles: wgmma m64n192k32, a third fewer shared-memory "
+                  "operand reads per FLOP than 128 rows of B, 4 stages",
+                  supports<1, true, false, kF3N192>, launch<1, true, false, kF3N192>));
 
 }  // namespace
 }  // namespace gemmbench

@@ -250,16 +250,17 @@ std::vector<CappedCombo> capped_combos() {
   std::vector<CappedCombo> out;
   for (const Combo& c : kernel_combos()) {
     const std::string& n = c.kernel->name;
-    const bool sm90 = n == "hgemm_tn_sm90" || n == "hgemm_tn_sm90_sk_defer" ||
-                      n == "hgemm_nn_sm90" || n == "hgemm_nt_sm90" || n == "hgemm_tt_sm90" ||
-                      n == "hgemm_decode_sm90" || n == "hgemm_decode_sm90_n64" ||
-                      n == "hgemm_decode_sm90_n64_cs" || n == "hgemm_decode_sm90_wmc" ||
-                      n == "hgemm_decode_sm90_n48" || n == "hgemm_tn_sm90_128x128_sk" ||
-                      n == "hgemm_tn_sm90_c1_sk" || n == "hgemm_tn_sm90_192x192" ||
-                      n == "hgemm_nn_sm90_192x192" || n == "hgemm_nt_sm90_192x192" ||
-                      n == "hgemm_tt_sm90_192x192" || n == "fp8gemm_sm90_persistent" ||
-                      n == "fp8gemm_sm90_persistent_c2" || n == "fp8gemm_sm90_persistent_t" ||
-                      n == "fp8gemm_sm90_persistent_t_sk" || n == "fp8gemm_sm90_persistent_t_pipe";
+    const bool sm90 =
+        n == "hgemm_tn_sm90" || n == "hgemm_tn_sm90_sk_defer" || n == "hgemm_nn_sm90" ||
+        n == "hgemm_nt_sm90" || n == "hgemm_tt_sm90" || n == "hgemm_decode_sm90" ||
+        n == "hgemm_decode_sm90_n64" || n == "hgemm_decode_sm90_n64_cs" ||
+        n == "hgemm_decode_sm90_wmc" || n == "hgemm_decode_sm90_n48" ||
+        n == "hgemm_tn_sm90_128x128_sk" || n == "hgemm_tn_sm90_c1_sk" ||
+        n == "hgemm_tn_sm90_192x192" || n == "hgemm_nn_sm90_192x192" ||
+        n == "hgemm_nt_sm90_192x192" || n == "hgemm_tt_sm90_192x192" ||
+        n == "fp8gemm_sm90_persistent" || n == "fp8gemm_sm90_persistent_c2" ||
+        n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
+        n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.
