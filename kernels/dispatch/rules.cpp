@@ -312,9 +312,18 @@ constexpr Rule kSgemm[] = {
      "no shape constraint", "-"},
 };
 
+// The share of the persistent grid's tile slots that rung F3's 128-row A tiles by bn-row B tiles
+// fill with outputs (the rest: padding past M and N, and the last wave's idle SMs).
+double fp8_fill(const Case& c, int bn) {
+  const WaveShape w = tile_waves(c.p, c.caps, 128, bn, 1);
+  return w.wave_efficiency * w.tile_efficiency;
+}
+
 // fp8gemm (e4m3, TN): the decode path at 1-16 tokens, F3 on the stream-K schedule where a row of
-// tiles leaves most SMs idle, F3 elsewhere; F2 and F1 run where F3's image or shape check refuses
-// (they share its constraints, so only on a build that lacks it).
+// tiles leaves most SMs idle; elsewhere F3 on 128x192 tiles where they fill the grid about as well
+// as 128x128 ones, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
+// promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
+// refuses (they share its constraints, so only on a build that lacks it).
 constexpr Rule kFp8[] = {
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
@@ -333,8 +342,25 @@ constexpr Rule kFp8[] = {
      "against 67.6-70.6 at x7168x16384, 32.8 against 51.1 at 64x4096x14336; level (within 3%) "
      "at 48-64 tiles with K 4096-8192; 5-9% behind F3 at K <= 2048 with 56 or more tiles",
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz, h100/2026-11-27_fp8_decode_sk_ll.json.gz"},
+    {"fp8-wide-tiles",
+     [](const Case& c) { return !c.p.fast_accum && fp8_fill(c, 192) >= 0.97 * fp8_fill(c, 128); },
+     "fp8gemm_sm90_persistent_t_n192",
+     "no fast accumulation, and 128x192 tiles fill the persistent grid within 3% of 128x128 "
+     "ones: rung F3 on wgmma m64n192k32 (a third fewer operand reads per FLOP)",
+     "rule W: DeepSeek-V3 at 4096 tokens, N 2112, 24576, 32768, 36864: 0.862-1.032x cuBLASLt "
+     "block128 and 0.928-1.019x per-tensor, against _pipe's 0.841-0.982x and 0.793-0.969x in "
+     "the same call; behind _pipe at N 4096 and 7168 (fill 0.89-0.93 of 128x128's)",
+     "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
+    {"fp8-pipelined-promotion", [](const Case& c) { return !c.p.fast_accum; },
+     "fp8gemm_sm90_persistent_t_pipe",
+     "no fast accumulation: rung F3 with each warpgroup's promotion of k-block kb under its own "
+     "wgmmas of kb + 1",
+     "rule P: DeepSeek-V3 at 4096 tokens, N 4096 and 7168: 0.852-0.904x cuBLASLt block128 and "
+     "0.804-0.974x per-tensor against F3's 0.758-0.843x and 0.769-0.835x in the same call",
+     "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
     {"fp8-tiles-m-rows", [](const Case&) { return true; }, "fp8gemm_sm90_persistent_t",
-     "any case: rung F3, wgmma M = GEMM M, block scales read per thread from global memory",
+     "any case (fast accumulation): rung F3, wgmma M = GEMM M, block scales read per thread "
+     "from global memory",
      "rule U: DeepSeek-V3 at 4096 tokens: 0.820x / 0.821x cuBLASLt (block128 / per-tensor) against "
      "F2's "
      "0.758x / 0.822x in the same call",

@@ -415,13 +415,15 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
       }
 }
 
-// fp8gemm (rules T, V, U): the decode path at 1-16 tokens, the stream-K F3 where 17-128 tokens
-// leave a row of fewer tiles than half the SMs with K >= 4096, F3 elsewhere; the candidates end
-// with F2 and F1.
+// fp8gemm (rules T, V, W, P, U): the decode path at 1-16 tokens, the stream-K F3 where 17-128
+// tokens leave a row of fewer tiles than half the SMs with K >= 4096; elsewhere F3 on 128x192
+// tiles where they fill the grid within 3% of 128x128 ones, else F3 with the pipelined promotion;
+// F3 itself with fast accumulation; the candidates end with F2 and F1.
 TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
-  auto fp8 = [](int64_t m, int64_t n, int64_t k) {
+  auto fp8 = [](int64_t m, int64_t n, int64_t k, bool fast = false) {
     GemmProblem p{m, n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
-    p.out = DType::bf16, p.scale = ScaleMode::block128;
+    p.out = DType::bf16, p.scale = fast ? ScaleMode::tensor : ScaleMode::block128;
+    p.fast_accum = fast;
     return fp8gemm_candidates(p, kH100);
   };
   EXPECT_EQ(first(fp8(1, 7168, 2048)), "fp8gemm_decode");
@@ -429,10 +431,20 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_sk");
   EXPECT_EQ(first(fp8(128, 7168, 16384)), "fp8gemm_sm90_persistent_t_sk");  // 56 tiles
   EXPECT_EQ(first(fp8(64, 8192, 8192)), "fp8gemm_sm90_persistent_t_sk");    // 64 tiles
-  EXPECT_EQ(first(fp8(64, 8704, 8192)), "fp8gemm_sm90_persistent_t");       // 68 tiles
-  EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t");       // K 2048
-  EXPECT_EQ(first(fp8(129, 2112, 7168)), "fp8gemm_sm90_persistent_t");      // two rows
-  EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t");
+  // 68 tiles of 128 rows against 46 of 192, one wave each: the 192-row tiles fill 0.67 as much.
+  EXPECT_EQ(first(fp8(64, 8704, 8192)), "fp8gemm_sm90_persistent_t_pipe");
+  EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t_pipe");   // K 2048
+  EXPECT_EQ(first(fp8(129, 2112, 7168)), "fp8gemm_sm90_persistent_t_pipe");  // two rows
+  // DeepSeek-V3 at 4096 tokens: 192-row tiles where N is a multiple of 192 (or nearly fills it).
+  EXPECT_EQ(first(fp8(4096, 2112, 7168)), "fp8gemm_sm90_persistent_t_n192");
+  EXPECT_EQ(first(fp8(4096, 24576, 1536)), "fp8gemm_sm90_persistent_t_n192");
+  EXPECT_EQ(first(fp8(4096, 32768, 512)), "fp8gemm_sm90_persistent_t_n192");
+  EXPECT_EQ(first(fp8(4096, 36864, 7168)), "fp8gemm_sm90_persistent_t_n192");
+  EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t_pipe");
+  EXPECT_EQ(first(fp8(4096, 4096, 7168)), "fp8gemm_sm90_persistent_t_pipe");
+  // Fast accumulation has no promotion: F3 itself.
+  EXPECT_EQ(first(fp8(4096, 2112, 7168, true)), "fp8gemm_sm90_persistent_t");
+  EXPECT_EQ(first(fp8(4096, 7168, 2048, true)), "fp8gemm_sm90_persistent_t");
   const auto all = fp8(4096, 7168, 16384);
   ASSERT_GE(all.size(), 3u);
   EXPECT_EQ(all[all.size() - 2].kernel, "fp8gemm_sm90_persistent");
