@@ -9,12 +9,13 @@
 // thread, block scales read from global memory (no slot, six stages), the epilogue transposing
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
 // stream-K schedule and workspace (sm90/schedule.hpp, sm90/stream_k.cuh), each of a row of few
-// tiles split over CTAs along K at decode. docs/fp8.md tells the ladder and what was tried.
+// tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb + 1's
+// wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3, a scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
-// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.82x / 0.82x; F3 _sk
-// at 16-128 tokens 0.89-0.92x block128, 0.84-0.89x per-tensor (F3 0.77-0.82x). racecheck reports
-// hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md, "Correctness").
+// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.81x, _pipe
+// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 16-128 tokens 0.89-0.92x block128. racecheck
+// reports hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md, "Correctness").
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
