@@ -1,5 +1,5 @@
-// FP8 (e4m3) as a problem type, everywhere but on the GPU: the vocabulary, the plan's rules, the
-// config keys, the report fields, speed of light, the verification bound and the scale index.
+// FP8 (e4m3, e5m2) as a problem type, everywhere but on the GPU: the vocabulary, the plan's rules,
+// the config keys, the report fields, speed of light, the verification bound and the scale index.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,7 +61,8 @@ GemmProblem fp8_problem(ScaleMode s, bool fast = false, int64_t k = 4096) {
 
 TEST(Fp8Types, NamesBytesAndDefaults) {
   EXPECT_EQ(parse_dtype("e4m3"), DType::e4m3);
-  EXPECT_FALSE(parse_dtype("e5m2"));
+  EXPECT_EQ(parse_dtype("e5m2"), DType::e5m2);
+  EXPECT_FALSE(parse_dtype("e5m3"));
   EXPECT_EQ(parse_scale_mode("block128"), ScaleMode::block128);
   EXPECT_FALSE(parse_scale_mode("none")) << "none is not a scaling a user picks";
   EXPECT_EQ(dtype_bytes(DType::e4m3), 1);
@@ -76,6 +77,42 @@ TEST(Fp8Types, NamesBytesAndDefaults) {
   GemmProblem f16{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
   EXPECT_EQ(f16.type_string(), "f16/f32");
   EXPECT_EQ(f16.out_type(), DType::f16) << "out is an FP8 field; other types write their own";
+}
+
+// e5m2 beside e4m3: its own largest value and unit roundoff, B's type apart from A's, the pair in
+// the type string only where the two differ (so e4m3 x e4m3 reads as it always did).
+TEST(Fp8Types, E5m2AndTheTypeOfB) {
+  EXPECT_TRUE(is_fp8(DType::e5m2));
+  EXPECT_EQ(dtype_bytes(DType::e5m2), 1);
+  EXPECT_DOUBLE_EQ(fp8_max(DType::e5m2), 57344.0);
+  EXPECT_DOUBLE_EQ(fp8_max(DType::e4m3), 448.0);
+  EXPECT_DOUBLE_EQ(unit_roundoff(DType::e5m2), 0.125) << "2 mantissa bits";
+  EXPECT_DOUBLE_EQ(unit_roundoff(DType::e4m3), 0.0625) << "3 mantissa bits";
+  EXPECT_EQ(default_out(DType::e5m2), DType::bf16);
+  EXPECT_FALSE(accum_valid_for(DType::e5m2, Accum::f16));
+
+  GemmProblem p = fp8_problem(ScaleMode::tensor);
+  EXPECT_EQ(p.b_type(), DType::e4m3) << "unset: B has A's type";
+  EXPECT_EQ(p.type_string(), "e4m3/f32 tensor");
+  p.dtype_b = DType::e4m3;
+  EXPECT_EQ(p.type_string(), "e4m3/f32 tensor") << "set to A's type reads the same";
+  p.dtype_b = DType::e5m2;
+  EXPECT_EQ(p.b_type(), DType::e5m2);
+  EXPECT_EQ(p.input_types(), "e4m3xe5m2");
+  EXPECT_EQ(p.type_string(), "e4m3xe5m2/f32 tensor");
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3, p.scale = ScaleMode::block128;
+  EXPECT_EQ(p.type_string(), "e5m2xe4m3/f32 block128");
+  GemmProblem f16{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
+  f16.dtype_b = DType::e5m2;
+  EXPECT_EQ(f16.b_type(), DType::f16) << "B's own type is an FP8 field";
+
+  EXPECT_EQ(fp8_pair_unsupported(DType::e4m3, DType::e4m3), "");
+  EXPECT_EQ(fp8_pair_unsupported(DType::e4m3, DType::e5m2), "");
+  EXPECT_EQ(fp8_pair_unsupported(DType::e5m2, DType::e4m3), "");
+  const std::string why = fp8_pair_unsupported(DType::e5m2, DType::e5m2);
+  EXPECT_NE(why.find("e5m2 x e5m2"), std::string::npos) << why;
+  EXPECT_NE(why.find("cuBLASLt"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
 }
 
 TEST(Fp8Types, ScaleCountsFollowTheLayouts) {
@@ -219,6 +256,7 @@ TEST(Fp8Sol, FourByteCAndTwiceTheF16Peak) {
   const auto cls = instruction_class(DType::e4m3, Accum::f32);
   ASSERT_TRUE(cls);
   EXPECT_EQ(*cls, InstrClass::tensor_fp8_f32acc);
+  EXPECT_EQ(instruction_class(DType::e5m2, Accum::f32), cls) << "one FP8 rate for every pair";
   const auto h100 = flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", *cls);
   const auto h100_f16 =
       flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", InstrClass::tensor_f16_f32acc);
@@ -231,6 +269,9 @@ TEST(Fp8Sol, FourByteCAndTwiceTheF16Peak) {
   EXPECT_NE(why.find("tensor_fp8_f32acc"), std::string::npos) << why;
   const GemmProblem p = fp8_problem(ScaleMode::tensor);  // 256 x 384 x 4096, C bf16
   EXPECT_DOUBLE_EQ(gemm_min_bytes(p), (256.0 * 4096 + 4096.0 * 384) * 1 + 256.0 * 384 * 2);
+  GemmProblem mixed = p;
+  mixed.dtype_b = DType::e5m2;
+  EXPECT_DOUBLE_EQ(gemm_min_bytes(mixed), gemm_min_bytes(p)) << "e5m2 is one byte too";
 }
 
 TEST(Fp8Tolerance, FollowsOutputRoundingAndTheAccumulator) {
@@ -266,4 +307,17 @@ TEST(Fp8Baseline, CublasLtRefusalsNameTheirReason) {
   EXPECT_NE(CublasLtGemm::fp8_unsupported(p).find("multiple of 4"), std::string::npos);
   GemmProblem fast_block = fp8_problem(ScaleMode::block128, true);
   EXPECT_FALSE(CublasLtGemm::fp8_unsupported(fast_block).empty());
+}
+
+// ---- e5m2 and B's own type -------------------------------------------------------------------
+
+// The verification bound is the arithmetic's: the same for every pair (the reference multiplies
+// the dequantized values, whatever their format).
+TEST(Fp8Tolerance, TheSameForEveryPair) {
+  GemmProblem p = fp8_problem(ScaleMode::tensor, false, 4096);
+  const double e4 = verification_tolerance(p);
+  p.dtype_b = DType::e5m2;
+  EXPECT_DOUBLE_EQ(verification_tolerance(p), e4);
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_DOUBLE_EQ(verification_tolerance(p), e4);
 }
