@@ -321,3 +321,37 @@ TEST(Fp8Tolerance, TheSameForEveryPair) {
   p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
   EXPECT_DOUBLE_EQ(verification_tolerance(p), e4);
 }
+
+TEST(Fp8Baseline, CublasLtRefusesE5m2TimesE5m2AndTakesTheMixedPairs) {
+  GemmProblem p = fp8_problem(ScaleMode::tensor);
+  p.dtype_b = DType::e5m2;
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  p.dtype_b.reset();  // B takes A's type: e5m2 x e5m2
+  const std::string why = CublasLtGemm::fp8_unsupported(p);
+  EXPECT_NE(why.find("e5m2 x e5m2"), std::string::npos) << why;
+}
+
+// The quantizer gives each operand its own format: the largest element of every group lands on
+// A's format's largest value for A and on B's for B (e4m3 448, e5m2 57344).
+TEST(Fp8Quantizer, EachOperandScalesToItsOwnFormat) {
+  GemmProblem p = fp8_problem(ScaleMode::block128, false, 1000);
+  p.m = 300, p.n = 200;
+  p.dtype_b = DType::e5m2;
+  const Fp8Operand a = fp8_operand_a(p), b = fp8_operand_b(p);
+  EXPECT_EQ(a.format, DType::e4m3);
+  EXPECT_DOUBLE_EQ(a.max(), 448.0);
+  EXPECT_EQ(a.rows, 300);
+  EXPECT_EQ(a.idx.groups(a.rows), scale_count_a(p.scale, p.m, p.k));
+  EXPECT_EQ(b.format, DType::e5m2);
+  EXPECT_DOUBLE_EQ(b.max(), 57344.0);
+  EXPECT_EQ(b.rows, 200);
+  EXPECT_EQ(b.idx.groups(b.rows), scale_count_b(p.scale, p.n, p.k));
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_DOUBLE_EQ(fp8_operand_a(p).max(), 57344.0);
+  EXPECT_DOUBLE_EQ(fp8_operand_b(p).max(), 448.0);
+  p.dtype_b.reset();
+  p.dtype = DType::e4m3;
+  EXPECT_EQ(fp8_operand_b(p).format, DType::e4m3) << "unset: B is quantized as A";
+}
