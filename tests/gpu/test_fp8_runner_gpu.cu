@@ -187,6 +187,56 @@ TEST(Fp8Runner, EveryScalingVerifiesAndReportsItsQuantizationError) {
       << "e4m3 x e4m3: B is e4m3";
 }
 
+// The mixed pairs through the runner: each operand quantized to its own format and read back in
+// it by the reference, so a kernel that reads them so verifies and one that reads B's bytes as
+// e4m3 fails; the quantization error grows with the e5m2 operand (2 mantissa bits against 3)
+// and stays below the sum of the operands' unit roundoffs.
+TEST(Fp8Runner, MixedPairsVerifyAndQuantizeEachOperandInItsOwnFormat) {
+  GEMMBENCH_REQUIRE_GPU();
+  if (current_device_caps().sm < 89) GTEST_SKIP() << "FP8 needs sm_89 or newer";
+  const std::vector<ScaleMode> scales = {ScaleMode::tensor, ScaleMode::row, ScaleMode::block128};
+  std::vector<RunSpec> runs;
+  for (const auto& [a, b] : {std::pair{DType::e4m3, DType::e4m3},
+                             {DType::e4m3, DType::e5m2},
+                             {DType::e5m2, DType::e4m3}}) {
+    RunSpec r = fp8_run({200, 384, 656}, scales, 0.5);
+    r.name = std::string(to_string(a)) + "x" + to_string(b);
+    r.kernels = {"fp8_test_simple", "fp8_test_reads_b_as_e4m3"};
+    r.dtypes = {a};
+    r.dtypes_b = {b};
+    runs.push_back(std::move(r));
+  }
+  const Plan plan = build_plan(runs, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.groups.size(), 9u);
+  Runner runner(0, 1);
+  Collect out;
+  runner.run(plan, out, {});
+  for (ScaleMode s : scales) {
+    const CaseResult& e4 = find_row(out.rows, "fp8_test_simple", s);
+    ASSERT_TRUE(e4.error.quant_normwise);
+    for (const auto& [a, b] : {std::pair{DType::e4m3, DType::e5m2}, {DType::e5m2, DType::e4m3}}) {
+      const CaseResult& good = find_row(out.rows, "fp8_test_simple", s, a, b);
+      SCOPED_TRACE(good.problem.type_string());
+      ASSERT_EQ(good.status, Status::ok) << good.reason;
+      EXPECT_LE(good.error.normwise, good.error.tolerance);
+      ASSERT_TRUE(good.error.quant_normwise);
+      EXPECT_GT(*good.error.quant_normwise, *e4.error.quant_normwise)
+          << "an e5m2 operand costs more than an e4m3 one";
+      EXPECT_LT(*good.error.quant_normwise, unit_roundoff(a) + unit_roundoff(b));
+      const CaseResult& base = find_row(out.rows, "cublas", s, a, b);
+      if (base.status == Status::ok)
+        EXPECT_LE(base.error.normwise, base.error.tolerance);
+      else
+        EXPECT_FALSE(base.reason.empty()) << "a refused baseline says why";
+      const CaseResult& misread = find_row(out.rows, "fp8_test_reads_b_as_e4m3", s, a, b);
+      if (b == DType::e5m2)
+        EXPECT_EQ(misread.status, Status::failed) << misread.error.normwise;
+      else
+        EXPECT_EQ(misread.status, Status::ok) << "B is e4m3: nothing to misread";
+    }
+  }
+}
+
 // The quantizer against a host model of the same rule (scale = amax / fp8_max per group: 448 for
 // e4m3, 57344 for e5m2; 1 for a group of zeros; q = RN(x / scale), saturating), element by element,
 // in each scaling and format: the layouts of core/types.hpp, the partial last blocks (rows 200,

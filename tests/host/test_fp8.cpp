@@ -7,6 +7,7 @@
 #include "config/config.hpp"
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
+#include "plan/shard.hpp"
 #include "report/json_codec.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "sol/sol.hpp"
@@ -354,4 +355,153 @@ TEST(Fp8Quantizer, EachOperandScalesToItsOwnFormat) {
   p.dtype_b.reset();
   p.dtype = DType::e4m3;
   EXPECT_EQ(fp8_operand_b(p).format, DType::e4m3) << "unset: B is quantized as A";
+}
+
+namespace {
+
+// fp8_k takes e4m3 only; fp8_pairs_k declares e5m2 too (supports() would refuse e5m2 x e5m2).
+const KernelRegistry& pair_registry() {
+  static const KernelRegistry reg = [] {
+    KernelRegistry r;
+    r.add(KernelInfo{
+        "fp8_k", "fp8gemm", 1, "", {DType::e4m3}, {Accum::f32}, {Layout::tn}, 90, {}, noop_launch});
+    r.add(KernelInfo{"fp8_pairs_k",
+                     "fp8gemm",
+                     2,
+                     "",
+                     {DType::e4m3, DType::e5m2},
+                     {Accum::f32},
+                     {Layout::tn},
+                     90,
+                     {},
+                     noop_launch});
+    return r;
+  }();
+  return reg;
+}
+
+Plan pair_plan(const RunSpec& r) {
+  return build_plan({r}, {}, {}, pair_registry());
+}
+
+std::string usage_error(const RunSpec& r) {
+  try {
+    pair_plan(r);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Fp8Plan, BTypesAreACrossProductAndEachItsOwnProblem) {
+  RunSpec r = fp8_run();
+  r.dtypes = {DType::e4m3};
+  r.dtypes_b = {DType::e4m3, DType::e5m2};
+  r.scales = {ScaleMode::tensor, ScaleMode::row};
+  const Plan plan = pair_plan(r);
+  ASSERT_EQ(plan.groups.size(), 4u) << "two B types x two scalings";
+  EXPECT_EQ(plan.groups[0].problem.b_type(), DType::e4m3);
+  EXPECT_FALSE(plan.groups[0].problem.dtype_b) << "e4m3 x e4m3 is the problem it always was";
+  EXPECT_EQ(plan.groups[2].problem.b_type(), DType::e5m2);
+  EXPECT_EQ(plan.groups[2].problem.type_string(), "e4m3xe5m2/f32 tensor");
+  // A glob pulls in only the kernels that declare both types; the e4m3-only one keeps its
+  // e4m3 x e4m3 rows.
+  for (const ProblemGroup& g : plan.groups) {
+    std::vector<std::string> names;
+    for (const KernelInfo* k : g.kernels) names.push_back(k->name);
+    if (g.problem.b_type() == DType::e5m2)
+      EXPECT_EQ(names, std::vector<std::string>{"fp8_pairs_k"});
+    else
+      EXPECT_EQ(names, (std::vector<std::string>{"fp8_k", "fp8_pairs_k"}));
+  }
+  // Named exactly, it keeps its row (the runner skips it with supports()'s reason).
+  r.kernels = {"fp8_k"};
+  r.scales = {};
+  const Plan named = pair_plan(r);
+  ASSERT_EQ(named.groups.size(), 2u);
+  EXPECT_EQ(named.groups[1].kernels.size(), 1u);
+
+  RunSpec a5 = fp8_run();
+  a5.dtypes = {DType::e5m2};
+  a5.dtypes_b = {DType::e4m3};
+  const Plan e5 = pair_plan(a5);
+  ASSERT_EQ(e5.groups.size(), 1u);
+  EXPECT_EQ(e5.groups[0].problem.type_string(), "e5m2xe4m3/f32 tensor");
+  ASSERT_EQ(e5.groups[0].kernels.size(), 1u);
+  EXPECT_EQ(e5.groups[0].kernels[0]->name, "fp8_pairs_k");
+}
+
+TEST(Fp8Plan, E5m2TimesE5m2AndMisplacedBTypesAreOneLineUsageErrors) {
+  RunSpec both = fp8_run();
+  both.dtypes = {DType::e5m2};
+  std::string msg = usage_error(both);
+  EXPECT_NE(msg.find("--dtype e5m2 without --dtype-b"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("e5m2 x e5m2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no baseline"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+
+  both.dtypes = {DType::e4m3, DType::e5m2};
+  both.dtypes_b = {DType::e4m3, DType::e5m2};  // the cross product holds e5m2 x e5m2
+  msg = usage_error(both);
+  EXPECT_NE(msg.find("--dtype e5m2 with --dtype-b e5m2"), std::string::npos) << msg;
+
+  RunSpec classic = fp8_run();
+  classic.dtypes = {DType::f16};
+  classic.dtypes_b = {DType::e5m2};
+  msg = usage_error(classic);
+  EXPECT_NE(msg.find("--dtype-b applies to FP8 inputs only"), std::string::npos) << msg;
+
+  RunSpec not_fp8 = fp8_run();
+  not_fp8.dtypes_b = {DType::bf16};
+  msg = usage_error(not_fp8);
+  EXPECT_NE(msg.find("--dtype-b: 'bf16' is not one of e4m3, e5m2"), std::string::npos) << msg;
+
+  RunSpec nn = fp8_run();
+  nn.dtypes = {DType::e5m2};
+  nn.dtypes_b = {DType::e4m3};
+  nn.layouts = {Layout::nn};
+  EXPECT_NE(usage_error(nn).find("FP8 GEMMs are TN only"), std::string::npos);
+}
+
+TEST(Fp8Config, DtypesBParsesAndIsChecked) {
+  const SweepConfig c = parse_config_text(R"({"runs": [{
+      "kernels": ["cublas"], "shapes": [[128, 7168, 16384]], "dtypes": ["e4m3", "e5m2"],
+      "dtypes_b": "e4m3"}, {"name": "b", "kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": "e4m3", "dtypes_b": ["e5m2", "e4m3"]}]})",
+                                          "fp8.json");
+  ASSERT_EQ(c.runs.size(), 2u);
+  EXPECT_EQ(c.runs[0].dtypes_b, std::vector<DType>{DType::e4m3});
+  EXPECT_EQ(c.runs[1].dtypes_b, (std::vector<DType>{DType::e5m2, DType::e4m3}));
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_config_text(text, "bad.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string msg = error_of(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "dtypes_b": ["f16"]}]})");
+  EXPECT_NE(msg.find("runs[0].dtypes_b: 'f16' is not one of e4m3, e5m2"), std::string::npos) << msg;
+  msg = error_of(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "dtype_b": "e5m2"}]})");
+  EXPECT_NE(msg.find("did you mean 'dtypes_b'"), std::string::npos) << msg;
+  // e5m2 x e5m2 from a config: the plan refuses it as it does the command line's.
+  const SweepConfig e5 = parse_config_text(R"({"runs": [{"kernels": ["cublas"],
+      "shapes": [[64, 64, 64]], "dtypes": ["e5m2"], "dtypes_b": ["e5m2"]}]})",
+                                           "e5.json");
+  EXPECT_NE(usage_error(e5.runs[0]).find("e5m2 x e5m2"), std::string::npos);
+}
+
+// Shards and `gemmbench merge` match rows by the plan's hash: a B type changes it, and naming B's
+// type e4m3 for an e4m3 run changes nothing (so the plans of committed reports hash as before).
+TEST(Fp8Plan, TheBTypeIsInThePlanHash) {
+  RunSpec r = fp8_run();
+  const std::string e4 = plan_hash(pair_plan(r));
+  r.dtypes_b = {DType::e4m3};
+  EXPECT_EQ(plan_hash(pair_plan(r)), e4);
+  r.dtypes_b = {DType::e5m2};
+  EXPECT_NE(plan_hash(pair_plan(r)), e4);
 }
