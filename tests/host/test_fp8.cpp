@@ -9,6 +9,7 @@
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
 #include "report/json_codec.hpp"
+#include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "sol/sol.hpp"
 #include "verify/device_verify.hpp"
@@ -504,4 +505,42 @@ TEST(Fp8Plan, TheBTypeIsInThePlanHash) {
   EXPECT_EQ(plan_hash(pair_plan(r)), e4);
   r.dtypes_b = {DType::e5m2};
   EXPECT_NE(plan_hash(pair_plan(r)), e4);
+}
+
+TEST(Fp8Report, BTypeKeepsItsRowApart) {
+  CaseResult r;
+  r.index = 1;
+  r.kernel = "fp8gemm_sm90";
+  r.provider = "gemmbench";
+  r.family = "fp8gemm";
+  r.problem = fp8_problem(ScaleMode::tensor);
+  r.problem.dtype_b = DType::e5m2;
+  r.status = Status::ok;
+  const auto j = to_json(r);
+  EXPECT_EQ(j.at("dtype"), "e4m3");
+  EXPECT_EQ(j.at("dtype_b"), "e5m2");
+  const CaseResult back = case_result_from_json(j);
+  EXPECT_EQ(back.problem.b_type(), DType::e5m2);
+  EXPECT_EQ(back.problem.type_string(), "e4m3xe5m2/f32 tensor");
+
+  // e4m3 x e4m3 rows say dtype_b e4m3; a report from before e5m2 has no dtype_b at all, and
+  // reads back as the same problem.
+  CaseResult same = r;
+  same.problem.dtype_b.reset();
+  auto old = to_json(same);
+  EXPECT_EQ(old.at("dtype_b"), "e4m3");
+  old.erase("dtype_b");
+  const CaseResult old_back = case_result_from_json(old);
+  EXPECT_EQ(old_back.problem.b_type(), DType::e4m3);
+  EXPECT_FALSE(old_back.problem.dtype_b);
+  EXPECT_EQ(old_back.problem.type_string(), "e4m3/f32 tensor");
+
+  // The CSV's last column is B's type (FP8 rows), empty for the classic types.
+  const std::vector<std::string> cols = csv_columns();
+  ASSERT_EQ(cols.back(), "dtype_b");
+  EXPECT_EQ(csv_cells(r, "H100").back(), "e5m2");
+  EXPECT_EQ(csv_cells(same, "H100").back(), "e4m3");
+  CaseResult f16 = r;
+  f16.problem = GemmProblem{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
+  EXPECT_EQ(csv_cells(f16, "H100").back(), "");
 }
