@@ -650,6 +650,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
 
 template <int CLUSTER, bool MROWS = false, bool SK = false>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3) return "e4m3 x e4m3 only (rung F2/F3)";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
   if ((p.m + kBM - 1) / kBM * 16 * ((p.n + kBN * CLUSTER - 1) / (kBN * CLUSTER) + 15) >=
