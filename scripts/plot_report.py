@@ -53,7 +53,7 @@ import fnmatch
 import json
 import sys
 
-from report_file import load_json, type_text
+from report_file import input_text, load_json, type_text
 
 STATUSES = ("ok", "FAILED", "skipped", "error")
 REQUIRED_ROW_KEYS = ("kernel", "provider", "family", "m", "n", "k", "layout", "dtype", "accum",
@@ -245,9 +245,10 @@ def group_key(row):
     (shape, dtype, accumulate, layout, alpha, beta, measure settings)."""
     measure = row.get("measure") if isinstance(row.get("measure"), dict) else {}
     # Reports from before --data have no measure.data: they all used uniform data.
-    # FP8 rows: the scaling is part of the type (type_text), each scaling its own cuBLAS row.
-    fp8_format = type_text(row)[len(f"{row['dtype']}/{row['accum']}"):]  # " row fast", or ""
-    dtype = row["dtype"] + fp8_format
+    # FP8 rows: B's type and the scaling are part of the type (type_text), each its own cuBLAS row.
+    inputs = input_text(row)  # "e4m3", "e4m3xe5m2"
+    fp8_format = type_text(row)[len(f"{inputs}/{row['accum']}"):]  # " row fast", or ""
+    dtype = inputs + fp8_format
     return (dtype, row["accum"], row["layout"], row.get("alpha", 1.0), row.get("beta", 0.0),
             measure.get("cache", "cold"), measure.get("data", "uniform"))
 

@@ -20,11 +20,19 @@ def load_json(path):
         return json.load(f)
 
 
+def input_text(row):
+    """A's type, or 'AxB' where an FP8 row's B differs ('e4m3xe5m2'), as GemmProblem::input_types.
+    Reports from before e5m2 have no dtype_b: B had A's type."""
+    b = row.get("dtype_b", row["dtype"])
+    return row["dtype"] if b == row["dtype"] else f"{row['dtype']}x{b}"
+
+
 def type_text(row):
-    """'f16/f32'; an FP8 row adds its scaling, fast accumulation and a C other than bf16
-    ('e4m3/f32 row fast'), as GemmProblem::type_string does: rows of one shape that differ only
-    there are different problems."""
-    text = f"{row['dtype']}/{row['accum']}"
+    """'f16/f32'; an FP8 row adds B's type where it is not A's, its scaling, fast accumulation and
+    a C other than bf16 ('e4m3/f32 row fast', 'e4m3xe5m2/f32 tensor'), as
+    GemmProblem::type_string does: rows of one shape that differ only there are different
+    problems."""
+    text = f"{input_text(row)}/{row['accum']}"
     if "scale" in row:
         text += f" {row['scale']}" + (" fast" if row.get("fast_accum") else "")
         if row.get("out", "bf16") != "bf16":

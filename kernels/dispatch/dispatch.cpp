@@ -59,16 +59,26 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
 }
 
 // The launcher's choice, kept per (device, problem): supports() of a Hopper kernel asks the
-// driver about its image, which is no call for every timed launch.
+// driver about its image, which is no call for every timed launch. Every field a candidate's
+// supports() reads is in the key (B's and C's types too: F2/F3 take e4m3 x e4m3 only).
 template <CandidatesFn F>
 const KernelInfo* chosen_for_launch(const GemmProblem& p) {
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, bool>;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, int, bool>;
   static std::mutex mutex;
   static std::map<Key, DispatchChoice> cache;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
-  const Key key{dev,          p.m,          p.n,          p.k,         int(p.layout),
-                int(p.dtype), int(p.accum), int(p.scale), p.fast_accum};
+  const Key key{dev,
+                p.m,
+                p.n,
+                p.k,
+                int(p.layout),
+                int(p.dtype),
+                int(p.b_type()),
+                int(p.out_type()),
+                int(p.accum),
+                int(p.scale),
+                p.fast_accum};
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, choose_with(F, p, current_device_caps())).first;
@@ -123,8 +133,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .rung = 5,
     .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (the "
                "decode path at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few tiles, "
-               "F3 above), rows record which",
-    .dtypes = {DType::e4m3},
+               "F3 above; F1 for e4m3 x e5m2 and e5m2 x e4m3), rows record which",
+    .dtypes = {DType::e4m3, DType::e5m2},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
     .min_sm = 89,

@@ -28,7 +28,8 @@ std::vector<RuleCandidate> hgemm_candidates(const GemmProblem& p, const DeviceCa
 // Candidates for an f32 problem, best first.
 std::vector<RuleCandidate> sgemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
 
-// Candidates for an FP8 problem (e4m3, TN), best first.
+// Candidates for an FP8 problem (TN; any pair, whose types the candidates' supports() check), best
+// first.
 std::vector<RuleCandidate> fp8gemm_candidates(const GemmProblem& p, const DeviceCaps& caps);
 
 // The rows of each dispatcher's tables, in the order they are tried, for `gemmbench list --rules`.

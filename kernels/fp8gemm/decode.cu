@@ -1,7 +1,7 @@
-// Rung F4, fp8gemm_decode: FP8 decode at 1-16 tokens, the e4m3 weights loaded from global memory
+// Rung F4, fp8gemm_decode: FP8 decode at 1-16 tokens, the FP8 weights loaded from global memory
 // straight into mma.sync m16n8k32 fragments, as the f16 tensor-core GEMV does (hgemm/gemv_tc.cu).
 //
-// At decode the product streams the weights (N x K bytes in e4m3) and the 128-row tiles of F1-F3
+// At decode the product streams the weights (N x K bytes of FP8) and the 128-row tiles of F1-F3
 // leave most SMs idle. This rung keeps the GEMV's shape: no ring, no barriers, every lane keeping
 // 16-byte loads in flight from its first instruction. A warp owns RT = one tile of 16 weight rows
 // per 8 tokens and walks K a 128-wide k-block (one scale block) at a time; lane (g, q) loads
@@ -11,11 +11,13 @@
 // the f32 sums times its block scales; tensor and row scales multiply once at the end. A row group
 // is shared by WPR = 1-16 warps, chosen by the CTAs actually resident (gemv_grid.hpp), their sums
 // added in warp order through shared memory (deterministic). docs/fp8.md, "Decode".
-// Constraints: sm_89+ and a build with sm_90a code; TN; e4m3, f32 accumulation, a scaling, bf16 C;
-// 1 <= M <= 16; K % 16 == 0 (a partial last k-block reads zeros past K); any N, alpha, beta.
+// Constraints: sm_89+ and a build with sm_90a code; TN; e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3
+// (the mma kind: each pair its own 50 instances, no e5m2 x e5m2); f32 accumulation, a scaling,
+// bf16 C; 1 <= M <= 16; K % 16 == 0 (a partial last k-block reads zeros past K); any N.
 // State (2026-11-27, H100, sustained, cold L2; bench_results/h100/2026-11-27_fp8_decode_*): 0.84-
 // 0.89 of the FP8 read roof at 1-8 tokens, 0.71-0.78 at 16; over cuBLASLt 1.18x block128 and 0.99x
 // per-tensor at 8 tokens, 0.99-1.01x / 0.89x at 16. `fp8gemm` runs it at 1-16 tokens (rule T).
+// The e5m2 pairs: not yet run on a GPU, no figures.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -43,8 +45,8 @@ template <ScaleMode S, int MG>
 constexpr int kInFlight = S == ScaleMode::block128&& MG > 1 ? 1 : 2;
 
 struct DecodeParams {
-  const uint8_t* a;  // (M, K) e4m3, K-major, lda = K
-  const uint8_t* w;  // op(B) = W (N, K) e4m3, K-major, ldw = K
+  const uint8_t* a;  // (M, K) FP8 (A's type), K-major, lda = K
+  const uint8_t* w;  // op(B) = W (N, K) FP8 (B's type), K-major, ldw = K
   __nv_bfloat16* c;  // (M, N) column-major, ldc = M
   const float* scale_a;
   const float* scale_b;
@@ -77,8 +79,9 @@ struct KBlock {
 
 // At <= 8 tokens held to 64 registers, two CTAs per SM; at 9-16 tokens no minimum (0): asking
 // for one CTA per SM made ptxas use all 128 registers and spill 40-88 bytes, where it otherwise
-// takes 94-117 and spills none.
-template <ScaleMode S, int MG, int WPR, bool kFast>
+// takes 94-117 and spills none. A, B: the formats of the tokens (GEMM A) and the weights (GEMM
+// B); the weights are the mma's A operand, so its kind is B x A.
+template <DType A, DType B, ScaleMode S, int MG, int WPR, bool kFast>
 __global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 0)
     fp8_decode_kernel(const DecodeParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
@@ -162,9 +165,9 @@ __global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 0)
             for (int j = 0; j < MG; ++j) {
               const uint32_t bx[2] = {word(b.x[j][c], 2 * s), word(b.x[j][c], 2 * s + 1)};
               if constexpr (kFast)
-                ptx::mma_m16n8k32_e4m3_f32(acc[t][j], a, bx);
+                ptx::mma_m16n8k32_fp8_f32<B, A>(acc[t][j], a, bx);
               else
-                ptx::mma_m16n8k32_e4m3_f32(fresh[t][j], a, bx);
+                ptx::mma_m16n8k32_fp8_f32<B, A>(fresh[t][j], a, bx);
             }
           }
       if constexpr (!kFast) {
@@ -224,14 +227,28 @@ __global__ void __launch_bounds__(32 * kWarps, MG == 1 ? 2 : 0)
 #endif
 }
 
-// The CTAs of a kernel of (S, MG, kFast) resident at once on the current device (the WPR = 1
-// instance: the others differ only in the epilogue's shared memory), asked once per device.
-template <ScaleMode S, int MG, bool kFast>
+// The CTAs of a kernel of (A, B, S, MG, kFast) resident at once on the current device (the
+// WPR = 1 instance: the others differ only in the epilogue's shared memory), asked once per
+// device.
+template <DType A, DType B, ScaleMode S, int MG, bool kFast>
 int resident() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    return resident_ctas(&fp8_decode_kernel<S, MG, 1, kFast>, 32 * kWarps, 0, dev);
+    return resident_ctas(&fp8_decode_kernel<A, B, S, MG, 1, kFast>, 32 * kWarps, 0, dev);
   });
+}
+
+// f(a, b) with A's and B's types as compile-time constants: the three pairs supports() admits.
+template <class F>
+void with_types(const GemmProblem& p, F&& f) {
+  using E4 = std::integral_constant<DType, DType::e4m3>;
+  using E5 = std::integral_constant<DType, DType::e5m2>;
+  if (p.dtype == DType::e5m2)
+    f(E5{}, E4{});
+  else if (p.b_type() == DType::e5m2)
+    f(E4{}, E5{});
+  else
+    f(E4{}, E4{});
 }
 
 // f(scale, fast) as compile-time constants for the problem's scaling.
@@ -255,7 +272,8 @@ void with_scaling(const GemmProblem& p, F&& f) {
 }
 
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (caps.sm < 89) return "needs sm_89 or later (e4m3 mma.sync)";
+  if (std::string why = fp8_pair_unsupported(p.dtype, p.b_type()); !why.empty()) return why;
+  if (caps.sm < 89) return "needs sm_89 or later (FP8 mma.sync)";
   if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
   if (p.scale == ScaleMode::none) return "needs a scaling (tensor, row or block128)";
   if (p.fast_accum && p.scale == ScaleMode::block128)
@@ -263,14 +281,16 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.m > kMaxTokens)
     return "the FP8 decode path takes M <= " + std::to_string(kMaxTokens) +
            " (tokens); larger M runs the tiled rungs (fp8gemm_sm90_persistent_t)";
-  if (p.k % 16 != 0) return "K must be a multiple of 16 (16-byte rows of e4m3)";
+  if (p.k % 16 != 0) return "K must be a multiple of 16 (16-byte rows of FP8)";
   if (p.n > INT32_MAX || p.k > INT32_MAX) return "N and K must fit in 32-bit int";
   if (scale_count_b(p.scale, p.n, p.k) > INT32_MAX)
     return "block scales of B must number below 2^31 (32-bit offsets)";
   // The image the driver picked: sm_80 code (a build without 89 or 90a) is the trap stub.
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(
-                                       &fp8_decode_kernel<ScaleMode::tensor, 1, 1, false>)) !=
+  if (cudaFuncGetAttributes(
+          &attr,
+          reinterpret_cast<const void*>(
+              &fp8_decode_kernel<DType::e4m3, DType::e4m3, ScaleMode::tensor, 1, 1, false>)) !=
       cudaSuccess) {
     (void)cudaGetLastError();
     return "cannot query the kernel image";
@@ -299,16 +319,21 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   auto by_tokens = [&](auto mg) {
     constexpr int MG = decltype(mg)::value;
     const int64_t groups = (p.n + kRows * MG - 1) / (kRows * MG);
-    with_scaling(p, [&](auto s, auto fast) {
-      // Warps per row group by the CTAs resident at once (two per SM at <= 8 tokens, one at
-      // 9-16): the split whose busiest warp walks the fewest k-blocks (gemv_grid.hpp).
-      const int wpr = gemv::resident_warps_per_row(
-          groups, kbs, resident<decltype(s)::value, MG, decltype(fast)::value>(), kWarps);
-      gemv::with_warps_per_row<kWarps>(wpr, [&](auto w) {
-        constexpr int WPR = decltype(w)::value;
-        const int64_t blocks = gemv::gemv_ctas(groups, WPR, kWarps);
-        fp8_decode_kernel<decltype(s)::value, MG, WPR, decltype(fast)::value>
-            <<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+    with_types(p, [&](auto a, auto b) {
+      constexpr DType A = decltype(a)::value, B = decltype(b)::value;
+      with_scaling(p, [&](auto s, auto fast) {
+        constexpr ScaleMode S = decltype(s)::value;
+        constexpr bool kFast = decltype(fast)::value;
+        // Warps per row group by the CTAs resident at once (two per SM at <= 8 tokens, one at
+        // 9-16): the split whose busiest warp walks the fewest k-blocks (gemv_grid.hpp).
+        const int wpr =
+            gemv::resident_warps_per_row(groups, kbs, resident<A, B, S, MG, kFast>(), kWarps);
+        gemv::with_warps_per_row<kWarps>(wpr, [&](auto w) {
+          constexpr int WPR = decltype(w)::value;
+          const int64_t blocks = gemv::gemv_ctas(groups, WPR, kWarps);
+          fp8_decode_kernel<A, B, S, MG, WPR, kFast>
+              <<<unsigned(blocks), 32 * kWarps, 0, stream>>>(prm);
+        });
       });
     });
   };
@@ -324,9 +349,9 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "fp8gemm_decode",
     .family = "fp8gemm",
     .rung = 4,
-    .summary = "FP8 decode at 1-16 tokens: e4m3 weights loaded straight into mma.sync m16n8k32 "
+    .summary = "FP8 decode at 1-16 tokens: FP8 weights loaded straight into mma.sync m16n8k32 "
                "fragments (16-32 rows per warp), f32 promotion every 128 of K, no tile or ring",
-    .dtypes = {DType::e4m3},
+    .dtypes = {DType::e4m3, DType::e5m2},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
     .min_sm = 89,

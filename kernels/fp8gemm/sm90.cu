@@ -1,6 +1,7 @@
-// Rung F1, fp8gemm_sm90: FP8 (e4m3) GEMM on Hopper with f32 accumulation promoted every 128 of K,
-// in each scaling gemmbench runs (tensor, row, DeepSeek-V3's block128) and with fast
-// accumulation. docs/fp8.md says what the formats are; this file is the kernel.
+// Rung F1, fp8gemm_sm90: FP8 GEMM on Hopper with f32 accumulation promoted every 128 of K, in each
+// scaling gemmbench runs (tensor, row, DeepSeek-V3's block128) and with fast accumulation, for
+// e4m3 x e4m3, e4m3 x e5m2 and e5m2 x e4m3 (the wgmma kind of the pair; the tile, ring and
+// epilogue do not depend on it). docs/fp8.md says what the formats are; this file is the kernel.
 //
 // The mainloop of rung 10 (hgemm_tn_sm90) on 8-bit operands, in its simplest form:
 //   - one CTA per 128x128 tile of C (no persistence, no cluster): three warpgroups, a producer
@@ -23,6 +24,7 @@
 // State (2026-11-27): verified on an H100 in every scaling (tests/gpu/test_kernels.cpp);
 // DeepSeek-V3 prefill at 0.62x cuBLASLt per-tensor, 0.68x block128 (geomeans,
 // bench_results/h100/2026-11-27_fp8_deepseek_*.json.gz); rung F2 (sm90_persistent.cu) takes it on.
+// The e5m2 pairs: not yet run on a GPU, no figures.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -77,7 +79,8 @@ __device__ __forceinline__ int frag_col(int t, int j, int e) {
 }
 #endif
 
-template <ScaleMode S, bool kFast>
+// A, B: the FP8 formats of the operands (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3), the wgmma kind.
+template <DType A, DType B, ScaleMode S, bool kFast>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a,
                         const __grid_constant__ CUtensorMap map_b, Fp8Params prm) {
@@ -149,9 +152,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
       const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
       if constexpr (Scheme::kPromote)
-        sm90::wgmma_m64n128k32_e4m3_f32(part, da, db, ks > 0);
+        sm90::wgmma_m64n128k32_fp8_f32<A, B>(part, da, db, ks > 0);
       else
-        sm90::wgmma_m64n128k32_e4m3_f32(acc, da, db, kb > 0 || ks > 0);
+        sm90::wgmma_m64n128k32_fp8_f32<A, B>(acc, da, db, kb > 0 || ks > 0);
     }
     sm90::wgmma_commit_group();
     sm90::wgmma_wait_group<0>();
@@ -200,9 +203,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // The instantiation of a problem. `for_launch`: with its dynamic shared-memory limit raised to
 // the ring's size, once per device (the first launch is a warm-up, outside every timed sample).
-template <ScaleMode S, bool kFast>
+template <DType A, DType B, ScaleMode S, bool kFast>
 const void* kernel_ptr(bool for_launch) {
-  const void* fn = reinterpret_cast<const void*>(&fp8gemm_sm90_kernel<S, kFast>);
+  const void* fn = reinterpret_cast<const void*>(&fp8gemm_sm90_kernel<A, B, S, kFast>);
   static PerDevice<int> raised;
   if (for_launch)
     raised.get([fn](int) {
@@ -212,20 +215,29 @@ const void* kernel_ptr(bool for_launch) {
   return fn;
 }
 
-const void* kernel_for(const GemmProblem& p, bool for_launch = false) {
+template <DType A, DType B>
+const void* kernel_of_pair(const GemmProblem& p, bool for_launch) {
   switch (p.scale) {
     case ScaleMode::row:
-      return p.fast_accum ? kernel_ptr<ScaleMode::row, true>(for_launch)
-                          : kernel_ptr<ScaleMode::row, false>(for_launch);
+      return p.fast_accum ? kernel_ptr<A, B, ScaleMode::row, true>(for_launch)
+                          : kernel_ptr<A, B, ScaleMode::row, false>(for_launch);
     case ScaleMode::block128:
-      return kernel_ptr<ScaleMode::block128, false>(for_launch);
+      return kernel_ptr<A, B, ScaleMode::block128, false>(for_launch);
     default:
-      return p.fast_accum ? kernel_ptr<ScaleMode::tensor, true>(for_launch)
-                          : kernel_ptr<ScaleMode::tensor, false>(for_launch);
+      return p.fast_accum ? kernel_ptr<A, B, ScaleMode::tensor, true>(for_launch)
+                          : kernel_ptr<A, B, ScaleMode::tensor, false>(for_launch);
   }
 }
 
+// The pair's instantiations: the three pairs supports() lets through, and no e5m2 x e5m2.
+const void* kernel_for(const GemmProblem& p, bool for_launch = false) {
+  if (p.dtype == DType::e5m2) return kernel_of_pair<DType::e5m2, DType::e4m3>(p, for_launch);
+  if (p.b_type() == DType::e5m2) return kernel_of_pair<DType::e4m3, DType::e5m2>(p, for_launch);
+  return kernel_of_pair<DType::e4m3, DType::e4m3>(p, for_launch);
+}
+
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (std::string why = fp8_pair_unsupported(p.dtype, p.b_type()); !why.empty()) return why;
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if ((p.n + kBN - 1) / kBN > 0x7fffffff || (p.m + kBM - 1) / kBM > 65535)
     return "M must be below 65536 * 128 (the grid's y extent)";
@@ -235,7 +247,7 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
 void launch(const GemmArgs& a, cudaStream_t stream) {
   const GemmProblem& p = a.problem;
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, int(p.m), int(p.k), kBM);
-  const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, int(p.n), int(p.k), kBN);
+  const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), int(p.n), int(p.k), kBN);
   const Fp8Params prm{int(p.m), int(p.n),  int(p.k),  a.alpha,
                       a.beta,   a.scale_a, a.scale_b, static_cast<__nv_bfloat16*>(a.c)};
   const void* fn = kernel_for(p, /*for_launch=*/true);
@@ -245,12 +257,12 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   CUDA_CHECK(cudaLaunchKernel(fn, grid, dim3(kThreads), args, kSmemBytes, stream));
 }
 
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90", 1,
-                  "Hopper FP8 (e4m3): TMA + mbarrier ring + wgmma m64n128k32, producer and two "
-                  "consumer warpgroups, 128x128x128 tiles, f32 promotion every 128 of K with the "
-                  "block128 scales applied there; tensor/row scales in the epilogue; bf16 C",
-                  supports, launch));
+GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
+    "fp8gemm_sm90", 1,
+    "Hopper FP8 (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3): TMA + mbarrier ring + wgmma m64n128k32, "
+    "producer and two consumer warpgroups, 128x128x128 tiles, f32 promotion every 128 of K with "
+    "the block128 scales applied there; tensor/row scales in the epilogue; bf16 C",
+    supports, launch, {DType::e4m3, DType::e5m2}));
 
 }  // namespace
 }  // namespace gemmbench

@@ -790,6 +790,7 @@ auto by_scheme(const GemmProblem& p, F&& f) {
 
 template <int CLUSTER, bool MROWS = false, bool SK = false, int V = 0>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3) return "e4m3 x e4m3 only (rung F2/F3)";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
   constexpr int BN = F2Cfg<ScaleMode::tensor, CLUSTER, MROWS, V>::BN;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/device_caps.hpp"
 #include "core/registry.hpp"
@@ -50,14 +51,16 @@ inline std::string sm90a_image_unsupported(const void* kernel, size_t dynamic_sm
   return {};
 }
 
-// The registry entry of a Hopper FP8 rung: e4m3 inputs, f32 accumulation, TN, sm_90.
+// The registry entry of a Hopper FP8 rung: FP8 inputs of `dtypes` (e4m3 unless the rung runs
+// e5m2 too; supports() refuses the pairs it does not run), f32 accumulation, TN, sm_90.
 inline KernelInfo fp8_sm90_info(std::string name, int rung, std::string summary,
-                                SupportsFn supports, LaunchFn launch) {
+                                SupportsFn supports, LaunchFn launch,
+                                std::vector<DType> dtypes = {DType::e4m3}) {
   return KernelInfo{.name = std::move(name),
                     .family = "fp8gemm",
                     .rung = rung,
                     .summary = std::move(summary),
-                    .dtypes = {DType::e4m3},
+                    .dtypes = std::move(dtypes),
                     .accums = {Accum::f32},
                     .layouts = {Layout::tn},
                     .min_sm = 90,

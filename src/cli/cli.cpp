@@ -51,6 +51,7 @@ Examples:
   gemmbench --preset llama3-8b,llama3-70b --tokens 1,16,64,128 --kernel hgemm_tn --dry-run
   gemmbench --kernel hgemm --preset llama3-8b --tokens 1,16,4096    best kernel per shape
   gemmbench --preset deepseek-v3 --tokens 4096 --dtype e4m3 --scale block128   FP8 as released
+  gemmbench --kernel fp8gemm --m 4096 --n 4096 --k 4096 --dtype e4m3 --dtype-b e5m2   mixed FP8
   gemmbench --plugin build/libmy_gemm.so --kernel my_hgemm --dtype f16   your own kernel
   gemmbench --config configs/llm_prefill.json --shard 1/4 --json 'part_{rank}.json'
   gemmbench merge part_*.json --json all.json
@@ -126,8 +127,12 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--layout", o.layouts,
                  "nn, nt, tn, tt (comma list). Default: each kernel's native");
   app.add_option("--dtype", o.dtypes,
-                 "f32, f16, bf16, e4m3 (comma list). Default: each kernel's native. e4m3: FP8 "
-                 "A and B, TN, quantized from f32 data with the scales of --scale (docs/fp8.md)");
+                 "f32, f16, bf16, e4m3, e5m2 (comma list). Default: each kernel's native. e4m3, "
+                 "e5m2: FP8 A (and B unless --dtype-b), TN, quantized from f32 data with the "
+                 "scales of --scale (docs/fp8.md)");
+  app.add_option("--dtype-b", o.dtypes_b,
+                 "FP8: B's type, e4m3 or e5m2 (comma list; default: A's). e4m3 x e5m2 and e5m2 "
+                 "x e4m3 run; e5m2 x e5m2 does not (cuBLASLt has none: no baseline)");
   app.add_option("--accum", o.accums,
                  "Accumulate type f32 or f16 (f16 inputs only). Default: native");
   app.add_option("--scale", o.scales,
@@ -318,15 +323,15 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
-                          o.dtypes || o.accums || o.alpha || o.beta || o.scales || o.out ||
-                          o.fast_accum;
+                          o.dtypes || o.dtypes_b || o.accums || o.alpha || o.beta || o.scales ||
+                          o.out || o.fast_accum;
   if (o.runs && o.config.empty())
     throw UsageError("--run selects runs of a --config; give the config too");
   if (!o.config.empty() && work_flags)
     throw UsageError(
         "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
-        "--dtype, --accum, --scale, --out, --fast-accum, --alpha or --beta: put those in the "
-        "config's runs");
+        "--dtype, --dtype-b, --accum, --scale, --out, --fast-accum, --alpha or --beta: put those "
+        "in the config's runs");
   if (o.presets && (o.m || o.n || o.k))
     throw UsageError("--preset takes N and K from the model and M from --tokens: drop --m/--n/--k");
   if (o.presets && !o.tokens)
@@ -378,6 +383,9 @@ RunRequest resolve_request(const CliOptions& o) {
     run.layouts = parse_enum_list<Layout>(*o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
   if (o.dtypes)
     run.dtypes = parse_enum_list<DType>(*o.dtypes, "--dtype", parse_dtype, dtype_names());
+  if (o.dtypes_b)
+    run.dtypes_b =
+        parse_enum_list<DType>(*o.dtypes_b, "--dtype-b", parse_fp8_dtype, fp8_dtype_names());
   if (o.accums) run.accums = parse_enum_list<Accum>(*o.accums, "--accum", parse_accum, "f32, f16");
   if (o.scales)
     run.scales =

@@ -26,8 +26,8 @@ struct CliOptions {
   std::optional<std::string> presets;  // --preset: comma list of model names (plan/presets.hpp)
   std::optional<std::string> tokens;   // --tokens: the M of every preset layer, a dimension list
   std::optional<std::string> layouts, dtypes, accums;
-  std::optional<std::string> scales, out;  // FP8: --scale, --out
-  bool fast_accum = false;                 // FP8: --fast-accum
+  std::optional<std::string> dtypes_b, scales, out;  // FP8: --dtype-b, --scale, --out
+  bool fast_accum = false;                           // FP8: --fast-accum
   std::optional<double> alpha, beta;
   std::string config, csv, json;
   std::optional<std::string> runs;  // --run: comma list of a config's run names to keep

@@ -25,8 +25,8 @@ struct CliState {
 };
 
 const char* kFooter = R"(
-Rows are matched by case: kernel, MxNxK, layout, dtype, accumulate type, alpha, beta, cache,
-data, regime and preset. Each line gives both medians, the change, each run's noise (half its
+Rows are matched by case: kernel, MxNxK, layout, types (A's, B's and an FP8 row's format),
+accumulate type, alpha, beta, cache, data, regime and preset. Each line gives both medians, the change, each run's noise (half its
 p10-p90 spread), the ratio to cuBLAS on both sides and a verdict. A change is called faster or
 SLOWER only beyond --threshold and beyond both runs' noise: a Mann-Whitney U rank test on the
 samples where both reports kept them (gemmbench --keep-samples --json ...), else each median must

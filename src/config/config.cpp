@@ -232,8 +232,8 @@ class Parser {
   RunSpec run(const json& j, const std::string& path, size_t index) const {
     expect(j, j.is_object(), path, "an object");
     check_keys(j, path,
-               {"name", "kernels", "shapes", "preset", "tokens", "layouts", "dtypes", "accums",
-                "scales", "out", "fast_accum", "alpha", "beta", "measure"});
+               {"name", "kernels", "shapes", "preset", "tokens", "layouts", "dtypes", "dtypes_b",
+                "accums", "scales", "out", "fast_accum", "alpha", "beta", "measure"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
@@ -265,7 +265,10 @@ class Parser {
       r.dtypes = enums<DType>(j["dtypes"], join(path, "dtypes"), parse_dtype, dtype_names());
     if (j.contains("accums"))
       r.accums = enums<Accum>(j["accums"], join(path, "accums"), parse_accum, "f32, f16");
-    // FP8 (plan.cpp checks that they meet an e4m3 dtype and each other).
+    // FP8 (plan.cpp checks that they meet an FP8 dtype and each other).
+    if (j.contains("dtypes_b"))
+      r.dtypes_b =
+          enums<DType>(j["dtypes_b"], join(path, "dtypes_b"), parse_fp8_dtype, fp8_dtype_names());
     if (j.contains("scales"))
       r.scales = enums<ScaleMode>(j["scales"], join(path, "scales"), parse_scale_mode,
                                   "tensor, row, block128");

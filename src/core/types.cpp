@@ -14,6 +14,8 @@ const char* to_string(DType d) {
       return "bf16";
     case DType::e4m3:
       return "e4m3";
+    case DType::e5m2:
+      return "e5m2";
   }
   return "?";
 }
@@ -58,6 +60,12 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<DType> parse_fp8_dtype(std::string_view s) {
+  for (DType d : kFp8DTypes)
+    if (s == to_string(d)) return d;
+  return std::nullopt;
+}
+
 std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
   for (ScaleMode m : kFp8ScaleModes)
     if (s == to_string(m)) return m;
@@ -65,7 +73,11 @@ std::optional<ScaleMode> parse_scale_mode(std::string_view s) {
 }
 
 const char* dtype_names() {
-  return "f32, f16, bf16, e4m3";
+  return "f32, f16, bf16, e4m3, e5m2";
+}
+
+const char* fp8_dtype_names() {
+  return "e4m3, e5m2";
 }
 
 std::optional<Accum> parse_accum(std::string_view s) {
@@ -85,7 +97,14 @@ int dtype_bytes(DType d) {
 }
 
 double fp8_max(DType d) {
-  return d == DType::e4m3 ? 448.0 : 0.0;
+  return d == DType::e4m3 ? 448.0 : d == DType::e5m2 ? 57344.0 : 0.0;
+}
+
+std::string fp8_pair_unsupported(DType a, DType b) {
+  if (a == DType::e5m2 && b == DType::e5m2)
+    return "e5m2 x e5m2 is not run: cuBLASLt has no such FP8 GEMM on sm_90, so the row would have "
+           "no baseline (e4m3 x e5m2 and e5m2 x e4m3 run)";
+  return {};
 }
 
 DType default_out(DType d) {
@@ -99,7 +118,7 @@ bool out_valid_for(DType d, DType out) {
 
 bool accum_valid_for(DType d, Accum a) {
   // f16 accumulation exists only for f16 inputs (mma.sync/wgmma f16.f16.f16, CUBLAS_COMPUTE_16F);
-  // FP8 products are accumulated in f32 (wgmma ...f32.e4m3.e4m3, CUBLAS_COMPUTE_32F).
+  // FP8 products are accumulated in f32 (wgmma .f32.<atype>.<btype>, CUBLAS_COMPUTE_32F).
   return a == Accum::f32 || d == DType::f16;
 }
 
@@ -146,8 +165,13 @@ std::string GemmProblem::fp8_format() const {
   return s;
 }
 
+std::string GemmProblem::input_types() const {
+  const DType b = b_type();
+  return b == dtype ? to_string(dtype) : std::string(to_string(dtype)) + "x" + to_string(b);
+}
+
 std::string GemmProblem::type_string() const {
-  const std::string s = std::string(to_string(dtype)) + "/" + to_string(accum);
+  const std::string s = input_types() + "/" + to_string(accum);
   return is_fp8(dtype) ? s + " " + fp8_format() : s;
 }
 

@@ -16,9 +16,11 @@
 
 namespace gemmbench {
 
-// e4m3: FP8 (4 exponent bits, 3 mantissa bits, largest finite 448) for A and B; C is `out`
-// (bf16 by default), and the problem carries how the inputs were scaled (ScaleMode).
-enum class DType { f32, f16, bf16, e4m3 };
+// FP8 inputs, for A and B: e4m3 (4 exponent bits, 3 mantissa bits, largest finite 448) and e5m2
+// (5 exponent bits, 2 mantissa bits, largest finite 57344); A and B may differ (GemmProblem::
+// dtype_b), except that no kernel or baseline multiplies e5m2 by e5m2 (fp8_pair_unsupported). C is
+// `out` (bf16 by default), and the problem carries how the inputs were scaled (ScaleMode).
+enum class DType { f32, f16, bf16, e4m3, e5m2 };
 enum class Accum { f32, f16 };
 enum class Layout { nn, nt, tn, tt };
 
@@ -36,7 +38,7 @@ enum class ScaleMode { none, tensor, row, block128 };
 
 // The classic types (every kernel family and cublasGemmEx); FP8 is listed apart.
 inline constexpr DType kAllDTypes[] = {DType::f32, DType::f16, DType::bf16};
-inline constexpr DType kFp8DTypes[] = {DType::e4m3};
+inline constexpr DType kFp8DTypes[] = {DType::e4m3, DType::e5m2};
 inline constexpr ScaleMode kFp8ScaleModes[] = {ScaleMode::tensor, ScaleMode::row,
                                                ScaleMode::block128};
 inline constexpr Accum kAllAccums[] = {Accum::f32, Accum::f16};
@@ -47,19 +49,25 @@ const char* to_string(Accum a);
 const char* to_string(Layout l);
 const char* to_string(ScaleMode m);
 std::optional<DType> parse_dtype(std::string_view s);           // classic and FP8 names
+std::optional<DType> parse_fp8_dtype(std::string_view s);       // e4m3, e5m2
 std::optional<ScaleMode> parse_scale_mode(std::string_view s);  // tensor, row, block128
-// The names --dtype accepts, for messages: "f32, f16, bf16, e4m3".
+// The names --dtype accepts, for messages: "f32, f16, bf16, e4m3, e5m2".
 const char* dtype_names();
+// The names --dtype-b accepts (B's type, FP8 problems only): "e4m3, e5m2".
+const char* fp8_dtype_names();
 std::optional<Accum> parse_accum(std::string_view s);
 std::optional<Layout> parse_layout(std::string_view s);
 
 // Bytes of one element of the stored type.
 int dtype_bytes(DType d);
 constexpr bool is_fp8(DType d) {
-  return d == DType::e4m3;
+  return d == DType::e4m3 || d == DType::e5m2;
 }
-// The largest finite value of an FP8 type (e4m3: 448), the top of its scaled range.
+// The largest finite value of an FP8 type (e4m3: 448, e5m2: 57344), the top of its scaled range.
 double fp8_max(DType d);
+// Why no FP8 GEMM of A type `a` and B type `b` runs, in one line, or empty: e5m2 x e5m2 is refused
+// everywhere, since cuBLASLt has no such pair (on sm_90) and the row would have no baseline.
+std::string fp8_pair_unsupported(DType a, DType b);
 // C's default type for inputs of type d: d itself, bf16 for FP8 (what FP8 LLM layers write).
 DType default_out(DType d);
 // Output types an input type can write: d itself; FP8 inputs: bf16, f16 or f32.
@@ -89,7 +97,7 @@ int64_t scale_count_b(ScaleMode m, int64_t cols_n, int64_t k);
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   Layout layout = Layout::nn;
-  DType dtype = DType::f32;  // A and B
+  DType dtype = DType::f32;  // A, and B unless dtype_b says otherwise
   Accum accum = Accum::f32;
   double alpha = 1.0, beta = 0.0;
   // FP8 only (the defaults elsewhere): C's type, how A and B are scaled, and fast accumulation
@@ -97,14 +105,21 @@ struct GemmProblem {
   DType out = DType::f32;
   ScaleMode scale = ScaleMode::none;
   bool fast_accum = false;
+  // FP8 only: B's type where it differs from A's (e4m3 x e5m2, e5m2 x e4m3); unset, B has A's
+  // type. Read it through b_type(), which is the same for "unset" and "set to A's type".
+  std::optional<DType> dtype_b;
 
   DType out_type() const { return is_fp8(dtype) ? out : dtype; }
+  DType b_type() const { return is_fp8(dtype) ? dtype_b.value_or(dtype) : dtype; }
+  // A's type, or "A x B" where B's differs: "f16", "e4m3", "e4m3xe5m2".
+  std::string input_types() const;
   int64_t lda() const { return a_is_k_major(layout) ? k : m; }
   int64_t ldb() const { return b_is_k_major(layout) ? k : n; }
   int64_t ldc() const { return m; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }  // kFlopsConvention
   std::string shape_string() const;                                         // "MxNxK"
-  // "f16/f32"; FP8: "e4m3/f32 tensor", "e4m3/f32 row fast", "e4m3/f32 block128 ->f16" (C not bf16).
+  // "f16/f32"; FP8: "e4m3/f32 tensor", "e4m3/f32 row fast", "e4m3/f32 block128 ->f16" (C not
+  // bf16), "e4m3xe5m2/f32 tensor" (B's type not A's).
   std::string type_string() const;
   // FP8 only (empty otherwise): the format after the types, "row fast", "block128 ->f16".
   std::string fp8_format() const;

@@ -40,16 +40,31 @@ void check_size(const GemmProblem& p, const std::string& where) {
 // cannot apply, rather than a row that silently ignores it.
 void check_fp8_options(const RunSpec& run, const std::string& where) {
   const bool fp8 = std::any_of(run.dtypes.begin(), run.dtypes.end(), is_fp8);
+  if (!fp8 && !run.dtypes_b.empty())
+    throw UsageError(where + "--dtype-b applies to FP8 inputs only: add --dtype e4m3 or e5m2");
   if (!fp8 && (!run.scales.empty() || run.out || run.fast_accum))
     throw UsageError(where +
                      "--scale, --out and --fast-accum apply to FP8 inputs only: add --dtype e4m3");
   if (!fp8) return;
+  for (DType b : run.dtypes_b)
+    if (!is_fp8(b))
+      throw UsageError(where + "--dtype-b: '" + to_string(b) + "' is not one of " +
+                       fp8_dtype_names());
+  for (DType a : run.dtypes) {
+    if (!is_fp8(a)) continue;
+    for (DType b : run.dtypes_b.empty() ? std::vector<DType>{a} : run.dtypes_b)
+      if (const std::string why = fp8_pair_unsupported(a, b); !why.empty())
+        throw UsageError(where + "--dtype " + to_string(a) +
+                         (run.dtypes_b.empty() ? " without --dtype-b (B takes A's type)"
+                                               : std::string(" with --dtype-b ") + to_string(b)) +
+                         ": " + why);
+  }
   if (run.out && !out_valid_for(DType::e4m3, *run.out))
     throw UsageError(where + "--out " + to_string(*run.out) +
                      ": an FP8 GEMM writes bf16, f16 or f32");
   for (Layout l : run.layouts)
     if (l != Layout::tn)
-      throw UsageError(where + "e4m3 GEMMs are TN only (--layout " + to_string(l) +
+      throw UsageError(where + "FP8 GEMMs are TN only (--layout " + to_string(l) +
                        "): the tensor cores and cuBLASLt read 8-bit operands K-contiguous");
   if (run.fast_accum && contains(run.scales, ScaleMode::block128))
     throw UsageError(where +
@@ -153,15 +168,15 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     // preset label is part of the key: two model layers of one shape stay two groups, each row
     // labelled with its own layer (a per-layer table needs both), at the cost of measuring it
     // twice. A plain shape listed twice is still measured once.
-    // FP8 problems add C's type, the scaling and fast accumulation to the key.
-    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, int, int, bool, std::string,
+    // FP8 problems add B's type, C's type, the scaling and fast accumulation to the key.
+    std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, int, int, int, bool, std::string,
                         std::string>,
              size_t>
         group_of;
     auto add = [&](const KernelInfo* k, const GemmProblem& p, const PresetLabel& label) {
       const auto key =
-          std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.accum), int(p.out),
-                          int(p.scale), p.fast_accum, label.model, label.layer);
+          std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.b_type()), int(p.accum),
+                          int(p.out), int(p.scale), p.fast_accum, label.model, label.layer);
       if (auto it = group_of.find(key); it != group_of.end()) {
         auto& g = plan.groups[it->second];
         if (k && !contains(g.kernels, k)) g.kernels.push_back(k);
@@ -176,20 +191,24 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
       if (k) group.kernels.push_back(k);
       plan.groups.push_back(std::move(group));
     };
-    // FP8: TN only (wgmma and cuBLASLt read 8-bit operands K-major), one problem per scaling. A
-    // kernel matched by a glob or "all" that does not declare the type gets no row (a hundred rows
-    // would say "not implemented"); one named exactly gets its row, skipped with that reason. The
-    // baseline's group is planned all the same.
+    // FP8: TN only (wgmma and cuBLASLt read 8-bit operands K-major), one problem per B type and
+    // scaling. A kernel matched by a glob or "all" that does not declare both types (A's and B's)
+    // gets no row (a hundred rows would say "not implemented"); one named exactly gets its row,
+    // skipped with the reason. The baseline's group is planned all the same. dtype_b is set only
+    // where B's type differs from A's, so an e4m3 x e4m3 problem is what it always was.
     auto expand_fp8 = [&](const KernelInfo* k, const Shape& s, DType d, Accum a) {
       const std::vector<ScaleMode> scales =
           run.scales.empty() ? std::vector<ScaleMode>{ScaleMode::tensor} : run.scales;
-      for (ScaleMode m : scales) {
-        GemmProblem p{s.m, s.n, s.k, Layout::tn, d, a, run.alpha, run.beta};
-        p.out = run.out.value_or(default_out(d));
-        p.scale = m;
-        p.fast_accum = run.fast_accum;
-        add(k && (contains(k->dtypes, d) || contains(named, k)) ? k : nullptr, p, s.preset);
-      }
+      for (DType b : run.dtypes_b.empty() ? std::vector<DType>{d} : run.dtypes_b)
+        for (ScaleMode m : scales) {
+          GemmProblem p{s.m, s.n, s.k, Layout::tn, d, a, run.alpha, run.beta};
+          if (b != d) p.dtype_b = b;
+          p.out = run.out.value_or(default_out(d));
+          p.scale = m;
+          p.fast_accum = run.fast_accum;
+          const bool declared = k && contains(k->dtypes, d) && contains(k->dtypes, b);
+          add(declared || (k && contains(named, k)) ? k : nullptr, p, s.preset);
+        }
     };
     auto expand = [&](const KernelInfo* k, const Shape& s) {
       const std::vector<DType> dtypes =

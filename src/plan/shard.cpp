@@ -242,6 +242,8 @@ std::string plan_hash(const Plan& plan) {
                      to_string(p.dtype), to_string(p.accum), p.alpha, p.beta));
     if (is_fp8(p.dtype))  // the classic types hash as before: their plan hashes stay valid
       feed(fmt::format("{} {} {}", to_string(p.out), to_string(p.scale), p.fast_accum));
+    if (p.b_type() != p.dtype)  // and so does e4m3 x e4m3
+      feed(std::string("b ") + to_string(p.b_type()));
     feed(fmt::format("{} {} {} {} {} {} {} {} {} {}", m.warmup, m.min_samples, m.min_time_s,
                      m.max_time_s, to_string(m.cache), to_string(m.data), to_string(m.regime),
                      m.verify, m.keep_samples, to_string(m.baseline)));

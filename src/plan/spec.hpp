@@ -101,10 +101,12 @@ struct RunSpec {
   std::vector<std::string> kernels;  // names, globs ('sgemm_*'), "all", "cublas"
   std::vector<Shape> shapes;
   std::vector<Layout> layouts;  // empty: each kernel's native layout
-  std::vector<DType> dtypes;    // empty: each kernel's native dtype
+  std::vector<DType> dtypes;    // empty: each kernel's native dtype (A's type, and B's)
   std::vector<Accum> accums;    // empty: each kernel's native accumulate type
-  // FP8 (e4m3) problems only: the scalings to run (empty: tensor), C's type (empty: bf16) and
-  // fast accumulation. Given for a run without an FP8 dtype they are a usage error.
+  // FP8 problems only: B's types (empty: each A type's own; a cross product with the FP8 dtypes,
+  // e5m2 x e5m2 refused), the scalings to run (empty: tensor), C's type (empty: bf16) and fast
+  // accumulation. Given for a run without an FP8 dtype they are a usage error.
+  std::vector<DType> dtypes_b;
   std::vector<ScaleMode> scales;
   std::optional<DType> out;
   bool fast_accum = false;

@@ -116,7 +116,8 @@ json to_json(const CaseResult& r) {
   j["layout"] = to_string(r.problem.layout);
   j["dtype"] = to_string(r.problem.dtype);
   j["accum"] = to_string(r.problem.accum);
-  if (is_fp8(r.problem.dtype)) {  // the format of an FP8 row: C's type, scaling, accumulation
+  if (is_fp8(r.problem.dtype)) {  // the format of an FP8 row: B's and C's types, scaling, accum.
+    j["dtype_b"] = to_string(r.problem.b_type());
     j["out"] = to_string(r.problem.out);
     j["scale"] = to_string(r.problem.scale);
     j["fast_accum"] = r.problem.fast_accum;
@@ -242,6 +243,11 @@ CaseResult case_result_from_json(const json& j) {
   r.problem.dtype = need(parse_dtype(j.at("dtype").get<std::string>()), "dtype");
   r.problem.accum = need(parse_accum(j.at("accum").get<std::string>()), "accum");
   if (is_fp8(r.problem.dtype)) {
+    // Reports from before e5m2 have no dtype_b: B had A's type (e4m3).
+    if (j.contains("dtype_b")) {
+      const DType b = need(parse_fp8_dtype(j.at("dtype_b").get<std::string>()), "dtype_b");
+      if (b != r.problem.dtype) r.problem.dtype_b = b;
+    }
     r.problem.out = need(parse_dtype(j.at("out").get<std::string>()), "out");
     r.problem.scale = need(parse_scale_mode(j.at("scale").get<std::string>()), "scale");
     r.problem.fast_accum = j.at("fast_accum").get<bool>();

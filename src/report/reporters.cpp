@@ -18,7 +18,7 @@ namespace gemmbench {
 namespace {
 
 std::string accum_label(const GemmProblem& p) {
-  return std::string(to_string(p.dtype)) + "/" + to_string(p.accum);
+  return p.input_types() + "/" + to_string(p.accum);
 }
 
 // How the values of each distribution are made, for the report's data_distribution.
@@ -307,7 +307,8 @@ const std::vector<std::string>& csv_columns() {
                                                 "fast_accum",
                                                 "calc_diff",
                                                 "quant_normwise",
-                                                "quant_calc_diff"};
+                                                "quant_calc_diff",
+                                                "dtype_b"};
   return cols;
 }
 
@@ -408,7 +409,8 @@ std::vector<std::string> csv_cells(const CaseResult& r, const std::string& devic
           fp8 ? (p.fast_accum ? "true" : "false") : "",
           fp8 && r.error.computed ? fmt::format("{}", r.error.calc_diff) : "",
           opt_str(r.error.quant_normwise),
-          opt_str(r.error.quant_calc_diff)};
+          opt_str(r.error.quant_calc_diff),
+          fp8 ? to_string(p.b_type()) : ""};
 }
 
 std::string csv_line(const std::vector<std::string>& cells) {

@@ -24,6 +24,8 @@ cudaDataType_t cuda_type(DType d) {
       return CUDA_R_16BF;
     case DType::e4m3:
       return CUDA_R_8F_E4M3;
+    case DType::e5m2:
+      return CUDA_R_8F_E5M2;
   }
   return CUDA_R_32F;
 }

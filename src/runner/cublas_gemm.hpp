@@ -14,7 +14,7 @@
 namespace gemmbench {
 
 // The CUDA data type of a gemmbench element type (shared by the cuBLAS and cuBLASLt baselines;
-// e4m3, CUDA_R_8F_E4M3, is for cuBLASLt only).
+// the FP8 types, CUDA_R_8F_E4M3 and CUDA_R_8F_E5M2, are for cuBLASLt only).
 cudaDataType_t cuda_type(DType d);
 
 class CublasGemm {

@@ -18,7 +18,8 @@ namespace {
 
 bool same_problem(const GemmProblem& x, const GemmProblem& y) {
   return x.m == y.m && x.n == y.n && x.k == y.k && x.layout == y.layout && x.dtype == y.dtype &&
-         x.accum == y.accum && x.out == y.out && x.scale == y.scale && x.fast_accum == y.fast_accum;
+         x.b_type() == y.b_type() && x.accum == y.accum && x.out == y.out && x.scale == y.scale &&
+         x.fast_accum == y.fast_accum;
 }
 
 int64_t ceil_div(int64_t x, int64_t d) {
@@ -136,10 +137,10 @@ struct CublasLtGemm::Descriptors {
     const cublasOperation_t op_b = b_is_k_major(p.layout) ? CUBLAS_OP_N : CUBLAS_OP_T;
     set(CUBLASLT_MATMUL_DESC_TRANSA, op_a);
     set(CUBLASLT_MATMUL_DESC_TRANSB, op_b);
-    const cudaDataType_t t = cuda_type(p.dtype);
+    const cudaDataType_t ta = cuda_type(p.dtype), tb = cuda_type(p.b_type());
     const bool at = op_a == CUBLAS_OP_T, bt = op_b == CUBLAS_OP_T;
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a, t, at ? p.k : p.m, at ? p.m : p.k, p.lda()));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b, t, bt ? p.n : p.k, bt ? p.k : p.n, p.ldb()));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a, ta, at ? p.k : p.m, at ? p.m : p.k, p.lda()));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b, tb, bt ? p.n : p.k, bt ? p.k : p.n, p.ldb()));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c, cuda_type(p.out_type()), p.m, p.n, p.ldc()));
     if (is_fp8(p.dtype)) set_fp8(p, lt);
   }
@@ -262,6 +263,9 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
     why_not = returned == 0 ? "cublasLtMatmulAlgoGetHeuristic offers no algorithm for this problem"
                             : "none of cublasLtMatmulAlgoGetHeuristic's " +
                                   std::to_string(returned) + " candidates runs this problem";
+    // An FP8 pair or scaling cuBLASLt lacks (e5m2 with a 128-block mode, say) is refused here:
+    // the row names the types it was asked for.
+    if (is_fp8(p.dtype)) why_not += " (" + p.type_string() + ")";
     return std::nullopt;
   }
 
@@ -342,7 +346,8 @@ std::string CublasLtGemm::method() {
       "of them, each candidate is launched once untimed, then all are timed round-robin for {} "
       "rounds (CUDA events; the rows' L2 flush and C restore before each sample) and the lowest "
       "median wins. FP8 rows (which cublasGemmEx cannot run) call it in the TN layout with A and "
-      "B CUDA_R_8F_E4M3, C and D of the row's output type (CUDA_R_16BF unless the row says f16 "
+      "B of the row's types (CUDA_R_8F_E4M3, or CUDA_R_8F_E5M2 for an e5m2 operand; never both "
+      "e5m2), C and D of the row's output type (CUDA_R_16BF unless the row says f16 "
       "or f32), CUBLAS_COMPUTE_32F with f32 scalars, and the row's scales through "
       "CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER in the A/B scale mode: tensor SCALAR_32F, row "
       "OUTER_VEC_32F, block128 VEC128_32F for A and BLK128x128_32F for B (converted to "
@@ -354,8 +359,13 @@ std::string CublasLtGemm::method() {
 std::string CublasLtGemm::fp8_unsupported(const GemmProblem& p) {
   if (!is_fp8(p.dtype)) return {};
   // cublasLtMatmul's FP8 requirements (https://docs.nvidia.com/cuda/cublas/#cublasltmatmul):
-  // the TN format, CUBLAS_COMPUTE_32F, and the 16-byte alignment of "Tensor Core Usage" for
-  // every matrix: K bytes per column of A and B, M * sizeof(C) per column of C.
+  // A and B e4m3 or e5m2 but not both e5m2 (its table of FP8 types has no E5M2 x E5M2 row;
+  // PyTorch's _scaled_mm refuses the pair for that reason, "Type restrictions imposed by
+  // CuBLASLt"), the TN format, CUBLAS_COMPUTE_32F, and the 16-byte alignment of "Tensor Core
+  // Usage" for every matrix: K bytes per column of A and B, M * sizeof(C) per column of C. What
+  // else cuBLASLt refuses for a pair with e5m2 (a scale mode, a C type) shows on the row as
+  // cublasLtMatmulAlgoGetHeuristic's refusal (tune()).
+  if (const std::string why = fp8_pair_unsupported(p.dtype, p.b_type()); !why.empty()) return why;
   if (p.layout != Layout::tn)
     return "FP8 runs only in the TN layout (cuBLASLt's FP8 kernels take A transposed, B not)";
   if (p.accum != Accum::f32) return "FP8 products accumulate in f32 (CUBLAS_COMPUTE_32F)";

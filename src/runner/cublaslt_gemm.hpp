@@ -11,8 +11,9 @@
 // x @ w.T at 128x7168x16384 f16 ran 9% faster through cuBLASLt than through cublasGemmEx, so the
 // default cuBLAS call alone is a baseline that can be beaten without beating the library.
 //
-// FP8 (e4m3) problems, which cublasGemmEx cannot run, take the same path: TN only (cuBLASLt's FP8
-// kernels want A transposed and B not), A and B CUDA_R_8F_E4M3, C and D of p.out_type(),
+// FP8 problems, which cublasGemmEx cannot run, take the same path: TN only (cuBLASLt's FP8 kernels
+// want A transposed and B not), A and B of their own types (CUDA_R_8F_E4M3 or CUDA_R_8F_E5M2; no
+// e5m2 x e5m2), C and D of p.out_type(),
 // CUBLAS_COMPUTE_32F, and the scales of p.scale through the A/B scale pointers and modes
 // (cublaslt_gemm.cpp maps the modes and converts block128's scales to cuBLASLt's layout).
 #pragma once

@@ -30,7 +30,7 @@ namespace gemmbench {
 inline std::string nvtx_case_name(const std::string& kernel, const GemmProblem& p,
                                   const PresetLabel& preset = {}) {
   std::string s = fmt::format("{} {} {} {}:{}", kernel, p.shape_string(), to_string(p.layout),
-                              to_string(p.dtype), to_string(p.accum));
+                              p.input_types(), to_string(p.accum));
   if (is_fp8(p.dtype)) s += " " + p.fp8_format();
   if (p.alpha != 1.0 || p.beta != 0.0) s += fmt::format(" a={:g} b={:g}", p.alpha, p.beta);
   if (!preset.empty()) s += " " + preset.model + " " + preset.layer;

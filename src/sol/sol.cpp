@@ -101,6 +101,7 @@ std::optional<InstrClass> instruction_class(DType d, Accum a) {
       if (a == Accum::f32) return InstrClass::tensor_bf16_f32acc;
       break;
     case DType::e4m3:
+    case DType::e5m2:  // every FP8 pair runs at the one FP8 rate (wgmma and mma.sync kinds alike)
       if (a == Accum::f32) return InstrClass::tensor_fp8_f32acc;
       break;
   }
@@ -142,7 +143,7 @@ double gemm_min_bytes(const GemmProblem& p) {
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   const double c_reads = p.beta != 0 ? 1 : 0;
   // FP8: 1-byte A and B, C of its own type; the scales (at most 1/128 of the inputs) not counted.
-  return (m * k + k * n) * double(dtype_bytes(p.dtype)) +
+  return m * k * double(dtype_bytes(p.dtype)) + k * n * double(dtype_bytes(p.b_type())) +
          (1 + c_reads) * m * n * double(dtype_bytes(p.out_type()));
 }
 

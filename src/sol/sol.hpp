@@ -24,7 +24,7 @@ enum class InstrClass {
   tensor_f16_f32acc,
   tensor_f16_f16acc,
   tensor_bf16_f32acc,
-  tensor_fp8_f32acc  // e4m3 inputs (wgmma ...f32.e4m3.e4m3, cuBLASLt FP8): twice the f16 rate
+  tensor_fp8_f32acc  // FP8 inputs, any pair (wgmma .f32.e4m3.e5m2 etc., cuBLASLt FP8): twice f16
 };
 const char* to_string(InstrClass c);
 // Absent for a combination gemmbench never plans (bf16 inputs with f16 accumulation).

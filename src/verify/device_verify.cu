@@ -29,8 +29,9 @@ __device__ __forceinline__ double to_double(__half x) {
 __device__ __forceinline__ double to_double(__nv_bfloat16 x) {
   return __bfloat162float(x);
 }
-__device__ __forceinline__ double to_double(__nv_fp8_e4m3 x) {
-  return float(x);
+// An FP8 byte in either format (the format a run-time value): both convert exactly to f16.
+__device__ __forceinline__ double fp8_to_double(uint8_t x, __nv_fp8_interpretation_t format) {
+  return __half2float(__half(__nv_cvt_fp8_to_halfraw(x, format)));
 }
 
 template <class T>
@@ -100,14 +101,16 @@ struct PlainLoad {
     return to_double(p[row * s_row + k * s_k]);
   }
 };
-// An FP8 operand stored as rows of K (TN), dequantized in fp64: q * scale exactly.
+// An FP8 operand stored as rows of K (TN), dequantized in fp64: q * scale exactly, each operand
+// decoded in its own format (A and B may differ).
 struct Fp8Load {
-  const __nv_fp8_e4m3* p;
+  const uint8_t* p;
   int64_t ld;
   const float* scales;
   ScaleIndex idx;
+  __nv_fp8_interpretation_t format;  // __NV_E4M3 or __NV_E5M2
   __device__ double operator()(int64_t row, int64_t k) const {
-    return to_double(p[row * ld + k]) * double(scales[idx(row, k)]);
+    return fp8_to_double(p[row * ld + k], format) * double(scales[idx(row, k)]);
   }
 };
 
@@ -169,19 +172,28 @@ __global__ void __launch_bounds__(256)
   if (threadIdx.x == 0) amax[g] = block_max;
 }
 
-__global__ void scales_from_amax_kernel(float* s, int64_t count, float fp8_max) {
+__global__ void scales_from_amax_kernel(float* s, int64_t count, float format_max) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x)
-    s[i] = s[i] > 0.f ? s[i] / fp8_max : 1.f;
+    s[i] = s[i] > 0.f ? s[i] / format_max : 1.f;
 }
 
+// Q: __nv_fp8_e4m3 or __nv_fp8_e5m2, whose constructor from float rounds to nearest (even) and
+// saturates to the format's largest finite value.
+template <class Q>
 __global__ void quantize_kernel(const float* x, int64_t rows, int64_t K, ScaleIndex idx,
-                                const float* scales, __nv_fp8_e4m3* q) {
+                                const float* scales, Q* q) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * K;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t row = i / K, k = i % K;
-    q[i] = __nv_fp8_e4m3(x[i] / scales[idx(row, k)]);  // round to nearest, saturating
+    q[i] = Q(x[i] / scales[idx(row, k)]);
   }
+}
+
+__nv_fp8_interpretation_t fp8_format(DType t) {
+  if (!is_fp8(t))
+    throw std::logic_error(std::string("device_verify: ") + to_string(t) + " is not an FP8 type");
+  return t == DType::e5m2 ? __NV_E5M2 : __NV_E4M3;
 }
 
 // FP8 inputs' spread: x(row, k) *= 2^(e1 + e2), e1 drawn per (row, 128-block of K) and e2 per
@@ -309,7 +321,9 @@ void by_dtype(DType t, Fn&& fn) {
       fn(__nv_bfloat16{});
       break;
     case DType::e4m3:  // never a C type; FP8 inputs are made by quantize_fp8, not filled
-      throw std::logic_error("device_verify: e4m3 is an input type only");
+    case DType::e5m2:
+      throw std::logic_error(std::string("device_verify: ") + to_string(t) +
+                             " is an input type only");
   }
 }
 
@@ -381,8 +395,17 @@ ScaleIndex scale_index_b(const GemmProblem& p) {
   }
 }
 
-void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, void* q,
-                  float* scales, float* scratch, cudaStream_t stream) {
+Fp8Operand fp8_operand_a(const GemmProblem& p) {
+  return {p.m, scale_index_a(p), p.dtype};
+}
+
+Fp8Operand fp8_operand_b(const GemmProblem& p) {
+  return {p.n, scale_index_b(p), p.b_type()};
+}
+
+void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, DType format,
+                  void* q, float* scales, float* scratch, cudaStream_t stream) {
+  const bool e5m2 = fp8_format(format) == __NV_E5M2;
   const int64_t groups = idx.groups(rows);
   if (idx.rblk >= rows && idx.kbs >= k) {
     // One scale for the whole tensor: the rows' amax first (one block each), then theirs.
@@ -393,10 +416,15 @@ void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx
     amax_kernel<<<int(groups), 256, 0, stream>>>(x, rows, k, idx, scales);
   }
   CUDA_CHECK_LAST_LAUNCH();
-  scales_from_amax_kernel<<<grid_for(groups), 256, 0, stream>>>(scales, groups, 448.f);
+  scales_from_amax_kernel<<<grid_for(groups), 256, 0, stream>>>(scales, groups,
+                                                                float(fp8_max(format)));
   CUDA_CHECK_LAST_LAUNCH();
-  quantize_kernel<<<grid_for(rows * k), 256, 0, stream>>>(x, rows, k, idx, scales,
-                                                          static_cast<__nv_fp8_e4m3*>(q));
+  if (e5m2)
+    quantize_kernel<<<grid_for(rows * k), 256, 0, stream>>>(x, rows, k, idx, scales,
+                                                            static_cast<__nv_fp8_e5m2*>(q));
+  else
+    quantize_kernel<<<grid_for(rows * k), 256, 0, stream>>>(x, rows, k, idx, scales,
+                                                            static_cast<__nv_fp8_e4m3*>(q));
   CUDA_CHECK_LAST_LAUNCH();
 }
 
@@ -418,9 +446,10 @@ Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a
         x, rows, p.k, splitmix64(seed * 0x100000001B3ull + tensor + 0x5bd1e995ull));
     CUDA_CHECK_LAST_LAUNCH();
   }
-  quantize_fp8(a32.as<float>(), p.m, p.k, scale_index_a(p), in.a.get(), in.scale_a.as<float>(),
+  const Fp8Operand oa = fp8_operand_a(p), ob = fp8_operand_b(p);
+  quantize_fp8(a32.as<float>(), oa.rows, p.k, oa.idx, oa.format, in.a.get(), in.scale_a.as<float>(),
                scratch.as<float>(), stream);
-  quantize_fp8(b32.as<float>(), p.n, p.k, scale_index_b(p), in.b.get(), in.scale_b.as<float>(),
+  quantize_fp8(b32.as<float>(), ob.rows, p.k, ob.idx, ob.format, in.b.get(), in.scale_b.as<float>(),
                scratch.as<float>(), stream);
   if (with_f32) with_f32(a32.as<float>(), b32.as<float>());
   CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 values and the scratch are freed
@@ -429,8 +458,9 @@ Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a
 
 void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,
                         const float* scale_b, const void* c0, double* ref, cudaStream_t stream) {
-  const Fp8Load la{static_cast<const __nv_fp8_e4m3*>(a), p.k, scale_a, scale_index_a(p)};
-  const Fp8Load lb{static_cast<const __nv_fp8_e4m3*>(b), p.k, scale_b, scale_index_b(p)};
+  const Fp8Operand oa = fp8_operand_a(p), ob = fp8_operand_b(p);
+  const Fp8Load la{static_cast<const uint8_t*>(a), p.k, scale_a, oa.idx, fp8_format(oa.format)};
+  const Fp8Load lb{static_cast<const uint8_t*>(b), p.k, scale_b, ob.idx, fp8_format(ob.format)};
   by_dtype(p.out_type(), [&](auto tag) {
     launch_reference<Fp8Load, Fp8Load, decltype(tag)>(p, la, lb, c0, ref, stream);
   });

@@ -50,20 +50,34 @@ struct ScaleIndex {
 ScaleIndex scale_index_a(const GemmProblem& p);
 ScaleIndex scale_index_b(const GemmProblem& p);
 
-// FP8 inputs as released models store them: x (rows x K, K-contiguous, f32) quantized to e4m3 in
-// q, each group of `idx` scaled so that its largest magnitude maps to 448 (scale = amax / 448;
-// 1 for a group of zeros): q = RN(x / scale), saturating. `scales` receives idx.groups(rows)
-// floats. `scratch` holds `rows` floats (the per-row amax of tensor scaling).
-void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, void* q,
-                  float* scales, float* scratch, cudaStream_t stream);
+// One operand of an FP8 problem as quantize_fp8 makes it: its rows (of K), its scale groups and
+// its own format, whose largest value the largest element of every group maps to (A: p.dtype,
+// B: p.b_type(); e4m3 448, e5m2 57344).
+struct Fp8Operand {
+  int64_t rows;
+  ScaleIndex idx;
+  DType format;
+  double max() const { return fp8_max(format); }
+};
+Fp8Operand fp8_operand_a(const GemmProblem& p);  // M rows, scale_index_a, A's type
+Fp8Operand fp8_operand_b(const GemmProblem& p);  // N rows, scale_index_b, B's type
+
+// FP8 inputs as released models store them: x (rows x K, K-contiguous, f32) quantized to `format`
+// (e4m3 or e5m2) in q, each group of `idx` scaled so that its largest magnitude maps to the
+// format's largest value, fp8_max (scale = amax / 448 for e4m3, amax / 57344 for e5m2; 1 for a
+// group of zeros): q = RN(x / scale), saturating. `scales` receives idx.groups(rows) floats.
+// `scratch` holds `rows` floats (the per-row amax of tensor scaling).
+void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx, DType format,
+                  void* q, float* scales, float* scratch, cudaStream_t stream);
 
 // The FP8 operands of p (TN) as gemmbench makes them: A and B filled in f32 as for an f32
 // problem (tensors tensor_a, tensor_b of `seed`, distribution d), each row's 128-blocks of K
 // multiplied by 2^e, e in -2..2, part drawn per row and part per 128x128 block (so that scales
 // differ between rows and blocks by up to 16x, and a kernel that misreads them fails
 // verification), then quantized by quantize_fp8
-// with the scales of p.scale. `with_f32`, when given, runs while the f32 values still exist (the
-// runner computes the unquantized reference there); the stream is synchronized before they go.
+// with the scales of p.scale, A to p.dtype and B to p.b_type() (each to its own largest value).
+// `with_f32`, when given, runs while the f32 values still exist (the runner computes the
+// unquantized reference there); the stream is synchronized before they go.
 struct Fp8Inputs {
   DeviceBuffer a, b, scale_a, scale_b;
 };
@@ -72,7 +86,8 @@ Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a
                           const std::function<void(const float* a, const float* b)>& with_f32 = {});
 
 // ref = alpha * op(A) * op(B) + beta * C0 in fp64 for an FP8 (TN) problem, from the dequantized
-// inputs (q * scale, exact in fp64): exactly what a kernel multiplies. C0 has p.out_type().
+// inputs (q * scale, exact in fp64; A's bytes read as p.dtype, B's as p.b_type()): exactly what a
+// kernel multiplies. C0 has p.out_type().
 void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,
                         const float* scale_b, const void* c0, double* ref, cudaStream_t stream);
 // The same product from the f32 values before quantization (TN, C0 of p.out_type()): the

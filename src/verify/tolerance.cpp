@@ -15,6 +15,8 @@ double unit_roundoff(DType d) {
       return std::ldexp(1.0, -8);
     case DType::e4m3:
       return std::ldexp(1.0, -4);
+    case DType::e5m2:
+      return std::ldexp(1.0, -3);
   }
   return 1.0;
 }

@@ -44,6 +44,11 @@ double verification_tolerance(DType dtype, Accum accum, int64_t k);
 // C's type, P the K-extent the tensor cores accumulate before the sum is promoted to f32
 // registers (kFp8PromoteK; all of K with fast accumulation) and u_fp8acc = 2^-14: Hopper's FP8
 // tensor cores keep about 14 bits of the partial sums (DeepSeek-V3 technical report, 3.3.2).
+// The operands' own unit roundoffs (e4m3 2^-4, e5m2 2^-3) are not in it, for any pair: the
+// reference multiplies the same dequantized values exactly, and a product of two FP8 values (at
+// most 8 significant bits) enters the tensor cores' sum exactly, whose rounding is the u_fp8acc
+// term. They set the quantization error instead (ErrorStats::quant_normwise): reported, not
+// bounded.
 inline constexpr int64_t kFp8PromoteK = 128;
 double verification_tolerance(const GemmProblem& p);
 

@@ -1,11 +1,12 @@
-// cuBLASLt's FP8 (e4m3) path on a real device: in every scale mode, output type and with fast
+// cuBLASLt's FP8 path on a real device: in every scale mode, output type and with fast
 // accumulation, CublasLtGemm given gemmbench's scale layouts (core/types.hpp) matches an fp64
-// reference of the dequantized inputs (q * scale) computed here on the host, element by element.
+// reference of the dequantized inputs (q * scale) computed here on the host, element by element;
+// e4m3 x e4m3 everywhere, e4m3 x e5m2 and e5m2 x e4m3 where cuBLASLt takes them.
 // Scales are distinct per row and per block, so a scale read from the wrong place (cuBLASLt's
 // block128 layouts differ from gemmbench's) moves elements outside the bound.
 //
 // The bound, per element: |c - ref| <= u_out * |ref| + (ceil(K/32) + 2) * 2^-13 * sum_k |terms|.
-// u_out is C's rounding (bf16 2^-8, f16 2^-11, f32 2^-24); the products of e4m3 values are exact.
+// u_out is C's rounding (bf16 2^-8, f16 2^-11, f32 2^-24); the products of FP8 values are exact.
 // The second term models the accumulation in Hopper's tensor cores: each FP8 wgmma (K = 32) adds
 // its products into the accumulator keeping about 14 bits (DeepSeek-V3 technical report, 3.3.2,
 // https://arxiv.org/abs/2412.19437), read as one truncation of at most 2^-13 of the magnitudes
@@ -26,6 +27,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -50,6 +52,23 @@ GemmProblem fp8_problem(int64_t m, int64_t n, int64_t k, ScaleMode scale, DType 
   return p;
 }
 
+// The same problem with A of type a and B of type b.
+GemmProblem with_types(GemmProblem p, DType a, DType b) {
+  p.dtype = a;
+  p.dtype_b.reset();
+  if (b != a) p.dtype_b = b;
+  return p;
+}
+
+// An FP8 value of type t as its byte (round to nearest, saturating), and a byte of type t as the
+// number it stands for (exact: both formats fit f16).
+uint8_t to_fp8(float v, DType t) {
+  return t == DType::e5m2 ? __nv_fp8_e5m2(v).__x : __nv_fp8_e4m3(v).__x;
+}
+double from_fp8(uint8_t q, DType t) {
+  return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, t == DType::e5m2 ? __NV_E5M2 : __NV_E4M3)));
+}
+
 // The value a double becomes when stored as C (out) and read back.
 double as_out(DType out, double v) {
   if (out == DType::bf16) return __bfloat162float(__float2bfloat16(float(v)));
@@ -61,7 +80,7 @@ double as_out(DType out, double v) {
 // scales in gemmbench's layout, and C before the call (values of the output type).
 struct HostFp8 {
   GemmProblem p;
-  std::vector<__nv_fp8_e4m3> a, b;
+  std::vector<uint8_t> a, b;  // A's bytes in p.dtype, B's in p.b_type()
   std::vector<float> sa, sb;
   std::vector<double> c0;
 };
@@ -70,8 +89,8 @@ HostFp8 make_host(const GemmProblem& p, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> value(-16.f, 16.f), scale(0.5f, 2.f), c(-64.f, 64.f);
   HostFp8 h{p, {}, {}, {}, {}, {}};
-  for (int64_t i = 0; i < p.m * p.k; ++i) h.a.emplace_back(value(rng));
-  for (int64_t i = 0; i < p.n * p.k; ++i) h.b.emplace_back(value(rng));
+  for (int64_t i = 0; i < p.m * p.k; ++i) h.a.push_back(to_fp8(value(rng), p.dtype));
+  for (int64_t i = 0; i < p.n * p.k; ++i) h.b.push_back(to_fp8(value(rng), p.b_type()));
   for (int64_t i = 0; i < scale_count_a(p.scale, p.m, p.k); ++i) h.sa.push_back(scale(rng));
   for (int64_t i = 0; i < scale_count_b(p.scale, p.n, p.k); ++i) h.sb.push_back(scale(rng));
   for (int64_t i = 0; i < p.m * p.n; ++i) h.c0.push_back(as_out(p.out, c(rng)));
@@ -92,14 +111,15 @@ double scale_at(const std::vector<float>& s, ScaleMode mode, int64_t row, int64_
   }
 }
 
-// q * scale of a K-contiguous operand with `rows` rows.
-std::vector<double> dequantized(const std::vector<__nv_fp8_e4m3>& q, const std::vector<float>& s,
+// q * scale of a K-contiguous operand with `rows` rows, its bytes read in its own type.
+std::vector<double> dequantized(const std::vector<uint8_t>& q, const std::vector<float>& s,
                                 const GemmProblem& p, int64_t rows, bool operand_a) {
+  const DType t = operand_a ? p.dtype : p.b_type();
   std::vector<double> x(q.size());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t k = 0; k < p.k; ++k)
       x[size_t(r * p.k + k)] =
-          double(float(q[size_t(r * p.k + k)])) * scale_at(s, p.scale, r, k, p.k, operand_a);
+          from_fp8(q[size_t(r * p.k + k)], t) * scale_at(s, p.scale, r, k, p.k, operand_a);
   return x;
 }
 
@@ -337,6 +357,35 @@ TEST(CublasLtFp8, Block128WithAPartialNBlockRunsWithinTheBound) {
   expect_within_bound(fp8_problem(256, 196, 640, ScaleMode::block128), 12);
 }
 
+// e4m3 x e5m2 and e5m2 x e4m3 (cuBLASLt's FP8 types with one e5m2 operand): per-tensor scales,
+// with and without fast accumulation, must run and match the reference, each operand read in its
+// own format; row and block scales run where cuBLASLt's heuristic offers an algorithm, and are
+// otherwise refused with a reason that names the types (printed, for the record of which run).
+TEST(CublasLtFp8, MixedPairsMatchTheDequantizedReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  for (const auto& [a, b] : {std::pair{DType::e4m3, DType::e5m2}, {DType::e5m2, DType::e4m3}}) {
+    expect_within_bound(with_types(fp8_problem(256, 256, 512, ScaleMode::tensor), a, b), 21);
+    expect_within_bound(with_types(fp8_problem(200, 384, 656, ScaleMode::tensor), a, b), 22);
+    expect_within_bound(
+        with_types(fp8_problem(128, 128, 4096, ScaleMode::tensor, DType::f32, true), a, b), 23);
+    for (ScaleMode mode : {ScaleMode::row, ScaleMode::block128}) {
+      const GemmProblem p = with_types(fp8_problem(200, 384, 656, mode), a, b);
+      SCOPED_TRACE(p.type_string());
+      const Outcome o = run_case(make_host(p, 24));
+      if (!o.why_not.empty()) {
+        std::printf("%-14s %-28s cuBLASLt refused: %s\n", p.shape_string().c_str(),
+                    p.type_string().c_str(), o.why_not.c_str());
+        EXPECT_NE(o.why_not.find(p.type_string()), std::string::npos) << o.why_not;
+        continue;
+      }
+      std::printf("%-14s %-28s %.3g of the bound\n", p.shape_string().c_str(),
+                  p.type_string().c_str(), o.bound_share);
+      EXPECT_EQ(o.nonfinite, 0);
+      EXPECT_EQ(o.outside, 0) << "elements outside the bound; worst used " << o.bound_share;
+    }
+  }
+}
+
 TEST(CublasLtFp8, CublasGemmExRefusesFp8) {
   GEMMBENCH_REQUIRE_GPU();
   CublasGemm cublas;
@@ -369,6 +418,10 @@ TEST(CublasLtFp8, Fp8UnsupportedNamesEachBadShape) {
   GemmProblem nt = fp8_problem(256, 256, 512, ScaleMode::tensor);
   nt.layout = Layout::nt;
   names(nt, "TN");
+  const GemmProblem e4 = fp8_problem(256, 256, 512, ScaleMode::tensor);
+  EXPECT_EQ(why(with_types(e4, DType::e4m3, DType::e5m2)), "");
+  EXPECT_EQ(why(with_types(e4, DType::e5m2, DType::e4m3)), "");
+  names(with_types(e4, DType::e5m2, DType::e5m2), "e5m2 x e5m2");
   EXPECT_EQ(why(GemmProblem{100, 3, 7, Layout::nn, DType::f16, Accum::f32, 1.0, 0.0}), "")
       << "nothing to refuse in a non-FP8 problem";
 }

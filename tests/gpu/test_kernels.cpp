@@ -73,17 +73,31 @@ struct Combo {
   Accum accum;
   ScaleMode scale = ScaleMode::none;  // FP8 kernels: each scaling is its own combination,
   bool fast_accum = false;            // and fast accumulation where the scaling allows it
+  DType dtype_b = dtype;              // FP8: B's type (each pair its own combination)
+
+  GemmProblem problem(int m, int n, int k, double alpha, double beta) const {
+    GemmProblem p{m, n, k, layout, dtype, accum, alpha, beta};
+    if (is_fp8(dtype)) {
+      p.out = default_out(dtype), p.scale = scale, p.fast_accum = fast_accum;
+      if (dtype_b != dtype) p.dtype_b = dtype_b;
+    }
+    return p;
+  }
 };
 
+// "fp8gemm_sm90_tn_e4m3_f32_row_fast"; another B type shows as the pair, "..._e4m3xe5m2_f32_...".
 std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
   const Combo& c = info.param;
+  const GemmProblem p = c.problem(1, 1, 1, 1.0, 0.0);
   std::string name = (c.kernel ? c.kernel->name : std::string("cublas")) + "_" +
-                     to_string(c.layout) + "_" + to_string(c.dtype) + "_" + to_string(c.accum);
+                     to_string(c.layout) + "_" + p.input_types() + "_" + to_string(c.accum);
   if (is_fp8(c.dtype))
     name += std::string("_") + to_string(c.scale) + (c.fast_accum ? "_fast" : "");
   return name;
 }
 
+// FP8 kernels run every pair of the types they declare (as the plan gives them), e5m2 x e5m2 aside:
+// e4m3 x e4m3 for the e4m3-only rungs, and e4m3 x e5m2, e5m2 x e4m3 too where e5m2 is declared.
 std::vector<Combo> kernel_combos() {
   std::vector<Combo> out;
   for (const KernelInfo* k : KernelRegistry::instance().all())
@@ -93,10 +107,14 @@ std::vector<Combo> kernel_combos() {
           if (!accum_valid_for(d, a)) continue;
           if (!is_fp8(d)) {
             out.push_back({k, l, d, a});
-          } else if (l == Layout::tn) {  // FP8 is TN only (the plan's rule)
+            continue;
+          }
+          if (l != Layout::tn) continue;  // FP8 is TN only (the plan's rule)
+          for (DType b : k->dtypes) {
+            if (!fp8_pair_unsupported(d, b).empty()) continue;
             for (ScaleMode sm : kFp8ScaleModes) {
-              out.push_back({k, l, d, a, sm});
-              if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true});
+              out.push_back({k, l, d, a, sm, false, b});
+              if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true, b});
             }
           }
         }
@@ -187,9 +205,7 @@ void check_all_shapes(const Combo& c, int max_ctas = 0) {
     // non-unit alpha alone (epilogues that skip C when beta == 0 still scale).
     const bool with_beta = i % 3 == 1, with_alpha = i % 3 == 2;
     const double alpha = with_beta ? -0.75 : with_alpha ? 1.5 : 1.0;
-    GemmProblem p{s.m, s.n, s.k, c.layout, c.dtype, c.accum, alpha, with_beta ? 0.5 : 0.0};
-    if (is_fp8(p.dtype))
-      p.out = default_out(p.dtype), p.scale = c.scale, p.fast_accum = c.fast_accum;
+    const GemmProblem p = c.problem(s.m, s.n, s.k, alpha, with_beta ? 0.5 : 0.0);
     SCOPED_TRACE(p.shape_string() + " alpha=" + std::to_string(p.alpha) +
                  " beta=" + std::to_string(p.beta));
     if (c.kernel) {

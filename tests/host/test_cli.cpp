@@ -77,6 +77,51 @@ TEST(Cli, TypesLayoutsMeasurement) {
   EXPECT_EQ(r.seed, 9u);
 }
 
+// --dtype-b: B's FP8 type, a comma list like --dtype's; A's type without it. e5m2 x e5m2 and a
+// B type without an FP8 A are refused by the plan, in one line, as every usage error is.
+TEST(Cli, DtypeBPicksBsFp8Type) {
+  const RunRequest r = resolve_request(
+      parse({"--kernel", "fp8gemm", "--dtype", "e4m3,e5m2", "--dtype-b", "e4m3", "--m", "64"})
+          .options);
+  EXPECT_EQ(r.runs[0].dtypes, (std::vector<DType>{DType::e4m3, DType::e5m2}));
+  EXPECT_EQ(r.runs[0].dtypes_b, std::vector<DType>{DType::e4m3});
+  EXPECT_TRUE(resolve_request(parse({"--dtype", "e4m3"}).options).runs[0].dtypes_b.empty());
+  const Plan plan = build_plan(r.runs, MeasureSettings{}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_EQ(plan.groups[1].problem.type_string(), "e5m2xe4m3/f32 tensor");
+
+  for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--dtype", "e4m3", "--dtype-b", "f16"}, "--dtype-b: 'f16' is not one of e4m3, e5m2"},
+           {{"--dtype", "e4m3", "--dtype-b", "e5m3"}, "--dtype-b: 'e5m3' is not one of e4m3, e5m2"},
+           {{"--dtype", "e4m3", "--dtype-b", ""}, "--dtype-b: empty value"},
+           {{"--config", "configs/llm_fp8.json", "--dtype-b", "e5m2"}, "cannot be combined"}}) {
+    const std::string msg = usage_error_of(args);
+    EXPECT_NE(msg.find(fragment), std::string::npos) << args[1] << ": " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  const auto plan_error = [](std::vector<std::string> args) {
+    try {
+      build_plan(resolve_request(parse(std::move(args)).options).runs, MeasureSettings{}, {},
+                 KernelRegistry::instance());
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--dtype", "e5m2", "--m", "64"}, "--dtype e5m2 without --dtype-b"},
+           {{"--dtype", "e5m2", "--dtype-b", "e5m2", "--m", "64"}, "e5m2 x e5m2"},
+           {{"--dtype", "f16", "--dtype-b", "e5m2", "--m", "64"}, "--dtype-b applies to FP8"},
+           {{"--dtype-b", "e5m2", "--m", "64"}, "--dtype-b applies to FP8"}}) {
+    const std::string msg = plan_error(args);
+    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  const CliOutcome help = parse({"--help"});
+  EXPECT_NE(help.text.find("--dtype-b"), std::string::npos);
+  EXPECT_NE(help.text.find("e5m2 x e5m2 does not"), std::string::npos);
+}
+
 TEST(Cli, DataDistribution) {
   EXPECT_FALSE(parse({"--m", "64"}).options.measure.data) << "no --data: the default applies";
   EXPECT_EQ(parse({"--data", "int3"}).options.measure.data, DataDist::int3);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "compare/compare.hpp"
 #include "core/errors.hpp"
@@ -294,6 +295,28 @@ TEST(Compare, CaseKeyCoversRegimePresetAndMeasurement) {
   const Comparison t = compare_reports(twice, twice, {});
   ASSERT_EQ(t.cases.size(), 2u);
   EXPECT_DOUBLE_EQ(*t.cases[1].base_median_ms, 0.30);
+}
+
+// FP8 rows of one shape with different B types are different cases: never paired.
+TEST(Compare, FP8RowsOfAnotherBTypeAreNotTheSameCase) {
+  auto fp8 = [](const std::string& kernel, double ms, std::optional<DType> b) {
+    CaseResult r = row(kernel, ms);
+    r.problem.dtype = DType::e4m3;
+    r.problem.out = DType::bf16;
+    r.problem.scale = ScaleMode::tensor;
+    r.problem.dtype_b = b;
+    return r;
+  };
+  const Comparison same = compare_reports(report({fp8("fp8gemm_sm90", 0.40, std::nullopt)}),
+                                          report({fp8("fp8gemm_sm90", 0.40, DType::e4m3)}), {});
+  EXPECT_EQ(same.cases.size(), 1u) << "e4m3 x e4m3, whether or not B's type is spelled out";
+  const Comparison c = compare_reports(report({fp8("fp8gemm_sm90", 0.40, std::nullopt)}),
+                                       report({fp8("fp8gemm_sm90", 0.80, DType::e5m2)}), {});
+  EXPECT_TRUE(c.cases.empty());
+  ASSERT_EQ(c.only_base.size(), 1u);
+  ASSERT_EQ(c.only_new.size(), 1u);
+  EXPECT_NE(c.only_new[0].find("e4m3xe5m2/f32 tensor"), std::string::npos) << c.only_new[0];
+  EXPECT_EQ(c.only_base[0].find("xe5m2"), std::string::npos) << c.only_base[0];
 }
 
 TEST(Compare, BadInputIsOneLineUsageError) {

@@ -1,5 +1,5 @@
-// FP8 (e4m3) as a problem type, everywhere but on the GPU: the vocabulary, the plan's rules, the
-// config keys, the report fields, speed of light, the verification bound and the scale index.
+// FP8 (e4m3, e5m2) as a problem type, everywhere but on the GPU: the vocabulary, the plan's rules,
+// the config keys, the report fields, speed of light, the verification bound and the scale index.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +7,9 @@
 #include "config/config.hpp"
 #include "core/errors.hpp"
 #include "plan/plan.hpp"
+#include "plan/shard.hpp"
 #include "report/json_codec.hpp"
+#include "report/reporter.hpp"
 #include "runner/cublaslt_gemm.hpp"
 #include "sol/sol.hpp"
 #include "verify/device_verify.hpp"
@@ -61,7 +63,8 @@ GemmProblem fp8_problem(ScaleMode s, bool fast = false, int64_t k = 4096) {
 
 TEST(Fp8Types, NamesBytesAndDefaults) {
   EXPECT_EQ(parse_dtype("e4m3"), DType::e4m3);
-  EXPECT_FALSE(parse_dtype("e5m2"));
+  EXPECT_EQ(parse_dtype("e5m2"), DType::e5m2);
+  EXPECT_FALSE(parse_dtype("e5m3"));
   EXPECT_EQ(parse_scale_mode("block128"), ScaleMode::block128);
   EXPECT_FALSE(parse_scale_mode("none")) << "none is not a scaling a user picks";
   EXPECT_EQ(dtype_bytes(DType::e4m3), 1);
@@ -76,6 +79,42 @@ TEST(Fp8Types, NamesBytesAndDefaults) {
   GemmProblem f16{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
   EXPECT_EQ(f16.type_string(), "f16/f32");
   EXPECT_EQ(f16.out_type(), DType::f16) << "out is an FP8 field; other types write their own";
+}
+
+// e5m2 beside e4m3: its own largest value and unit roundoff, B's type apart from A's, the pair in
+// the type string only where the two differ (so e4m3 x e4m3 reads as it always did).
+TEST(Fp8Types, E5m2AndTheTypeOfB) {
+  EXPECT_TRUE(is_fp8(DType::e5m2));
+  EXPECT_EQ(dtype_bytes(DType::e5m2), 1);
+  EXPECT_DOUBLE_EQ(fp8_max(DType::e5m2), 57344.0);
+  EXPECT_DOUBLE_EQ(fp8_max(DType::e4m3), 448.0);
+  EXPECT_DOUBLE_EQ(unit_roundoff(DType::e5m2), 0.125) << "2 mantissa bits";
+  EXPECT_DOUBLE_EQ(unit_roundoff(DType::e4m3), 0.0625) << "3 mantissa bits";
+  EXPECT_EQ(default_out(DType::e5m2), DType::bf16);
+  EXPECT_FALSE(accum_valid_for(DType::e5m2, Accum::f16));
+
+  GemmProblem p = fp8_problem(ScaleMode::tensor);
+  EXPECT_EQ(p.b_type(), DType::e4m3) << "unset: B has A's type";
+  EXPECT_EQ(p.type_string(), "e4m3/f32 tensor");
+  p.dtype_b = DType::e4m3;
+  EXPECT_EQ(p.type_string(), "e4m3/f32 tensor") << "set to A's type reads the same";
+  p.dtype_b = DType::e5m2;
+  EXPECT_EQ(p.b_type(), DType::e5m2);
+  EXPECT_EQ(p.input_types(), "e4m3xe5m2");
+  EXPECT_EQ(p.type_string(), "e4m3xe5m2/f32 tensor");
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3, p.scale = ScaleMode::block128;
+  EXPECT_EQ(p.type_string(), "e5m2xe4m3/f32 block128");
+  GemmProblem f16{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
+  f16.dtype_b = DType::e5m2;
+  EXPECT_EQ(f16.b_type(), DType::f16) << "B's own type is an FP8 field";
+
+  EXPECT_EQ(fp8_pair_unsupported(DType::e4m3, DType::e4m3), "");
+  EXPECT_EQ(fp8_pair_unsupported(DType::e4m3, DType::e5m2), "");
+  EXPECT_EQ(fp8_pair_unsupported(DType::e5m2, DType::e4m3), "");
+  const std::string why = fp8_pair_unsupported(DType::e5m2, DType::e5m2);
+  EXPECT_NE(why.find("e5m2 x e5m2"), std::string::npos) << why;
+  EXPECT_NE(why.find("cuBLASLt"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
 }
 
 TEST(Fp8Types, ScaleCountsFollowTheLayouts) {
@@ -219,6 +258,7 @@ TEST(Fp8Sol, FourByteCAndTwiceTheF16Peak) {
   const auto cls = instruction_class(DType::e4m3, Accum::f32);
   ASSERT_TRUE(cls);
   EXPECT_EQ(*cls, InstrClass::tensor_fp8_f32acc);
+  EXPECT_EQ(instruction_class(DType::e5m2, Accum::f32), cls) << "one FP8 rate for every pair";
   const auto h100 = flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", *cls);
   const auto h100_f16 =
       flop_per_clock_per_sm(90, "NVIDIA H100 80GB HBM3", InstrClass::tensor_f16_f32acc);
@@ -231,6 +271,9 @@ TEST(Fp8Sol, FourByteCAndTwiceTheF16Peak) {
   EXPECT_NE(why.find("tensor_fp8_f32acc"), std::string::npos) << why;
   const GemmProblem p = fp8_problem(ScaleMode::tensor);  // 256 x 384 x 4096, C bf16
   EXPECT_DOUBLE_EQ(gemm_min_bytes(p), (256.0 * 4096 + 4096.0 * 384) * 1 + 256.0 * 384 * 2);
+  GemmProblem mixed = p;
+  mixed.dtype_b = DType::e5m2;
+  EXPECT_DOUBLE_EQ(gemm_min_bytes(mixed), gemm_min_bytes(p)) << "e5m2 is one byte too";
 }
 
 TEST(Fp8Tolerance, FollowsOutputRoundingAndTheAccumulator) {
@@ -266,4 +309,238 @@ TEST(Fp8Baseline, CublasLtRefusalsNameTheirReason) {
   EXPECT_NE(CublasLtGemm::fp8_unsupported(p).find("multiple of 4"), std::string::npos);
   GemmProblem fast_block = fp8_problem(ScaleMode::block128, true);
   EXPECT_FALSE(CublasLtGemm::fp8_unsupported(fast_block).empty());
+}
+
+// ---- e5m2 and B's own type -------------------------------------------------------------------
+
+// The verification bound is the arithmetic's: the same for every pair (the reference multiplies
+// the dequantized values, whatever their format).
+TEST(Fp8Tolerance, TheSameForEveryPair) {
+  GemmProblem p = fp8_problem(ScaleMode::tensor, false, 4096);
+  const double e4 = verification_tolerance(p);
+  p.dtype_b = DType::e5m2;
+  EXPECT_DOUBLE_EQ(verification_tolerance(p), e4);
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_DOUBLE_EQ(verification_tolerance(p), e4);
+}
+
+TEST(Fp8Baseline, CublasLtRefusesE5m2TimesE5m2AndTakesTheMixedPairs) {
+  GemmProblem p = fp8_problem(ScaleMode::tensor);
+  p.dtype_b = DType::e5m2;
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_EQ(CublasLtGemm::fp8_unsupported(p), "");
+  p.dtype_b.reset();  // B takes A's type: e5m2 x e5m2
+  const std::string why = CublasLtGemm::fp8_unsupported(p);
+  EXPECT_NE(why.find("e5m2 x e5m2"), std::string::npos) << why;
+}
+
+// The quantizer gives each operand its own format: the largest element of every group lands on
+// A's format's largest value for A and on B's for B (e4m3 448, e5m2 57344).
+TEST(Fp8Quantizer, EachOperandScalesToItsOwnFormat) {
+  GemmProblem p = fp8_problem(ScaleMode::block128, false, 1000);
+  p.m = 300, p.n = 200;
+  p.dtype_b = DType::e5m2;
+  const Fp8Operand a = fp8_operand_a(p), b = fp8_operand_b(p);
+  EXPECT_EQ(a.format, DType::e4m3);
+  EXPECT_DOUBLE_EQ(a.max(), 448.0);
+  EXPECT_EQ(a.rows, 300);
+  EXPECT_EQ(a.idx.groups(a.rows), scale_count_a(p.scale, p.m, p.k));
+  EXPECT_EQ(b.format, DType::e5m2);
+  EXPECT_DOUBLE_EQ(b.max(), 57344.0);
+  EXPECT_EQ(b.rows, 200);
+  EXPECT_EQ(b.idx.groups(b.rows), scale_count_b(p.scale, p.n, p.k));
+  p.dtype = DType::e5m2, p.dtype_b = DType::e4m3;
+  EXPECT_DOUBLE_EQ(fp8_operand_a(p).max(), 57344.0);
+  EXPECT_DOUBLE_EQ(fp8_operand_b(p).max(), 448.0);
+  p.dtype_b.reset();
+  p.dtype = DType::e4m3;
+  EXPECT_EQ(fp8_operand_b(p).format, DType::e4m3) << "unset: B is quantized as A";
+}
+
+namespace {
+
+// fp8_k takes e4m3 only; fp8_pairs_k declares e5m2 too (supports() would refuse e5m2 x e5m2).
+const KernelRegistry& pair_registry() {
+  static const KernelRegistry reg = [] {
+    KernelRegistry r;
+    r.add(KernelInfo{
+        "fp8_k", "fp8gemm", 1, "", {DType::e4m3}, {Accum::f32}, {Layout::tn}, 90, {}, noop_launch});
+    r.add(KernelInfo{"fp8_pairs_k",
+                     "fp8gemm",
+                     2,
+                     "",
+                     {DType::e4m3, DType::e5m2},
+                     {Accum::f32},
+                     {Layout::tn},
+                     90,
+                     {},
+                     noop_launch});
+    return r;
+  }();
+  return reg;
+}
+
+Plan pair_plan(const RunSpec& r) {
+  return build_plan({r}, {}, {}, pair_registry());
+}
+
+std::string usage_error(const RunSpec& r) {
+  try {
+    pair_plan(r);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Fp8Plan, BTypesAreACrossProductAndEachItsOwnProblem) {
+  RunSpec r = fp8_run();
+  r.dtypes = {DType::e4m3};
+  r.dtypes_b = {DType::e4m3, DType::e5m2};
+  r.scales = {ScaleMode::tensor, ScaleMode::row};
+  const Plan plan = pair_plan(r);
+  ASSERT_EQ(plan.groups.size(), 4u) << "two B types x two scalings";
+  EXPECT_EQ(plan.groups[0].problem.b_type(), DType::e4m3);
+  EXPECT_FALSE(plan.groups[0].problem.dtype_b) << "e4m3 x e4m3 is the problem it always was";
+  EXPECT_EQ(plan.groups[2].problem.b_type(), DType::e5m2);
+  EXPECT_EQ(plan.groups[2].problem.type_string(), "e4m3xe5m2/f32 tensor");
+  // A glob pulls in only the kernels that declare both types; the e4m3-only one keeps its
+  // e4m3 x e4m3 rows.
+  for (const ProblemGroup& g : plan.groups) {
+    std::vector<std::string> names;
+    for (const KernelInfo* k : g.kernels) names.push_back(k->name);
+    if (g.problem.b_type() == DType::e5m2)
+      EXPECT_EQ(names, std::vector<std::string>{"fp8_pairs_k"});
+    else
+      EXPECT_EQ(names, (std::vector<std::string>{"fp8_k", "fp8_pairs_k"}));
+  }
+  // Named exactly, it keeps its row (the runner skips it with supports()'s reason).
+  r.kernels = {"fp8_k"};
+  r.scales = {};
+  const Plan named = pair_plan(r);
+  ASSERT_EQ(named.groups.size(), 2u);
+  EXPECT_EQ(named.groups[1].kernels.size(), 1u);
+
+  RunSpec a5 = fp8_run();
+  a5.dtypes = {DType::e5m2};
+  a5.dtypes_b = {DType::e4m3};
+  const Plan e5 = pair_plan(a5);
+  ASSERT_EQ(e5.groups.size(), 1u);
+  EXPECT_EQ(e5.groups[0].problem.type_string(), "e5m2xe4m3/f32 tensor");
+  ASSERT_EQ(e5.groups[0].kernels.size(), 1u);
+  EXPECT_EQ(e5.groups[0].kernels[0]->name, "fp8_pairs_k");
+}
+
+TEST(Fp8Plan, E5m2TimesE5m2AndMisplacedBTypesAreOneLineUsageErrors) {
+  RunSpec both = fp8_run();
+  both.dtypes = {DType::e5m2};
+  std::string msg = usage_error(both);
+  EXPECT_NE(msg.find("--dtype e5m2 without --dtype-b"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("e5m2 x e5m2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no baseline"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+
+  both.dtypes = {DType::e4m3, DType::e5m2};
+  both.dtypes_b = {DType::e4m3, DType::e5m2};  // the cross product holds e5m2 x e5m2
+  msg = usage_error(both);
+  EXPECT_NE(msg.find("--dtype e5m2 with --dtype-b e5m2"), std::string::npos) << msg;
+
+  RunSpec classic = fp8_run();
+  classic.dtypes = {DType::f16};
+  classic.dtypes_b = {DType::e5m2};
+  msg = usage_error(classic);
+  EXPECT_NE(msg.find("--dtype-b applies to FP8 inputs only"), std::string::npos) << msg;
+
+  RunSpec not_fp8 = fp8_run();
+  not_fp8.dtypes_b = {DType::bf16};
+  msg = usage_error(not_fp8);
+  EXPECT_NE(msg.find("--dtype-b: 'bf16' is not one of e4m3, e5m2"), std::string::npos) << msg;
+
+  RunSpec nn = fp8_run();
+  nn.dtypes = {DType::e5m2};
+  nn.dtypes_b = {DType::e4m3};
+  nn.layouts = {Layout::nn};
+  EXPECT_NE(usage_error(nn).find("FP8 GEMMs are TN only"), std::string::npos);
+}
+
+TEST(Fp8Config, DtypesBParsesAndIsChecked) {
+  const SweepConfig c = parse_config_text(R"({"runs": [{
+      "kernels": ["cublas"], "shapes": [[128, 7168, 16384]], "dtypes": ["e4m3", "e5m2"],
+      "dtypes_b": "e4m3"}, {"name": "b", "kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": "e4m3", "dtypes_b": ["e5m2", "e4m3"]}]})",
+                                          "fp8.json");
+  ASSERT_EQ(c.runs.size(), 2u);
+  EXPECT_EQ(c.runs[0].dtypes_b, std::vector<DType>{DType::e4m3});
+  EXPECT_EQ(c.runs[1].dtypes_b, (std::vector<DType>{DType::e5m2, DType::e4m3}));
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_config_text(text, "bad.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string msg = error_of(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "dtypes_b": ["f16"]}]})");
+  EXPECT_NE(msg.find("runs[0].dtypes_b: 'f16' is not one of e4m3, e5m2"), std::string::npos) << msg;
+  msg = error_of(R"({"runs": [{"kernels": ["cublas"], "shapes": [[64, 64, 64]],
+      "dtypes": ["e4m3"], "dtype_b": "e5m2"}]})");
+  EXPECT_NE(msg.find("did you mean 'dtypes_b'"), std::string::npos) << msg;
+  // e5m2 x e5m2 from a config: the plan refuses it as it does the command line's.
+  const SweepConfig e5 = parse_config_text(R"({"runs": [{"kernels": ["cublas"],
+      "shapes": [[64, 64, 64]], "dtypes": ["e5m2"], "dtypes_b": ["e5m2"]}]})",
+                                           "e5.json");
+  EXPECT_NE(usage_error(e5.runs[0]).find("e5m2 x e5m2"), std::string::npos);
+}
+
+// Shards and `gemmbench merge` match rows by the plan's hash: a B type changes it, and naming B's
+// type e4m3 for an e4m3 run changes nothing (so the plans of committed reports hash as before).
+TEST(Fp8Plan, TheBTypeIsInThePlanHash) {
+  RunSpec r = fp8_run();
+  const std::string e4 = plan_hash(pair_plan(r));
+  r.dtypes_b = {DType::e4m3};
+  EXPECT_EQ(plan_hash(pair_plan(r)), e4);
+  r.dtypes_b = {DType::e5m2};
+  EXPECT_NE(plan_hash(pair_plan(r)), e4);
+}
+
+TEST(Fp8Report, BTypeKeepsItsRowApart) {
+  CaseResult r;
+  r.index = 1;
+  r.kernel = "fp8gemm_sm90";
+  r.provider = "gemmbench";
+  r.family = "fp8gemm";
+  r.problem = fp8_problem(ScaleMode::tensor);
+  r.problem.dtype_b = DType::e5m2;
+  r.status = Status::ok;
+  const auto j = to_json(r);
+  EXPECT_EQ(j.at("dtype"), "e4m3");
+  EXPECT_EQ(j.at("dtype_b"), "e5m2");
+  const CaseResult back = case_result_from_json(j);
+  EXPECT_EQ(back.problem.b_type(), DType::e5m2);
+  EXPECT_EQ(back.problem.type_string(), "e4m3xe5m2/f32 tensor");
+
+  // e4m3 x e4m3 rows say dtype_b e4m3; a report from before e5m2 has no dtype_b at all, and
+  // reads back as the same problem.
+  CaseResult same = r;
+  same.problem.dtype_b.reset();
+  auto old = to_json(same);
+  EXPECT_EQ(old.at("dtype_b"), "e4m3");
+  old.erase("dtype_b");
+  const CaseResult old_back = case_result_from_json(old);
+  EXPECT_EQ(old_back.problem.b_type(), DType::e4m3);
+  EXPECT_FALSE(old_back.problem.dtype_b);
+  EXPECT_EQ(old_back.problem.type_string(), "e4m3/f32 tensor");
+
+  // The CSV's last column is B's type (FP8 rows), empty for the classic types.
+  const std::vector<std::string> cols = csv_columns();
+  ASSERT_EQ(cols.back(), "dtype_b");
+  EXPECT_EQ(csv_cells(r, "H100").back(), "e5m2");
+  EXPECT_EQ(csv_cells(same, "H100").back(), "e4m3");
+  CaseResult f16 = r;
+  f16.problem = GemmProblem{64, 64, 64, Layout::tn, DType::f16, Accum::f32};
+  EXPECT_EQ(csv_cells(f16, "H100").back(), "");
 }

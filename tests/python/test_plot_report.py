@@ -701,3 +701,14 @@ class Fp8Rows(unittest.TestCase):
         self.assertNotEqual(plot_report.group_key(self.fp8_row("row")),
                             plot_report.group_key(self.fp8_row("row", True)))
         self.assertIn("e4m3 row", plot_report.group_label(plot_report.group_key(self.fp8_row("row"))))
+
+    def test_b_types_group_apart(self):
+        from report_file import type_text
+        row = self.fp8_row("tensor")
+        row["dtype_b"] = "e4m3"
+        self.assertEqual(type_text(row), "e4m3/f32 tensor", "e4m3 x e4m3 reads as before")
+        self.assertEqual(plot_report.group_key(row), plot_report.group_key(self.fp8_row("tensor")))
+        mixed = dict(row, dtype_b="e5m2")
+        self.assertEqual(type_text(mixed), "e4m3xe5m2/f32 tensor")
+        self.assertNotEqual(plot_report.group_key(mixed), plot_report.group_key(row))
+        self.assertIn("e4m3xe5m2 tensor", plot_report.group_label(plot_report.group_key(mixed)))

@@ -28,7 +28,7 @@ EncodeTiledFn tensor_map_encoder() {
 }
 
 CUtensorMapDataType tensor_map_type(DType dtype) {
-  if (is_fp8(dtype)) return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // TMA moves bytes; wgmma reads e4m3
+  if (is_fp8(dtype)) return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // TMA moves bytes; wgmma reads FP8
   return dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
 

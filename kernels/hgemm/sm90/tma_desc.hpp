@@ -8,7 +8,7 @@
 namespace gemmbench {
 
 // A K-major operand stored (rows, K), K contiguous, as a 2D tensor map: dimension 0 = K,
-// dimension 1 = rows; box (128 bytes of K: 64 f16/bf16 or 128 e4m3 elements, box_rows) lands
+// dimension 1 = rows; box (128 bytes of K: 64 f16/bf16 or 128 FP8 elements, box_rows) lands
 // as box_rows rows of 128 bytes, 128B-swizzled; out-of-bounds elements read as zero. K * element
 // bytes % 16 == 0 (16-byte row stride).
 CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows);
