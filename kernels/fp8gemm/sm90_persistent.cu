@@ -845,11 +845,6 @@ GEMMBENCH_REGISTER_KERNEL(
                   supports<1, true, true>, launch<1, true, true>));
 
 GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_sk_pipe", 3,
-                  "rung F3 on the stream-K schedule with the pipelined promotion of _pipe",
-                  supports<1, true, true, kF3Pipe>, launch<1, true, true, kF3Pipe>));
-
-GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_pipe", 3,
                   "rung F3 with the promotion pipelined inside each warpgroup: k-block kb + 1's "
                   "wgmmas run into a second partial while kb's is added",
