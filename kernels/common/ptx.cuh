@@ -151,59 +151,39 @@ __device__ __forceinline__ void mma_m16n8k16_f32(float (&d)[4], const uint32_t (
 //   a0 = A[g][4t..4t+3], a1 = A[g+8][4t..4t+3], a2 = A[g][16+4t..], a3 = A[g+8][16+4t..].
 // B fragment (32x8, "col"): b0 = B[4t..4t+3][g], b1 = B[16+4t..16+4t+3][g].
 // C/D fragment as mma_m16n8k16_f32. The caller compiles it for sm_89 and above only.
+// One mma of FP8 kind KIND (".e4m3.e4m3", ".e4m3.e5m2", ".e5m2.e4m3": the A operand's format, then
+// the B operand's; d, a, b are the caller's). The mixed kinds (PTX ISA, mma .m16n8k32, .atype and
+// .btype each .e4m3 or .e5m2, sm_89+) take the fragments as above, four bytes of the operand's own
+// format per register.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define GB_MMA_FP8(KIND)                                                      \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32" KIND                   \
+               ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])               \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#else
+#define GB_MMA_FP8(KIND) __trap()
+#endif
 __device__ __forceinline__ void mma_m16n8k32_e4m3_f32(float (&d)[4], const uint32_t (&a)[4],
                                                       const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  __trap();
-#endif
-}
-// Mixed FP8 kinds (PTX ISA, mma .m16n8k32: .atype and .btype each .e4m3 or .e5m2, sm_89+): the
-// fragments as above, four bytes of the operand's own format per register. A is the mma's A
-// operand (16 x 32), B its B operand (32 x 8), whichever GEMM operand the caller puts there.
-__device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2_f32(float (&d)[4], const uint32_t (&a)[4],
-                                                           const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  __trap();
-#endif
-}
-__device__ __forceinline__ void mma_m16n8k32_e5m2_e4m3_f32(float (&d)[4], const uint32_t (&a)[4],
-                                                           const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  __trap();
-#endif
+  GB_MMA_FP8(".e4m3.e4m3");
 }
 // The kind of a pair of formats, for kernels templated on it: A, B the mma's operands' types
-// (e5m2 x e5m2 has no wrapper: nothing runs it, core/types.hpp fp8_pair_unsupported).
+// (whichever GEMM operand the caller puts there; e5m2 x e5m2 has no instance: nothing runs it,
+// core/types.hpp fp8_pair_unsupported).
 template <DType A, DType B>
 __device__ __forceinline__ void mma_m16n8k32_fp8_f32(float (&d)[4], const uint32_t (&a)[4],
                                                      const uint32_t (&b)[2]) {
   static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
                 "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
   if constexpr (A == DType::e4m3 && B == DType::e4m3)
-    mma_m16n8k32_e4m3_f32(d, a, b);
+    GB_MMA_FP8(".e4m3.e4m3");
   else if constexpr (A == DType::e4m3)
-    mma_m16n8k32_e4m3_e5m2_f32(d, a, b);
+    GB_MMA_FP8(".e4m3.e5m2");
   else
-    mma_m16n8k32_e5m2_e4m3_f32(d, a, b);
+    GB_MMA_FP8(".e5m2.e4m3");
 }
+#undef GB_MMA_FP8
 // bf16 inputs, f32 accumulate (operand layout as mma_m16n8k16_f32); used by `inspect mma-peak`.
 __device__ __forceinline__ void mma_m16n8k16_bf16_f32(float (&d)[4], const uint32_t (&a)[4],
                                                       const uint32_t (&b)[2]) {

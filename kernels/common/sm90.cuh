@@ -520,60 +520,49 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
 // cores keep about 14 bits of the FP8 partial sums (DeepSeek-V3 report, 3.3.2): a kernel that
 // needs f32 accuracy adds D into f32 registers every few instructions (scale_d = 0 starts a new
 // partial). Fragment as wgmma_m64k16_f32 with N = 128.
+// One wgmma of FP8 kind KIND (".e4m3.e4m3", ".e4m3.e5m2", ".e5m2.e4m3": A's format, then B's),
+// f32 accumulate, N = 128 (d[64]) or 192 (d[96]); d, desc_a, desc_b and scale_d are the caller's.
+#define GB_WGMMA_FP8_N128(KIND)                                               \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32" KIND " " GB_WGMMA_REGS_64 \
+      ", %64, %65, p, 1, 1;\n}\n"                                             \
+      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)                               \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GB_WGMMA_FP8_N192(KIND)                                               \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n192k32.f32" KIND " " GB_WGMMA_REGS_96 \
+      ", %96, %97, p, 1, 1;\n}\n"                                             \
+      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)          \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 __device__ __forceinline__ void wgmma_m64n128k32_e4m3_f32(float (&d)[64], uint64_t desc_a,
                                                           uint64_t desc_b, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " GB_WGMMA_REGS_64
-      ", %64, %65, p, 1, 1;\n}\n"
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  GB_WGMMA_FP8_N128(".e4m3.e4m3");
 }
 // The same with N = 192 (96 accumulators): the 128x192 tile of fp8gemm_sm90_persistent_t_n192.
 __device__ __forceinline__ void wgmma_m64n192k32_e4m3_f32(float (&d)[96], uint64_t desc_a,
                                                           uint64_t desc_b, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 " GB_WGMMA_REGS_96
-      ", %96, %97, p, 1, 1;\n}\n"
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  GB_WGMMA_FP8_N192(".e4m3.e4m3");
 }
-// Mixed FP8 kinds (PTX ISA, wgmma.mma_async .f32.atype.btype with .atype, .btype each .e4m3 or
-// .e5m2): operands and fragment as wgmma_m64n128k32_e4m3_f32, A's bytes in .atype's format and
-// B's in .btype's.
-__device__ __forceinline__ void wgmma_m64n128k32_e4m3_e5m2_f32(float (&d)[64], uint64_t desc_a,
-                                                               uint64_t desc_b, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2 " GB_WGMMA_REGS_64
-      ", %64, %65, p, 1, 1;\n}\n"
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-__device__ __forceinline__ void wgmma_m64n128k32_e5m2_e4m3_f32(float (&d)[64], uint64_t desc_a,
-                                                               uint64_t desc_b, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e4m3 " GB_WGMMA_REGS_64
-      ", %64, %65, p, 1, 1;\n}\n"
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-// The kind of a pair of formats (A, B the wgmma's operands' types), for kernels templated on it;
-// e5m2 x e5m2 has no wrapper (nothing runs it: core/types.hpp, fp8_pair_unsupported).
+// The kind of a pair of formats (A, B the wgmma's operands' types; PTX ISA, wgmma.mma_async
+// .f32.atype.btype), for kernels templated on it: operands and fragment as
+// wgmma_m64n128k32_e4m3_f32, A's bytes in .atype's format and B's in .btype's. e5m2 x e5m2 has
+// no instance (nothing runs it: core/types.hpp, fp8_pair_unsupported).
 template <DType A, DType B>
 __device__ __forceinline__ void wgmma_m64n128k32_fp8_f32(float (&d)[64], uint64_t desc_a,
                                                          uint64_t desc_b, int scale_d) {
   static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
                 "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
   if constexpr (A == DType::e4m3 && B == DType::e4m3)
-    wgmma_m64n128k32_e4m3_f32(d, desc_a, desc_b, scale_d);
+    GB_WGMMA_FP8_N128(".e4m3.e4m3");
   else if constexpr (A == DType::e4m3)
-    wgmma_m64n128k32_e4m3_e5m2_f32(d, desc_a, desc_b, scale_d);
+    GB_WGMMA_FP8_N128(".e4m3.e5m2");
   else
-    wgmma_m64n128k32_e5m2_e4m3_f32(d, desc_a, desc_b, scale_d);
+    GB_WGMMA_FP8_N128(".e5m2.e4m3");
 }
+#undef GB_WGMMA_FP8_N128
+#undef GB_WGMMA_FP8_N192
 
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16
