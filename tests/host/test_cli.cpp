@@ -94,7 +94,8 @@ TEST(Cli, DtypeBPicksBsFp8Type) {
            {{"--dtype", "e4m3", "--dtype-b", "f16"}, "--dtype-b: 'f16' is not one of e4m3, e5m2"},
            {{"--dtype", "e4m3", "--dtype-b", "e5m3"}, "--dtype-b: 'e5m3' is not one of e4m3, e5m2"},
            {{"--dtype", "e4m3", "--dtype-b", ""}, "--dtype-b: empty value"},
-           {{"--config", "configs/llm_fp8_prefill.json", "--dtype-b", "e5m2"}, "cannot be combined"}}) {
+           {{"--config", "configs/llm_fp8_prefill.json", "--dtype-b", "e5m2"},
+            "cannot be combined"}}) {
     const std::string msg = usage_error_of(args);
     EXPECT_NE(msg.find(fragment), std::string::npos) << args[1] << ": " << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
