@@ -164,23 +164,52 @@ struct F2Mainloop {
     sm90::wgmma_commit_group();
   }
 
+  // MROWS, block128: k-block kb's factors of the thread's two rows (h) in B's first block (f0,
+  // f1) and, _n192, its second (g0, g1); columns j = 8..15 take m0, m1 (either). 1 elsewhere.
+  struct Factors {
+    float f0 = 1.f, f1 = 1.f, m0 = 1.f, m1 = 1.f, g0 = 1.f, g1 = 1.f;
+  };
+  __device__ __forceinline__ Factors block_factors(int kb) const {
+    Factors f;
+    if constexpr (MROWS && S == ScaleMode::block128) {
+      const float a0 = __ldg(sa0 + kb), a1 = __ldg(sa1 + kb), b = __ldg(sb + kb);
+      f.f0 = a0 * b, f.f1 = a1 * b, f.m0 = f.f0, f.m1 = f.f1;
+      if constexpr (NW == 192) {
+        const float bh = __ldg(sb_hi + kb);
+        f.g0 = a0 * bh, f.g1 = a1 * bh;
+        f.m0 = mid_lo ? f.f0 : f.g0, f.m1 = mid_lo ? f.f1 : f.g1;
+      }
+    }
+    return f;
+  }
+  // A completed partial into the sums: times the factors with MROWS block scales, as it is with
+  // tensor and row scales (applied per tile). F2's block scales have their own loop (the slot).
+  __device__ __forceinline__ void add_rows(float (&acc)[NACC], const float (&part)[NACC],
+                                           const Factors& f) {
+#pragma unroll
+    for (int j = 0; j < NW / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * j + 2 * h;
+        if constexpr (S == ScaleMode::block128) {
+          const float x = j < 8    ? (h ? f.f1 : f.f0)
+                          : j < 16 ? (h ? f.m1 : f.m0)
+                                   : (h ? f.g1 : f.g0);
+          acc[i] = fmaf(part[i], x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], x, acc[i + 1]);
+        } else {
+          acc[i] += part[i];
+          acc[i + 1] += part[i + 1];
+        }
+      }
+  }
+
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC],
                                                    int kb) {
     const int stage = ring.stage;
-    // MROWS, block128: the factors of the thread's two rows (h) in B's first block (f0, f1) and,
-    // _n192, its second (g0, g1); columns j = 8..15 take m0, m1 (either).
-    float f0 = 1.f, f1 = 1.f, g0 = 1.f, g1 = 1.f, m0 = 1.f, m1 = 1.f;
-    if constexpr (MROWS && S == ScaleMode::block128) {
-      const float a0 = __ldg(sa0 + kb), a1 = __ldg(sa1 + kb), b = __ldg(sb + kb);
-      f0 = a0 * b, f1 = a1 * b, m0 = f0, m1 = f1;
-      if constexpr (NW == 192) {
-        const float bh = __ldg(sb_hi + kb);
-        g0 = a0 * bh, g1 = a1 * bh;
-        m0 = mid_lo ? f0 : g0, m1 = mid_lo ? f1 : g1;
-      }
-    }
+    const Factors f = block_factors(kb);
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
@@ -199,24 +228,19 @@ struct F2Mainloop {
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
     release(stage);  // the scale slot was read above, the operands by the completed wgmmas
     ring.advance();
+    if constexpr (MROWS || S != ScaleMode::block128) {
+      add_rows(acc, part, f);
+    } else {
 #pragma unroll
-    for (int j = 0; j < NW / 8; ++j)
+      for (int j = 0; j < NW / 8; ++j)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int i = 4 * j + 2 * h;
-        if constexpr (MROWS && S == ScaleMode::block128) {
-          const float f = j < 8 ? (h ? f1 : f0) : j < 16 ? (h ? m1 : m0) : (h ? g1 : g0);
-          acc[i] = fmaf(part[i], f, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], f, acc[i + 1]);
-        } else if constexpr (S == ScaleMode::block128) {
-          const float4& f = sa[j / 2];
-          acc[i] = fmaf(part[i], j % 2 ? f.z : f.x, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], j % 2 ? f.w : f.y, acc[i + 1]);
-        } else {
-          acc[i] += part[i];
-          acc[i + 1] += part[i + 1];
+        for (int h = 0; h < 2; ++h) {
+          const int i = 4 * j + 2 * h;
+          const float4& fs = sa[j / 2];
+          acc[i] = fmaf(part[i], j % 2 ? fs.z : fs.x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], j % 2 ? fs.w : fs.y, acc[i + 1]);
         }
-      }
+    }
   }
 
   // Fast accumulation: one accumulator over all of K; the previous k-block's wgmmas finish while
@@ -237,39 +261,21 @@ struct F2Mainloop {
   // warpgroup's promotion runs while its own next wgmmas do (two partials and the sums: 192
   // registers, under the consumers' setmaxnreg). The scales of kb + 1 are read before its stage's
   // wait.
-  __device__ __forceinline__ void issue_next(float (&d)[64], int kb, float& f0, float& f1) {
-    if constexpr (S == ScaleMode::block128) {
-      const float b = __ldg(sb + kb);
-      f0 = __ldg(sa0 + kb) * b, f1 = __ldg(sa1 + kb) * b;
-    }
+  __device__ __forceinline__ void issue_next(float (&d)[64], int kb, Factors& f) {
+    f = block_factors(kb);
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
     issue(d, ring.stage, true);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sm90::fence_operand(d[i]);
     ring.advance();
   }
-  __device__ __forceinline__ void promote(float (&acc)[64], float (&part)[64], float f0, float f1) {
-#pragma unroll
-    for (int i = 0; i < 64; ++i) sm90::fence_operand(part[i]);
-#pragma unroll
-    for (int j = 0; j < 16; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int i = 4 * j + 2 * h;
-        if constexpr (S == ScaleMode::block128) {
-          acc[i] = fmaf(part[i], h ? f1 : f0, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], h ? f1 : f0, acc[i + 1]);
-        } else {
-          acc[i] += part[i];
-          acc[i + 1] += part[i + 1];
-        }
-      }
-  }
   // kb (in `cur`, stage cur_stage) completes, its stage is released and it is added.
   __device__ __forceinline__ void retire(float (&acc)[64], float (&cur)[64], int cur_stage,
-                                         float f0, float f1) {
+                                         const Factors& f) {
     release(cur_stage);
-    promote(acc, cur, f0, f1);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sm90::fence_operand(cur[i]);
+    add_rows(acc, cur, f);
   }
   // Two k-blocks per trip so that each partial is a fixed register array; the trip count, not a
   // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
@@ -279,30 +285,30 @@ struct F2Mainloop {
     float p0[64], p1[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] = 0.f;
-    float f0a = 1.f, f1a = 1.f, f0b = 1.f, f1b = 1.f;
+    Factors fa, fb;  // the k-blocks' in p0 and p1
     int st0 = ring.stage, st1 = 0;
-    issue_next(p0, 0, f0a, f1a);
+    issue_next(p0, 0, fa);
     int kb = 0;
     for (; kb + 2 < kb_count; kb += 2) {
       st1 = ring.stage;
-      issue_next(p1, kb + 1, f0b, f1b);
+      issue_next(p1, kb + 1, fb);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p0, st0, f0a, f1a);
+      retire(acc, p0, st0, fa);
       st0 = ring.stage;
-      issue_next(p0, kb + 2, f0a, f1a);
+      issue_next(p0, kb + 2, fa);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p1, st1, f0b, f1b);
+      retire(acc, p1, st1, fb);
     }
     if (kb + 1 < kb_count) {  // two left
       st1 = ring.stage;
-      issue_next(p1, kb + 1, f0b, f1b);
+      issue_next(p1, kb + 1, fb);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p0, st0, f0a, f1a);
+      retire(acc, p0, st0, fa);
       sm90::wgmma_wait_group<0>();
-      retire(acc, p1, st1, f0b, f1b);
+      retire(acc, p1, st1, fb);
     } else {
       sm90::wgmma_wait_group<0>();
-      retire(acc, p0, st0, f0a, f1a);
+      retire(acc, p0, st0, fa);
     }
   }
 
