@@ -358,13 +358,16 @@ EOF2
       gmma=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' |
         grep -E '^sm__(pipe_tensor_op_gmma|inst_executed_pipe_tensor_op_gmma)' | head -4 |
         sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
-      timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip 2 --launch-count 1 \
+      # NCU_SKIP (default 2): launches of the kernel skipped first. A cuBLASLt baseline tunes over
+      # up to 8 algorithms, 5 launches each, before its own samples: skip 50 to profile the one it
+      # picked. breakdown: lists the SM throughput's parts, the tensor pipes among them.
+      timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip "${NCU_SKIP:-2}" --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-        --metrics "${gmma:+$gmma,}l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum" \
+        --metrics "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed,${gmma:+$gmma,}l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum" \
         "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_gmma_$tag.txt" 2>&1
       note "ncu-gmma $tag: rc=$?"
-      grep -E "issue_stalled|gmma|wavefronts|bank_conflicts|issue_active|cycles_elapsed|gpu__time|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
-        "$logs/ncu_gmma_$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | tee -a "$summary"
+      grep -E "issue_stalled|gmma|tensor|wavefronts|bank_conflicts|issue_active|cycles_elapsed|gpu__time|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
+        "$logs/ncu_gmma_$tag.txt" | grep -v -E "^==PROF==" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -60 | tee -a "$summary"
       ;;
     ncu-source:*)
       # ncu-source:<tag>:<kernel name regex>:<gemmbench args>; warp-state samples per SASS
