@@ -164,37 +164,56 @@ struct F2Mainloop {
     sm90::wgmma_commit_group();
   }
 
-  // MROWS, block128: k-block kb's scales of the thread's two rows of A (a0, a1), of B's block
-  // under the tile's first rows (b) and, _n192, of its second block (bh). 1 elsewhere. Kept as
-  // read; add_rows forms the products (a register fewer per k-block held ahead).
+  // MROWS, block128: k-block kb's factors of the thread's two rows (h) in B's first block (f0,
+  // f1) and, _n192, its second (g0, g1); columns j = 8..15 take m0, m1 (either). 1 elsewhere.
   struct Factors {
-    float a0 = 1.f, a1 = 1.f, b = 1.f, bh = 1.f;
+    float f0 = 1.f, f1 = 1.f, m0 = 1.f, m1 = 1.f, g0 = 1.f, g1 = 1.f;
   };
   __device__ __forceinline__ Factors block_factors(int kb) const {
     Factors f;
     if constexpr (MROWS && S == ScaleMode::block128) {
-      f.a0 = __ldg(sa0 + kb), f.a1 = __ldg(sa1 + kb), f.b = __ldg(sb + kb);
-      if constexpr (NW == 192) f.bh = __ldg(sb_hi + kb);
+      const float a0 = __ldg(sa0 + kb), a1 = __ldg(sa1 + kb), b = __ldg(sb + kb);
+      f.f0 = a0 * b, f.f1 = a1 * b, f.m0 = f.f0, f.m1 = f.f1;
+      if constexpr (NW == 192) {
+        const float bh = __ldg(sb_hi + kb);
+        f.g0 = a0 * bh, f.g1 = a1 * bh;
+        f.m0 = mid_lo ? f.f0 : f.g0, f.m1 = mid_lo ? f.f1 : f.g1;
+      }
     }
+    return f;
+  }
+  // F3 and _sk (128 rows of B), block128: k-block kb's scales as read, read a k-block ahead of
+  // their use (k_block_promoted), and the factors they give.
+  struct Scales {
+    float a0 = 1.f, a1 = 1.f, b = 1.f;
+  };
+  __device__ __forceinline__ Scales block_scales(int kb) const {
+    Scales s;
+    if constexpr (MROWS && S == ScaleMode::block128)
+      s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
+    return s;
+  }
+  __device__ __forceinline__ static Factors factors(const Scales& s) {
+    static_assert(NW == 128, "one block of B under the tile");
+    Factors f;
+    f.f0 = s.a0 * s.b, f.f1 = s.a1 * s.b, f.m0 = f.f0, f.m1 = f.f1;
     return f;
   }
   // A completed partial into the sums: times the factors with MROWS block scales, as it is with
   // tensor and row scales (applied per tile). F2's block scales have their own loop (the slot).
-  // Columns j < 8 are in B's first block, j >= 16 in its second, j = 8..15 in either (mid_lo).
   __device__ __forceinline__ void add_rows(float (&acc)[NACC], const float (&part)[NACC],
                                            const Factors& f) {
-    const float bm = mid_lo ? f.b : f.bh;
-    const float x[3][2] = {
-        {f.a0 * f.b, f.a1 * f.b}, {f.a0 * bm, f.a1 * bm}, {f.a0 * f.bh, f.a1 * f.bh}};
 #pragma unroll
     for (int j = 0; j < NW / 8; ++j)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int i = 4 * j + 2 * h;
         if constexpr (S == ScaleMode::block128) {
-          const float xs = x[j / 8][h];
-          acc[i] = fmaf(part[i], xs, acc[i]);
-          acc[i + 1] = fmaf(part[i + 1], xs, acc[i + 1]);
+          const float x = j < 8    ? (h ? f.f1 : f.f0)
+                          : j < 16 ? (h ? f.m1 : f.m0)
+                                   : (h ? f.g1 : f.g0);
+          acc[i] = fmaf(part[i], x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], x, acc[i + 1]);
         } else {
           acc[i] += part[i];
           acc[i + 1] += part[i + 1];
@@ -203,15 +222,25 @@ struct F2Mainloop {
   }
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
-  // it is added into acc, times A's and B's block scales with block128. MROWS: the factors of kb
-  // were read during k-block kb - 1 (`next`), those of kb + 1 are read now: a whole k-block's
-  // wgmmas hide the loads' latency (read at the start of kb itself, the promotion's multiplies
-  // waited on them: ncu's warp samples of _n192, gpu_logs/2026-11-27_fp8_ncu_variants.txt).
+  // it is added into acc, times A's and B's block scales with block128.
+  // MROWS at 128 rows of B (F3, _sk): the factors of kb were read during k-block kb - 1 (`next`),
+  // those of kb + 1 are read now, so a whole k-block's wgmmas hide the loads' latency; read at
+  // the start of kb itself, the promotion's multiplies waited on them (ncu's warp samples, and F3
+  // block128 ran 2.8-9.2% faster read ahead: bench_results/h100/2026-11-27_fp8_f3_scales_ahead_*).
+  // _n192 reads them at the start of kb: its longer wgmmas cover the loads, and read ahead (four
+  // more registers held through the k-block) it ran 0.5-4.6% slower in the same call.
+  static constexpr bool kScalesAhead = MROWS && NW == 128;
+  static_assert(!kScalesAhead || Cfg::BN == 128, "F3's 128-row B tile");
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
-                                                   Factors& next, int kb_count) {
+                                                   Scales& next, int kb_count) {
     const int stage = ring.stage;
-    const Factors f = next;
-    next = block_factors(min(kb + 1, kb_count - 1));
+    Factors f;
+    if constexpr (kScalesAhead)
+      f = factors(next);
+    else
+      f = block_factors(kb);
+    // Kept as read: a product formed here would wait on the loads just issued.
+    if constexpr (kScalesAhead) next = block_scales(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
@@ -338,7 +367,8 @@ struct F2Mainloop {
       float part[NACC];
 #pragma unroll
       for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
-      Factors next = block_factors(0);
+      Scales next;
+      if constexpr (kScalesAhead) next = block_scales(0);
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_promoted(acc, part, kb, next, kb_count), ++kb;
         between(box);
