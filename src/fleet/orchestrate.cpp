@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 #include "compare/compare.hpp"
@@ -16,6 +15,7 @@
 #include "merge/merge.hpp"
 #include "merge/replicate.hpp"
 #include "report/json_codec.hpp"
+#include "report/report_file.hpp"
 #include "report/reporter.hpp"
 
 namespace gemmbench::fleet {
@@ -108,18 +108,6 @@ class Board : public WorkerObserver {
   std::vector<Worker> workers_;
   size_t drawn_ = 0;
 };
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::out | std::ios::trunc);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path +
-                             "': " + std::strerror(errno));
-}
 
 // What the merged report says about the run itself: the parent's command line and each worker.
 void describe_run(json& meta, const FleetRequest& req, const std::vector<WorkerSpec>& specs,
@@ -232,7 +220,8 @@ int run_fleet(const FleetRequest& req, std::ostream& out, std::ostream& err) {
       mark_interrupted(m.report["summary"], stop);
       m.summary.interrupted_by = stop;
     }
-    if (!req.json.empty()) write_text_atomically(req.json, m.report.dump(2) + "\n");
+    // As every report writer: one row per line, gzip-compressed for a .gz name.
+    if (!req.json.empty()) write_file_atomic(req.json, report_text(m.report));
     const RunMetadata meta = run_metadata_from_json(m.report["metadata"]);
     MultiReporter reporters;
     if (!req.quiet) reporters.attach(make_console_reporter(out));
@@ -247,9 +236,9 @@ int run_fleet(const FleetRequest& req, std::ostream& out, std::ostream& err) {
     merge::ReplicaMerge m = merge::merge_replicas(parts, req.outlier_threshold_pct);
     describe_run(m.report["metadata"], req, specs, exits, wall_s);
     if (stop) mark_interrupted(m.report["summary"], stop);
-    if (!req.json.empty()) write_text_atomically(req.json, m.report.dump(2) + "\n");
+    if (!req.json.empty()) write_file_atomic(req.json, report_text(m.report));
     if (!req.csv.empty()) merge::write_fleet_csv(m, req.csv);
-    if (!req.markdown.empty()) write_text_atomically(req.markdown, merge::format_fleet_markdown(m));
+    if (!req.markdown.empty()) write_file_atomic(req.markdown, merge::format_fleet_markdown(m));
     out << merge::format_fleet_console(m);
     merged_code = merge::exit_code(m);
     failed_rows = m.summary.failed > 0;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "fleet/orchestrate.hpp"
 #include "fleet/workers.hpp"
 #include "plan/shard.hpp"
+#include "report/report_file.hpp"
 
 using namespace gemmbench;
 using nlohmann::json;
@@ -70,7 +72,7 @@ FleetRun run(const fleet::FleetRequest& req) {
   r.code = fleet::run_fleet(req, out, err);
   r.out = out.str();
   r.err = err.str();
-  if (fs::exists(req.json)) std::ifstream(req.json) >> r.report;
+  if (fs::exists(req.json)) r.report = read_json_file(req.json);  // plain or gzipped
   return r;
 }
 
@@ -219,6 +221,29 @@ TEST(FleetRun, EveryWorkerDoneMergesThePlan) {
   EXPECT_TRUE(fs::is_empty(dir / "parts"));
   // The merged report reads back as a report.
   EXPECT_EQ(compare::load_report((dir / "merged.json").string()).rows.size(), 8u);
+}
+
+// A .gz name gets what a one-GPU run writes there: gzip, one row per line (the merged report was
+// once written plain and indented whatever its name: 3-4 times the bytes in bench_results/).
+TEST(FleetRun, AGzNameGetsAGzippedReportOneRowPerLine) {
+  const fs::path dir = scratch("gz");
+  fleet::FleetRequest req = fake_request(dir, FleetMode::shard, "shard_", "ok,ok", {0, 1});
+  req.json = (dir / "merged.json.gz").string();
+  const FleetRun r = run(req);
+  EXPECT_EQ(r.code, kExitOk) << r.err << r.out;
+  std::ifstream f(req.json, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  f.read(reinterpret_cast<char*>(magic), 2);
+  EXPECT_EQ(magic[0], 0x1f);
+  EXPECT_EQ(magic[1], 0x8b);
+  EXPECT_EQ(indices(r.report), (std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  // One line per row: the text between "results" and "summary" has a line per row and the
+  // brackets' own.
+  const std::string text = read_text_file(req.json);
+  const size_t from = text.find("\"results\""), to = text.find("\"summary\"");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_LE(size_t(std::count(text.begin() + long(from), text.begin() + long(to), '\n')), 8u + 2u);
 }
 
 TEST(FleetRun, AFailingWorkerKeepsTheOthersRowsAndMarksItsOwn) {
