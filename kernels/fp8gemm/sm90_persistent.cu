@@ -13,8 +13,8 @@
 // wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3, a scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
-// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.81x, _pipe
-// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 16-128 tokens 0.89-0.92x block128. racecheck
+// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.86x, _pipe
+// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128. racecheck
 // reports hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md, "Correctness").
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -223,12 +223,12 @@ struct F2Mainloop {
 
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
-  // MROWS at 128 rows of B (F3, _sk): the factors of kb were read during k-block kb - 1 (`next`),
+  // MROWS at 128 rows of B (F3, _sk): the scales of kb were read during k-block kb - 1 (`next`),
   // those of kb + 1 are read now, so a whole k-block's wgmmas hide the loads' latency; read at
-  // the start of kb itself, the promotion's multiplies waited on them (ncu's warp samples, and F3
-  // block128 ran 2.8-9.2% faster read ahead: bench_results/h100/2026-11-27_fp8_f3_scales_ahead_*).
-  // _n192 reads them at the start of kb: its longer wgmmas cover the loads, and read ahead (four
-  // more registers held through the k-block) it ran 0.5-4.6% slower in the same call.
+  // the start of kb itself, the promotion's multiplies waited on them (ncu's warp samples). Read
+  // ahead, F3 block128 ran 1.7-9.7% and _sk 2.3-9.1% faster per layer (bench_results/h100/
+  // 2026-11-27_fp8_{f3,sk}_scales_ahead_*). _n192 reads them at the start of kb: read ahead, with
+  // four more registers held through the k-block, it ran up to 4.6% slower (_scales_ahead_first_*).
   static constexpr bool kScalesAhead = MROWS && NW == 128;
   static_assert(!kScalesAhead || Cfg::BN == 128, "F3's 128-row B tile");
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
