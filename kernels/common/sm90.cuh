@@ -561,6 +561,19 @@ __device__ __forceinline__ void wgmma_m64n128k32_fp8_f32(float (&d)[64], uint64_
   else
     GB_WGMMA_FP8_N128(".e5m2.e4m3");
 }
+// The same with N = 192 (d[96]).
+template <DType A, DType B>
+__device__ __forceinline__ void wgmma_m64n192k32_fp8_f32(float (&d)[96], uint64_t desc_a,
+                                                         uint64_t desc_b, int scale_d) {
+  static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
+                "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
+  if constexpr (A == DType::e4m3 && B == DType::e4m3)
+    GB_WGMMA_FP8_N192(".e4m3.e4m3");
+  else if constexpr (A == DType::e4m3)
+    GB_WGMMA_FP8_N192(".e4m3.e5m2");
+  else
+    GB_WGMMA_FP8_N192(".e5m2.e4m3");
+}
 #undef GB_WGMMA_FP8_N128
 #undef GB_WGMMA_FP8_N192
 

@@ -60,7 +60,7 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
 
 // The launcher's choice, kept per (device, problem): supports() of a Hopper kernel asks the
 // driver about its image, which is no call for every timed launch. Every field a candidate's
-// supports() reads is in the key (B's and C's types too: F2/F3 take e4m3 x e4m3 only).
+// supports() reads is in the key (B's and C's types too: F2 takes e4m3 x e4m3 only).
 template <CandidatesFn F>
 const KernelInfo* chosen_for_launch(const GemmProblem& p) {
   using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, int, bool>;

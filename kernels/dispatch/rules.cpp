@@ -323,8 +323,8 @@ double fp8_fill(const Case& c, int bn) {
 // tiles leaves most SMs idle; elsewhere F3 on 128x192 tiles where they fill the grid about as well
 // as 128x128 ones, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
 // promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
-// refuses (they share its constraints, so only on a build that lacks it), and F1 runs the e5m2
-// pairs above 16 tokens (F2 and F3 take e4m3 x e4m3 only; F4 and F1 take every pair).
+// refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
+// same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
 constexpr Rule kFp8[] = {
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
@@ -368,8 +368,8 @@ constexpr Rule kFp8[] = {
      "h100/2026-11-27_fp8_f3_prefill.json.gz"},
     {"fallback-fp8-persistent", [](const Case&) { return true; }, "fp8gemm_sm90_persistent",
      "any case: rung F2", "no shape constraint", "-"},
-    {"fallback-fp8-tiles", [](const Case&) { return true; }, "fp8gemm_sm90",
-     "any case: rung F1 (e4m3 x e5m2 and e5m2 x e4m3 above 16 tokens)", "no shape constraint", "-"},
+    {"fallback-fp8-tiles", [](const Case&) { return true; }, "fp8gemm_sm90", "any case: rung F1",
+     "no shape constraint", "-"},
 };
 
 std::string kernel_name(const char* pattern, Layout l) {

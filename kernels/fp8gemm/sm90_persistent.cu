@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
@@ -113,7 +114,8 @@ struct F2Params {
 // B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
 // k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
 // K, set per tile) before the stage's wait.
-template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0>
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0, DType TA = DType::e4m3,
+          DType TB = DType::e4m3>
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
@@ -156,10 +158,12 @@ struct F2Mainloop {
     for (int ks = 0; ks < kBK / 32; ++ks) {
       const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
       const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
+      // The kind: wgmma's A is GEMM A with MROWS (rung F3), GEMM B in F2's orientation.
+      constexpr DType KA = MROWS ? TA : TB, KB = MROWS ? TB : TA;
       if constexpr (NW == 192)
-        sm90::wgmma_m64n192k32_e4m3_f32(d, da, db, first && ks == 0 ? 0 : 1);
+        sm90::wgmma_m64n192k32_fp8_f32<KA, KB>(d, da, db, first && ks == 0 ? 0 : 1);
       else
-        sm90::wgmma_m64n128k32_e4m3_f32(d, da, db, first && ks == 0 ? 0 : 1);
+        sm90::wgmma_m64n128k32_fp8_f32<KA, KB>(d, da, db, first && ks == 0 ? 0 : 1);
     }
     sm90::wgmma_commit_group();
   }
@@ -427,7 +431,8 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[NACC], const CUt
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
 // k-blocks, then scales and stores. The block scales of a partial item are those of its own
 // k-blocks, so every partial is a sum of fully scaled terms.
-template <ScaleMode S, bool kFast, class Cfg, bool SK, int V, class Ring, class WorkIter>
+template <ScaleMode S, bool kFast, class Cfg, bool SK, int V, DType TA, DType TB, class Ring,
+          class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
@@ -435,7 +440,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
-  using Mainloop = F2Mainloop<S, kFast, Cfg, true, V>;
+  using Mainloop = F2Mainloop<S, kFast, Cfg, true, V, TA, TB>;
   constexpr int NJ = Cfg::BN / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
   static_assert(!SK || Cfg::BN == 128, "the stream-K workspace holds 128-column tiles");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
@@ -527,7 +532,8 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 
 #endif  // GEMMBENCH_SM90A
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
+          DType TA = DType::e4m3, DType TB = DType::e4m3>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
     const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
@@ -540,6 +546,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
   static_assert(!MROWS || CLUSTER == 1, "rung F3 runs without a cluster");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
+  static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
   static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
   // The register split: rung 10's 40 / 232, except that the scale warps of block128 need 56 (40
@@ -657,9 +664,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const int consumer = wg - 1;
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
-    f3_consumer<S, kFast, Cfg, SK, V>(ring, work_iter, prm, map_c, s_a, s_b,
-                                      s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                      consumer, warp, lane, wg_thread);
+    f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
+                                              s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
+                                              consumer, warp, lane, wg_thread);
   } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
     const int M = prm.m, N = prm.n;
     __nv_bfloat16* c = prm.c;
@@ -738,10 +745,10 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
 // counted once per device: the persistent grid.
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 const void* kernel_ptr() {
   return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>);
+      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>);
 }
 template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -757,11 +764,11 @@ cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttrib
   cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   return cfg;
 }
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>;
+    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>;
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -777,12 +784,12 @@ int resident_clusters() {
   });
 }
 
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V>
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 void run(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   const GemmProblem& p = a.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK, V>();
+  int clusters = resident_clusters<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>();
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
@@ -797,7 +804,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                make_schedule(M, N, K, kBM, Cfg::BN, kBK, CLUSTER, clusters, SK),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
-  const CUtensorMap map_b = make_kmajor_map(a.b, p.dtype, N, K, Cfg::BN);
+  const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), N, K, Cfg::BN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (a.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0) {
     map_c = make_c_store_map(a.c, DType::bf16, M, N, Cfg::EPI_BOX);
@@ -806,9 +813,9 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS, V>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg,
-                                &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V>,
-                                map_a, map_b, map_c, prm));
+  CUDA_CHECK(cudaLaunchKernelEx(
+      &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a, map_b,
+      map_c, prm));
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -827,28 +834,54 @@ auto by_scheme(const GemmProblem& p, F&& f) {
   }
 }
 
+// f(a, b) with the problem's pair of FP8 formats as compile-time constants: rung F3 (MROWS) takes
+// e4m3 x e4m3, e4m3 x e5m2 and e5m2 x e4m3 (supports() refuses e5m2 x e5m2), F2 e4m3 x e4m3.
+template <bool MROWS, class F>
+auto by_pair(const GemmProblem& p, F&& f) {
+  using E4 = std::integral_constant<DType, DType::e4m3>;
+  using E5 = std::integral_constant<DType, DType::e5m2>;
+  if constexpr (MROWS) {
+    if (p.dtype == DType::e5m2) return f(E5{}, E4{});
+    if (p.b_type() == DType::e5m2) return f(E4{}, E5{});
+  }
+  return f(E4{}, E4{});
+}
+
 template <int CLUSTER, bool MROWS = false, bool SK = false, int V = 0>
 std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
-  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3) return "e4m3 x e4m3 only (rung F2/F3)";
+  if constexpr (MROWS) {
+    if (std::string why = fp8_pair_unsupported(p.dtype, p.b_type()); !why.empty()) return why;
+  } else if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3) {
+    return "e4m3 x e4m3 only (rung F2)";
+  }
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
   constexpr int BN = F2Cfg<ScaleMode::tensor, CLUSTER, MROWS, V>::BN;
   if ((p.m + kBM - 1) / kBM * 16 * ((p.n + BN * CLUSTER - 1) / (BN * CLUSTER) + 15) >=
       (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
-  return by_scheme(p, [&](auto s, auto fast) {
-    constexpr ScaleMode S = decltype(s)::value;
-    return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK, V>(),
-                                   F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, caps);
+  return by_pair<MROWS>(p, [&](auto ta, auto tb) {
+    return by_scheme(p, [&](auto s, auto fast) {
+      constexpr ScaleMode S = decltype(s)::value;
+      return sm90a_image_unsupported(kernel_ptr<S, decltype(fast)::value, CLUSTER, MROWS, SK, V,
+                                                decltype(ta)::value, decltype(tb)::value>(),
+                                     F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, caps);
+    });
   });
 }
 
 template <int CLUSTER, bool MROWS = false, bool SK = false, int V = 0>
 void launch(const GemmArgs& a, cudaStream_t stream) {
-  by_scheme(a.problem, [&](auto s, auto fast) {
-    run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK, V>(a, stream);
+  by_pair<MROWS>(a.problem, [&](auto ta, auto tb) {
+    by_scheme(a.problem, [&](auto s, auto fast) {
+      run<decltype(s)::value, decltype(fast)::value, CLUSTER, MROWS, SK, V, decltype(ta)::value,
+          decltype(tb)::value>(a, stream);
+    });
   });
 }
+
+// Rung F3 and its variants take the e5m2 pairs too.
+const std::vector<DType> kF3Types = {DType::e4m3, DType::e5m2};
 
 GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
     "fp8gemm_sm90_persistent", 2,
@@ -870,7 +903,7 @@ GEMMBENCH_REGISTER_KERNEL(
                   "rung F2 turned around: wgmma M = GEMM M (two A rows per thread: block scales "
                   "read from global memory, no shared-memory slot), 6 stages, an epilogue that "
                   "transposes through stmatrix.trans into the TMA-store boxes",
-                  supports<1, true>, launch<1, true>));
+                  supports<1, true>, launch<1, true>, kF3Types));
 
 // Rung F3 on the stream-K schedule of the Hopper rung (hgemm/sm90/schedule.hpp): at decode token
 // counts (one row of tiles, fewer tiles than SMs) each tile's k-blocks are split in equal parts
@@ -881,19 +914,19 @@ GEMMBENCH_REGISTER_KERNEL(
                   "rung F3 on the stream-K schedule: tiles' k-blocks split over CTAs where there "
                   "are fewer tiles than SMs (decode) or a last partial wave, partials summed "
                   "through a workspace",
-                  supports<1, true, true>, launch<1, true, true>));
+                  supports<1, true, true>, launch<1, true, true>, kF3Types));
 
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_pipe", 3,
                   "rung F3 with the promotion pipelined inside each warpgroup: k-block kb + 1's "
                   "wgmmas run into a second partial while kb's is added",
-                  supports<1, true, false, kF3Pipe>, launch<1, true, false, kF3Pipe>));
+                  supports<1, true, false, kF3Pipe>, launch<1, true, false, kF3Pipe>, kF3Types));
 
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_n192", 3,
                   "rung F3 on 128x192 tiles: wgmma m64n192k32, a third fewer shared-memory "
                   "operand reads per FLOP than 128 rows of B, 4 stages",
-                  supports<1, true, false, kF3N192>, launch<1, true, false, kF3N192>));
+                  supports<1, true, false, kF3N192>, launch<1, true, false, kF3N192>, kF3Types));
 
 }  // namespace
 }  // namespace gemmbench

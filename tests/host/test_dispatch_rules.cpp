@@ -451,13 +451,14 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   EXPECT_EQ(all.back().kernel, "fp8gemm_sm90");
 }
 
-// fp8gemm with an e5m2 operand: the same candidates, but F2 and F3 take e4m3 x e4m3 only, so the
-// first that takes the pair is F4 at 1-16 tokens and F1 above (rule fallback-fp8-tiles); e5m2 x
-// e5m2 no candidate takes. Whether F1 and F4 then run asks the driver about their images (no GPU
-// here: "cannot query the kernel image"), which the GPU suites cover.
+// fp8gemm with an e5m2 operand: the same candidates; F2 takes e4m3 x e4m3 only, rung F3 and its
+// variants every pair but e5m2 x e5m2, so the first that takes the pair is the one the e4m3 rules
+// pick: F4 at 1-16 tokens, the stream-K F3 at 17-128 (rule V at N 7168, K 16384), `_pipe` above;
+// e5m2 x e5m2 no candidate takes. Whether they then run asks the driver about their images (no
+// GPU here: "cannot query the kernel image"), which the GPU suites cover.
 TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
   const auto& reg = KernelRegistry::instance();
-  const std::string f2f3 = "e4m3 x e4m3 only (rung F2/F3)";
+  const std::string f2 = "e4m3 x e4m3 only (rung F2)";
   for (const auto& [a, b] : {std::pair{DType::e4m3, DType::e5m2}, {DType::e5m2, DType::e4m3}})
     for (const int64_t m : {1, 16, 17, 64, 129, 4096}) {
       GemmProblem p{m, 7168, 16384, Layout::tn, a, Accum::f32, 1.0, 0.0};
@@ -469,19 +470,21 @@ TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
         const KernelInfo* k = reg.find(rc.kernel);
         ASSERT_NE(k, nullptr) << rc.kernel;
         const std::string why = why_unsupported(*k, p, kH100);
-        if (rc.kernel.rfind("fp8gemm_sm90_persistent", 0) == 0) {
-          // A of e5m2 they do not declare (the registry refuses it first); their supports() says
+        if (rc.kernel == "fp8gemm_sm90_persistent" || rc.kernel == "fp8gemm_sm90_persistent_c2") {
+          // A of e5m2 F2 does not declare (the registry refuses it first); its supports() says
           // the same of either operand.
-          EXPECT_EQ(why, a == DType::e4m3 ? f2f3 : "dtype e5m2 not implemented by this kernel")
+          EXPECT_EQ(why, a == DType::e4m3 ? f2 : "dtype e5m2 not implemented by this kernel")
               << rc.kernel;
-          EXPECT_EQ(k->supports(p, kH100), f2f3) << rc.kernel;
-        } else if (first_taker.empty()) {
-          first_taker = rc.kernel;
-          EXPECT_EQ(why.find("e4m3 x e4m3"), std::string::npos) << rc.kernel << ": " << why;
-          EXPECT_EQ(why.find("e5m2"), std::string::npos) << rc.kernel << ": " << why;
+          EXPECT_EQ(k->supports(p, kH100), f2) << rc.kernel;
+          continue;
         }
+        EXPECT_EQ(why.find("e4m3 x e4m3"), std::string::npos) << rc.kernel << ": " << why;
+        EXPECT_EQ(why.find("e5m2"), std::string::npos) << rc.kernel << ": " << why;
+        if (first_taker.empty()) first_taker = rc.kernel;
       }
-      EXPECT_EQ(first_taker, m <= 16 ? "fp8gemm_decode" : "fp8gemm_sm90");
+      EXPECT_EQ(first_taker, m <= 16    ? "fp8gemm_decode"
+                             : m <= 128 ? "fp8gemm_sm90_persistent_t_sk"
+                                        : "fp8gemm_sm90_persistent_t_pipe");
       EXPECT_EQ(c.back().kernel, "fp8gemm_sm90") << "every chain ends in F1";
     }
   GemmProblem both{64, 7168, 2048, Layout::tn, DType::e5m2, Accum::f32, 1.0, 0.0};
