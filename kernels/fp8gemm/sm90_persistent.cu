@@ -11,11 +11,14 @@
 // stream-K schedule and workspace (sm90/schedule.hpp, sm90/stream_k.cuh), each of a row of few
 // tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb + 1's
 // wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the tries.
-// Constraints: sm_90a; TN; e4m3, a scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
+// Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
+// scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
 // DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.86x, _pipe
-// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128. racecheck
-// reports hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md, "Correctness").
+// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
+// e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
+// racecheck reports hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md,
+// "Correctness").
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
