@@ -512,7 +512,7 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
   }
 }
 
-// ---- wgmma.mma_async m64n128k32, e4m3 inputs, f32 accumulate -------------------------------
+// ---- wgmma.mma_async m64n128k32 / m64n192k32, FP8 inputs, f32 accumulate -------------------
 // D(64 x 128) (+)= A(64 x 32) * B(32 x 128), A and B e4m3 from shared memory, both K-major:
 // 8-bit inputs have no transpose immediates, so each operand is rows of K-contiguous bytes as
 // TMA's SWIZZLE_128B writes them (wgmma_desc_sw128_kmajor, a row = 128 elements), and one
@@ -536,43 +536,30 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
       ", %96, %97, p, 1, 1;\n}\n"                                             \
       : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)          \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-__device__ __forceinline__ void wgmma_m64n128k32_e4m3_f32(float (&d)[64], uint64_t desc_a,
-                                                          uint64_t desc_b, int scale_d) {
-  GB_WGMMA_FP8_N128(".e4m3.e4m3");
-}
-// The same with N = 192 (96 accumulators): the 128x192 tile of fp8gemm_sm90_persistent_t_n192.
-__device__ __forceinline__ void wgmma_m64n192k32_e4m3_f32(float (&d)[96], uint64_t desc_a,
-                                                          uint64_t desc_b, int scale_d) {
-  GB_WGMMA_FP8_N192(".e4m3.e4m3");
-}
 // The kind of a pair of formats (A, B the wgmma's operands' types; PTX ISA, wgmma.mma_async
-// .f32.atype.btype), for kernels templated on it: operands and fragment as
-// wgmma_m64n128k32_e4m3_f32, A's bytes in .atype's format and B's in .btype's. e5m2 x e5m2 has
-// no instance (nothing runs it: core/types.hpp, fp8_pair_unsupported).
-template <DType A, DType B>
-__device__ __forceinline__ void wgmma_m64n128k32_fp8_f32(float (&d)[64], uint64_t desc_a,
-                                                         uint64_t desc_b, int scale_d) {
+// .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 128 or 192: one
+// wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has no instance (nothing
+// runs it: core/types.hpp, fp8_pair_unsupported).
+template <DType A, DType B, int N>
+__device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t desc_a,
+                                                     uint64_t desc_b, int scale_d) {
   static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
                 "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
-  if constexpr (A == DType::e4m3 && B == DType::e4m3)
-    GB_WGMMA_FP8_N128(".e4m3.e4m3");
-  else if constexpr (A == DType::e4m3)
-    GB_WGMMA_FP8_N128(".e4m3.e5m2");
-  else
-    GB_WGMMA_FP8_N128(".e5m2.e4m3");
-}
-// The same with N = 192 (d[96]).
-template <DType A, DType B>
-__device__ __forceinline__ void wgmma_m64n192k32_fp8_f32(float (&d)[96], uint64_t desc_a,
-                                                         uint64_t desc_b, int scale_d) {
-  static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
-                "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
-  if constexpr (A == DType::e4m3 && B == DType::e4m3)
-    GB_WGMMA_FP8_N192(".e4m3.e4m3");
-  else if constexpr (A == DType::e4m3)
-    GB_WGMMA_FP8_N192(".e4m3.e5m2");
-  else
-    GB_WGMMA_FP8_N192(".e5m2.e4m3");
+  static_assert(N == 128 || N == 192, "wgmma m64n128k32 or m64n192k32");
+#define GB_WGMMA_FP8(KIND)   \
+  if constexpr (N == 128) {  \
+    GB_WGMMA_FP8_N128(KIND); \
+  } else {                   \
+    GB_WGMMA_FP8_N192(KIND); \
+  }
+  if constexpr (A == DType::e4m3 && B == DType::e4m3) {
+    GB_WGMMA_FP8(".e4m3.e4m3");
+  } else if constexpr (A == DType::e4m3) {
+    GB_WGMMA_FP8(".e4m3.e5m2");
+  } else {
+    GB_WGMMA_FP8(".e5m2.e4m3");
+  }
+#undef GB_WGMMA_FP8
 }
 #undef GB_WGMMA_FP8_N128
 #undef GB_WGMMA_FP8_N192

@@ -153,9 +153,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
       const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
       if constexpr (Scheme::kPromote)
-        sm90::wgmma_m64n128k32_fp8_f32<A, B>(part, da, db, ks > 0);
+        sm90::wgmma_m64k32_fp8_f32<A, B, 128>(part, da, db, ks > 0);
       else
-        sm90::wgmma_m64n128k32_fp8_f32<A, B>(acc, da, db, kb > 0 || ks > 0);
+        sm90::wgmma_m64k32_fp8_f32<A, B, 128>(acc, da, db, kb > 0 || ks > 0);
     }
     sm90::wgmma_commit_group();
     sm90::wgmma_wait_group<0>();

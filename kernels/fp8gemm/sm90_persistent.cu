@@ -163,10 +163,7 @@ struct F2Mainloop {
       const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
       // The kind: wgmma's A is GEMM A with MROWS (rung F3), GEMM B in F2's orientation.
       constexpr DType KA = MROWS ? TA : TB, KB = MROWS ? TB : TA;
-      if constexpr (NW == 192)
-        sm90::wgmma_m64n192k32_fp8_f32<KA, KB>(d, da, db, first && ks == 0 ? 0 : 1);
-      else
-        sm90::wgmma_m64n128k32_fp8_f32<KA, KB>(d, da, db, first && ks == 0 ? 0 : 1);
+      sm90::wgmma_m64k32_fp8_f32<KA, KB, NW>(d, da, db, first && ks == 0 ? 0 : 1);
     }
     sm90::wgmma_commit_group();
   }
