@@ -115,6 +115,10 @@ __device__ __forceinline__ void st_shared_cluster_v4(uint32_t addr, uint32_t cta
       "r"(cta), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
       : "memory");
 }
+// 4 bytes into this CTA's shared memory.
+__device__ __forceinline__ void st_shared_f32(uint32_t addr, float v) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
 // 16 bytes of this CTA's shared memory.
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
   uint4 v;

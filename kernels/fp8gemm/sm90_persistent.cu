@@ -2,9 +2,10 @@
 // Hopper rung 10: a persistent grid walking 128x128 tiles in raster order (the ring never drains
 // between tiles), wgmma's M = GEMM N so that the fragment holds consecutive m and rung 10's
 // epilogue applies (stmatrix into swizzled boxes, TMA stores deferred into the next tile). In that
-// orientation a thread's columns are 32 rows of A: the producer's three spare warps copy each
-// k-block's A block scales, times B's, into a per-stage slot the consumers read while the wgmmas
-// run. Tensor and row scales multiply once per tile. Variant _c2: 2-CTA multicast of A.
+// orientation a thread's columns are 32 rows of A: each consumer warpgroup's 128 threads read the
+// next k-block's A block scales (one row each), times B's, into a double-buffered slot of its own
+// that its threads read while the wgmmas run. Tensor and row scales multiply once per tile.
+// Variant _c2: 2-CTA multicast of A.
 // Rung F3, fp8gemm_sm90_persistent_t (MROWS): F2 turned around, wgmma's M = GEMM M: two A rows per
 // thread, block scales read from global memory (no slot, six stages), the epilogue transposing
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
@@ -17,8 +18,6 @@
 // DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.86x, _pipe
 // 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
 // e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
-// racecheck reports hazards on F2's block-scale slot, none on F3 and _sk (docs/fp8.md,
-// "Correctness").
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -52,7 +51,7 @@ constexpr int kBM = 128, kBN = 128, kBK = 128;  // kBK e4m3 elements: one 128-by
 static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
               "a k-block is one scale block along K, and a tile's rows of B one block of B");
 // The ring: 6 stages of 32 KB beside the epilogue's 32 KB of staging boxes; block scales take 5,
-// their scale slots would not fit beside a sixth.
+// their scale slots (2 KB) would not fit beside a sixth.
 // MROWS (rung F3): the other orientation, wgmma's M = GEMM M; no scale slot, six stages always.
 template <ScaleMode S, bool MROWS>
 constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
@@ -86,8 +85,8 @@ struct F3Cfg {
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3Cfg<V == kF3N192 ? 192 : 128, V == kF3N192 ? 4 : 6>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
-// A stage's scale slot: A's 128 row scales times B's block scale, in the order the consumers read
-// them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
+// A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
+// read them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
 // 2(j%2) + e, so that its eight 16-byte loads i = j/2 read 16i + 4q: the four quad positions of
 // a warp read 64 contiguous bytes, no bank conflict (32q, one load's addresses 128 B apart, was a
 // 4-way conflict and ran block128 at 568 TFLOP/s against 738 at 4096x7168x2048), and no multiply.
@@ -122,7 +121,7 @@ template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0, DType TA = 
 struct F2Mainloop {
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a, s_b;
-  uint32_t s_scale;  // (STAGES, kScaleSlot) floats, shared-window address
+  uint32_t s_scale;  // F2, block128: this consumer's (2, kScaleSlot) floats, shared-window address
   int consumer, lane, q;
   const float* sa0 = nullptr;  // MROWS, block128: scale_a of the thread's rows (h = 0, 1), per kb
   const float* sa1 = nullptr;
@@ -131,14 +130,24 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
+  // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
+  // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
+  // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
+  // read, and a named barrier of the warpgroup (f2_publish) orders each slot's stores before its
+  // reads and its reads before the stores two k-blocks later: an ordering racecheck follows.
+  // (The producer's spare warps filled per-stage slots before, handed over by the stage's
+  // mbarriers: ordered as well, but racecheck reported each slot's stores and loads as hazards,
+  // bench_results/h100/gpu_logs/2026-11-27_fp8_gpu_checks.txt.)
+  int wg_thread = 0;
+  bool f2_valid = false;
+  uint32_t slot = 0;  // k-blocks of the consumer's walk so far
   // wgmma's N (rung F3: the B tile's rows) and the fragment's registers.
   static constexpr int NW = MROWS ? Cfg::BN : 128;
   static constexpr int NACC = NW / 2;
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
-  // r of the cluster) once its own reads are done: the wgmmas' (completed) and, with block
-  // scales, its lanes' reads of the scale slot, ordered before the arrival by the __syncwarp.
-  // One arrival per warpgroup would release the slot while another warp may still read it.
+  // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
+  // ordered before the arrival by the __syncwarp.
   __device__ __forceinline__ void release(int s) {
     __syncwarp();
     if constexpr (Cfg::CLUSTER > 1) {
@@ -225,6 +234,17 @@ struct F2Mainloop {
       }
   }
 
+  // F2, block128: k-block kb's scale of this thread's row of A times B's, and its store into the
+  // slot k-block k of the walk reads (k % 2), published to the warpgroup.
+  __device__ __forceinline__ float f2_scale(int kb) const {
+    return f2_valid ? __ldg(sa0 + kb) * __ldg(sb + kb) : 0.f;
+  }
+  __device__ __forceinline__ void f2_publish(float v, uint32_t k) {
+    sm90::st_shared_f32(
+        s_scale + uint32_t(4 * ((k % 2) * kScaleSlot + scale_slot_index(wg_thread))), v);
+    sm90::named_barrier_sync(3 + consumer, 128);  // 1 + consumer: the epilogue's
+  }
+
   // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
   // it is added into acc, times A's and B's block scales with block128.
   // MROWS at 128 rows of B (F3, _sk): the scales of kb were read during k-block kb - 1 (`next`),
@@ -245,15 +265,18 @@ struct F2Mainloop {
       f = block_factors(kb);
     // Kept as read: a product formed here would wait on the loads just issued.
     if constexpr (kScalesAhead) next = block_scales(min(kb + 1, kb_count - 1));
+    constexpr bool kSlot = !MROWS && S == ScaleMode::block128;
+    float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
+    if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
-    if constexpr (!MROWS && S == ScaleMode::block128) {
+    if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const uint4 u =
-            sm90::ld_shared_v4(s_scale + uint32_t(4 * (stage * kScaleSlot + 16 * i + 4 * q)));
+            sm90::ld_shared_v4(s_scale + uint32_t(4 * ((slot % 2) * kScaleSlot + 16 * i + 4 * q)));
         sa[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z),
                             __uint_as_float(u.w));
       }
@@ -261,8 +284,12 @@ struct F2Mainloop {
     sm90::wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
-    release(stage);  // the scale slot was read above, the operands by the completed wgmmas
+    release(stage);  // the operands, read by the completed wgmmas
     ring.advance();
+    if constexpr (kSlot) {
+      if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
+      ++slot;
+    }
     if constexpr (MROWS || S != ScaleMode::block128) {
       add_rows(acc, part, f);
     } else {
@@ -373,6 +400,7 @@ struct F2Mainloop {
       for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
       Scales next;
       if constexpr (kScalesAhead) next = block_scales(0);
+      if constexpr (!MROWS && S == ScaleMode::block128) f2_publish(f2_scale(0), slot);
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_promoted(acc, part, kb, next, kb_count), ++kb;
         between(box);
@@ -542,22 +570,21 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 #if GEMMBENCH_SM90A
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   constexpr int STAGES = Cfg::STAGES;
-  // kBlock: the block scales go through the per-stage slot (F2's orientation only).
+  // kBlock: the block scales go through the consumers' scale slots (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
   static_assert(!MROWS || CLUSTER == 1, "rung F3 runs without a cluster");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
   static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
-  // The register split: rung 10's 40 / 232, except that the scale warps of block128 need 56 (40
-  // spilled), which leaves the consumers 224.
-  constexpr int kProducerRegs = kBlock ? 56 : Cfg::PRODUCER_REGS;
-  constexpr int kConsumerRegs = kBlock ? 224 : Cfg::CONSUMER_REGS;
+  // The register split: rung 10's 40 / 232.
+  constexpr int kProducerRegs = Cfg::PRODUCER_REGS;
+  constexpr int kConsumerRegs = Cfg::CONSUMER_REGS;
   static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "the SM's 64K registers");
   // The barriers (and scale slots) are the static shared memory: supports() tells the sm_90a
   // image from the trap stub of the other passes by it.
   __shared__ alignas(8) uint64_t full_bar[STAGES], empty_bar[STAGES];
-  __shared__ alignas(16) float s_scale[kBlock ? STAGES : 1][kScaleSlot];
+  __shared__ alignas(16) float s_scale[kBlock ? 2 * Cfg::CONSUMERS : 1][kScaleSlot];
   extern __shared__ uint8_t smem_raw[];
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t s_a = smem;                                // (STAGES, 128 x 128 B), SW128
@@ -569,8 +596,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      // full: the TMA thread's expect_tx, and each lane of the k-block's scale warp (block scales).
-      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), kBlock ? 1 + 32 : 1);
+      // full: the TMA thread's expect_tx.
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
       // empty: every consumer warp of every CTA the stage's A slices were multicast to.
       sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4 * CLUSTER);
     }
@@ -592,7 +619,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   Sm90WorkIter<SK> work_iter(sched, blockIdx.x / CLUSTER);
   Sm90Work w;
 
-  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread, and the scale warps ========
+  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread ========
     sm90::setmaxnreg_dec<kProducerRegs>();
     if (wg_thread == 0) {
       while (work_iter.next(w)) {
@@ -624,37 +651,6 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
           sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
           ring.advance();
         }
-    } else if (kBlock && warp >= 1) {
-      // Each k-block's scales into its stage's slot, the three other warps of the producer
-      // warpgroup taking turns (k-block c of the CTA's walk goes to warp 1 + c % 3: three loads
-      // in flight cover the L2 latency that one warp alone exposed per k-block): lane l copies A's
-      // rows l + 32r (r < 4) of the tile times B's block scale, in the slot's order, and every lane
-      // arrives once its stores are done.
-      const int kbs = sched.k_blocks;
-      int turn = 0;
-      while (work_iter.next(w)) {
-        const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
-        const int m_row = m_tile * kBM;
-        const float* sb_row = prm.scale_b + int64_t(n_tile) * kbs;
-        const bool b_valid = n_tile < sched.tiles_n;  // every lane reads the one B scale
-        for (int kb = 0; kb < kbs; ++kb, turn = turn == 2 ? 0 : turn + 1) {
-          if (turn == warp - 1) {
-            float va[4];
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-              const int m = m_row + lane + 32 * r;
-              va[r] = m < prm.m ? __ldg(prm.scale_a + int64_t(m) * kbs + kb) : 0.f;
-            }
-            const float vb = b_valid ? __ldg(sb_row + kb) : 0.f;
-            const int s = ring.stage;
-            sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);
-#pragma unroll
-            for (int r = 0; r < 4; ++r) s_scale[s][scale_slot_index(lane + 32 * r)] = va[r] * vb;
-            sm90::mbarrier_arrive(ring.full(s));
-          }
-          ring.advance();
-        }
-      }
     }
     return;
   }
@@ -695,14 +691,21 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
         pending,
         pending_m0,
         pending_n0};
-    F2Mainloop<S, kFast, Cfg, false> mainloop{ring,     s_a,  s_b, ptx::smem_u32(&s_scale[0][0]),
-                                              consumer, lane, q};
+    F2Mainloop<S, kFast, Cfg, false> mainloop{
+        ring, s_a, s_b, ptx::smem_u32(&s_scale[kBlock ? 2 * consumer : 0][0]), consumer, lane, q};
+    mainloop.wg_thread = wg_thread;
     const float tensor_scale =
         S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
     float acc[64];
     while (work_iter.next(w)) {
       const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
       const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
+      if constexpr (kBlock) {  // this thread's row of A in the tile's scale slots, and B's block
+        const int kbs = sched.k_blocks, m = m0 + wg_thread;
+        mainloop.f2_valid = m < M && n_tile < sched.tiles_n;  // else 0 (a padding tile of _c2)
+        mainloop.sa0 = prm.scale_a + int64_t(min(m, M - 1)) * kbs;
+        mainloop.sb = prm.scale_b + int64_t(min(n_tile, sched.tiles_n - 1)) * kbs;
+      }
       // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
       // after the mainloop.
       float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
@@ -887,7 +890,7 @@ GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info(
     "fp8gemm_sm90_persistent", 2,
     "Hopper FP8 (e4m3), rung F1 made persistent in rung 10's frame: wgmma M = GEMM N "
     "(64 rows of B per consumer), 128x128x128 tiles in raster order, TMA-store epilogue "
-    "deferred into the next tile; block scales staged per stage by the scale warps",
+    "deferred into the next tile; block scales staged a k-block ahead by each consumer warpgroup",
     supports<1>, launch<1>));
 
 // A measured variant of F2 (docs/fp8.md: multicast of A did not pay at 128x128 tiles, 0.794x
