@@ -135,12 +135,16 @@ struct F2Mainloop {
   // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
   // read, and a named barrier of the warpgroup (f2_publish) orders each slot's stores before its
   // reads and its reads before the stores two k-blocks later: an ordering racecheck follows.
+  // The loads run two k-blocks ahead of the store (f2_next: k-block kb + 1's product during kb),
+  // and a tile's first two before the previous tile's epilogue (f2_preload), so no store waits on
+  // its load (one k-block ahead, F2 block128 ran 8-22% slower than with the producer's warps).
   // (The producer's spare warps filled per-stage slots before, handed over by the stage's
   // mbarriers: ordered as well, but racecheck reported each slot's stores and loads as hazards,
   // bench_results/h100/gpu_logs/2026-11-27_fp8_gpu_checks.txt.)
   int wg_thread = 0;
   bool f2_valid = false;
-  uint32_t slot = 0;  // k-blocks of the consumer's walk so far
+  uint32_t slot = 0;                    // k-blocks of the consumer's walk so far
+  float f2_next = 0.f, f2_next2 = 0.f;  // the products of the next two k-blocks, as loaded
   // wgmma's N (rung F3: the B tile's rows) and the fragment's registers.
   static constexpr int NW = MROWS ? Cfg::BN : 128;
   static constexpr int NACC = NW / 2;
@@ -239,6 +243,10 @@ struct F2Mainloop {
   __device__ __forceinline__ float f2_scale(int kb) const {
     return f2_valid ? __ldg(sa0 + kb) * __ldg(sb + kb) : 0.f;
   }
+  __device__ __forceinline__ void f2_preload(int kb_count) {
+    f2_next = f2_scale(0);
+    f2_next2 = f2_scale(min(1, kb_count - 1));
+  }
   __device__ __forceinline__ void f2_publish(float v, uint32_t k) {
     sm90::st_shared_f32(
         s_scale + uint32_t(4 * ((k % 2) * kScaleSlot + scale_slot_index(wg_thread))), v);
@@ -266,8 +274,8 @@ struct F2Mainloop {
     // Kept as read: a product formed here would wait on the loads just issued.
     if constexpr (kScalesAhead) next = block_scales(min(kb + 1, kb_count - 1));
     constexpr bool kSlot = !MROWS && S == ScaleMode::block128;
-    float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
-    if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
+    float ahead = 0.f;  // F2, block128: this thread's product for k-block kb + 2
+    if constexpr (kSlot) ahead = f2_scale(min(kb + 2, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
@@ -287,7 +295,8 @@ struct F2Mainloop {
     release(stage);  // the operands, read by the completed wgmmas
     ring.advance();
     if constexpr (kSlot) {
-      if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
+      if (kb + 1 < kb_count) f2_publish(f2_next, slot + 1);  // k-block kb + 1's
+      f2_next = ahead;
       ++slot;
     }
     if constexpr (MROWS || S != ScaleMode::block128) {
@@ -400,7 +409,10 @@ struct F2Mainloop {
       for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
       Scales next;
       if constexpr (kScalesAhead) next = block_scales(0);
-      if constexpr (!MROWS && S == ScaleMode::block128) f2_publish(f2_scale(0), slot);
+      if constexpr (!MROWS && S == ScaleMode::block128) {  // f2_preload ran for this tile
+        f2_publish(f2_next, slot);
+        f2_next = f2_next2;
+      }
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_promoted(acc, part, kb, next, kb_count), ++kb;
         between(box);
@@ -697,15 +709,22 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const float tensor_scale =
         S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
     float acc[64];
-    while (work_iter.next(w)) {
+    // Block scales: a tile's first products are loaded before the previous tile's epilogue.
+    const auto f2_tile = [&](const Sm90Work& t) {
+      if constexpr (kBlock) {  // this thread's row of A in the tile's scale slots, and B's block
+        const auto [tm, tn] = sm90_cta_tile<CLUSTER, false>(t, rank);
+        const int kbs = sched.k_blocks, m = tm * kBM + wg_thread;
+        mainloop.f2_valid = m < M && tn < sched.tiles_n;  // else 0 (a padding tile of _c2)
+        mainloop.sa0 = prm.scale_a + int64_t(min(m, M - 1)) * kbs;
+        mainloop.sb = prm.scale_b + int64_t(min(tn, sched.tiles_n - 1)) * kbs;
+        mainloop.f2_preload(kbs);
+      }
+    };
+    bool more = work_iter.next(w);
+    if (more) f2_tile(w);
+    while (more) {
       const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
       const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
-      if constexpr (kBlock) {  // this thread's row of A in the tile's scale slots, and B's block
-        const int kbs = sched.k_blocks, m = m0 + wg_thread;
-        mainloop.f2_valid = m < M && n_tile < sched.tiles_n;  // else 0 (a padding tile of _c2)
-        mainloop.sa0 = prm.scale_a + int64_t(min(m, M - 1)) * kbs;
-        mainloop.sb = prm.scale_b + int64_t(min(n_tile, sched.tiles_n - 1)) * kbs;
-      }
       // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
       // after the mainloop.
       float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
@@ -725,6 +744,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
         epilogue.template store_pending_box<decltype(box)::value>();
       });
       pending = false;
+      Sm90Work next_w;
+      more = work_iter.next(next_w);
+      if (more) f2_tile(next_w);
 #pragma unroll
       for (int j = 0; j < 16; ++j)
 #pragma unroll
@@ -738,6 +760,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
               v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
           }
       epilogue.store(acc, m_tile, n_tile, sched);
+      w = next_w;
     }
     epilogue.drain();
   }
