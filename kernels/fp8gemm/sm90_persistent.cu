@@ -15,7 +15,8 @@
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
 // scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
-// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.76x block128 (0.91x fast), F3 0.81x / 0.86x, _pipe
+// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.67x block128 (0.91x fast; block128 0.76x with the
+// producer warps' slot hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe
 // 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
 // e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
 #include <cuda.h>
