@@ -137,8 +137,10 @@ struct F2Mainloop {
   // read, and a named barrier of the warpgroup (f2_publish) orders each slot's stores before its
   // reads and its reads before the stores two k-blocks later: an ordering racecheck follows.
   // The loads run two k-blocks ahead of the store (f2_next: k-block kb + 1's product during kb),
-  // and a tile's first two before the previous tile's epilogue (f2_preload), so no store waits on
-  // its load (one k-block ahead, F2 block128 ran 8-22% slower than with the producer's warps).
+  // and a tile's first two before the previous tile's epilogue (f2_preload). That did not buy
+  // speed: against the producer's warps F2 block128 runs 0.665x cuBLASLt against 0.757x, and
+  // 0.656x with the loads one k-block ahead (bench_results/h100/2026-11-27_fp8_f2_slot_*), so
+  // the cost is the barrier each k-block and the consumers' own loads and stores, not latency.
   // (The producer's spare warps filled per-stage slots before, handed over by the stage's
   // mbarriers: ordered as well, but racecheck reported each slot's stores and loads as hazards,
   // bench_results/h100/gpu_logs/2026-11-27_fp8_gpu_checks.txt.)
