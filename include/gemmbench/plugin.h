@@ -1,13 +1,16 @@
 /* gemmbench plugin interface: a shared library that gemmbench loads with --plugin PATH, whose
- * kernels then run with gemmbench's whole method (fp64 verification, interleaved cuBLAS baseline,
- * cold L2, regimes, speed of light, energy, compare). docs/plugins.md says how to write one.
+ * kernels then run with gemmbench's whole method (fp64 verification, the cuBLAS or cuBLASLt
+ * baseline sampled alone at steady state, cold L2, regimes, speed of light, energy, compare).
+ * docs/plugins.md says how to write one.
  *
  * C ABI, no C++ types: a plugin may be written in C, C++, CUDA or anything that exports a C
  * function. Versioning:
  *   - GEMMBENCH_PLUGIN_ABI_VERSION is the major version. It is in the entry point's name
- *     (gemmbench_plugin_v1) and in gemmbench_plugin.abi_version; gemmbench refuses a plugin whose
- *     version is not its own. A change that would break a built plugin (a field removed, moved or
- *     retyped, a callback's meaning changed) makes a new major version and a new entry point.
+ *     (gemmbench_plugin_v2) and in gemmbench_plugin.abi_version. A change that would break a
+ *     built plugin (a field removed, moved or retyped, a callback's meaning changed) makes a new
+ *     major version and a new entry point. gemmbench loads plugins of every version it lists in
+ *     docs/plugins.md: version 2 (FP8) and version 1, whose plugins load unchanged (they see the
+ *     version-1 prefix of each struct, and are only ever handed f32, f16 and bf16 problems).
  *   - Within a major version the structs only grow at their end. Each starts with struct_size
  *     (sizeof as the plugin was compiled): gemmbench reads a field only when struct_size covers
  *     it, and a field a plugin does not have reads as 0 / NULL. New enum values may appear; a
@@ -26,13 +29,20 @@
 extern "C" {
 #endif
 
-#define GEMMBENCH_PLUGIN_ABI_VERSION 1
+#define GEMMBENCH_PLUGIN_ABI_VERSION 2
 /* The symbol gemmbench looks up; a plugin defines it with GEMMBENCH_PLUGIN_ENTRY (below). */
-#define GEMMBENCH_PLUGIN_ENTRY_NAME "gemmbench_plugin_v1"
+#define GEMMBENCH_PLUGIN_ENTRY_NAME "gemmbench_plugin_v2"
 
 /* Element types, accumulate types and layouts: the values gemmbench's own kernels declare
- * (gemmbench list). 0 is never a valid value, so a zeroed field is caught. */
-enum { GEMMBENCH_DTYPE_F32 = 1, GEMMBENCH_DTYPE_F16 = 2, GEMMBENCH_DTYPE_BF16 = 3 };
+ * (gemmbench list). 0 is never a valid value, so a zeroed field is caught. The FP8 types are
+ * version 2's: e4m3 (largest finite 448) and e5m2 (57344). */
+enum {
+  GEMMBENCH_DTYPE_F32 = 1,
+  GEMMBENCH_DTYPE_F16 = 2,
+  GEMMBENCH_DTYPE_BF16 = 3,
+  GEMMBENCH_DTYPE_E4M3 = 4,
+  GEMMBENCH_DTYPE_E5M2 = 5
+};
 enum { GEMMBENCH_ACCUM_F32 = 1, GEMMBENCH_ACCUM_F16 = 2 };
 /* BLAS column-major: C = alpha * op(A) * op(B) + beta * C, C is (M,N) with M contiguous, ldc = M.
  * First letter op(A), second op(B). A 'N': stored (M,K), M contiguous, lda = M; A 'T': stored
@@ -45,19 +55,47 @@ enum {
   GEMMBENCH_LAYOUT_TT = 4
 };
 
+/* How FP8 inputs are scaled (version 2; an f32, f16 or bf16 problem says NONE). The stored value
+ * q and its f32 scale s give the number q * s. FP8 problems are TN (both operands K-contiguous),
+ * and the scales are f32 arrays in the layout that gemmbench_launch_args.scale_layout names.
+ *   TENSOR:   one scale for A, one for B.
+ *   ROW:      one per row of op(A) (M of them), one per column of op(B) (N).
+ *   BLOCK128: DeepSeek-V3's format: A (the activations) one per 1x128 slice along K, M x KB of
+ *             them; B (the weights) one per 128x128 block, ceil(N/128) x KB; KB = ceil(K/128), and
+ *             a partial last block has its own scale. */
+enum {
+  GEMMBENCH_SCALE_NONE = 1,
+  GEMMBENCH_SCALE_TENSOR = 2,
+  GEMMBENCH_SCALE_ROW = 3,
+  GEMMBENCH_SCALE_BLOCK128 = 4
+};
+/* The scales' layout in memory. ROW_MAJOR, the one gemmbench hands over today: ROW scale_a[m],
+ * scale_b[n]; BLOCK128 scale_a[m * KB + kb], scale_b[(n / 128) * KB + kb]. A kernel that wants
+ * another (DeepGEMM's A scales K-block by K-block, say) builds it in prepare(), outside timing. */
+enum { GEMMBENCH_SCALE_LAYOUT_ROW_MAJOR = 1 };
+
 /* Return values of supports() and launch(). Any non-zero launch() return is an error. */
 #define GEMMBENCH_PLUGIN_OK 0
 #define GEMMBENCH_PLUGIN_DECLINE 1
 
-/* One GEMM case. A, B and C share the element type `dtype`. */
+/* One GEMM case. Version 1: A, B and C share the element type `dtype`. Version 2 adds the FP8
+ * fields at the end: A is `dtype`, B `dtype_b`, C `out_dtype` (the three equal for f32, f16 and
+ * bf16 problems), how the inputs were scaled, and C's order. */
 typedef struct gemmbench_problem {
   uint32_t struct_size;
   int32_t layout; /* GEMMBENCH_LAYOUT_* */
-  int32_t dtype;  /* GEMMBENCH_DTYPE_* */
+  int32_t dtype;  /* GEMMBENCH_DTYPE_*: A's (and, in version 1, B's and C's) */
   int32_t accum;  /* GEMMBENCH_ACCUM_* */
   int64_t m, n, k;
   int64_t lda, ldb, ldc; /* in elements; packed today (see the layout comment above) */
   double alpha, beta;
+  /* ---- version 2 ---- */
+  int32_t dtype_b;     /* B's GEMMBENCH_DTYPE_* (an FP8 problem may pair e4m3 with e5m2) */
+  int32_t out_dtype;   /* C's GEMMBENCH_DTYPE_*: bf16 by default for FP8 inputs, f16 or f32 */
+  int32_t scale;       /* GEMMBENCH_SCALE_* */
+  int32_t fast_accum;  /* FP8: 1 = the tensor cores' own accumulator kept over all of K (the row
+                          records it; a kernel that always promotes declines it) */
+  int32_t c_row_major; /* 1 when the kernel declared c_row_major (C (M,N) N-contiguous, ldc = N) */
 } gemmbench_problem;
 
 /* What supports() may ask of the device the case would run on. */
@@ -71,7 +109,8 @@ typedef struct gemmbench_device {
 
 /* One launch. The pointers are device memory that gemmbench allocated and filled; the current
  * device is already set. launch() enqueues its work on `stream` and returns: no synchronisation,
- * no allocation (use `workspace`), no change of the current device. */
+ * no allocation (use `workspace`), no change of the current device. Every launch of one problem
+ * gets the same pointers, and the inputs do not change between them. */
 typedef struct gemmbench_launch_args {
   uint32_t struct_size;
   const gemmbench_problem* problem;
@@ -80,8 +119,13 @@ typedef struct gemmbench_launch_args {
   void* c;       /* (M,N) column-major, problem->ldc; holds beta's C on entry */
   float alpha, beta;
   void* stream;    /* a cudaStream_t (= CUstream) */
-  void* workspace; /* device memory of workspace_bytes(problem) bytes, or NULL when 0 */
+  void* workspace; /* device memory of workspace_bytes(problem) bytes, or NULL when 0; what
+                      prepare() wrote there is still there at the problem's launches */
   size_t workspace_bytes;
+  /* ---- version 2 ---- */
+  const float* scale_a; /* FP8: A's scales (problem->scale, scale_layout); NULL otherwise */
+  const float* scale_b; /* FP8: B's scales */
+  int32_t scale_layout; /* GEMMBENCH_SCALE_LAYOUT_* of scale_a and scale_b */
 } gemmbench_launch_args;
 
 /* GEMMBENCH_PLUGIN_OK when the kernel can run the case; else GEMMBENCH_PLUGIN_DECLINE with a
@@ -100,6 +144,16 @@ typedef int (*gemmbench_launch_fn)(const gemmbench_launch_args* args, char* erro
                                    size_t error_size, void* user);
 /* Bytes of device workspace launch() needs for `problem` (optional; NULL = none). */
 typedef size_t (*gemmbench_workspace_fn)(const gemmbench_problem* problem, void* user);
+/* Version 2, optional: called once per problem, after its inputs are made and before its first
+ * launch (the verified run or a warm-up), outside every timed sample, with the arguments of the
+ * launches that follow. What a peer library does once per problem, not per call, belongs here:
+ * building TMA descriptors, choosing a configuration, laying the scales out as the kernel reads
+ * them (into `workspace`, which keeps its contents for the problem's launches). It may enqueue
+ * work on the stream and keep host state in `user`, keyed by the arguments; no synchronisation.
+ * Returns GEMMBENCH_PLUGIN_OK, or non-zero with a message as launch() does (the row is then an
+ * error and never launched). */
+typedef int (*gemmbench_prepare_fn)(const gemmbench_launch_args* args, char* error,
+                                    size_t error_size, void* user);
 
 /* One kernel: the same facts gemmbench's own kernels register (docs/development.md). */
 typedef struct gemmbench_kernel {
@@ -120,6 +174,12 @@ typedef struct gemmbench_kernel {
   gemmbench_launch_fn launch;             /* required */
   gemmbench_workspace_fn workspace_bytes; /* optional */
   void* user;                             /* handed back to every callback of this kernel */
+  /* ---- version 2 ---- */
+  gemmbench_prepare_fn prepare; /* optional (see its typedef) */
+  int32_t c_row_major; /* 1: the kernel writes C (M,N) row-major, N contiguous, ldc = N (the order
+                          an LLM layer's output has; DeepGEMM writes it). gemmbench verifies it
+                          in that order, and runs such a kernel with beta = 0 only. 0: column-
+                          major, M contiguous, as in version 1 */
 } gemmbench_kernel;
 
 /* What the entry point returns. struct_size and abi_version stay its first two fields in every
@@ -145,10 +205,10 @@ typedef const gemmbench_plugin* (*gemmbench_plugin_entry_fn)(void);
  * Called once, after the library is loaded and before any CUDA call of gemmbench's. */
 #ifdef __cplusplus
 #define GEMMBENCH_PLUGIN_ENTRY \
-  extern "C" GEMMBENCH_PLUGIN_EXPORT const gemmbench_plugin* gemmbench_plugin_v1(void)
+  extern "C" GEMMBENCH_PLUGIN_EXPORT const gemmbench_plugin* gemmbench_plugin_v2(void)
 #else
 #define GEMMBENCH_PLUGIN_ENTRY \
-  GEMMBENCH_PLUGIN_EXPORT const gemmbench_plugin* gemmbench_plugin_v1(void)
+  GEMMBENCH_PLUGIN_EXPORT const gemmbench_plugin* gemmbench_plugin_v2(void)
 #endif
 
 #ifdef __cplusplus

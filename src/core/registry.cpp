@@ -80,6 +80,9 @@ std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const Dev
     return std::string("layout ") + to_string(p.layout) + " not implemented by this kernel";
   if (caps.sm < k.min_sm)
     return "needs sm_" + std::to_string(k.min_sm) + ", device is sm_" + std::to_string(caps.sm);
+  if (k.c_row_major && p.beta != 0)
+    return "writes C row-major (N contiguous), so it runs with beta = 0 only: the seeded C of "
+           "beta != 0 is column-major";
   if (k.supports) return k.supports(p, caps);
   return {};
 }

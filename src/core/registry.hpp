@@ -24,7 +24,8 @@ struct GemmArgs {
   GemmProblem problem;
   const void* a = nullptr;  // op(A) source, problem.dtype elements, lda = problem.lda()
   const void* b = nullptr;  // op(B) source, problem.dtype elements, ldb = problem.ldb()
-  void* c = nullptr;        // (M,N) column-major, problem.out_type() elements, ldc = M
+  void* c = nullptr;        // (M,N) column-major, problem.out_type() elements, ldc = M; row-major
+                            // (ldc = N) for a kernel that declares c_row_major
   float alpha = 1.f, beta = 0.f;
   // FP8 problems: the f32 scales of A and B in problem.scale's layout (core/types.hpp,
   // ScaleMode): a value of op(A) is a[...] * scale_a[...]. Null for the other types.
@@ -41,6 +42,9 @@ struct GemmArgs {
 // checked dtype, accumulate type, layout and min_sm against the fields below.
 using SupportsFn = std::function<std::string(const GemmProblem&, const DeviceCaps&)>;
 using LaunchFn = std::function<void(const GemmArgs&, cudaStream_t)>;
+// Once per problem, after its inputs are made and before its first launch, outside every timed
+// sample, with the arguments of the launches that follow (plugins: a peer's per-problem setup).
+using PrepareFn = std::function<void(const GemmArgs&, cudaStream_t)>;
 
 struct KernelInfo;
 // What a shape-aware dispatcher (hgemm, sgemm) runs for one problem: a registered kernel and the
@@ -64,7 +68,11 @@ struct KernelInfo {
   int min_sm = 0;               // 10 * major + minor
   SupportsFn supports;          // optional: per-problem constraints
   LaunchFn launch;
-  ChooseFn choose;  // dispatchers only: the kernel launch() runs (rows record it)
+  ChooseFn choose;    // dispatchers only: the kernel launch() runs (rows record it)
+  PrepareFn prepare;  // optional
+  // The kernel writes C (M,N) row-major, N contiguous (the order of an LLM layer's output, which
+  // DeepGEMM writes): verified in that order, and run with beta = 0 only.
+  bool c_row_major = false;
 };
 
 class KernelRegistry {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
@@ -19,17 +20,28 @@ namespace gemmbench {
 
 namespace {
 
-// The smallest structs of ABI 1 a plugin may hand over. When fields are appended within ABI 1,
-// these become the offsets of the first appended field, and each new field is read only where the
-// plugin's struct_size covers it.
+// The plugin ABI versions this gemmbench loads, newest first: each version's entry point, and the
+// smallest structs a plugin of that version may hand over. Version 2 appended fields to version
+// 1's structs, so a version-1 plugin's structs are a prefix of version 2's; a field is read only
+// where the plugin's struct_size covers it (and where fields are appended within a version, its
+// smallest size stays the offset of the first appended field).
+constexpr int kOldestAbi = 1;
 constexpr size_t kPluginSizeV1 = sizeof(gemmbench_plugin);
-constexpr size_t kKernelSizeV1 = sizeof(gemmbench_kernel);
+constexpr size_t kKernelSizeV1 = offsetof(gemmbench_kernel, prepare);
+constexpr size_t kKernelSizeV2 = sizeof(gemmbench_kernel);
+size_t min_kernel_size(int abi) {
+  return abi >= 2 ? kKernelSizeV2 : kKernelSizeV1;
+}
+std::string entry_name(int abi) {
+  return fmt::format("gemmbench_plugin_v{}", abi);
+}
 // A sanity bound on num_kernels: a garbage count reads as an error, not as a walk through memory.
 constexpr int32_t kMaxKernelsPerPlugin = 100000;
 // Room for a plugin's reason or error message, NUL included.
 constexpr size_t kMessageBytes = 1024;
 
-std::optional<DType> dtype_from_c(int32_t v) {
+// The element types of ABI `abi`: FP8 came with version 2.
+std::optional<DType> dtype_from_c(int32_t v, int abi) {
   switch (v) {
     case GEMMBENCH_DTYPE_F32:
       return DType::f32;
@@ -37,6 +49,12 @@ std::optional<DType> dtype_from_c(int32_t v) {
       return DType::f16;
     case GEMMBENCH_DTYPE_BF16:
       return DType::bf16;
+    case GEMMBENCH_DTYPE_E4M3:
+      if (abi >= 2) return DType::e4m3;
+      break;
+    case GEMMBENCH_DTYPE_E5M2:
+      if (abi >= 2) return DType::e5m2;
+      break;
   }
   return std::nullopt;
 }
@@ -71,9 +89,23 @@ int32_t to_c(DType d) {
       return GEMMBENCH_DTYPE_F16;
     case DType::bf16:
       return GEMMBENCH_DTYPE_BF16;
-    case DType::e4m3:  // FP8 is not in ABI version 1: a plugin cannot declare it, so never asked
+    case DType::e4m3:  // version 2; a version-1 plugin cannot declare FP8, so is never asked
+      return GEMMBENCH_DTYPE_E4M3;
     case DType::e5m2:
-      break;
+      return GEMMBENCH_DTYPE_E5M2;
+  }
+  return 0;
+}
+int32_t to_c(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::none:
+      return GEMMBENCH_SCALE_NONE;
+    case ScaleMode::tensor:
+      return GEMMBENCH_SCALE_TENSOR;
+    case ScaleMode::row:
+      return GEMMBENCH_SCALE_ROW;
+    case ScaleMode::block128:
+      return GEMMBENCH_SCALE_BLOCK128;
   }
   return 0;
 }
@@ -94,15 +126,21 @@ int32_t to_c(Layout l) {
   return 0;
 }
 
-gemmbench_problem to_c(const GemmProblem& p) {
+// A plugin of any version gets version 2's struct: a version-1 plugin reads its prefix.
+gemmbench_problem to_c(const GemmProblem& p, bool c_row_major) {
   gemmbench_problem c{};
   c.struct_size = sizeof(c);
   c.layout = to_c(p.layout);
   c.dtype = to_c(p.dtype);
   c.accum = to_c(p.accum);
   c.m = p.m, c.n = p.n, c.k = p.k;
-  c.lda = p.lda(), c.ldb = p.ldb(), c.ldc = p.ldc();
+  c.lda = p.lda(), c.ldb = p.ldb(), c.ldc = c_row_major ? p.n : p.ldc();
   c.alpha = p.alpha, c.beta = p.beta;
+  c.dtype_b = to_c(p.b_type());
+  c.out_dtype = to_c(p.out_type());
+  c.scale = to_c(p.scale);
+  c.fast_accum = p.fast_accum ? 1 : 0;
+  c.c_row_major = c_row_major ? 1 : 0;
   return c;
 }
 
@@ -128,6 +166,8 @@ struct Adapter {
   gemmbench_supports_fn supports = nullptr;
   gemmbench_launch_fn launch = nullptr;
   gemmbench_workspace_fn workspace_bytes = nullptr;
+  gemmbench_prepare_fn prepare = nullptr;
+  bool c_row_major = false;
   void* user = nullptr;
   void* workspace = nullptr;
   size_t workspace_size = 0;
@@ -161,8 +201,13 @@ struct Adapter {
   }
 };
 
-void launch_plugin_kernel(Adapter& a, const GemmArgs& args, cudaStream_t stream) {
-  const gemmbench_problem p = to_c(args.problem);
+using PluginCallFn = int (*)(const gemmbench_launch_args*, char*, size_t, void*);
+
+// One call of launch() or prepare() with `args`: the same arguments for both, so that what
+// prepare() keeps (host state keyed by them, the workspace's contents) matches the launches.
+void call_plugin_kernel(Adapter& a, PluginCallFn fn, const char* what, const GemmArgs& args,
+                        cudaStream_t stream) {
+  const gemmbench_problem p = to_c(args.problem, a.c_row_major);
   const size_t ws_bytes = a.workspace_bytes ? a.workspace_bytes(&p, a.user) : 0;
   gemmbench_launch_args c{};
   c.struct_size = sizeof(c);
@@ -175,20 +220,23 @@ void launch_plugin_kernel(Adapter& a, const GemmArgs& args, cudaStream_t stream)
   c.stream = static_cast<void*>(stream);
   c.workspace = ws_bytes ? a.workspace_for(ws_bytes) : nullptr;
   c.workspace_bytes = ws_bytes;
+  c.scale_a = args.scale_a;
+  c.scale_b = args.scale_b;
+  c.scale_layout = GEMMBENCH_SCALE_LAYOUT_ROW_MAJOR;
   char error[kMessageBytes] = {};
-  const int rc = a.launch(&c, error, sizeof(error), a.user);
+  const int rc = fn(&c, error, sizeof(error), a.user);
   if (rc == GEMMBENCH_PLUGIN_OK) return;
   const std::string msg = message(error);
   // A CudaError without a CUDA code: the runner records the row as an error with this text and,
   // unless the context itself was lost, goes on with the next row.
-  throw CudaError(fmt::format("plugin kernel '{}' ({}): launch returned {}{}", a.name, a.path, rc,
+  throw CudaError(fmt::format("plugin kernel '{}' ({}): {} returned {}{}", a.name, a.path, what, rc,
                               msg.empty() ? std::string(" without a message") : ": " + msg));
 }
 
 std::string supports_plugin_kernel(const Adapter& a, const GemmProblem& problem,
                                    const DeviceCaps& caps) {
   if (!a.supports) return {};
-  const gemmbench_problem p = to_c(problem);
+  const gemmbench_problem p = to_c(problem, a.c_row_major);
   const gemmbench_device d = to_c(caps);
   char reason[kMessageBytes] = {};
   if (a.supports(&p, &d, reason, sizeof(reason), a.user) == GEMMBENCH_PLUGIN_OK) return {};
@@ -202,24 +250,25 @@ struct BadPlugin : std::runtime_error {
 
 template <class T, class Parse>
 std::vector<T> enum_list(const int32_t* values, int32_t count, const char* what, Parse parse,
-                         const char* accepted) {
+                         const std::string& accepted) {
   if (!values || count <= 0)
-    throw BadPlugin(fmt::format("{} is empty (give at least one {})", what, accepted));
+    throw BadPlugin(fmt::format("{} is empty (give at least one of {})", what, accepted));
   std::vector<T> out;
   for (int32_t i = 0; i < count; ++i) {
     const auto v = parse(values[i]);
     if (!v)
-      throw BadPlugin(fmt::format("{}[{}] is {}, not a {} value", what, i, values[i], accepted));
+      throw BadPlugin(fmt::format("{}[{}] is {}, not one of {}", what, i, values[i], accepted));
     if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
   return out;
 }
 
-// The KernelInfo of one entry of the plugin's table; throws BadPlugin for a malformed entry.
-KernelInfo adapt(const gemmbench_kernel& k, const std::string& path) {
-  if (k.struct_size < kKernelSizeV1)
-    throw BadPlugin(fmt::format("struct_size is {}, smaller than ABI 1's gemmbench_kernel ({})",
-                                k.struct_size, kKernelSizeV1));
+// The KernelInfo of one entry of the table of a plugin of ABI `abi`; throws BadPlugin for a
+// malformed entry.
+KernelInfo adapt(const gemmbench_kernel& k, int abi, const std::string& path) {
+  if (k.struct_size < min_kernel_size(abi))
+    throw BadPlugin(fmt::format("struct_size is {}, smaller than ABI {}'s gemmbench_kernel ({})",
+                                k.struct_size, abi, min_kernel_size(abi)));
   if (!k.name || !*k.name) throw BadPlugin("has no name");
   if (!k.family || !*k.family) throw BadPlugin("has no family");
   if (k.rung < 1) throw BadPlugin(fmt::format("rung is {}, must be 1 or more", k.rung));
@@ -229,12 +278,13 @@ KernelInfo adapt(const gemmbench_kernel& k, const std::string& path) {
   info.family = k.family;
   info.rung = k.rung;
   info.summary = k.summary ? k.summary : "";
-  info.dtypes =
-      enum_list<DType>(k.dtypes, k.num_dtypes, "dtypes", dtype_from_c, "GEMMBENCH_DTYPE_*");
-  info.accums =
-      enum_list<Accum>(k.accums, k.num_accums, "accums", accum_from_c, "GEMMBENCH_ACCUM_*");
-  info.layouts =
-      enum_list<Layout>(k.layouts, k.num_layouts, "layouts", layout_from_c, "GEMMBENCH_LAYOUT_*");
+  info.dtypes = enum_list<DType>(
+      k.dtypes, k.num_dtypes, "dtypes", [abi](int32_t v) { return dtype_from_c(v, abi); },
+      fmt::format("the GEMMBENCH_DTYPE_* values of plugin ABI version {}", abi));
+  info.accums = enum_list<Accum>(k.accums, k.num_accums, "accums", accum_from_c,
+                                 "the GEMMBENCH_ACCUM_* values");
+  info.layouts = enum_list<Layout>(k.layouts, k.num_layouts, "layouts", layout_from_c,
+                                   "the GEMMBENCH_LAYOUT_* values");
   if (!accum_valid_for(info.dtypes[0], info.accums[0]))
     throw BadPlugin(
         fmt::format("its native accumulate type {} does not go with its native dtype {}",
@@ -251,26 +301,51 @@ KernelInfo adapt(const gemmbench_kernel& k, const std::string& path) {
   a->launch = k.launch;
   a->workspace_bytes = k.workspace_bytes;
   a->user = k.user;
+  if (abi >= 2) {
+    if (k.c_row_major != 0 && k.c_row_major != 1)
+      throw BadPlugin(fmt::format("c_row_major is {}, must be 0 or 1", k.c_row_major));
+    a->prepare = k.prepare;
+    a->c_row_major = k.c_row_major == 1;
+  }
+  info.c_row_major = a->c_row_major;
   info.supports = [a](const GemmProblem& p, const DeviceCaps& caps) {
     return supports_plugin_kernel(*a, p, caps);
   };
   info.launch = [a](const GemmArgs& args, cudaStream_t stream) {
-    launch_plugin_kernel(*a, args, stream);
+    call_plugin_kernel(*a, a->launch, "launch", args, stream);
   };
+  if (a->prepare)
+    info.prepare = [a](const GemmArgs& args, cudaStream_t stream) {
+      call_plugin_kernel(*a, a->prepare, "prepare", args, stream);
+    };
   return info;
 }
 
-// The entry point, or why there is none.
-gemmbench_plugin_entry_fn find_entry(void* handle) {
+// The versions this gemmbench speaks, for messages: "1 and 2".
+std::string spoken_versions() {
+  std::string s;
+  for (int v = kOldestAbi; v <= GEMMBENCH_PLUGIN_ABI_VERSION; ++v)
+    s += (s.empty() ? "" : v == GEMMBENCH_PLUGIN_ABI_VERSION ? " and " : ", ") + std::to_string(v);
+  return s;
+}
+
+struct Entry {
+  gemmbench_plugin_entry_fn fn = nullptr;
+  int abi = 0;  // the version whose entry point the library exports
+};
+
+// The entry point of the newest version the library exports, or why there is none.
+Entry find_entry(void* handle) {
   dlerror();
-  if (void* sym = dlsym(handle, GEMMBENCH_PLUGIN_ENTRY_NAME))
-    return reinterpret_cast<gemmbench_plugin_entry_fn>(sym);
+  for (int v = GEMMBENCH_PLUGIN_ABI_VERSION; v >= kOldestAbi; --v)
+    if (void* sym = dlsym(handle, entry_name(v).c_str()))
+      return {reinterpret_cast<gemmbench_plugin_entry_fn>(sym), v};
   for (int v = GEMMBENCH_PLUGIN_ABI_VERSION + 1; v <= GEMMBENCH_PLUGIN_ABI_VERSION + 8; ++v)
-    if (dlsym(handle, fmt::format("gemmbench_plugin_v{}", v).c_str()))
+    if (dlsym(handle, entry_name(v).c_str()))
       throw BadPlugin(fmt::format(
-          "exports gemmbench_plugin_v{} but not {}: it was built for plugin ABI version {}, and "
-          "this gemmbench speaks version {}",
-          v, GEMMBENCH_PLUGIN_ENTRY_NAME, v, GEMMBENCH_PLUGIN_ABI_VERSION));
+          "exports {} but not {}: it was built for plugin ABI version {}, and this gemmbench "
+          "speaks versions {}",
+          entry_name(v), GEMMBENCH_PLUGIN_ENTRY_NAME, v, spoken_versions()));
   throw BadPlugin(fmt::format(
       "no entry point: it does not export {} (define it with GEMMBENCH_PLUGIN_ENTRY from "
       "gemmbench/plugin.h; docs/plugins.md)",
@@ -319,13 +394,14 @@ void PluginSet::load(const PluginSource& source) {
   // run, and unloading code that may have registered itself elsewhere is not worth the risk.
   std::vector<KernelInfo> kernels;
   try {
-    const gemmbench_plugin* p = find_entry(handle)();
-    if (!p) throw BadPlugin(std::string(GEMMBENCH_PLUGIN_ENTRY_NAME) + " returned NULL");
-    if (p->abi_version != GEMMBENCH_PLUGIN_ABI_VERSION)
+    const Entry entry = find_entry(handle);
+    const gemmbench_plugin* p = entry.fn();
+    if (!p) throw BadPlugin(entry_name(entry.abi) + " returned NULL");
+    if (p->abi_version != uint32_t(entry.abi))
       throw BadPlugin(fmt::format(
-          "built for plugin ABI version {}, and this gemmbench speaks version {} (rebuild it "
-          "against this gemmbench's gemmbench/plugin.h)",
-          p->abi_version, GEMMBENCH_PLUGIN_ABI_VERSION));
+          "says it was built for plugin ABI version {} but exports {} (version {}), and this "
+          "gemmbench speaks versions {} (rebuild it against this gemmbench's gemmbench/plugin.h)",
+          p->abi_version, entry_name(entry.abi), entry.abi, spoken_versions()));
     if (p->struct_size < kPluginSizeV1)
       throw BadPlugin(fmt::format("struct_size is {}, smaller than ABI 1's gemmbench_plugin ({})",
                                   p->struct_size, kPluginSizeV1));
@@ -341,7 +417,7 @@ void PluginSet::load(const PluginSource& source) {
           fmt::format("kernel {}{}", i, k && k->name ? fmt::format(" ('{}')", k->name) : "");
       if (!k) throw BadPlugin(which + ": NULL entry");
       try {
-        kernels.push_back(adapt(*k, source.path));
+        kernels.push_back(adapt(*k, entry.abi, source.path));
       } catch (const BadPlugin& e) {
         throw BadPlugin(which + ": " + e.what());
       }

@@ -82,6 +82,7 @@ struct EnergyRun {
 struct Member {
   CaseResult r;
   std::function<void()> launch;
+  bool c_row_major = false;     // the kernel writes C row-major (KernelInfo::c_row_major)
   std::string nvtx_name;        // the row's NVTX range (runner/nvtx_range.hpp)
   std::vector<double> samples;  // timed, ms, in the order taken
   std::vector<double> block_medians;
@@ -247,17 +248,27 @@ struct Runner::Impl {
     if (s.cache == CacheMode::cold) flush.run(stream);
   }
 
-  ErrorStats verify(const ProblemGroup& g, GroupData& d, const std::function<void()>& launch) {
+  // A C written row-major (N contiguous) is turned column-major into a scratch buffer first, so
+  // that one reference serves every kernel.
+  ErrorStats verify(const ProblemGroup& g, GroupData& d, const std::function<void()>& launch,
+                    bool c_row_major) {
     const GemmProblem& p = g.problem;
     prepare_for_verify(p, d);
     launch();
+    const void* c = d.c.get();
+    DeviceBuffer c_cols;
+    if (c_row_major) {
+      c_cols = DeviceBuffer(d.c.bytes());
+      transpose_to_column_major(d.c.get(), c_cols.get(), dtype_bytes(p.out_type()), p.m, p.n,
+                                stream);
+      c = c_cols.get();
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    ErrorStats e =
-        meter.measure(p.out_type(), d.c.get(), d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
+    ErrorStats e = meter.measure(p.out_type(), c, d.ref.as<double>(), p.m * p.n, d.ref_rms, stream);
     e.tolerance = verification_tolerance(p);
     if (d.ref_unquantized.get()) {
-      const ErrorStats q = meter.measure(p.out_type(), d.c.get(), d.ref_unquantized.as<double>(),
-                                         p.m * p.n, d.ref_unquantized_rms, stream);
+      const ErrorStats q = meter.measure(p.out_type(), c, d.ref_unquantized.as<double>(), p.m * p.n,
+                                         d.ref_unquantized_rms, stream);
       e.quant_normwise = q.normwise;
       e.quant_calc_diff = q.calc_diff;
     }
@@ -799,10 +810,25 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
       members[i].r.reason = why;
       continue;
     }
-    members[i].launch = [&im, k,
-                         args = GemmArgs{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha),
-                                         float(p.beta), d.scale_a.as<float>(),
-                                         d.scale_b.as<float>()}] {
+    const GemmArgs args{p,
+                        d.a.get(),
+                        d.b.get(),
+                        d.c.get(),
+                        float(p.alpha),
+                        float(p.beta),
+                        d.scale_a.as<float>(),
+                        d.scale_b.as<float>()};
+    if (k->prepare) {
+      try {
+        k->prepare(args, im.stream);
+        CUDA_CHECK_LAST_LAUNCH();
+      } catch (const CudaError& e) {
+        Impl::fail_member(members[i], e, summary);
+        continue;
+      }
+    }
+    members[i].c_row_major = k->c_row_major;
+    members[i].launch = [&im, k, args] {
       k->launch(args, im.stream);
       CUDA_CHECK_LAST_LAUNCH();
     };
@@ -812,7 +838,7 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
     m.nvtx_name = nvtx_case_name(m.r.kernel, p, g.preset);
     if (!m.launch || summary.aborted) continue;
     try {
-      if (s.verify) m.r.error = im.verify(g, d, m.launch);
+      if (s.verify) m.r.error = im.verify(g, d, m.launch, m.c_row_major);
       timed.push_back(&m);
     } catch (const CudaError& e) {
       Impl::fail_member(m, e, summary);

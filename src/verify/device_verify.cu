@@ -8,6 +8,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -81,6 +82,15 @@ __global__ void fill_bits_kernel(Bits* p, int64_t count, Bits value) {
 
 int grid_for(int64_t count) {
   return int(std::clamp<int64_t>((count + 255) / 256, 1, 8192));
+}
+
+// dst (M,N) column-major from src (M,N) row-major; i walks dst, so the stores coalesce. Used
+// once per verified run, outside timing: plain indexing is fast enough.
+template <class Bits>
+__global__ void transpose_to_column_major_kernel(const Bits* src, Bits* dst, int64_t m, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    dst[i] = src[(i % m) * n + i / m];
 }
 
 // fp64 reference: 64x64 output tile per block, 256 threads computing 4x4 elements each, 16-deep
@@ -363,6 +373,20 @@ void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream) {
     fill_bits_kernel<uint16_t>
         <<<grid_for(count), 256, 0, stream>>>(static_cast<uint16_t*>(p), count, nan);
   }
+  CUDA_CHECK_LAST_LAUNCH();
+}
+
+void transpose_to_column_major(const void* src, void* dst, int elem_bytes, int64_t m, int64_t n,
+                               cudaStream_t stream) {
+  if (elem_bytes == 4)
+    transpose_to_column_major_kernel<uint32_t><<<grid_for(m * n), 256, 0, stream>>>(
+        static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), m, n);
+  else if (elem_bytes == 2)
+    transpose_to_column_major_kernel<uint16_t><<<grid_for(m * n), 256, 0, stream>>>(
+        static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), m, n);
+  else
+    throw std::invalid_argument("transpose_to_column_major: elements of 2 or 4 bytes, not " +
+                                std::to_string(elem_bytes));
   CUDA_CHECK_LAST_LAUNCH();
 }
 

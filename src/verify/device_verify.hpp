@@ -24,6 +24,10 @@ void fill_inputs(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor
 void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id,
                   cudaStream_t stream);
 void fill_nan(void* p, DType t, int64_t count, cudaStream_t stream);
+// dst (M,N) column-major (M contiguous) from src (M,N) row-major (N contiguous), elements of 2 or
+// 4 bytes: the C of a kernel that writes row-major (KernelInfo::c_row_major), before verification.
+void transpose_to_column_major(const void* src, void* dst, int elem_bytes, int64_t m, int64_t n,
+                               cudaStream_t stream);
 
 // ref = alpha * op(A) * op(B) + beta * C0 in fp64, from the stored (upcast) values. `c0` is read
 // only when beta != 0. `ref` is (M,N) column-major.

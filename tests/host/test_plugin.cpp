@@ -169,14 +169,79 @@ TEST(Plugin, NoEntryPointIsRefused) {
 
 TEST(Plugin, AnotherAbiVersionIsRefused) {
   KernelRegistry reg;
-  EXPECT_NE(refusal(GB_PLUGIN_WRONG_ABI, reg)
-                .find("built for plugin ABI version 99, and this gemmbench speaks version 1"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(GB_PLUGIN_WRONG_ABI, reg)
+          .find("says it was built for plugin ABI version 99 but exports "
+                "gemmbench_plugin_v2 (version 2), and this gemmbench speaks versions 1 and 2"),
+      std::string::npos);
   EXPECT_NE(refusal(GB_PLUGIN_FUTURE_ABI, reg)
-                .find("exports gemmbench_plugin_v2 but not gemmbench_plugin_v1: it was built for "
-                      "plugin ABI version 2"),
+                .find("exports gemmbench_plugin_v3 but not gemmbench_plugin_v2: it was built for "
+                      "plugin ABI version 3, and this gemmbench speaks versions 1 and 2"),
             std::string::npos);
   EXPECT_TRUE(reg.all().empty());
+}
+
+// A plugin built against version 1's header (tests/plugins/abi1, the header as it shipped) loads
+// and runs unchanged: the example plugin's source, compiled the way it was compiled then.
+TEST(Plugin, Version1PluginsLoadUnchanged) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_EXAMPLE_ABI1, "--plugin"});
+  const KernelInfo* k = reg.find("tiled_hgemm");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->dtypes, std::vector<DType>{DType::f16});
+  EXPECT_EQ(k->layouts, std::vector<Layout>{Layout::tn});
+  EXPECT_FALSE(k->prepare);
+  EXPECT_FALSE(k->c_row_major);
+  EXPECT_EQ(why_unsupported(*k, tn_f16(64, 64, 64), h100()), "");
+  EXPECT_NE(why_unsupported(*k, tn_f16(64, 64, 63), h100()), "");
+}
+
+// Version 1 has no FP8: a version-1 plugin that declares version 2's e4m3 value is refused, so
+// no FP8 problem ever reaches a plugin that could not read its scales.
+TEST(Plugin, Version1PluginsCannotDeclareFp8) {
+  KernelRegistry reg;
+  EXPECT_EQ(refusal(GB_PLUGIN_ABI1_FP8, reg),
+            std::string("--plugin: '") + GB_PLUGIN_ABI1_FP8 +
+                "': kernel 0 ('abi1_fp8'): dtypes[0] is 4, not one of the GEMMBENCH_DTYPE_* "
+                "values of plugin ABI version 1");
+  EXPECT_TRUE(reg.all().empty());
+}
+
+GemmProblem tn_fp8(int64_t m, int64_t n, int64_t k, ScaleMode scale, double beta = 0) {
+  GemmProblem p = tn_f16(m, n, k);
+  p.dtype = DType::e4m3;
+  p.out = DType::bf16;
+  p.scale = scale;
+  p.beta = beta;
+  return p;
+}
+
+// Version 2: FP8 types declared, the prepare() callback and the row-major C carried into the
+// KernelInfo, and a row-major kernel kept from beta != 0 with the reason.
+TEST(Plugin, Version2CarriesFp8PrepareAndRowMajorC) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_FP8_REFERENCE, "--plugin"});
+  const KernelInfo* cols = reg.find("fp8_ref_cols");
+  const KernelInfo* rows = reg.find("fp8_ref_rows");
+  ASSERT_NE(cols, nullptr);
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(cols->dtypes, (std::vector<DType>{DType::e4m3, DType::e5m2}));
+  EXPECT_FALSE(cols->prepare);
+  EXPECT_FALSE(cols->c_row_major);
+  EXPECT_TRUE(rows->prepare);
+  EXPECT_TRUE(rows->c_row_major);
+  for (ScaleMode s : {ScaleMode::tensor, ScaleMode::row, ScaleMode::block128}) {
+    EXPECT_EQ(why_unsupported(*cols, tn_fp8(64, 64, 256, s, 0.5), h100()), "");
+    EXPECT_EQ(why_unsupported(*rows, tn_fp8(64, 64, 256, s), h100()), "");
+  }
+  EXPECT_EQ(why_unsupported(*rows, tn_fp8(64, 64, 256, ScaleMode::block128, 0.5), h100()),
+            "writes C row-major (N contiguous), so it runs with beta = 0 only: the seeded C of "
+            "beta != 0 is column-major");
+  // The plugin's supports() sees version 2's fields: it declines an unscaled problem.
+  EXPECT_EQ(why_unsupported(*cols, tn_fp8(64, 64, 256, ScaleMode::none), h100()),
+            "FP8 inputs only");
 }
 
 TEST(Plugin, AMalformedKernelRefusesThePluginWhole) {

@@ -37,7 +37,9 @@ static const gemmbench_kernel kKernel = {sizeof(gemmbench_kernel),
                                          supports,
                                          launch_fails,
                                          NULL,
-                                         NULL};
+                                         NULL,
+                                         NULL,
+                                         0};
 static const gemmbench_kernel* const kKernels[] = {&kKernel};
 static const gemmbench_plugin kPlugin = {sizeof(gemmbench_plugin), GEMMBENCH_PLUGIN_ABI_VERSION,
                                          "launch fails", kKernels, 1};
