@@ -237,6 +237,21 @@ for step in "${steps[@]}"; do
       note "bench $args: rc=$? (env: ${GEMMBENCH_ENV_NOTE:-none}) ($(( $(date +%s) - t0 )) s)"
       tail -n "${BENCH_TAIL:-1000}" "$logs/bench_adhoc_$nbench.txt" | tee -a "$summary"
       ;;
+    deepgemm-peer:*)
+      # deepgemm-peer:<deepgemm_bench.py args>; DeepGEMM timed by its own harness (the profiler's
+      # kernel span), from build-ab/deepgemm.tar.gz (scripts/dev/reference/README.md, "DeepGEMM"):
+      # the cross-check of the DeepGEMM plugin's figures in gemmbench's harness.
+      args=${step#deepgemm-peer:}
+      dg=/tmp/deepgemm
+      mkdir -p "$dg" && tar -xzf "$root/build-ab/deepgemm.tar.gz" -C "$dg"
+      # shellcheck disable=SC2086  # the arguments are words
+      PYTHONPATH=$dg DG_CACHE_DIR=/tmp/deepgemm-jit PYTHONUNBUFFERED=1 \
+        DG_NVCC_COMPILER=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) \
+        python3 "$root/scripts/dev/reference/deepgemm_bench.py" $args \
+        --out "$out/deepgemm_peer_$stamp.jsonl" >"$logs/deepgemm_peer.txt" 2>&1
+      note "deepgemm-peer $args: rc=$? ($(( $(date +%s) - t0 )) s)"
+      tail -n 25 "$logs/deepgemm_peer.txt" | tee -a "$summary"
+      ;;
     burst-check)
       # The burst regime against a stand-alone loop (docs/regimes.md, "Cross-check"): cuBLAS f16 /
       # f32-accumulate TN 5120x4096x4096, scripts/dev/reference/cublas_loop.cu's burst figure

@@ -1,0 +1,188 @@
+// DeepGEMM's dense FP8 GEMM (v1: e4m3 A and B, A scaled per 1x128 slice along K, B per 128x128
+// block, bf16 D) as a gemmbench plugin of ABI version 2, so that one gemmbench report holds
+// `fp8gemm`, cuBLASLt and DeepGEMM on the same data, flush, regime and timer. A reference peer,
+// not part of gemmbench: built only when CMake is given GEMMBENCH_DEEPGEMM_DIR (CMakeLists.txt
+// beside this file; docs/plugins.md, "DeepGEMM in the harness").
+//
+// The problem as gemmbench states it (TN, C (M,N)) is DeepGEMM's as it states it: A stored (K,M)
+// K-contiguous is DeepGEMM's lhs (M,K) row-major; B stored (K,N) K-contiguous is its rhs (N,K);
+// gemmbench's block scales are its lhs scales (M, K/128) and rhs scales (N/128, K/128). DeepGEMM
+// writes D (M,N) row-major, N contiguous (an LLM layer's output order), so the kernel declares
+// c_row_major and gemmbench verifies C in that order.
+//
+// What DeepGEMM's Python wrapper does per call and what is done here once per problem, in
+// prepare(), outside the timed samples: A's scales laid out K-block by K-block with M rounded up
+// to 4 (get_col_major_tma_aligned_tensor), and the four TMA descriptors. launch() then does what
+// DeepGEMM's JIT-generated launch() does after its descriptors: Gemm::run, which sets the shared
+// memory limit and launches with DeepGEMM's cluster size on DeepGEMM's grid.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "deepgemm_plugin.hpp"
+#include "gemmbench/plugin.h"
+
+namespace gb_deepgemm {
+namespace {
+
+constexpr int64_t kBlock = 128;
+
+const Shape* find_shape(int64_t m, int64_t n, int64_t k) {
+  for (int i = 0; i < kNumShapes; ++i)
+    if (kShapes[i].m == m && kShapes[i].n == n && kShapes[i].k == k) return &kShapes[i];
+  return nullptr;
+}
+
+// M rounded up to 4 floats: DeepGEMM's TMA-aligned stride of A's scales.
+int64_t aligned_m(int64_t m) {
+  return (m + 3) / 4 * 4;
+}
+
+// gemmbench's A scales [m][kb] -> DeepGEMM's [kb][aligned m] (the padding rows are zeroed first).
+__global__ void scales_by_kblock(const float* in, float* out, int64_t m, int64_t kb,
+                                 int64_t ld) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * kb;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[(i % kb) * ld + i / kb] = in[i];
+}
+
+// The descriptors prepare() built, by the arguments they describe (the launches of a problem
+// get the same pointers; a later problem may reuse an address, so the key holds them all).
+using Key = std::tuple<const void*, const void*, const void*, const void*, const void*, int64_t,
+                       int64_t, int64_t>;
+std::mutex g_mutex;
+std::map<Key, Descriptors> g_prepared;
+
+Key key_of(const gemmbench_launch_args* a) {
+  const gemmbench_problem* p = a->problem;
+  return {a->a, a->b, a->c, a->scale_b, a->workspace, p->m, p->n, p->k};
+}
+
+int say(char* buf, size_t size, int rc, const char* fmt, const char* what) {
+  std::snprintf(buf, size, fmt, what);
+  return rc;
+}
+
+int supports(const gemmbench_problem* p, const gemmbench_device* dev, char* reason, size_t size,
+             void*) {
+  const auto no = [&](const char* why) { return say(reason, size, 1, "%s", why); };
+  if (p->struct_size < sizeof(gemmbench_problem))
+    return no("needs a gemmbench that speaks plugin ABI version 2");
+  if (p->dtype != GEMMBENCH_DTYPE_E4M3 || p->dtype_b != GEMMBENCH_DTYPE_E4M3)
+    return no("DeepGEMM's dense FP8 GEMM multiplies e4m3 by e4m3 only");
+  if (p->scale != GEMMBENCH_SCALE_BLOCK128)
+    return no("DeepGEMM's dense FP8 GEMM takes block128 scales only (A 1x128, B 128x128)");
+  if (p->out_dtype != GEMMBENCH_DTYPE_BF16) return no("DeepGEMM writes C in bf16 only");
+  if (p->fast_accum) return no("DeepGEMM promotes every k-block: no fast accumulation");
+  if (p->alpha != 1.0 || p->beta != 0.0)
+    return no("DeepGEMM computes D = A B: alpha 1 and beta 0 only");
+  if (p->n % 64 != 0 || p->k % kBlock != 0)
+    return no("DeepGEMM's dense API needs N % 64 == 0 and K % 128 == 0");
+  if (dev->sm != 90) return no("DeepGEMM v1's kernel is built for sm_90a only");
+  if (dev->num_sms != kBuiltForSms) {
+    char why[160];
+    std::snprintf(why, sizeof(why),
+                  "built for %d SMs (DeepGEMM chooses its tiles and grid by the SM count); this "
+                  "device has %d: rebuild with GEMMBENCH_DEEPGEMM_NUM_SMS",
+                  kBuiltForSms, dev->num_sms);
+    return no(why);
+  }
+  if (!find_shape(p->m, p->n, p->k)) {
+    char why[200];
+    std::snprintf(why, sizeof(why),
+                  "this build has no instance for %lldx%lldx%lld: DeepGEMM compiles one per "
+                  "shape's configuration; add the shape to GEMMBENCH_DEEPGEMM_SHAPES and rebuild",
+                  static_cast<long long>(p->m), static_cast<long long>(p->n),
+                  static_cast<long long>(p->k));
+    return no(why);
+  }
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+size_t workspace_bytes(const gemmbench_problem* p, void*) {
+  return size_t(aligned_m(p->m)) * size_t((p->k + kBlock - 1) / kBlock) * sizeof(float);
+}
+
+int prepare(const gemmbench_launch_args* a, char* error, size_t size, void*) {
+  const gemmbench_problem* p = a->problem;
+  const Shape* s = find_shape(p->m, p->n, p->k);
+  if (!s) return say(error, size, 2, "%s", "prepare(): a shape supports() declines");
+  const auto stream = static_cast<cudaStream_t>(a->stream);
+  const int64_t kb = (p->k + kBlock - 1) / kBlock;
+  auto* scales_a = static_cast<float*>(a->workspace);
+  cudaMemsetAsync(scales_a, 0, a->workspace_bytes, stream);
+  scales_by_kblock<<<unsigned(std::min<int64_t>((p->m * kb + 255) / 256, 4096)), 256, 0,
+                     stream>>>(a->scale_a, scales_a, p->m, kb, aligned_m(p->m));
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return say(error, size, 3, "prepare(): laying out A's scales: %s", cudaGetErrorString(e));
+  try {
+    const Descriptors d = s->instance->describe(a->a, a->b, scales_a, a->c, uint32_t(p->m));
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_prepared[key_of(a)] = d;
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "prepare(): DeepGEMM's descriptors: %s", e.what());
+  }
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+int launch(const gemmbench_launch_args* a, char* error, size_t size, void*) {
+  const gemmbench_problem* p = a->problem;
+  const Shape* s = find_shape(p->m, p->n, p->k);
+  Descriptors d;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = g_prepared.find(key_of(a));
+    if (!s || it == g_prepared.end())
+      return say(error, size, 2, "%s", "launch() of a problem prepare() did not see");
+    d = it->second;
+  }
+  try {
+    s->instance->run(d, a->c, a->scale_b, uint32_t(p->m), static_cast<cudaStream_t>(a->stream),
+                     s->num_sms, s->smem_bytes);
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
+  }
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return say(error, size, 3, "launch: %s", cudaGetErrorString(e));
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+const int32_t kDtypes[] = {GEMMBENCH_DTYPE_E4M3};
+const int32_t kAccums[] = {GEMMBENCH_ACCUM_F32};
+const int32_t kLayouts[] = {GEMMBENCH_LAYOUT_TN};
+
+const gemmbench_kernel kDeepGemm = {
+    sizeof(gemmbench_kernel),
+    "deepgemm",
+    "peer",
+    1,
+    "DeepGEMM v1's dense FP8 GEMM (block128, bf16 D row-major), built ahead of time with its own "
+    "per-shape configuration (reference peer, scripts/dev/reference/deepgemm_plugin)",
+    kDtypes,
+    1,
+    kAccums,
+    1,
+    kLayouts,
+    1,
+    90,
+    supports,
+    launch,
+    workspace_bytes,
+    nullptr,
+    prepare,
+    1};
+const gemmbench_kernel* const kKernels[] = {&kDeepGemm};
+
+}  // namespace
+}  // namespace gb_deepgemm
+
+GEMMBENCH_PLUGIN_ENTRY {
+  static const gemmbench_plugin plugin = {sizeof(gemmbench_plugin), GEMMBENCH_PLUGIN_ABI_VERSION,
+                                          gb_deepgemm::kBuiltFrom, gb_deepgemm::kKernels, 1};
+  return &plugin;
+}
