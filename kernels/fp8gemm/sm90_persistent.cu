@@ -15,7 +15,7 @@
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
 // scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
-// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.67x block128 (0.91x fast; block128 0.76x with the
+// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the
 // producer warps' slot hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe
 // 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
 // e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
@@ -136,18 +136,16 @@ struct F2Mainloop {
   // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
   // read, and a named barrier of the warpgroup (f2_publish) orders each slot's stores before its
   // reads and its reads before the stores two k-blocks later: an ordering racecheck follows.
-  // The loads run two k-blocks ahead of the store (f2_next: k-block kb + 1's product during kb),
-  // and a tile's first two before the previous tile's epilogue (f2_preload). That did not buy
-  // speed: against the producer's warps F2 block128 runs 0.665x cuBLASLt against 0.757x, and
-  // 0.656x with the loads one k-block ahead (bench_results/h100/2026-11-27_fp8_f2_slot_*), so
-  // the cost is the barrier each k-block and the consumers' own loads and stores, not latency.
+  // Loading the products two k-blocks ahead, and a tile's first two before the previous tile's
+  // epilogue, bought nothing (0.665x cuBLASLt against 0.656x, bench_results/h100/
+  // 2026-11-27_fp8_f2_slot_*) and was removed: the cost is the barrier each k-block and the
+  // consumers' own loads and stores, not their latency.
   // (The producer's spare warps filled per-stage slots before, handed over by the stage's
   // mbarriers: ordered as well, but racecheck reported each slot's stores and loads as hazards,
   // bench_results/h100/gpu_logs/2026-11-27_fp8_gpu_checks.txt.)
   int wg_thread = 0;
   bool f2_valid = false;
-  uint32_t slot = 0;                    // k-blocks of the consumer's walk so far
-  float f2_next = 0.f, f2_next2 = 0.f;  // the products of the next two k-blocks, as loaded
+  uint32_t slot = 0;  // k-blocks of the consumer's walk so far
   // wgmma's N (rung F3: the B tile's rows) and the fragment's registers.
   static constexpr int NW = MROWS ? Cfg::BN : 128;
   static constexpr int NACC = NW / 2;
@@ -246,10 +244,6 @@ struct F2Mainloop {
   __device__ __forceinline__ float f2_scale(int kb) const {
     return f2_valid ? __ldg(sa0 + kb) * __ldg(sb + kb) : 0.f;
   }
-  __device__ __forceinline__ void f2_preload(int kb_count) {
-    f2_next = f2_scale(0);
-    f2_next2 = f2_scale(min(1, kb_count - 1));
-  }
   __device__ __forceinline__ void f2_publish(float v, uint32_t k) {
     sm90::st_shared_f32(
         s_scale + uint32_t(4 * ((k % 2) * kScaleSlot + scale_slot_index(wg_thread))), v);
@@ -277,8 +271,8 @@ struct F2Mainloop {
     // Kept as read: a product formed here would wait on the loads just issued.
     if constexpr (kScalesAhead) next = block_scales(min(kb + 1, kb_count - 1));
     constexpr bool kSlot = !MROWS && S == ScaleMode::block128;
-    float ahead = 0.f;  // F2, block128: this thread's product for k-block kb + 2
-    if constexpr (kSlot) ahead = f2_scale(min(kb + 2, kb_count - 1));
+    float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
+    if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
@@ -298,8 +292,7 @@ struct F2Mainloop {
     release(stage);  // the operands, read by the completed wgmmas
     ring.advance();
     if constexpr (kSlot) {
-      if (kb + 1 < kb_count) f2_publish(f2_next, slot + 1);  // k-block kb + 1's
-      f2_next = ahead;
+      if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
       ++slot;
     }
     if constexpr (MROWS || S != ScaleMode::block128) {
@@ -412,10 +405,7 @@ struct F2Mainloop {
       for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
       Scales next;
       if constexpr (kScalesAhead) next = block_scales(0);
-      if constexpr (!MROWS && S == ScaleMode::block128) {  // f2_preload ran for this tile
-        f2_publish(f2_next, slot);
-        f2_next = f2_next2;
-      }
+      if constexpr (!MROWS && S == ScaleMode::block128) f2_publish(f2_scale(0), slot);
       static_for<BOXES>([&](auto box) {
         if (kb < kb_count) k_block_promoted(acc, part, kb, next, kb_count), ++kb;
         between(box);
@@ -712,22 +702,15 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const float tensor_scale =
         S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
     float acc[64];
-    // Block scales: a tile's first products are loaded before the previous tile's epilogue.
-    const auto f2_tile = [&](const Sm90Work& t) {
-      if constexpr (kBlock) {  // this thread's row of A in the tile's scale slots, and B's block
-        const auto [tm, tn] = sm90_cta_tile<CLUSTER, false>(t, rank);
-        const int kbs = sched.k_blocks, m = tm * kBM + wg_thread;
-        mainloop.f2_valid = m < M && tn < sched.tiles_n;  // else 0 (a padding tile of _c2)
-        mainloop.sa0 = prm.scale_a + int64_t(min(m, M - 1)) * kbs;
-        mainloop.sb = prm.scale_b + int64_t(min(tn, sched.tiles_n - 1)) * kbs;
-        mainloop.f2_preload(kbs);
-      }
-    };
-    bool more = work_iter.next(w);
-    if (more) f2_tile(w);
-    while (more) {
+    while (work_iter.next(w)) {
       const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
       const int m0 = m_tile * kBM, n_row = n_tile * kBN + consumer * Cfg::WG_N + 16 * warp + g;
+      if constexpr (kBlock) {  // this thread's row of A in the tile's scale slots, and B's block
+        const int kbs = sched.k_blocks, m = m0 + wg_thread;
+        mainloop.f2_valid = m < M && n_tile < sched.tiles_n;  // else 0 (a padding tile of _c2)
+        mainloop.sa0 = prm.scale_a + int64_t(min(m, M - 1)) * kbs;
+        mainloop.sb = prm.scale_b + int64_t(min(n_tile, sched.tiles_n - 1)) * kbs;
+      }
       // Row scales: this thread's 32 columns (rows m of A) and 2 rows (n of B), loaded now and used
       // after the mainloop.
       float rsa[S == ScaleMode::row ? 32 : 1], rsb[2];
@@ -747,9 +730,6 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
         epilogue.template store_pending_box<decltype(box)::value>();
       });
       pending = false;
-      Sm90Work next_w;
-      more = work_iter.next(next_w);
-      if (more) f2_tile(next_w);
 #pragma unroll
       for (int j = 0; j < 16; ++j)
 #pragma unroll
@@ -763,7 +743,6 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
               v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
           }
       epilogue.store(acc, m_tile, n_tile, sched);
-      w = next_w;
     }
     epilogue.drain();
   }
