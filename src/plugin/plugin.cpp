@@ -346,10 +346,13 @@ Entry find_entry(void* handle) {
           "exports {} but not {}: it was built for plugin ABI version {}, and this gemmbench "
           "speaks versions {}",
           entry_name(v), GEMMBENCH_PLUGIN_ENTRY_NAME, v, spoken_versions()));
+  std::string names;
+  for (int v = GEMMBENCH_PLUGIN_ABI_VERSION; v >= kOldestAbi; --v)
+    names += (names.empty() ? "" : ", ") + entry_name(v);
   throw BadPlugin(fmt::format(
-      "no entry point: it does not export {} (define it with GEMMBENCH_PLUGIN_ENTRY from "
+      "no entry point: it exports none of {} (define it with GEMMBENCH_PLUGIN_ENTRY from "
       "gemmbench/plugin.h; docs/plugins.md)",
-      GEMMBENCH_PLUGIN_ENTRY_NAME));
+      names));
 }
 
 }  // namespace

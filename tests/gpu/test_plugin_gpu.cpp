@@ -124,10 +124,12 @@ TEST(PluginGpu, AVersion1PluginVerifiesBesideCublas) {
 
 namespace {
 
-RunSpec fp8_run(std::vector<std::string> kernels, std::vector<Shape> shapes, double beta) {
+// A's type `a` times each B type in `b` (the plan refuses e5m2 x e5m2: no baseline has it).
+RunSpec fp8_run(std::vector<std::string> kernels, std::vector<Shape> shapes, double beta,
+                DType a = DType::e4m3, std::vector<DType> b = {DType::e4m3, DType::e5m2}) {
   RunSpec r = quick_run(std::move(kernels), std::move(shapes), beta);
-  r.dtypes = {DType::e4m3, DType::e5m2};
-  r.dtypes_b = {DType::e4m3, DType::e5m2};  // e5m2 x e5m2 is refused by the plan
+  r.dtypes = {a};
+  r.dtypes_b = std::move(b);
   r.scales = {ScaleMode::tensor, ScaleMode::row, ScaleMode::block128};
   r.alpha = 1.25;
   return r;
@@ -144,9 +146,14 @@ TEST(PluginGpu, Version2Fp8VerifiesInEveryScalingBothOrdersOfC) {
   const std::vector<Shape> shapes = {{64, 128, 256}, {200, 384, 656}, {37, 200, 300}};
   RunSpec f32_out = fp8_run({"fp8_ref_*"}, {{96, 160, 384}}, 0.0);
   f32_out.out = DType::f32;
-  const Plan plan = build_plan({fp8_run({"fp8_ref_*"}, shapes, 0.0), f32_out,
-                                fp8_run({"fp8_ref_*"}, {{130, 136, 272}}, 0.5)},
-                               {}, {}, KernelRegistry::instance());
+  RunSpec f32_out_e5m2 = fp8_run({"fp8_ref_*"}, {{96, 160, 384}}, 0.0, DType::e5m2, {DType::e4m3});
+  f32_out_e5m2.out = DType::f32;
+  const Plan plan =
+      build_plan({fp8_run({"fp8_ref_*"}, shapes, 0.0),
+                  fp8_run({"fp8_ref_*"}, shapes, 0.0, DType::e5m2, {DType::e4m3}), f32_out,
+                  f32_out_e5m2, fp8_run({"fp8_ref_*"}, {{130, 136, 272}}, 0.5),
+                  fp8_run({"fp8_ref_*"}, {{130, 136, 272}}, 0.5, DType::e5m2, {DType::e4m3})},
+                 {}, {}, KernelRegistry::instance());
   Collect out;
   Runner runner(0, 11);
   const RunSummary s = runner.run(plan, out, {});
