@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hgemm/sm90/schedule.hpp"  // shared_weight_rows
+#include "common/sm90/schedule.hpp"  // shared_weight_rows
 
 namespace gemmbench {
 namespace {

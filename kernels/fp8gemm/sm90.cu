@@ -39,7 +39,7 @@
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
 #include "fp8gemm/sm90_rules.hpp"
-#include "hgemm/sm90/tma_desc.hpp"
+#include "common/sm90/tma_desc.hpp"
 
 namespace gemmbench {
 namespace {

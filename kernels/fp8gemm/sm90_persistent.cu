@@ -9,7 +9,7 @@
 // Rung F3, fp8gemm_sm90_persistent_t (MROWS): F2 turned around, wgmma's M = GEMM M: two A rows per
 // thread, block scales read from global memory (no slot, six stages), the epilogue transposing
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
-// stream-K schedule and workspace (sm90/schedule.hpp, sm90/stream_k.cuh), each of a row of few
+// stream-K schedule and workspace (common/sm90/schedule.hpp, common/sm90/stream_k.cuh), each of a row of few
 // tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb + 1's
 // wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
@@ -38,12 +38,13 @@
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
 #include "fp8gemm/sm90_rules.hpp"
-#include "hgemm/sm90/config.hpp"
-#include "hgemm/sm90/epilogue.cuh"
-#include "hgemm/sm90/pipeline.cuh"
-#include "hgemm/sm90/schedule.hpp"
-#include "hgemm/sm90/stream_k.cuh"
-#include "hgemm/sm90/tma_desc.hpp"
+#include "common/sm90/config.hpp"
+#include "common/sm90/epilogue.cuh"
+#include "common/sm90/pipeline.cuh"
+#include "common/sm90/producer.cuh"
+#include "common/sm90/schedule.hpp"
+#include "common/sm90/stream_k.cuh"
+#include "common/sm90/tma_desc.hpp"
 
 namespace gemmbench {
 namespace {
@@ -69,11 +70,12 @@ enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2 };
 // lays them out); 192 rows: 4 stages of 40 KB beside 48 KB of boxes.
 template <int BN_, int STAGES_>
 struct F3Cfg {
-  static constexpr int BN = BN_, STAGES = STAGES_, CLUSTER = 1, CONSUMERS = 2, WG_N = 64;
-  static constexpr int A_SLICE_ROWS = kBM;
+  static constexpr int BM = kBM, BN = BN_, STAGES = STAGES_, CLUSTER = 1, CONSUMERS = 2, WG_N = 64;
+  static constexpr bool CLUSTER_M = false;
+  static constexpr int A_SLICE_ROWS = kBM, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
   static constexpr uint32_t A_STAGE_BYTES = kBM * ROW_BYTES, A_SLICE_BYTES = A_STAGE_BYTES;
-  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES;
+  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = BN / EPI_BOX;
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
@@ -460,7 +462,7 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[NACC], const CUt
 }
 
 // SK (variant _sk): stream-K items. A partial item (k-blocks short of the tile's end) publishes
-// its sums to the workspace (hgemm/sm90/stream_k.cuh) before any scale is applied and stores
+// its sums to the workspace (common/sm90/stream_k.cuh) before any scale is applied and stores
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
 // k-blocks, then scales and stores. The block scales of a partial item are those of its own
 // k-blocks, so every partial is a sum of fully scaled terms.
@@ -624,39 +626,13 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   Sm90WorkIter<SK> work_iter(sched, blockIdx.x / CLUSTER);
   Sm90Work w;
 
-  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread ========
+  if (wg == 0) {  // ======== PRODUCER warpgroup: the TMA thread (common/sm90/producer.cuh) ========
+    // Both operands K-major, A's tile multicast over the cluster (CLUSTER 2: each CTA loads its
+    // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
-    if (wg_thread == 0) {
-      while (work_iter.next(w)) {
-        const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, false>(w, rank);
-        // This CTA's slice of the shared A tile, and its own B tile; a slice or the padding N
-        // tile of an odd tiles_n past the matrix is clamped to a row inside it (those smem rows
-        // feed only outputs the epilogue does not store, and no box starts out of bounds).
-        const int a_row = min(m_tile * kBM + int(rank) * Cfg::A_SLICE_ROWS, prm.m - 1);
-        const int b_row = min(n_tile * Cfg::BN, prm.n - 1);
-        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
-          const int s = ring.stage;
-          sm90::mbarrier_wait_parity(ring.empty(s), ring.phase ^ 1);  // lap 0 passes at once
-          sm90::mbarrier_arrive_expect_tx(ring.full(s), Cfg::TX_BYTES);
-          const uint32_t a_dst = s_a + s * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES;
-          if constexpr (CLUSTER > 1)
-            sm90::tma_load_2d_multicast(a_dst, &map_a, ring.full(s), uint16_t((1u << CLUSTER) - 1),
-                                        kb * kBK, a_row);
-          else
-            sm90::tma_load_2d(a_dst, &map_a, ring.full(s), kb * kBK, a_row);
-          sm90::tma_load_2d(s_b + s * Cfg::B_STAGE_BYTES, &map_b, ring.full(s), kb * kBK, b_row);
-          ring.advance();
-        }
-      }
-      // Multicast clusters: one more lap of waits, until every stage's last use has been
-      // released by the consumers of every CTA it was multicast to; after that no peer arrives
-      // on this CTA's barriers and the CTA may exit (rung 10's producer tail).
-      if constexpr (CLUSTER > 1)
-        for (int i = 0; i < STAGES; ++i) {
-          sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
-          ring.advance();
-        }
-    }
+    if (wg_thread == 0)
+      Sm90Producer<Cfg, true, true, false, kBK>{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
+          ring, work_iter);
     return;
   }
 
@@ -913,10 +889,10 @@ GEMMBENCH_REGISTER_KERNEL(
                   "transposes through stmatrix.trans into the TMA-store boxes",
                   supports<1, true>, launch<1, true>, kF3Types));
 
-// Rung F3 on the stream-K schedule of the Hopper rung (hgemm/sm90/schedule.hpp): at decode token
+// Rung F3 on the stream-K schedule of the Hopper rung (common/sm90/schedule.hpp): at decode token
 // counts (one row of tiles, fewer tiles than SMs) each tile's k-blocks are split in equal parts
 // over about half the grid; elsewhere the last partial wave is split. Partials go through the
-// global workspace of hgemm/sm90/stream_k.cuh (this translation unit's own copy).
+// global workspace of common/sm90/stream_k.cuh (this translation unit's own copy).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_sk", 3,
                   "rung F3 on the stream-K schedule: tiles' k-blocks split over CTAs where there "

@@ -424,7 +424,7 @@ EOF2
       mkdir -p "$build"
       (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
         scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu \
-        src/core/types.cpp src/stats/stats.cpp kernels/hgemm/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
+        src/core/types.cpp src/stats/stats.cpp kernels/common/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
         >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
       args=${step#read-roof}

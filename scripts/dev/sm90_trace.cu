@@ -1,13 +1,13 @@
 // Timeline probe of the Hopper decode kernel (hgemm_decode_sm90): where a launch's time goes.
 // Not part of the build. Compiles its own copy of the kernel with GEMMBENCH_SM90_TRACE, so one
 // thread per CTA stamps %globaltimer at entry, first stage landed, mainloop done, fix-up done
-// and exit, and when a partial is published (kernels/hgemm/sm90/trace.cuh). Each repetition
+// and exit, and when a partial is published (kernels/common/sm90/trace.cuh). Each repetition
 // makes L2 cold with the runner's own L2Flush (src/runner/l2_flush.hpp), times the launch with CUDA
 // events and prints, in microseconds after the first CTA's entry, the spread of those points over
 // the CTAs. Medians over the repetitions; f16 TN, f32 accumulation, seeded uniform data.
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -I src -I kernels scripts/dev/sm90_trace.cu kernels/hgemm/sm90/tma_desc.cpp \
+//     -I src -I kernels scripts/dev/sm90_trace.cu kernels/common/sm90/tma_desc.cpp \
 //     src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu
 //     src/core/types.cpp -lcublas -o sm90_trace
 //   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64|n64cs|wmc|cublas]
@@ -61,7 +61,7 @@ __global__ void fill_uniform(__half* p, size_t n, uint32_t seed) {
     p[i] = __float2half(float(x & 0xffff) / 32768.f - 1.f);
   }
 }
-constexpr int kProbePoints = 11;  // kernels/hgemm/sm90/trace.cuh
+constexpr int kProbePoints = 11;  // kernels/common/sm90/trace.cuh
 #ifdef GEMMBENCH_SM90_TRACE
 static_assert(kProbePoints == kSm90TracePoints, "the probe reads every point");
 #endif

@@ -1,4 +1,4 @@
-// The Hopper kernel's tile schedule (kernels/hgemm/sm90/schedule.hpp), the same code the kernel
+// The Hopper kernel's tile schedule (kernels/common/sm90/schedule.hpp), the same code the kernel
 // runs: over many shapes, tile sizes and grid sizes, every output tile is computed exactly once,
 // and under stream-K every k-block of every tile exactly once, with each split tile finished by
 // one cluster that gathers exactly the partials the other clusters publish.
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "hgemm/sm90/schedule.hpp"
+#include "common/sm90/schedule.hpp"
 
 using namespace gemmbench;
 

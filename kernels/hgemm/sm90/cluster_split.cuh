@@ -1,5 +1,5 @@
 // The in-cluster split's reduction (hgemm_decode_sm90): the CTAs of a cluster hold partial
-// accumulators of the same tile over different k-ranges (sm90/schedule.hpp, "The in-cluster
+// accumulators of the same tile over different k-ranges (common/sm90/schedule.hpp, "The in-cluster
 // split"), and sum them through distributed shared memory. Every consumer warp sends its
 // fragment to the CTA that owns its warp block (cs_owner), into that CTA's ring, free once every
 // CTA of the cluster is past its mainloop; the owner adds the copies in rank order and stores the
@@ -9,9 +9,9 @@
 #include <cstdint>
 
 #include "common/sm90.cuh"
-#include "hgemm/sm90/schedule.hpp"
-#include "hgemm/sm90/stream_k.cuh"
-#include "hgemm/sm90/trace.cuh"
+#include "common/sm90/schedule.hpp"
+#include "common/sm90/stream_k.cuh"
+#include "common/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {

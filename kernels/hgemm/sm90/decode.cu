@@ -6,9 +6,9 @@
 // on wgmma's 64-row M side, and narrows wgmma's N side to the tokens (32, 64 or 128 by M), so a
 // stage is nearly all weights. One CTA per SM, a ring 5-8 stages deep. With fewer weight tiles
 // than SMs each tile's K is split in equal parts over a cluster of 2-8 CTAs (cs_parts,
-// sm90/schedule.hpp), their partial sums added in distributed shared memory in rank order
+// common/sm90/schedule.hpp), their partial sums added in distributed shared memory in rank order
 // (sm90/cluster_split.cuh: deterministic, no workspace); elsewhere it runs the stream-K walk of
-// sm90/schedule.hpp (whole tiles at K <= 64 k-blocks, else the last partial wave stream-K).
+// common/sm90/schedule.hpp (whole tiles at K <= 64 k-blocks, else the last partial wave stream-K).
 // Tiles (GEMM M x N x K per CTA): M <= 32: 32x128x64, 8 stages; M <= 64: 64x128x64, 7; M <= 128:
 // 128x128x64, 5. Variants: hgemm_decode_sm90_n64 (below: 64 weight rows per CTA, 8-16 stages,
 // the walk only), hgemm_decode_sm90_n64_cs (the same tile with the in-cluster split),

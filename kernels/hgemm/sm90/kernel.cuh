@@ -1,10 +1,10 @@
 // The Hopper kernel (hgemm_{tn,nn,nt,tt}_sm90*, hgemm_decode_sm90*): one producer warpgroup
 // issues every TMA load into a STAGES-deep full/empty mbarrier ring; one to three consumer
 // warpgroups run wgmma over it and store C. The body below reads as its phases: PROLOGUE
-// (barriers, descriptors), the PRODUCER (sm90/producer.cuh), then per work item of the schedule
-// (sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh), STREAM-K FIX-UP
-// (sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and EPILOGUE
-// (sm90/epilogue.cuh); the ring both roles walk is sm90/pipeline.cuh. Included by
+// (barriers, descriptors), the PRODUCER (common/sm90/producer.cuh), then per work item of the schedule
+// (common/sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh), STREAM-K FIX-UP
+// (common/sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and EPILOGUE
+// (common/sm90/epilogue.cuh); the ring both roles walk is common/sm90/pipeline.cuh. Included by
 // sm90/launch.cuh only.
 #pragma once
 
@@ -20,14 +20,14 @@
 #include "common/sm90.cuh"
 #include "common/static_for.cuh"
 #include "hgemm/sm90/cluster_split.cuh"
-#include "hgemm/sm90/config.hpp"
-#include "hgemm/sm90/epilogue.cuh"
+#include "common/sm90/config.hpp"
+#include "common/sm90/epilogue.cuh"
 #include "hgemm/sm90/mainloop.cuh"
-#include "hgemm/sm90/pipeline.cuh"
-#include "hgemm/sm90/producer.cuh"
-#include "hgemm/sm90/schedule.hpp"
-#include "hgemm/sm90/stream_k.cuh"
-#include "hgemm/sm90/trace.cuh"
+#include "common/sm90/pipeline.cuh"
+#include "common/sm90/producer.cuh"
+#include "common/sm90/schedule.hpp"
+#include "common/sm90/stream_k.cuh"
+#include "common/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x BK), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (CONSUMERS, EPI_BUFS, 64, 64) SW128
 
-  GB_SM90_TRACE(0, threadIdx.x == 0);  // timeline probe hooks (sm90/trace.cuh); no-ops here
+  GB_SM90_TRACE(0, threadIdx.x == 0);  // timeline probe hooks (common/sm90/trace.cuh); no-ops here
   GB_SM90_TRACE_SMID();
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     __syncthreads();
 
   if (wg == 0) {
-    // ======== PRODUCER (one thread issues every TMA; sm90/producer.cuh) ========
+    // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
     GB_SM90_TRACE(8, wg_thread == 0);  // timeline probe: the producer past the prologue
     if (wg_thread == 0) {
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     });
     pending = false;
 
-    // ======== STREAM-K FIX-UP (sm90/stream_k.cuh) ========
+    // ======== STREAM-K FIX-UP (common/sm90/stream_k.cuh) ========
     // The padding N tile of an odd tiles_n (cluster runs only) is neither published nor
     // gathered: publisher and finisher have the same rank, hence the same n_tile.
     if constexpr (STREAM_K) {
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     }
     GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);
 
-    // ======== EPILOGUE (sm90/epilogue.cuh) ========
+    // ======== EPILOGUE (common/sm90/epilogue.cuh) ========
     epilogue.store(acc, m_tile, n_tile, sched);
   }
   epilogue.drain();  // the last tile's boxes

@@ -9,7 +9,7 @@
 // cluster share (multicast) the A tile; a tile's outputs are packed at once and stored by TMA
 // during the next tile's first k-blocks (deferred epilogue). The persistent clusters walk the
 // valid tiles in dense raster order, each the floor or ceiling of the average. Files:
-// sm90/schedule.hpp (tile walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh, tma_desc.*,
+// common/sm90/schedule.hpp (tile walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh, tma_desc.*,
 // launch.cuh; the NN/NT/TT kernels are registered in sm90/layouts.cu.
 // Tile: 256x128x64 (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232
 // registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave;

@@ -17,11 +17,11 @@
 
 #include "common/occupancy.hpp"
 #include "core/cuda_check.hpp"
-#include "hgemm/sm90/config.hpp"
+#include "common/sm90/config.hpp"
 #include "hgemm/sm90/kernel.cuh"
-#include "hgemm/sm90/schedule.hpp"
-#include "hgemm/sm90/stream_k.cuh"
-#include "hgemm/sm90/tma_desc.hpp"
+#include "common/sm90/schedule.hpp"
+#include "common/sm90/stream_k.cuh"
+#include "common/sm90/tma_desc.hpp"
 #include "core/registry.hpp"
 
 namespace gemmbench {

@@ -10,9 +10,9 @@
 
 #include "common/sm90.cuh"
 #include "common/static_for.cuh"
-#include "hgemm/sm90/config.hpp"
-#include "hgemm/sm90/pipeline.cuh"
-#include "hgemm/sm90/trace.cuh"
+#include "common/sm90/config.hpp"
+#include "common/sm90/pipeline.cuh"
+#include "common/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {

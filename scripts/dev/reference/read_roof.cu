@@ -24,7 +24,7 @@
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
 //     scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp
 //     src/core/registry.cpp src/runner/l2_flush.cu \ src/core/types.cpp src/stats/stats.cpp
-//     kernels/hgemm/sm90/tma_desc.cpp -lcublas -o read_roof
+//     kernels/common/sm90/tma_desc.cpp -lcublas -o read_roof
 //   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of
 //   configs/llm_decode.json)
 // One JSON line per size after a header line naming the device and versions.
@@ -41,7 +41,7 @@
 #include "common/ptx.cuh"
 #include "common/sm90.cuh"
 #include "core/cuda_check.hpp"
-#include "hgemm/sm90/tma_desc.hpp"
+#include "common/sm90/tma_desc.hpp"
 #include "runner/l2_flush.hpp"
 #include "stats/stats.hpp"
 

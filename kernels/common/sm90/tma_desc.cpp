@@ -1,6 +1,6 @@
 // Host side of the Hopper kernel's TMA: tensor maps (CUtensorMap) for the K-major and MN-major
 // operands and for C's TMA stores, encoded by the driver's cuTensorMapEncodeTiled.
-#include "hgemm/sm90/tma_desc.hpp"
+#include "common/sm90/tma_desc.hpp"
 
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>

@@ -19,7 +19,7 @@
 
 #include "common/sm90.cuh"
 #include "common/static_for.cuh"
-#include "hgemm/sm90/schedule.hpp"
+#include "common/sm90/schedule.hpp"
 
 namespace gemmbench {
 

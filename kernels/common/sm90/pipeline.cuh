@@ -1,6 +1,6 @@
 // What the Hopper kernel's two roles share (sm90/kernel.cuh): the ring of STAGES operand stages
 // with its full / empty mbarriers, the accumulator fragment's type, and which tile of a work item
-// is this CTA's own. The producer (sm90/producer.cuh) fills the ring, the consumers' mainloop
+// is this CTA's own. The producer (common/sm90/producer.cuh) fills the ring, the consumers' mainloop
 // (sm90/mainloop.cuh) drains it; both walk the same stages in the same order.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 #include "common/ptx.cuh"
 #include "common/raster.hpp"
-#include "hgemm/sm90/schedule.hpp"
+#include "common/sm90/schedule.hpp"
 
 namespace gemmbench {
 namespace {

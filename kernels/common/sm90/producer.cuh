@@ -1,4 +1,5 @@
-// The Hopper kernel's producer (sm90/kernel.cuh): one thread of warpgroup 0 walks the CTA's work
+// The Hopper kernels' producer (hgemm/sm90/kernel.cuh, fp8gemm/sm90_persistent.cu): one thread of
+// warpgroup 0 walks the CTA's work
 // items and issues every TMA load into the ring, one stage per k-block: it waits until the stage
 // is free (empty barrier), arms its full barrier with the stage's byte count and starts the copies
 // of this CTA's A and B slices, multicast to the cluster's CTAs where they share a tile.
@@ -11,10 +12,10 @@
 #include <cstdint>
 
 #include "common/sm90.cuh"
-#include "hgemm/sm90/config.hpp"
-#include "hgemm/sm90/pipeline.cuh"
-#include "hgemm/sm90/schedule.hpp"
-#include "hgemm/sm90/trace.cuh"
+#include "common/sm90/config.hpp"
+#include "common/sm90/pipeline.cuh"
+#include "common/sm90/schedule.hpp"
+#include "common/sm90/trace.cuh"
 
 namespace gemmbench {
 namespace {
@@ -24,12 +25,14 @@ namespace {
 // A_K_MAJOR / B_K_MAJOR: the operands' storage (see hgemm_sm90_kernel). An MN-major operand
 // arrives as 64-row blocks of (BK K rows x 64 M or N elements = 128 B), one TMA box each.
 // CSPLIT: the in-cluster split, whose timeline probe stamps point 6 elsewhere (cs_reduce).
-template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT>
+// BK: the elements of K in a k-block, the TMA boxes' K coordinate step (Cfg::BK, 64 16-bit
+// elements; the FP8 kernels' 128-byte rows hold 128).
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT, int BK = Cfg::BK>
 struct Sm90Producer {
-  static constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
+  static constexpr int BM = Cfg::BM, BN = Cfg::BN, CLUSTER = Cfg::CLUSTER;
   static constexpr bool CLUSTER_M = Cfg::CLUSTER_M;
   static constexpr uint32_t MN_BLOCK_BYTES = BK * sm90::kSw128RowBytes;  // 64 MN x BK K, 8 KB
-  static_assert(MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
+  static_assert((A_K_MAJOR && B_K_MAJOR) || MN_BLOCK_BYTES == 64 * Cfg::ROW_BYTES,
                 "an MN-major block fills the bytes of 64 K-major rows: the operand offsets of "
                 "both layouts agree");
   static_assert(A_K_MAJOR || Cfg::A_SLICE_ROWS % 64 == 0,

@@ -25,7 +25,7 @@ struct Sm90Config {
   static constexpr int CONSUMERS = (BN + WG_N - 1) / WG_N;
   static constexpr int THREADS = 128 * (1 + CONSUMERS);
   // The in-cluster split's warp blocks (16 GEMM-N rows each, one per consumer warp): a cluster
-  // splits a tile in at most that many parts (sm90/schedule.hpp, cs_*).
+  // splits a tile in at most that many parts (common/sm90/schedule.hpp, cs_*).
   static constexpr int CS_BLOCKS = CONSUMERS * 4;
   // The split's grid target (cs_parts): the 64-row tile (one consumer) splits for the whole grid,
   // the 128-row tile for half of it, or the whole at 128 tokens and 64 k-blocks up (measured
