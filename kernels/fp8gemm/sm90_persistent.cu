@@ -9,10 +9,10 @@
 // Rung F3, fp8gemm_sm90_persistent_t (MROWS): F2 turned around, wgmma's M = GEMM M: two A rows per
 // thread, block scales read from global memory (no slot, six stages), the epilogue transposing
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
-// stream-K schedule and workspace (common/sm90/schedule.hpp, common/sm90/stream_k.cuh), each of a row of few
-// tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb + 1's
-// wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the tries.
-// Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
+// stream-K schedule and workspace (common/sm90/schedule.hpp, common/sm90/stream_k.cuh), each of a
+// row of few tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb +
+// 1's wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the
+// tries. Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
 // scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
 // DeepSeek-V3 prefill F2 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the

@@ -1,7 +1,7 @@
 // What the Hopper kernel's two roles share (sm90/kernel.cuh): the ring of STAGES operand stages
 // with its full / empty mbarriers, the accumulator fragment's type, and which tile of a work item
-// is this CTA's own. The producer (common/sm90/producer.cuh) fills the ring, the consumers' mainloop
-// (sm90/mainloop.cuh) drains it; both walk the same stages in the same order.
+// is this CTA's own. The producer (common/sm90/producer.cuh) fills the ring, the consumers'
+// mainloop (sm90/mainloop.cuh) drains it; both walk the same stages in the same order.
 #pragma once
 
 #include <cstdint>

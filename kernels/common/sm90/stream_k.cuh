@@ -1,8 +1,8 @@
 // Stream-K partial tiles of the Hopper kernel: the global workspace the partial accumulators go
 // through, and the publish (partial holder) and accumulate (finisher) steps. The schedule that
-// decides who holds which k-blocks is common/sm90/schedule.hpp. Included by one translation unit only
-// per kernel family: sm90/kernels.cu, and fp8gemm/sm90_persistent.cu (rung F3's _sk), each with its
-// own workspace (the anonymous namespace), 20 MB of device memory each.
+// decides who holds which k-blocks is common/sm90/schedule.hpp. Included by one translation unit
+// only per kernel family: sm90/kernels.cu, and fp8gemm/sm90_persistent.cu (rung F3's _sk), each
+// with its own workspace (the anonymous namespace), 20 MB of device memory each.
 #pragma once
 
 #include <cuda_fp16.h>

@@ -9,17 +9,16 @@
 // cluster share (multicast) the A tile; a tile's outputs are packed at once and stored by TMA
 // during the next tile's first k-blocks (deferred epilogue). The persistent clusters walk the
 // valid tiles in dense raster order, each the floor or ceiling of the average. Files:
-// common/sm90/schedule.hpp (tile walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh, tma_desc.*,
-// launch.cuh; the NN/NT/TT kernels are registered in sm90/layouts.cu.
-// Tile: 256x128x64 (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232
-// registers, 225 KB shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave;
-// hgemm_tn_sm90_c1_sk: the same without the cluster (the `hgemm` rule for short last waves);
-// hgemm_tn_sm90_192x192: cuBLAS's 192x192 tile on three consumer warpgroups (rule Q).
-// Constraints: sm_90 and an sm_90a build; TN; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0.
-// Measured (H100, 5120x4096x4096 f16/f32acc): 1.012-1.019x cuBLAS
-// (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json.gz); the 16 LLM prefill shapes at 4096
-// tokens: 0.768x (4096x2112x7168, 2.18 waves: the stream-K tail's 0.942x) to 1.111x, the N = 7168
-// layers 0.996-1.012x since the dense walk
+// common/sm90/schedule.hpp (tile walk, stream-K), kernel.cuh, epilogue.cuh, stream_k.cuh,
+// tma_desc.*, launch.cuh; the NN/NT/TT kernels are registered in sm90/layouts.cu. Tile: 256x128x64
+// (GEMM M x N x K), STAGES = 4, CLUSTER = 2 along N, 384 threads, 40/232/232 registers, 225 KB
+// shared. hgemm_tn_sm90_sk_defer: stream-K over the last partial wave; hgemm_tn_sm90_c1_sk: the
+// same without the cluster (the `hgemm` rule for short last waves); hgemm_tn_sm90_192x192: cuBLAS's
+// 192x192 tile on three consumer warpgroups (rule Q). Constraints: sm_90 and an sm_90a build; TN;
+// f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0. Measured (H100, 5120x4096x4096
+// f16/f32acc): 1.012-1.019x cuBLAS (bench_results/h100/2026-11-22_sm90_defer_run{1,2,3}.json.gz);
+// the 16 LLM prefill shapes at 4096 tokens: 0.768x (4096x2112x7168, 2.18 waves: the stream-K tail's
+// 0.942x) to 1.111x, the N = 7168 layers 0.996-1.012x since the dense walk
 // (bench_results/h100/2026-11-24_dispatch_candidates.json.gz); history: docs/hgemm-hopper.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
