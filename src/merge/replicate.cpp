@@ -236,20 +236,7 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
   for (const auto& rows : out.rows)
     for (const CaseResult& r : rows) {
       ++s.rows_written;
-      switch (r.status) {
-        case Status::ok:
-          ++s.ok;
-          break;
-        case Status::failed:
-          ++s.failed;
-          break;
-        case Status::skipped:
-          ++s.skipped;
-          break;
-        case Status::error:
-          ++s.errors;
-          break;
-      }
+      s.count(r.status);
     }
   std::string incomplete;
   for (const Part& p : parts)
