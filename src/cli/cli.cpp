@@ -158,7 +158,8 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "Open MPI or PMI). Whole problems are dealt out by estimated cost; rows keep "
                  "their plan-wide index, and `gemmbench merge` joins the parts' --json reports. "
                  "--csv/--json paths may hold {rank} and {host} (docs/multi-gpu.md)");
-  app.add_option("--devices", o.devices,
+  std::optional<std::string> devices;
+  app.add_option("--devices", devices,
                  "Run on several GPUs of this node: all, or device indices (0,1,3); one worker "
                  "process per GPU, the plan dealt out as --shard deals it, one merged report. "
                  "A repeated index (0,0) runs two workers on one GPU, for testing only");
@@ -287,7 +288,7 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   if (keep_samples) o.measure.keep_samples = true;
   o.device_given = app.count("--device") > 0;
   if (o.shard) parse_shard_arg(*o.shard);  // syntax now: a typo exits 2 before anything else
-  if (o.devices) parse_devices_arg(*o.devices);
+  if (devices) o.devices = parse_devices_arg(*devices);
   if (mode) {
     o.mode = parse_fleet_mode(*mode);
     if (!o.mode) throw UsageError("--mode: '" + *mode + "' is not one of shard, replicate");
@@ -407,7 +408,7 @@ RunRequest resolve_request(const CliOptions& o) {
 FleetChoice resolve_fleet(const CliOptions& o, const RunRequest& req) {
   FleetChoice f;
   if (o.devices)
-    f.devices = parse_devices_arg(*o.devices);
+    f.devices = o.devices;
   else if (!o.shard && !o.device_given)  // one process by the command line's word
     f.devices = req.devices;
   f.mode = o.mode.value_or(req.mode.value_or(FleetMode::shard));

@@ -130,15 +130,15 @@ FleetSummary fleet_summary(const std::vector<GpuIdentity>& gpus,
   return f;
 }
 
-ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double threshold_pct) {
+ReplicaMerge merge_replicas(const std::vector<Report>& reports, double threshold_pct) {
   if (reports.empty()) throw UsageError("merge: no reports given");
   struct Part {
-    const compare::Report* report;
+    const Report* report;
     GpuIdentity gpu;
     int count = 1;
   };
   std::vector<Part> parts;
-  for (const compare::Report& r : reports) {
+  for (const Report& r : reports) {
     const json& m = r.metadata;
     if (field(m, "mode") != "replicate")
       throw UsageError(r.path + ": not a --mode replicate report (metadata mode '" +
@@ -195,7 +195,7 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
     count = std::max(count, p.count);
     std::vector<CaseResult> rows;
     std::set<size_t> seen;
-    for (const compare::ReportRow& row : p.report->rows) {
+    for (const ReportRow& row : p.report->rows) {
       const size_t i = row.result.index;
       if (i < 1 || i > out.plan_rows)
         throw UsageError(fmt::format("{}: row index {} lies outside the plan's rows 1..{}",

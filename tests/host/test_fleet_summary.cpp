@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/compare.hpp"
 #include "core/errors.hpp"
 #include "merge/merge_cli.hpp"
 #include "merge/replicate.hpp"
+#include "report/report_reader.hpp"
 
 using namespace gemmbench;
 using namespace gemmbench::merge;
@@ -207,10 +207,10 @@ TEST(FleetMerge, AReplicaMissingRowsIsNamed) {
 TEST(FleetMerge, NotHeldRowsAreCountedInTheMergedSummary) {
   // Replica 1 held its regime on no row of group 2 (rows 3 and 4): the merged report counts those
   // two rows as not_held, beside every other GPU's rows.
-  std::vector<compare::Report> parts = {compare::load_report(fixture("replica_0.json")),
-                                        compare::load_report(fixture("replica_1.json"))};
+  std::vector<Report> parts = {load_report(fixture("replica_0.json")),
+                               load_report(fixture("replica_1.json"))};
   size_t marked = 0;
-  for (compare::ReportRow& row : parts[1].rows)
+  for (ReportRow& row : parts[1].rows)
     if (row.result.index == 3 || row.result.index == 4) {
       row.result.status = Status::not_held;
       row.result.time.reset();
