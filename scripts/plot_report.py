@@ -9,8 +9,10 @@
 ladder  One problem shape: a bar of TFLOP/s per kernel, in the report's order (the ladder's
         rung order), one block of bars per (dtype, accumulate, layout) group, each block opening
         with its cuBLAS bar and crossed by a dashed line at cuBLAS's TFLOP/s. Every kernel bar
-        carries its "% of cuBLAS" (ratio_to_cublas x 100: cuBLAS median over the kernel median,
-        both from the same interleaved samples, so it can differ a little from the bar heights).
+        carries its "% of cuBLAS" (ratio_to_cublas x 100: the median its group's cuBLAS bar
+        shows over the kernel median, each provider sampled alone in alternating blocks
+        (docs/method.md), so it is the ratio of the bar heights; in reports from before
+        2026-11-27, sampled interleaved, it can differ a little from them).
         FAILED rows (timed, but the output is wrong) are drawn red and hatched and never
         dropped; skipped and error rows are listed under the chart with their reasons.
 sweep   TFLOP/s (or --metric ratio: % of cuBLAS) against problem size, one line per kernel and

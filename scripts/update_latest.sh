@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates the current numbers: one report per shipped config (configs/*.json, not
 # configs/dev) into bench_results/<gpu>/latest/<config>.json.gz, and latest/README.md listing them
-# (config, commit, date, GPU, driver, rows and their statuses, the command). README.md's figures
-# and charts are taken from these reports. Run it on a GPU host from the repository root after
+# (config, commit, date, GPU, driver, rows and their statuses, the command). Then, where OUTDIR is
+# a bench_results/<gpu>/latest, scripts/results_tables.py rewrites docs/results.md and README.md's
+# headline table from the reports there (commit them with the reports). The charts README.md
+# shows are drawn from these reports too. Run it on a GPU host from the repository root after
 # `cmake --build build`:
 #
 #   scripts/update_latest.sh                    # every shipped config -> bench_results/<gpu>/latest
@@ -172,4 +174,11 @@ with open(os.path.join(outdir, 'README.md'), 'w', encoding='utf-8') as f:
                 "--oneline A..B -- kernels/` lists what changed in the kernels between two of them.\n")
 print(f"update_latest: wrote {len(rows)} report line(s) to {os.path.join(outdir, 'README.md')}")
 EOF
+
+# The tables of docs/results.md and README.md, from every bench_results/*/latest/ (not from a
+# folder elsewhere: those reports are not the committed ones).
+case $(cd "$outdir" && pwd -P) in
+  "$(pwd -P)"/bench_results/*/latest) python3 scripts/results_tables.py ;;
+  *) echo "update_latest: $outdir is not a bench_results/<gpu>/latest: docs/results.md left as it is" ;;
+esac
 exit "$failed"

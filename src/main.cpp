@@ -3,16 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
-#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
-#include <set>
 
 #include "cli/cli.hpp"
 #include "compare/compare_cli.hpp"
@@ -21,6 +17,7 @@
 #include "core/interrupt.hpp"
 #include "core/provenance.hpp"
 #include "device/open.hpp"
+#include "fleet/launch.hpp"
 #include "fleet/orchestrate.hpp"
 #include "inspect/inspect.hpp"
 #include "merge/merge_cli.hpp"
@@ -32,31 +29,12 @@
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/runner.hpp"
 #include "sol/sol.hpp"
+#include "util/process.hpp"
 #include "verify/tolerance.hpp"
 #include "version.hpp"
 
 namespace gemmbench {
 namespace {
-
-std::string shell_join(const std::vector<std::string>& args) {
-  std::string out;
-  for (const auto& a : args) {
-    const bool plain =
-        !a.empty() && a.find_first_of(" \t\n'\"\\$*?[]{}();&|<>`!#~") == std::string::npos;
-    std::string q = plain ? a : "'" + a + "'";
-    if (!plain)
-      for (size_t p = 1; (p = q.find('\'', p)) != std::string::npos && p + 1 < q.size(); p += 4)
-        q.replace(p, 1, "'\\''");
-    out += (out.empty() ? "" : " ") + q;
-  }
-  return out;
-}
-
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return host;
-}
 
 std::string gib(size_t bytes) {
   return fmt::format("{:.2f} GiB", double(bytes) / double(1ull << 30));
@@ -87,96 +65,22 @@ class ProgressLine {
   std::chrono::steady_clock::time_point t0_;
 };
 
-// An output path of a --devices run: {host} expanded, {rank} refused (there is one report).
-std::string fleet_output(const std::string& path, const char* flag, const std::string& host) {
-  if (path.empty()) return path;
-  if (path.find("{rank}") != std::string::npos)
-    throw UsageError(fmt::format(
-        "{}: '{}' holds {{rank}}, but --devices merges the workers' parts into one report", flag,
-        path));
-  const std::string out = expand_output_template(path, flag, 0, host);
-  check_output_path(out, flag);
-  return out;
-}
-
 // --devices with more than one worker (or --mode replicate): this process starts the workers and
-// merges their parts; it opens no GPU itself.
+// merges their parts; it opens no GPU itself (src/fleet).
 int run_devices(const CliOutcome& cli, const Plan& whole, const FleetChoice& fleet) {
   const CliOptions& o = cli.options;
-  const std::string host = host_name();
-  fleet::FleetRequest req;
-  req.mode = fleet.mode;
-  req.outlier_threshold_pct = fleet.outlier_threshold_pct;
-  req.json = fleet_output(o.json, "--json", host);
-  req.csv = fleet_output(o.csv, "--csv", host);
-  req.markdown = fleet_output(o.markdown, "--markdown", host);
-  if (o.dry_run) {
-    if (fleet.devices->all) {
-      std::cout << fmt::format(
-          "--devices all: one worker per visible GPU, counted when the run starts; {} {} "
-          "cases; plan hash {}\n\n",
-          fleet.mode == FleetMode::replicate ? "each runs all" : "together they run the plan's",
-          whole.row_count(), plan_hash(whole));
-      std::cout << format_plan(whole);
-      return kExitOk;
-    }
-    const auto& list = fleet.devices->list;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Plan part = fleet.mode == FleetMode::replicate
-                            ? whole
-                            : shard_plan(whole, {int(i), int(list.size())});
-      std::cout << fmt::format("worker {} on device {} ({} {}/{}): {} of the plan's {} cases\n", i,
-                               list[i], to_string(fleet.mode), i, list.size(), part.row_count(),
-                               whole.row_count());
-    }
-    std::cout << fmt::format("plan hash {}\n\n", plan_hash(whole));
-    std::cout << format_plan(whole);
-    return kExitOk;
-  }
-  // Device indices are checked here, once, with the message a bad --device gets; the count needs
-  // the CUDA driver but creates no context, so that every GPU stays its worker's alone.
-  const int count = cuda_device_count();
-  if (fleet.devices->all)
-    for (int d = 0; d < count; ++d) req.devices.push_back(d);
-  else
-    req.devices = fleet.devices->list;
-  for (int d : req.devices)
-    if (d >= count)
-      throw UsageError(
-          fmt::format("--devices: device {}: this machine has {} CUDA device(s), "
-                      "indices 0..{}",
-                      d, count, count - 1));
-  const std::set<int> distinct(req.devices.begin(), req.devices.end());
-  if (distinct.size() < req.devices.size())
-    std::fprintf(stderr,
-                 "gemmbench: note: a device is listed more than once; its workers share one GPU "
-                 "and disturb each other's timings (for testing the workers, not for numbers)\n");
-
-  namespace fs = std::filesystem;
-  const std::string first_output = !req.json.empty()  ? req.json
-                                   : !req.csv.empty() ? req.csv
-                                                      : req.markdown;
-  const fs::path base =
-      first_output.empty() ? fs::temp_directory_path() : fs::absolute(first_output).parent_path();
-  std::string dir = (base / ".gemmbench-parts-XXXXXX").string();
-  if (!mkdtemp(dir.data()))
-    throw UsageError(fmt::format("cannot create a folder for the workers' parts in {}: {}",
-                                 base.string(), std::strerror(errno)));
-  req.parts_dir = dir;
-  std::error_code ec;
-  req.program = fs::read_symlink("/proc/self/exe", ec).string();
-  if (ec) req.program = cli.argv.at(0);
-  req.base_args = fleet::worker_base_args(cli.argv);
-  req.quiet = o.quiet;
-  req.progress_tty = isatty(STDERR_FILENO);
-  req.command_line = shell_join(cli.argv);
-  if (!o.quiet)
-    std::fprintf(stderr, "gemmbench: %zu workers, --mode %s; their parts go to %s until merged\n",
-                 req.devices.size(), to_string(req.mode), dir.c_str());
-  install_stop_handlers();
-  const int code = fleet::run_fleet(req, std::cout, std::cerr);
-  fs::remove(dir, ec);  // empty unless the merge failed: then the parts stay for `gemmbench merge`
-  return code;
+  fleet::FleetLaunch launch;
+  launch.devices = *fleet.devices;
+  launch.mode = fleet.mode;
+  launch.outlier_threshold_pct = fleet.outlier_threshold_pct;
+  launch.json = o.json;
+  launch.csv = o.csv;
+  launch.markdown = o.markdown;
+  launch.quiet = o.quiet;
+  launch.dry_run = o.dry_run;
+  launch.argv = cli.argv;
+  launch.device_count = [] { return cuda_device_count(); };
+  return fleet::launch_fleet(launch, whole, std::cout);
 }
 
 int run_benchmarks(const CliOutcome& cli) {
@@ -188,9 +92,7 @@ int run_benchmarks(const CliOutcome& cli) {
   plugins.load_all(req.plugins);
   const Plan whole = build_plan(req.runs, MeasureSettings{}, o.measure, KernelRegistry::instance());
   const FleetChoice fleet = resolve_fleet(o, req);
-  if (fleet.devices &&
-      (fleet.mode == FleetMode::replicate || fleet.devices->all || fleet.devices->list.size() > 1))
-    return run_devices(cli, whole, fleet);
+  if (fleet::needs_workers(fleet.devices, fleet.mode)) return run_devices(cli, whole, fleet);
   const ShardChoice shard = resolve_shard(o.shard, process_env());
   const bool replicate = fleet.mode == FleetMode::replicate;  // with --shard: the whole plan here
   const Plan plan = replicate ? whole : shard_plan(whole, shard.spec);

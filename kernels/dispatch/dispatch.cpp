@@ -131,9 +131,10 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "fp8gemm",
     .family = "fp8gemm",
     .rung = 5,
-    .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (the "
-               "decode path at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few tiles, "
-               "F3 above; F1 for e4m3 x e5m2 and e5m2 x e4m3), rows record which",
+    .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (F4, "
+               "the decode path, at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few "
+               "tiles, F3's variants above; e4m3 x e5m2 and e5m2 x e4m3 take the same rules), "
+               "rows record which",
     .dtypes = {DType::e4m3, DType::e5m2},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},

@@ -96,18 +96,22 @@ std::vector<T> parse_enum_list(const std::string& text, const char* flag, ParseF
   return out;
 }
 
-}  // namespace
+// The flags kept as they were typed until the parse is over, then checked and turned into
+// CliOptions (enums, parsed lists); CLI11 writes into them while it parses.
+struct TypedFlags {
+  std::string cache;
+  std::optional<std::string> data;  // optional, not empty-means-unset: --data '' is an error
+  std::optional<std::string> regime, baseline, mode, devices;
+  bool no_verify = false, keep_samples = false;
+  std::vector<std::string> plugins_before, plugins_after;  // --plugin before and after `list`
+};
 
-CliOutcome parse_command_line(const std::vector<std::string>& args,
-                              const std::function<void(CLI::App&)>& extend) {
-  CliOutcome out;
-  out.argv = args;
-  CliOptions& o = out.options;
-  CLI::App app{"gemmbench: honest GEMM kernel benchmarks against cuBLAS, with verification",
-               "gemmbench"};
-  app.footer(kFooter);
-  app.set_version_flag("--version", std::string("gemmbench ") + kVersion + " (" + kGitCommit + ")");
+const char* kPluginHelp =
+    "Load a plugin library (a shared library built against gemmbench/plugin.h) whose kernels "
+    "then run like gemmbench's own; PATH[,PATH], repeatable (docs/plugins.md)";
 
+// What to run: kernels, shapes, presets, types, scalars, a config.
+void add_problem_options(CLI::App& app, CliOptions& o) {
   app.add_option("--kernel,--kernels", o.kernels,
                  "Kernels: names, globs ('sgemm_*'), 'all' or 'cublas', comma-separated. "
                  "'hgemm' and 'sgemm' run, per case, the registered kernel a rule table picks "
@@ -147,6 +151,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--config", o.config, "JSON sweep config (schema in README.md)");
   app.add_option("--run", o.runs,
                  "Only these runs of the config, by name, comma-separated (default: every run)");
+}
+
+// Where results go and which GPUs run them: reports, seed, device, shards, --devices.
+void add_output_and_gpu_options(CLI::App& app, CliOptions& o, TypedFlags& f) {
   app.add_option("--csv", o.csv, "Write one CSV row per case, as each finishes");
   app.add_option("--json", o.json,
                  "Write a JSON report (metadata + rows), rewritten after each row");
@@ -158,12 +166,11 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
                  "Open MPI or PMI). Whole problems are dealt out by estimated cost; rows keep "
                  "their plan-wide index, and `gemmbench merge` joins the parts' --json reports. "
                  "--csv/--json paths may hold {rank} and {host} (docs/multi-gpu.md)");
-  app.add_option("--devices", o.devices,
+  app.add_option("--devices", f.devices,
                  "Run on several GPUs of this node: all, or device indices (0,1,3); one worker "
                  "process per GPU, the plan dealt out as --shard deals it, one merged report. "
                  "A repeated index (0,0) runs two workers on one GPU, for testing only");
-  std::optional<std::string> mode;
-  app.add_option("--mode", mode,
+  app.add_option("--mode", f.mode,
                  "With --devices or --shard: shard (default; the plan split over the GPUs) or "
                  "replicate (every GPU runs the whole plan: a fleet check, with a summary per "
                  "case and exit code 1 when a GPU is an outlier)");
@@ -173,6 +180,10 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--markdown", o.markdown,
                  "--mode replicate: write the fleet summary as Markdown to FILE");
   app.add_flag("--worker", o.worker, "Internal: a worker of --devices")->group("");
+}
+
+// How samples are taken, and plugins.
+void add_measure_options(CLI::App& app, CliOptions& o, TypedFlags& f) {
   app.add_option("--warmup", o.measure.warmup,
                  "Untimed launches per provider before sampling (default 3)");
   app.add_option("--min-samples", o.measure.min_samples, "Minimum samples per row (default 10)");
@@ -187,44 +198,42 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
   app.add_option("--settle-time", o.measure.settle_time_s,
                  "Sustained: least untimed seconds at the start of each block before its samples "
                  "(default 0: until the provider's times settle, 0.15-1.5 s)");
-  std::string cache;
-  app.add_option("--cache", cache, "cold (flush L2 before every sample; default) or hot");
-  std::optional<std::string> data;  // optional, not empty-means-unset: --data '' is an error
-  app.add_option("--data", data,
+  app.add_option("--cache", f.cache, "cold (flush L2 before every sample; default) or hot");
+  app.add_option("--data", f.data,
                  "Input values: uniform (default; seeded uniform [-1,1)) or int3 (seeded integers "
                  "in [-3,3], cutlass_profiler's default for f16: low-entropy data draws less "
                  "power and runs faster on a power-capped GPU; for comparing with numbers "
                  "measured that way, not for headline figures)");
-  std::optional<std::string> regime;
-  app.add_option("--regime", regime,
+  app.add_option("--regime", f.regime,
                  "sustained (default: each case first runs to steady state, then every provider "
                  "is sampled alone in alternating blocks at that state) or burst (windows of "
                  "interleaved samples from a cool board, kept while the clock holds; a row that "
                  "keeps fewer samples than --min-samples says 'not_held'; docs/regimes.md)");
-  std::optional<std::string> baseline;
-  app.add_option("--baseline", baseline,
+  app.add_option("--baseline", f.baseline,
                  "What kernel rows are compared against: cublas (default; cublasGemmEx, default "
                  "algorithm), cublaslt (cublasLtMatmul with the fastest of its heuristic's top 8 "
                  "algorithms, tuned per problem before sampling; adds a cublaslt row per group), "
                  "both (every kernel row carries both ratios) or none (each kernel row sampled "
                  "alone, no ratio: its time with only the cache preparation between samples, as "
                  "the cublas row's; docs/method.md)");
-  bool no_verify = false;
-  app.add_flag("--no-verify", no_verify, "Skip the fp64 reference check (rows say 'not verified')");
-  bool keep_samples = false;
-  app.add_flag("--keep-samples", keep_samples,
+  app.add_flag("--no-verify", f.no_verify,
+               "Skip the fp64 reference check (rows say 'not verified')");
+  app.add_flag("--keep-samples", f.keep_samples,
                "Write every sample time of each row to the --json report (\"samples_ms\", 4 "
                "significant digits), for the rank test of `gemmbench compare`");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
-  const char* plugin_help =
-      "Load a plugin library (a shared library built against gemmbench/plugin.h) whose kernels "
-      "then run like gemmbench's own; PATH[,PATH], repeatable (docs/plugins.md)";
-  std::vector<std::string> plugins_before, plugins_after;
-  app.add_option("--plugin", plugins_before, plugin_help)
+  app.add_option("--plugin", f.plugins_before, kPluginHelp)
       ->delimiter(',')
       ->allow_extra_args(false)
       ->type_name("PATH");
+}
 
+struct Subcommands {
+  CLI::App* list;
+  CLI::App* presets;
+};
+
+Subcommands add_subcommands(CLI::App& app, CliOptions& o, TypedFlags& f) {
   CLI::App* list = app.add_subcommand("list", "List the registered kernels");
   list->add_flag("--json", o.list_json, "Every kernel, as JSON");
   list->add_flag("--all", o.list_all, "Every kernel, not one line per rung of the ladder");
@@ -232,65 +241,84 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
       "--rules", o.list_rules,
       "The rule tables of the shape-aware kernels hgemm, sgemm and fp8gemm, one line per rule "
       "(docs/dispatch.md)");
-  list->add_option("--plugin", plugins_after, plugin_help)
+  list->add_option("--plugin", f.plugins_after, kPluginHelp)
       ->delimiter(',')
       ->allow_extra_args(false)
       ->type_name("PATH");
   CLI::App* presets =
       app.add_subcommand("presets", "List the LLM shape presets (--preset) and their sources");
-  if (extend) extend(app);
+  return {list, presets};
+}
 
+// Parses; true where the command line asked for help or the version (out then says what to
+// print). Throws UsageError on bad syntax.
+bool parse_or_help(CLI::App& app, const std::vector<std::string>& args, CliOutcome& out) {
   std::vector<std::string> reversed(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     out.kind = CliOutcome::Kind::exit;
     out.text = app.help();
-    return out;
+    return true;
   } catch (const CLI::CallForAllHelp&) {
     out.kind = CliOutcome::Kind::exit;
     out.text = app.help("", CLI::AppFormatMode::All);
-    return out;
+    return true;
   } catch (const CLI::CallForVersion& e) {
     out.kind = CliOutcome::Kind::exit;
     out.text = std::string(e.what()) + "\n";
-    return out;
+    return true;
   } catch (const CLI::ParseError& e) {
     throw UsageError(std::string(e.what()) + " (see gemmbench --help)");
   }
-  if (!cache.empty()) {
-    o.measure.cache = parse_cache_mode(cache);
-    if (!o.measure.cache) throw UsageError("--cache: '" + cache + "' is not one of cold, hot");
+  return false;
+}
+
+// --cache, --data, --regime, --baseline, --no-verify, --keep-samples into o.measure.
+void apply_measure_flags(const TypedFlags& f, CliOptions& o) {
+  if (!f.cache.empty()) {
+    o.measure.cache = parse_cache_mode(f.cache);
+    if (!o.measure.cache) throw UsageError("--cache: '" + f.cache + "' is not one of cold, hot");
   }
-  if (data) {
-    o.measure.data = parse_data_dist(*data);
-    if (!o.measure.data) throw UsageError("--data: '" + *data + "' is not one of uniform, int3");
+  if (f.data) {
+    o.measure.data = parse_data_dist(*f.data);
+    if (!o.measure.data) throw UsageError("--data: '" + *f.data + "' is not one of uniform, int3");
   }
-  if (regime) {
-    o.measure.regime = parse_regime(*regime);
+  if (f.regime) {
+    o.measure.regime = parse_regime(*f.regime);
     if (!o.measure.regime)
-      throw UsageError("--regime: '" + *regime + "' is not one of sustained, burst");
+      throw UsageError("--regime: '" + *f.regime + "' is not one of sustained, burst");
   }
-  if (baseline) {
-    o.measure.baseline = parse_baseline(*baseline);
+  if (f.baseline) {
+    o.measure.baseline = parse_baseline(*f.baseline);
     if (!o.measure.baseline)
-      throw UsageError("--baseline: '" + *baseline + "' is not one of " + kBaselineNames);
+      throw UsageError("--baseline: '" + *f.baseline + "' is not one of " + kBaselineNames);
   }
-  o.plugins = plugins_before;
-  o.plugins.insert(o.plugins.end(), plugins_after.begin(), plugins_after.end());
-  if ((app.count("--plugin") || list->count("--plugin")) &&
+  if (f.no_verify) o.measure.verify = false;
+  if (f.keep_samples) o.measure.keep_samples = true;
+}
+
+// Both --plugin lists, before and after `list`, in the order typed; none of them empty.
+void apply_plugin_flags(const TypedFlags& f, const CLI::App& app, const CLI::App& list,
+                        CliOptions& o) {
+  o.plugins = f.plugins_before;
+  o.plugins.insert(o.plugins.end(), f.plugins_after.begin(), f.plugins_after.end());
+  if ((app.count("--plugin") || list.count("--plugin")) &&
       (o.plugins.empty() ||
        std::any_of(o.plugins.begin(), o.plugins.end(), [](const auto& p) { return p.empty(); })))
     throw UsageError(
         "--plugin: empty value (accepted: paths of plugin libraries, comma-separated)");
-  if (no_verify) o.measure.verify = false;
-  if (keep_samples) o.measure.keep_samples = true;
-  o.device_given = app.count("--device") > 0;
+}
+
+// --device, --shard, --devices, --mode, --outlier-threshold, and the scalars' finiteness: each
+// checked now, so that a typo exits 2 before anything else.
+void check_device_and_fleet_flags(const TypedFlags& f, bool device_typed, CliOptions& o) {
+  o.device_given = device_typed;
   if (o.shard) parse_shard_arg(*o.shard);  // syntax now: a typo exits 2 before anything else
-  if (o.devices) parse_devices_arg(*o.devices);
-  if (mode) {
-    o.mode = parse_fleet_mode(*mode);
-    if (!o.mode) throw UsageError("--mode: '" + *mode + "' is not one of shard, replicate");
+  if (f.devices) o.devices = parse_devices_arg(*f.devices);
+  if (f.mode) {
+    o.mode = parse_fleet_mode(*f.mode);
+    if (!o.mode) throw UsageError("--mode: '" + *f.mode + "' is not one of shard, replicate");
   }
   if (o.outlier_threshold_pct &&
       (!std::isfinite(*o.outlier_threshold_pct) || *o.outlier_threshold_pct <= 0))
@@ -300,23 +328,51 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
     throw UsageError(
         "--devices starts one worker per GPU and gives each its --shard: drop --shard (or "
         "--devices, under a launcher)");
-  if (o.devices && app.count("--device") > 0)
-    throw UsageError("--devices lists the GPUs to use: drop --device");
+  if (o.devices && device_typed) throw UsageError("--devices lists the GPUs to use: drop --device");
   if (o.device < 0)
     throw UsageError("--device: must be >= 0 (got " + std::to_string(o.device) + ")");
   if (o.alpha && !std::isfinite(*o.alpha)) throw UsageError("--alpha must be finite");
   if (o.beta && !std::isfinite(*o.beta)) throw UsageError("--beta must be finite");
-  if (list->parsed()) {
+}
+
+// Which command the line names: `list`, `presets`, an extension's subcommand, else a run.
+void set_outcome_kind(const CLI::App& app, const Subcommands& subs, CliOutcome& out) {
+  if (subs.list->parsed()) {
     out.kind = CliOutcome::Kind::list;
-  } else if (presets->parsed()) {
+  } else if (subs.presets->parsed()) {
     out.kind = CliOutcome::Kind::presets;
   } else {
     for (CLI::App* sub : app.get_subcommands())
-      if (sub != list && sub != presets) {
+      if (sub != subs.list && sub != subs.presets) {
         out.kind = CliOutcome::Kind::extension;
         out.extension = sub->get_name();
       }
   }
+}
+
+}  // namespace
+
+CliOutcome parse_command_line(const std::vector<std::string>& args,
+                              const std::function<void(CLI::App&)>& extend) {
+  CliOutcome out;
+  out.argv = args;
+  CliOptions& o = out.options;
+  CLI::App app{"gemmbench: honest GEMM kernel benchmarks against cuBLAS, with verification",
+               "gemmbench"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("gemmbench ") + kVersion + " (" + kGitCommit + ")");
+
+  TypedFlags f;
+  add_problem_options(app, o);
+  add_output_and_gpu_options(app, o, f);
+  add_measure_options(app, o, f);
+  const Subcommands subs = add_subcommands(app, o, f);
+  if (extend) extend(app);
+  if (parse_or_help(app, args, out)) return out;
+  apply_measure_flags(f, o);
+  apply_plugin_flags(f, app, *subs.list, o);
+  check_device_and_fleet_flags(f, app.count("--device") > 0, o);
+  set_outcome_kind(app, subs, out);
   return out;
 }
 
@@ -407,7 +463,7 @@ RunRequest resolve_request(const CliOptions& o) {
 FleetChoice resolve_fleet(const CliOptions& o, const RunRequest& req) {
   FleetChoice f;
   if (o.devices)
-    f.devices = parse_devices_arg(*o.devices);
+    f.devices = o.devices;
   else if (!o.shard && !o.device_given)  // one process by the command line's word
     f.devices = req.devices;
   f.mode = o.mode.value_or(req.mode.value_or(FleetMode::shard));

@@ -33,10 +33,10 @@ struct CliOptions {
   std::optional<std::string> runs;  // --run: comma list of a config's run names to keep
   std::optional<uint64_t> seed;
   int device = 0;
-  bool device_given = false;           // --device was typed (else --shard auto's local rank picks)
-  std::optional<std::string> shard;    // --shard I/N or auto (plan/shard.hpp), syntax checked
-  std::optional<std::string> devices;  // --devices all|0,1,3: one worker process per GPU
-  std::optional<FleetMode> mode;       // --mode shard|replicate
+  bool device_given = false;          // --device was typed (else --shard auto's local rank picks)
+  std::optional<std::string> shard;   // --shard I/N or auto (plan/shard.hpp), syntax checked
+  std::optional<DevicesArg> devices;  // --devices all|0,1,3 (parsed): one worker per GPU
+  std::optional<FleetMode> mode;      // --mode shard|replicate
   std::optional<double> outlier_threshold_pct;  // --outlier-threshold (replicate)
   std::string markdown;                         // --markdown FILE: the fleet summary (replicate)
   bool worker = false;  // --worker (internal): a --devices worker; quiet, progress lines on stderr

@@ -9,8 +9,6 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "report/json_codec.hpp"
-#include "report/report_file.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/stats.hpp"
 
@@ -19,59 +17,6 @@ namespace gemmbench::compare {
 namespace {
 
 using nlohmann::json;
-
-// A string field of a JSON object, "" where it is absent or not a string.
-std::string str_at(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return "";
-  const json& v = j.at(key);
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
-
-// "model/layer" of a row's preset ({"model": ..., "layer": ...}), or the preset itself when it is
-// a plain string; "" where the row has none.
-std::string preset_label(const json& row) {
-  if (!row.contains("preset")) return "";
-  const json& p = row.at("preset");
-  if (p.is_string()) return p.get<std::string>();
-  if (!p.is_object()) return "";
-  const std::string model = str_at(p, "model"), layer = str_at(p, "layer");
-  if (model.empty()) return layer;
-  return layer.empty() ? model : model + "/" + layer;
-}
-
-// The schema's major version: an integer (1) or the part before the dot of "1.2".
-std::optional<int> schema_major(const json& v) {
-  if (v.is_number_integer()) return v.get<int>();
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    try {
-      size_t used = 0;
-      const int major = std::stoi(s, &used);
-      if (used > 0 && (used == s.size() || s[used] == '.')) return major;
-    } catch (const std::exception&) {
-    }
-  }
-  return std::nullopt;
-}
-
-std::string fmt_alpha_beta(const GemmProblem& p) {
-  if (p.alpha == 1.0 && p.beta == 0.0) return "";
-  return fmt::format(" a={:g} b={:g}", p.alpha, p.beta);
-}
-
-std::string row_label(const ReportRow& r) {
-  const CaseResult& c = r.result;
-  std::string s =
-      fmt::format("{} {} {} {}{}", c.kernel, c.problem.shape_string(), to_string(c.problem.layout),
-                  c.problem.type_string(), fmt_alpha_beta(c.problem));
-  if (c.measure.cache != CacheMode::cold) s += std::string(" ") + to_string(c.measure.cache);
-  if (c.measure.data != DataDist::uniform) s += std::string(" ") + to_string(c.measure.data);
-  if (r.regime != "sustained") s += " " + r.regime;
-  if (!r.preset.empty()) s += " [" + r.preset + "]";
-  return s;
-}
 
 double median_of(std::vector<double> v) {
   return v.empty() ? std::nan("") : percentile(std::move(v), 50);
@@ -140,75 +85,6 @@ const char* to_string(Method m) {
       return "-";
   }
   return "?";
-}
-
-std::string case_key(const ReportRow& r) {
-  const CaseResult& c = r.result;
-  return fmt::format("{}|{}x{}x{}|{}|{}|{:g}|{:g}|{}|{}|{}|{}", c.kernel, c.problem.m, c.problem.n,
-                     c.problem.k, to_string(c.problem.layout), c.problem.type_string(),
-                     c.problem.alpha, c.problem.beta, to_string(c.measure.cache),
-                     to_string(c.measure.data), r.regime, r.preset);
-}
-
-Report parse_report(const json& doc, const std::string& name) {
-  if (!doc.is_object() || !doc.contains("metadata") || !doc.at("metadata").is_object() ||
-      str_at(doc.at("metadata"), "tool") != "gemmbench" || !doc.contains("results") ||
-      !doc.at("results").is_array())
-    throw UsageError(name +
-                     ": not a gemmbench report (expected 'metadata' with tool = gemmbench and a "
-                     "'results' array, as `gemmbench --json` writes)");
-  Report rep;
-  rep.path = name;
-  rep.metadata = doc.at("metadata");
-  if (!rep.metadata.contains("schema_version"))
-    throw UsageError(name + ": report has no schema_version");
-  const auto major = schema_major(rep.metadata.at("schema_version"));
-  if (!major || *major < 1 || *major > kReportSchemaVersion)
-    throw UsageError(fmt::format(
-        "{}: report schema_version {} cannot be read by this build (it reads major version 1 to "
-        "{}); use a newer gemmbench",
-        name, rep.metadata.at("schema_version").dump(), kReportSchemaVersion));
-  const std::string run_regime = str_at(rep.metadata, "regime");
-  std::map<std::string, int> seen;
-  const json& results = doc.at("results");
-  for (size_t i = 0; i < results.size(); ++i) {
-    ReportRow row;
-    const json& j = results[i];
-    try {
-      row.result = case_result_from_json(j);
-    } catch (const json::exception& e) {
-      throw UsageError(
-          fmt::format("{}: results[{}] is not a gemmbench row ({})", name, i, e.what()));
-    }
-    std::string regime = j.contains("measure") ? str_at(j.at("measure"), "regime") : "";
-    if (regime.empty()) regime = run_regime;
-    row.regime = regime.empty() ? "sustained" : regime;
-    row.preset = preset_label(j);
-    const std::string key = case_key(row);
-    const int n = ++seen[key];
-    // The same case twice in one report (one config naming it in two runs): match in order.
-    row.key = n == 1 ? key : fmt::format("{}#{}", key, n);
-    row.label = row_label(row) + (n == 1 ? "" : fmt::format(" (#{})", n));
-    rep.rows.push_back(std::move(row));
-  }
-  if (doc.contains("summary") && doc.at("summary").is_object()) {
-    const json& s = doc.at("summary");
-    if (s.contains("complete") && s.at("complete").is_boolean())
-      rep.complete = s.at("complete").get<bool>();
-  }
-  return rep;
-}
-
-Report load_report(const std::string& path) {
-  json doc;
-  try {
-    doc = read_json_file(path);  // plain or gzip-compressed
-  } catch (const ReportFileError& e) {
-    throw UsageError(e.kind() == ReportFileError::Kind::not_json
-                         ? path + ": not JSON, so not a gemmbench report"
-                         : std::string(e.what()));
-  }
-  return parse_report(doc, path);
 }
 
 CaseComparison compare_rows(const ReportRow& base, const ReportRow& now, const Options& opt) {
@@ -280,18 +156,18 @@ std::vector<MetaDifference> compare_metadata(const json& base, const json& now) 
   const json& bd = base.contains("device") ? base.at("device") : empty;
   const json& nd = now.contains("device") ? now.at("device") : empty;
   auto gpu = [](const json& d) {
-    std::string s = str_at(d, "name");
+    std::string s = json_text_at(d, "name");
     if (d.contains("num_sms")) s += fmt::format(" ({} SMs)", d.at("num_sms").dump());
     return s;
   };
   auto regime = [](const json& m) {
-    const std::string r = str_at(m, "regime");
+    const std::string r = json_text_at(m, "regime");
     return r.empty() ? std::string("sustained") : r;
   };
   auto power_limit = [](const json& m, const json& d) {
     for (const json* j : {&m, &d})
       for (const char* key : {"power_limit_w", "enforced_power_limit_w"})
-        if (j->is_object() && j->contains(key)) return str_at(*j, key) + " W";
+        if (j->is_object() && j->contains(key)) return json_text_at(*j, key) + " W";
     return std::string();
   };
   struct Field {
@@ -302,24 +178,26 @@ std::vector<MetaDifference> compare_metadata(const json& base, const json& now) 
   const std::vector<Field> fields = {
       {"GPU", gpu(bd), gpu(nd),
        "another GPU: absolute times are not comparable; read the ratio to cuBLAS"},
-      {"driver", str_at(bd, "driver_version"), str_at(nd, "driver_version"), ""},
-      {"CUDA runtime", str_at(bd, "cuda_runtime"), str_at(nd, "cuda_runtime"), ""},
-      {"cuBLAS", str_at(bd, "cublas_version"), str_at(nd, "cublas_version"),
+      {"driver", json_text_at(bd, "driver_version"), json_text_at(nd, "driver_version"), ""},
+      {"CUDA runtime", json_text_at(bd, "cuda_runtime"), json_text_at(nd, "cuda_runtime"), ""},
+      {"cuBLAS", json_text_at(bd, "cublas_version"), json_text_at(nd, "cublas_version"),
        "the baseline changed, so ratios to cuBLAS move with it"},
-      {"max SM clock (MHz)", str_at(bd, "sm_clock_max_mhz"), str_at(nd, "sm_clock_max_mhz"), ""},
-      {"memory clock (MHz)", str_at(bd, "memory_clock_mhz"), str_at(nd, "memory_clock_mhz"), ""},
+      {"max SM clock (MHz)", json_text_at(bd, "sm_clock_max_mhz"),
+       json_text_at(nd, "sm_clock_max_mhz"), ""},
+      {"memory clock (MHz)", json_text_at(bd, "memory_clock_mhz"),
+       json_text_at(nd, "memory_clock_mhz"), ""},
       {"power limit", power_limit(base, bd), power_limit(now, nd), ""},
       {"regime", regime(base), regime(now),
        "another power regime: absolute times are not comparable (docs/compare.md); rows of "
        "different regimes never match"},
-      {"data", str_at(base, "data_distribution"), str_at(now, "data_distribution"),
+      {"data", json_text_at(base, "data_distribution"), json_text_at(now, "data_distribution"),
        "another input distribution: low-entropy data runs faster on a power-capped GPU, absolute "
        "times are not comparable"},
-      {"seed", str_at(base, "seed"), str_at(now, "seed"), ""},
-      {"git commit", str_at(base, "git_commit"), str_at(now, "git_commit"), ""},
-      {"tool version", str_at(base, "tool_version"), str_at(now, "tool_version"), ""},
-      {"command line", str_at(base, "command_line"), str_at(now, "command_line"), ""},
-      {"host", str_at(base, "host"), str_at(now, "host"), ""},
+      {"seed", json_text_at(base, "seed"), json_text_at(now, "seed"), ""},
+      {"git commit", json_text_at(base, "git_commit"), json_text_at(now, "git_commit"), ""},
+      {"tool version", json_text_at(base, "tool_version"), json_text_at(now, "tool_version"), ""},
+      {"command line", json_text_at(base, "command_line"), json_text_at(now, "command_line"), ""},
+      {"host", json_text_at(base, "host"), json_text_at(now, "host"), ""},
   };
   std::vector<MetaDifference> out;
   for (const Field& f : fields) {

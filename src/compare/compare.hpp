@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/report_reader.hpp"
 #include "report/result.hpp"
 
 namespace gemmbench::compare {
@@ -18,33 +19,6 @@ namespace gemmbench::compare {
 inline constexpr double kDefaultThresholdPct = 3.0;
 // Default --significance: the rank test's p-value below which a change counts as outside noise.
 inline constexpr double kDefaultSignificance = 0.01;
-
-// One row of a report, with the fields compare needs that CaseResult does not carry (yet).
-struct ReportRow {
-  CaseResult result;
-  std::string regime;  // measure.regime; "sustained" where the report has none
-  std::string preset;  // "model/layer" from the row's preset, empty where none
-  std::string key;     // the matching key (see case_key), with "#2"... for repeats
-  std::string label;   // the case in words, for the tables
-};
-
-struct Report {
-  std::string path;
-  nlohmann::json metadata;
-  std::vector<ReportRow> rows;
-  bool complete = true;  // summary.complete; false for an interrupted run
-};
-
-// Reads and checks a report. Throws UsageError (one line naming the file) when the file cannot be
-// read, is not JSON, is not a gemmbench report, or has a schema major version this build cannot
-// read.
-Report load_report(const std::string& path);
-// The same from a parsed document; `name` is used in messages.
-Report parse_report(const nlohmann::json& doc, const std::string& name);
-
-// kernel|MxNxK|layout|dtype/accum|alpha|beta|cache|data|regime|preset: the fields that make two
-// rows the same case.
-std::string case_key(const ReportRow& row);
 
 enum class Verdict {
   faster,

@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <ostream>
 
-#include "compare/compare.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "merge/merge.hpp"
 #include "merge/replicate.hpp"
 #include "report/json_codec.hpp"
 #include "report/report_file.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter.hpp"
 
 namespace gemmbench::fleet {
@@ -182,7 +182,7 @@ int run_fleet(const FleetRequest& req, std::ostream& out, std::ostream& err) {
 
   // The parts: every worker's report that can be read. A worker that never wrote one (it failed
   // before its first row, or its file is not a report) is lost; its rows show as missing.
-  std::vector<compare::Report> parts;
+  std::vector<Report> parts;
   bool killed = false, lost = false;
   int worst = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -198,7 +198,7 @@ int run_fleet(const FleetRequest& req, std::ostream& out, std::ostream& err) {
       continue;
     }
     try {
-      parts.push_back(compare::load_report(part_path(req, i)));
+      parts.push_back(load_report(part_path(req, i)));
     } catch (const UsageError& x) {
       lost = true;
       err << fmt::format("gemmbench: [{}] left no usable report: {}\n", specs[i].label, x.what());

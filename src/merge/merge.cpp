@@ -17,13 +17,13 @@ namespace {
 using nlohmann::json;
 
 struct PartInfo {
-  const compare::Report* report;
+  const Report* report;
   std::string plan_hash;
   size_t plan_rows = 0;
   int shard_index = 0, shard_count = 1;
 };
 
-PartInfo part_info(const compare::Report& r) {
+PartInfo part_info(const Report& r) {
   const json& m = r.metadata;
   PartInfo p{&r};
   if (m.value("mode", std::string("shard")) == "replicate")
@@ -69,10 +69,10 @@ std::vector<std::string> plugin_hashes(const json& meta) {
 
 }  // namespace
 
-Merged merge_reports(const std::vector<compare::Report>& reports) {
+Merged merge_reports(const std::vector<Report>& reports) {
   if (reports.empty()) throw UsageError("merge: no reports given");
   std::vector<PartInfo> parts;
-  for (const compare::Report& r : reports) parts.push_back(part_info(r));
+  for (const Report& r : reports) parts.push_back(part_info(r));
   for (const PartInfo& p : parts) {
     if (p.plan_hash != parts[0].plan_hash || p.plan_rows != parts[0].plan_rows)
       throw UsageError(fmt::format(
@@ -98,12 +98,12 @@ Merged merge_reports(const std::vector<compare::Report>& reports) {
   m.plan_hash = parts[0].plan_hash;
   m.plan_rows = parts[0].plan_rows;
   // Every row by plan-wide index, with the parts it came from; the first one is kept.
-  std::map<size_t, std::vector<std::pair<const compare::ReportRow*, const PartInfo*>>> by_index;
+  std::map<size_t, std::vector<std::pair<const ReportRow*, const PartInfo*>>> by_index;
   std::map<size_t, std::string> planned;  // index -> "case (shard i/n)" from the parts' metadata
   std::set<std::pair<int, int>> shards_seen;
   std::vector<std::string> devices, hosts;
   for (const PartInfo& p : parts) {
-    const compare::Report& r = *p.report;
+    const Report& r = *p.report;
     m.parts.push_back(r.path);
     shards_seen.insert({p.shard_index, p.shard_count});
     if (!r.complete) m.notes.push_back(r.path + ": incomplete report (the run was interrupted)");
@@ -118,7 +118,7 @@ Merged merge_reports(const std::vector<compare::Report>& reports) {
           planned.emplace(
               c.at("index").get<size_t>(),
               fmt::format("{} (shard {}/{})", field(c, "case"), p.shard_index, p.shard_count));
-    for (const compare::ReportRow& row : r.rows) {
+    for (const ReportRow& row : r.rows) {
       const size_t i = row.result.index;
       if (i < 1 || i > m.plan_rows)
         throw UsageError(fmt::format("{}: row index {} lies outside the plan's rows 1..{}", r.path,

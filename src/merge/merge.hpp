@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare.hpp"
+#include "report/report_reader.hpp"
 #include "report/result.hpp"
 
 namespace gemmbench::merge {
@@ -26,10 +26,10 @@ struct Merged {
   nlohmann::json report;                // the merged --json report
 };
 
-// Merges reports already loaded with compare::load_report. Throws UsageError (one line) when
+// Merges reports already loaded with load_report. Throws UsageError (one line) when
 // there are none, a part has no plan_hash or shard in its metadata, the plan hashes or seeds
 // differ, or a row's index lies outside the plan.
-Merged merge_reports(const std::vector<compare::Report>& parts);
+Merged merge_reports(const std::vector<Report>& parts);
 
 // 1 when a row is missing or duplicated, else 0.
 int exit_code(const Merged& m);

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare.hpp"
 #include "core/errors.hpp"
 #include "merge/merge.hpp"
-#include "report/report_file.hpp"
 #include "merge/replicate.hpp"
 #include "plan/shard.hpp"
+#include "report/report_file.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter.hpp"
 
 namespace gemmbench::merge {
@@ -54,8 +54,7 @@ void write_text(const std::string& path, const std::string& text, const char* fl
   if (!f) throw UsageError(fmt::format("{}: cannot write '{}'", flag, path));
 }
 
-int run_replicate(const CliState& s, const std::vector<compare::Report>& reports,
-                  std::ostream& out) {
+int run_replicate(const CliState& s, const std::vector<Report>& reports, std::ostream& out) {
   const ReplicaMerge m = merge_replicas(reports, s.outlier_threshold_pct);
   if (!s.json.empty()) write_text(s.json, m.report.dump(2) + "\n", "--json");
   if (!s.csv.empty()) write_fleet_csv(m, s.csv);
@@ -68,13 +67,13 @@ int run_replicate(const CliState& s, const std::vector<compare::Report>& reports
 }
 
 int run(const CliState& s, std::ostream& out) {
-  std::vector<compare::Report> reports;
-  for (const auto& p : s.parts) reports.push_back(compare::load_report(p));
+  std::vector<Report> reports;
+  for (const auto& p : s.parts) reports.push_back(load_report(p));
   if (!s.json.empty()) check_output_path(s.json, "--json");
   if (!s.csv.empty()) check_output_path(s.csv, "--csv");
   if (!s.markdown.empty()) check_output_path(s.markdown, "--markdown");
   size_t replicate = 0;
-  for (const compare::Report& r : reports)
+  for (const Report& r : reports)
     if (r.metadata.value("mode", std::string("shard")) == "replicate") ++replicate;
   if (replicate > 0 && replicate < reports.size())
     throw UsageError(

@@ -130,15 +130,19 @@ FleetSummary fleet_summary(const std::vector<GpuIdentity>& gpus,
   return f;
 }
 
-ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double threshold_pct) {
-  if (reports.empty()) throw UsageError("merge: no reports given");
-  struct Part {
-    const compare::Report* report;
-    GpuIdentity gpu;
-    int count = 1;
-  };
+namespace {
+
+// One replicate part: its report and the GPU it ran on.
+struct Part {
+  const Report* report;
+  GpuIdentity gpu;
+  int count = 1;
+};
+
+// Each report as a replicate part, or UsageError naming the file that is none.
+std::vector<Part> replicate_parts(const std::vector<Report>& reports) {
   std::vector<Part> parts;
-  for (const compare::Report& r : reports) {
+  for (const Report& r : reports) {
     const json& m = r.metadata;
     if (field(m, "mode") != "replicate")
       throw UsageError(r.path + ": not a --mode replicate report (metadata mode '" +
@@ -165,6 +169,11 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
     p.gpu.complete = r.complete;
     parts.push_back(std::move(p));
   }
+  return parts;
+}
+
+// One plan and one seed for all, each replica once; `parts` sorted by replica.
+void check_one_plan(std::vector<Part>& parts) {
   const json& m0 = parts[0].report->metadata;
   for (const Part& p : parts) {
     const json& m = p.report->metadata;
@@ -182,20 +191,15 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
     if (parts[i].gpu.replica == parts[i - 1].gpu.replica)
       throw UsageError(fmt::format("replica {} given twice: {} and {}", parts[i].gpu.replica,
                                    parts[i - 1].report->path, parts[i].report->path));
+}
 
-  ReplicaMerge out;
-  out.plan_hash = field(m0, "plan_hash");
-  out.plan_rows = m0.at("plan_rows").get<size_t>();
-  std::vector<GpuIdentity> gpus;
-  std::set<int> replicas;
-  int count = 0;
+// Each part's rows by plan index (the first of a repeated index kept) into out.rows, and the
+// rows a part lacks into out.missing.
+void collect_rows(const std::vector<Part>& parts, ReplicaMerge& out) {
   for (const Part& p : parts) {
-    gpus.push_back(p.gpu);
-    replicas.insert(p.gpu.replica);
-    count = std::max(count, p.count);
     std::vector<CaseResult> rows;
     std::set<size_t> seen;
-    for (const compare::ReportRow& row : p.report->rows) {
+    for (const ReportRow& row : p.report->rows) {
       const size_t i = row.result.index;
       if (i < 1 || i > out.plan_rows)
         throw UsageError(fmt::format("{}: row index {} lies outside the plan's rows 1..{}",
@@ -214,42 +218,44 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
                                         p.gpu.complete ? "" : " (its run did not finish)"));
     out.rows.push_back(std::move(rows));
   }
+}
+
+// What the reader should know besides the figures: replicas without a report, GPUs of different
+// models, replicas that shared a GPU.
+std::vector<std::string> fleet_notes(const std::vector<Part>& parts,
+                                     const std::vector<GpuIdentity>& gpus) {
+  std::vector<std::string> notes;
+  std::set<int> replicas;
+  int count = 0;
+  for (const Part& p : parts) {
+    replicas.insert(p.gpu.replica);
+    count = std::max(count, p.count);
+  }
   for (int i = 0; i < count; ++i)
     if (!replicas.count(i))
-      out.notes.push_back(fmt::format("replica {}/{}: no report given", i, count));
+      notes.push_back(fmt::format("replica {}/{}: no report given", i, count));
   std::set<std::string> names;
   for (const GpuIdentity& g : gpus) names.insert(g.name);
   if (names.size() > 1)
-    out.notes.push_back(
-        "the GPUs are of different models: a fleet check compares boards of one model");
+    notes.push_back("the GPUs are of different models: a fleet check compares boards of one model");
   std::set<std::pair<std::string, std::string>> where;
   for (const GpuIdentity& g : gpus)
     if (!where.insert({g.host, g.uuid.empty() ? g.pci_bus_id : g.uuid}).second)
-      out.notes.push_back(fmt::format(
+      notes.push_back(fmt::format(
           "replica {} ran on a GPU another replica also ran on ({}): they shared it, and their "
           "times say nothing about the boards (--devices 0,0 is for testing the machinery)",
           g.replica, g.label()));
-  out.fleet = fleet_summary(gpus, out.rows, threshold_pct);
+  return notes;
+}
 
-  RunSummary& s = out.summary;
-  s.rows_planned = out.plan_rows * parts.size();
-  for (const auto& rows : out.rows)
+// Every GPU's rows counted by status; aborted where a part's run did not finish.
+RunSummary merged_summary(const std::vector<Part>& parts, const ReplicaMerge& m) {
+  RunSummary s;
+  s.rows_planned = m.plan_rows * parts.size();
+  for (const auto& rows : m.rows)
     for (const CaseResult& r : rows) {
       ++s.rows_written;
-      switch (r.status) {
-        case Status::ok:
-          ++s.ok;
-          break;
-        case Status::failed:
-          ++s.failed;
-          break;
-        case Status::skipped:
-          ++s.skipped;
-          break;
-        case Status::error:
-          ++s.errors;
-          break;
-      }
+      s.count(r.status);
     }
   std::string incomplete;
   for (const Part& p : parts)
@@ -258,9 +264,12 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
     s.aborted = true;
     s.abort_reason = "incomplete parts: " + incomplete;
   }
-  out.metadata = run_metadata_from_json(m0);
+  return s;
+}
 
-  json meta = m0;
+// The merged report's metadata: the first part's, mode replicate, and every part in "replicas".
+json merged_metadata(const std::vector<Part>& parts, const std::vector<GpuIdentity>& gpus) {
+  json meta = parts[0].report->metadata;
   meta.erase("replica");
   meta["mode"] = "replicate";
   meta["shard"] = {{"index", 0}, {"count", 1}};
@@ -278,13 +287,12 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
   std::set<std::string> hosts;
   for (const GpuIdentity& g : gpus) hosts.insert(g.host);
   if (hosts.size() > 1) meta["host"] = "(merged: see replicas)";
-  json results = json::array();
-  for (size_t g = 0; g < gpus.size(); ++g)
-    for (const CaseResult& r : out.rows[g]) {
-      json row = to_json(r);
-      row["gpu"] = gpu_json(gpus[g]);
-      results.push_back(std::move(row));
-    }
+  return meta;
+}
+
+// The report's "fleet" object: the rule, the notes, one entry per GPU and one per case.
+json fleet_json(const ReplicaMerge& out, const std::vector<GpuIdentity>& gpus,
+                double threshold_pct) {
   json cases = json::array();
   for (const FleetCase& c : out.fleet.cases) {
     json per = json::array();
@@ -320,22 +328,54 @@ ReplicaMerge merge_replicas(const std::vector<compare::Report>& reports, double 
     j["worst_vs_median_pct"] = p.worst_vs_median_pct ? json(*p.worst_vs_median_pct) : json(nullptr);
     per_gpu.push_back(std::move(j));
   }
-  json summary = to_json(s);
+  return {{"metric", "each GPU's median time of the row (time_ms.median)"},
+          {"threshold_pct", threshold_pct},
+          {"rule",
+           "a GPU is an outlier on a case when its median is more than threshold_pct "
+           "above the median over the GPUs that timed the case (at least two)"},
+          {"any_outlier", out.fleet.any_outlier()},
+          {"notes", out.notes},
+          {"per_gpu", std::move(per_gpu)},
+          {"cases", std::move(cases)}};
+}
+
+// The merged --json report: metadata, every GPU's rows (each with its "gpu"), fleet, summary.
+json merged_report(const std::vector<Part>& parts, const std::vector<GpuIdentity>& gpus,
+                   const ReplicaMerge& out, double threshold_pct) {
+  json results = json::array();
+  for (size_t g = 0; g < gpus.size(); ++g)
+    for (const CaseResult& r : out.rows[g]) {
+      json row = to_json(r);
+      row["gpu"] = gpu_json(gpus[g]);
+      results.push_back(std::move(row));
+    }
+  json summary = to_json(out.summary);
   summary["missing"] = out.missing;
   if (!out.missing.empty()) summary["complete"] = false;
-  out.report = {{"metadata", std::move(meta)},
-                {"results", std::move(results)},
-                {"fleet",
-                 {{"metric", "each GPU's median time of the row (time_ms.median)"},
-                  {"threshold_pct", threshold_pct},
-                  {"rule",
-                   "a GPU is an outlier on a case when its median is more than threshold_pct "
-                   "above the median over the GPUs that timed the case (at least two)"},
-                  {"any_outlier", out.fleet.any_outlier()},
-                  {"notes", out.notes},
-                  {"per_gpu", std::move(per_gpu)},
-                  {"cases", std::move(cases)}}},
-                {"summary", std::move(summary)}};
+  return {{"metadata", merged_metadata(parts, gpus)},
+          {"results", std::move(results)},
+          {"fleet", fleet_json(out, gpus, threshold_pct)},
+          {"summary", std::move(summary)}};
+}
+
+}  // namespace
+
+ReplicaMerge merge_replicas(const std::vector<Report>& reports, double threshold_pct) {
+  if (reports.empty()) throw UsageError("merge: no reports given");
+  std::vector<Part> parts = replicate_parts(reports);
+  check_one_plan(parts);
+  const json& m0 = parts[0].report->metadata;
+  ReplicaMerge out;
+  out.plan_hash = field(m0, "plan_hash");
+  out.plan_rows = m0.at("plan_rows").get<size_t>();
+  std::vector<GpuIdentity> gpus;
+  for (const Part& p : parts) gpus.push_back(p.gpu);
+  collect_rows(parts, out);
+  out.notes = fleet_notes(parts, gpus);
+  out.fleet = fleet_summary(gpus, out.rows, threshold_pct);
+  out.summary = merged_summary(parts, out);
+  out.metadata = run_metadata_from_json(m0);
+  out.report = merged_report(parts, gpus, out, threshold_pct);
   return out;
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/compare.hpp"
+#include "report/report_reader.hpp"
 #include "report/result.hpp"
 
 namespace gemmbench::merge {
@@ -85,7 +85,7 @@ struct ReplicaMerge {
 // Joins replicate parts (metadata mode "replicate", replica {index, count}). Throws UsageError
 // (one line) when a part is not a replicate part, the plans or seeds differ, or a replica index
 // is given twice.
-ReplicaMerge merge_replicas(const std::vector<compare::Report>& parts, double threshold_pct);
+ReplicaMerge merge_replicas(const std::vector<Report>& parts, double threshold_pct);
 
 // 1 when a GPU is an outlier on some case or a part lacks rows, else 0.
 int exit_code(const ReplicaMerge& m);

@@ -225,20 +225,17 @@ json to_json(const CaseResult& r) {
   return j;
 }
 
-CaseResult case_result_from_json(const json& j) {
-  CaseResult r;
-  r.index = j.at("index").get<size_t>();
-  r.run_name = j.at("run").get<std::string>();
-  r.kernel = j.at("kernel").get<std::string>();
-  r.provider = j.at("provider").get<std::string>();
-  r.family = j.at("family").get<std::string>();
-  r.problem.m = j.at("m").get<int64_t>();
-  r.problem.n = j.at("n").get<int64_t>();
-  r.problem.k = j.at("k").get<int64_t>();
-  const auto need = [](auto v, const char* what) {
-    if (!v) throw json::other_error::create(501, std::string("bad ") + what, nullptr);
-    return *v;
-  };
+namespace {
+
+// A parsed enum of a row, or the JSON error its absence is (parse_report reports it per row).
+template <class T>
+T need(const std::optional<T>& v, const char* what) {
+  if (!v) throw json::other_error::create(501, std::string("bad ") + what, nullptr);
+  return *v;
+}
+
+// Layout, types, FP8 fields and the scalars (after m, n, k).
+void problem_from_json(const json& j, CaseResult& r) {
   r.problem.layout = need(parse_layout(j.at("layout").get<std::string>()), "layout");
   r.problem.dtype = need(parse_dtype(j.at("dtype").get<std::string>()), "dtype");
   r.problem.accum = need(parse_accum(j.at("accum").get<std::string>()), "accum");
@@ -254,6 +251,10 @@ CaseResult case_result_from_json(const json& j) {
   }
   r.problem.alpha = j.at("alpha").get<double>();
   r.problem.beta = j.at("beta").get<double>();
+}
+
+// Status, the kernel a dispatcher chose, the plugin, times and ratios to the baselines.
+void outcome_from_json(const json& j, CaseResult& r) {
   r.status = parse_status(j.at("status").get<std::string>());
   r.reason = j.at("reason").get<std::string>();
   if (j.contains("chosen")) {  // shape-aware kernels only
@@ -280,6 +281,9 @@ CaseResult case_result_from_json(const json& j) {
   r.ratio_to_cublaslt = get_opt<double>(j, "ratio_to_cublaslt");
   if (j.contains("cublaslt_algo") && !j.at("cublaslt_algo").is_null())
     r.cublaslt_algo = cublaslt_choice_from_json(j.at("cublaslt_algo"));
+}
+
+void error_from_json(const json& j, CaseResult& r) {
   const json& e = j.at("error");
   r.error = ErrorStats{e.at("verified").get<bool>(),     e.at("max_abs").get<double>(),
                        e.at("max_rel").get<double>(),    e.at("normwise").get<double>(),
@@ -287,6 +291,9 @@ CaseResult case_result_from_json(const json& j) {
   if (e.contains("calc_diff")) r.error.calc_diff = e.at("calc_diff").get<double>();
   r.error.quant_normwise = get_opt<double>(e, "quant_normwise");
   r.error.quant_calc_diff = get_opt<double>(e, "quant_calc_diff");
+}
+
+void clock_from_json(const json& j, CaseResult& r) {
   const json& c = j.at("clock");
   r.clock.sm_clock_mhz = get_opt<unsigned>(c, "sm_mhz");
   r.clock.sm_clock_max_mhz = get_opt<unsigned>(c, "sm_max_mhz");
@@ -302,6 +309,9 @@ CaseResult case_result_from_json(const json& j) {
   if (c.contains("throttle"))
     r.clock.throttle = need(parse_throttle(c.at("throttle").get<std::string>()), "throttle");
   r.clock.telemetry_samples = c.value("telemetry_samples", size_t(0));
+}
+
+void energy_from_json(const json& j, CaseResult& r) {
   if (j.contains("energy")) {
     const json& en = j.at("energy");
     r.energy.joules_per_gemm = get_opt<double>(en, "joules_per_gemm");
@@ -313,6 +323,10 @@ CaseResult case_result_from_json(const json& j) {
     r.energy.counter_refreshes = en.value("counter_refreshes", 0);
     r.energy.note = en.value("note", std::string());
   }
+}
+
+// The regime's counters and the "regime" object.
+void regime_from_json(const json& j, CaseResult& r) {
   r.samples_discarded = j.value("samples_discarded", 0);
   r.burst_wait_timeouts = j.value("burst_wait_timeouts", 0);
   // Reports from before the steady-state method have no "regime" object.
@@ -337,6 +351,9 @@ CaseResult case_result_from_json(const json& j) {
     rg.discarded_sm_median_mhz = get_opt<unsigned>(g, "discarded_sm_median_mhz");
     rg.discarded_telemetry_samples = g.value("discarded_telemetry_samples", size_t(0));
   }
+}
+
+void measure_from_json(const json& j, CaseResult& r) {
   const json& m = j.at("measure");
   r.measure.cache = need(parse_cache_mode(m.at("cache").get<std::string>()), "cache");
   // Reports from before --data have no key: every one of them used uniform data.
@@ -356,6 +373,10 @@ CaseResult case_result_from_json(const json& j) {
   r.measure.baseline = m.contains("baseline")
                            ? need(parse_baseline(m.at("baseline").get<std::string>()), "baseline")
                            : Baseline::cublas;
+}
+
+// The preset label and the speed-of-light object.
+void preset_and_sol_from_json(const json& j, CaseResult& r) {
   // Reports from before presets and speed of light have neither key.
   if (j.contains("preset") && !j.at("preset").is_null())
     r.preset = PresetLabel{j.at("preset").at("model").get<std::string>(),
@@ -378,6 +399,28 @@ CaseResult case_result_from_json(const json& j) {
     r.sol.pct_sol_run_clock = get_opt<double>(s, "pct_sol_run_clock");
     r.sol.reason = s.at("reason").get<std::string>();
   }
+}
+
+}  // namespace
+
+CaseResult case_result_from_json(const json& j) {
+  CaseResult r;
+  r.index = j.at("index").get<size_t>();
+  r.run_name = j.at("run").get<std::string>();
+  r.kernel = j.at("kernel").get<std::string>();
+  r.provider = j.at("provider").get<std::string>();
+  r.family = j.at("family").get<std::string>();
+  r.problem.m = j.at("m").get<int64_t>();
+  r.problem.n = j.at("n").get<int64_t>();
+  r.problem.k = j.at("k").get<int64_t>();
+  problem_from_json(j, r);
+  outcome_from_json(j, r);
+  error_from_json(j, r);
+  clock_from_json(j, r);
+  energy_from_json(j, r);
+  regime_from_json(j, r);
+  measure_from_json(j, r);
+  preset_and_sol_from_json(j, r);
   return r;
 }
 

@@ -17,14 +17,16 @@
 #include <thread>
 
 #include "cli/cli.hpp"
-#include "compare/compare.hpp"
 #include "config/config.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "fleet/launch.hpp"
 #include "fleet/orchestrate.hpp"
 #include "fleet/workers.hpp"
+#include "plan/plan.hpp"
 #include "plan/shard.hpp"
 #include "report/report_file.hpp"
+#include "report/report_reader.hpp"
 
 using namespace gemmbench;
 using nlohmann::json;
@@ -220,7 +222,7 @@ TEST(FleetRun, EveryWorkerDoneMergesThePlan) {
   EXPECT_NE(r.err.find("[w1 gpu1] exit 0"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir / "parts"));
   // The merged report reads back as a report.
-  EXPECT_EQ(compare::load_report((dir / "merged.json").string()).rows.size(), 8u);
+  EXPECT_EQ(load_report((dir / "merged.json").string()).rows.size(), 8u);
 }
 
 // A .gz name gets what a one-GPU run writes there: gzip, one row per line (the merged report was
@@ -367,4 +369,43 @@ TEST(FleetRun, ReplicateWithAKilledGpuKeepsTheOthers) {
                 "rows missing: 4-8 (its run did not finish)"),
             std::string::npos)
       << r.report["summary"]["missing"][0];
+}
+
+TEST(FleetLaunch, WorkersOnlyForAFleetAndTheDevicesCheckedBeforeAnyStarts) {
+  EXPECT_FALSE(fleet::needs_workers(std::nullopt, FleetMode::shard));
+  EXPECT_FALSE(fleet::needs_workers(DevicesArg{false, {3}}, FleetMode::shard));  // as --device 3
+  EXPECT_TRUE(fleet::needs_workers(DevicesArg{false, {3}}, FleetMode::replicate));
+  EXPECT_TRUE(fleet::needs_workers(DevicesArg{true, {}}, FleetMode::shard));
+  EXPECT_TRUE(fleet::needs_workers(DevicesArg{false, {0, 1}}, FleetMode::shard));
+
+  const auto config = fs::path(GEMMBENCH_SOURCE_DIR) / "configs" / "llm_prefill.json";
+  const Plan plan = build_plan(load_config_file(config.string()).runs, MeasureSettings{},
+                               MeasureOverrides{}, KernelRegistry::instance());
+  fleet::FleetLaunch launch;
+  launch.devices = DevicesArg{false, {0, 2}};
+  launch.argv = {"gemmbench", "--config", config.string(), "--devices", "0,2"};
+  int counted = 0;
+  launch.device_count = [&] {
+    ++counted;
+    return 2;
+  };
+  // A dry run lists each worker's part and counts no device (no CUDA call on a GPU-less host).
+  launch.dry_run = true;
+  std::ostringstream out;
+  EXPECT_EQ(fleet::launch_fleet(launch, plan, out), kExitOk);
+  EXPECT_EQ(counted, 0);
+  EXPECT_NE(
+      out.str().find(fmt::format("worker 1 on device 2 (shard 1/2): {} of the plan's {} cases",
+                                 shard_plan(plan, {1, 2}).row_count(), plan.row_count())),
+      std::string::npos)
+      << out.str();
+  // A device the machine does not have is one line before any worker starts.
+  launch.dry_run = false;
+  try {
+    fleet::launch_fleet(launch, plan, out);
+    ADD_FAILURE() << "device 2 of 2 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--devices: device 2: this machine has 2 CUDA device(s), indices 0..1");
+  }
+  EXPECT_EQ(counted, 1);
 }

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/compare.hpp"
 #include "core/errors.hpp"
 #include "merge/merge_cli.hpp"
 #include "merge/replicate.hpp"
+#include "report/report_reader.hpp"
 
 using namespace gemmbench;
 using namespace gemmbench::merge;
@@ -202,4 +202,27 @@ TEST(FleetMerge, AReplicaMissingRowsIsNamed) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("MISSING: replica 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("replica 2/3: no report given"), std::string::npos) << r.out;
+}
+
+TEST(FleetMerge, NotHeldRowsAreCountedInTheMergedSummary) {
+  // Replica 1 held its regime on no row of group 2 (rows 3 and 4): the merged report counts those
+  // two rows as not_held, beside every other GPU's rows.
+  std::vector<Report> parts = {load_report(fixture("replica_0.json")),
+                               load_report(fixture("replica_1.json"))};
+  size_t marked = 0;
+  for (ReportRow& row : parts[1].rows)
+    if (row.result.index == 3 || row.result.index == 4) {
+      row.result.status = Status::not_held;
+      row.result.time.reset();
+      ++marked;
+    }
+  ASSERT_EQ(marked, 2u);
+  const ReplicaMerge m = merge_replicas(parts, 5.0);
+  EXPECT_EQ(m.summary.rows_written, 16u);
+  EXPECT_EQ(m.summary.not_held, 2u);
+  EXPECT_EQ(m.summary.ok, 14u);
+  EXPECT_EQ(
+      m.summary.ok + m.summary.failed + m.summary.skipped + m.summary.errors + m.summary.not_held,
+      m.summary.rows_written);
+  EXPECT_EQ(m.report["summary"]["not_held"], 2);
 }

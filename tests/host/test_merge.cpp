@@ -134,7 +134,7 @@ TEST(Merge, GzipPartsAndOutput) {
   std::ifstream raw(out_json, std::ios::binary);
   EXPECT_EQ(raw.get(), 0x1f) << "gzip magic";
   EXPECT_EQ(read_json_file(out_json)["results"].size(), plan.row_count());
-  EXPECT_EQ(compare::load_report(out_json).rows.size(), plan.row_count());
+  EXPECT_EQ(load_report(out_json).rows.size(), plan.row_count());
 }
 
 TEST(Merge, CompleteShardsMergeInPlanOrder) {
@@ -160,7 +160,7 @@ TEST(Merge, CompleteShardsMergeInPlanOrder) {
   EXPECT_TRUE(merged["summary"]["complete"].get<bool>());
   EXPECT_EQ(merged["summary"]["ok"].get<size_t>(), plan.row_count());
   // The merged report is itself a report: compare (and merge) read it back.
-  EXPECT_EQ(compare::load_report(out_json).rows.size(), plan.row_count());
+  EXPECT_EQ(load_report(out_json).rows.size(), plan.row_count());
   EXPECT_EQ(run_merge({out_json}).code, 0);
   std::ifstream csv(out_csv);
   size_t lines = 0;
@@ -185,7 +185,7 @@ TEST(Merge, MissingRowsAreNamedAndExitOne) {
         << r.out;
   // Shard 2's rows are given by index only: nothing names them.
   EXPECT_NE(r.out.find("no part planned them"), std::string::npos) << r.out;
-  const merge::Merged m = merge::merge_reports({compare::load_report(a), compare::load_report(b)});
+  const merge::Merged m = merge::merge_reports({load_report(a), load_report(b)});
   EXPECT_EQ(m.rows.size() + 2 + shard_plan(plan, {2, 3}).row_count(), plan.row_count());
   EXPECT_FALSE(m.report["summary"]["complete"].get<bool>());
   EXPECT_EQ(merge::exit_code(m), 1);
@@ -202,8 +202,7 @@ TEST(Merge, DuplicatedRowsAreNamedAndExitOne) {
   EXPECT_EQ(r.out.find("MISSING"), std::string::npos) << r.out;
   // The merged report still holds each row once.
   const merge::Merged m =
-      merge::merge_reports({compare::load_report(parts[0]), compare::load_report(parts[1]),
-                            compare::load_report(parts[2])});
+      merge::merge_reports({load_report(parts[0]), load_report(parts[1]), load_report(parts[2])});
   EXPECT_EQ(m.rows.size(), plan.row_count());
   EXPECT_EQ(m.duplicated.size(), dups);
 }

@@ -406,7 +406,7 @@ TEST(PluginReport, RowsAndMetadataNameThePluginAndItsHash) {
 
 TEST(PluginMerge, ShardsThatRanDifferentPluginFilesAreNotMerged) {
   const auto part = [](int index, const std::string& sha) {
-    compare::Report r;
+    Report r;
     r.path = "part_" + std::to_string(index) + ".json";
     r.metadata = {{"plan_hash", "0123456789abcdef"},
                   {"plan_rows", size_t(2)},
