@@ -23,7 +23,7 @@ sys.dont_write_bytecode = True  # no __pycache__ left in scripts/dev
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts', 'dev'))
 from rename_report_refs import expand_braces  # noqa: E402
 
-TOP = ('src', 'kernels', 'configs', 'scripts', 'bench_results', 'docs', 'tests', 'examples',
+TOP = ('core', 'src', 'kernels', 'configs', 'scripts', 'bench_results', 'docs', 'tests', 'examples',
        'include')
 PATH_IN_CODE = re.compile(r'(?<![A-Za-z0-9_./:~$-])((?:' + '|'.join(TOP) +
                           r')/[A-Za-z0-9_./{},*?<>-]*)')

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The layers point one way (docs/development.md, "Layout"). Every quoted #include is resolved the
-way the build resolves it (the including file's folder, then src/, then kernels/) and checked:
+way the build resolves it (the including file's folder, then core/include/, src/, kernels/) and
+checked:
 
-  src/core/    the ground layer: includes only src/core/ (and the generated version.hpp)
-  kernels/     includes only kernels/ and src/core/
+  core/        the ground layer: includes only core/ (and the generated version.hpp)
+  kernels/     includes only kernels/ and core/ (the compiler enforces it too: the kernels'
+               include path has no src/; the layer_probe_* tests prove it)
   src/*        the driver: never kernels/ (it reaches kernels through the registry), except
                src/inspect/, which draws the kernels' own index math and PTX wrappers and may
                include what INSPECT_MAY_INCLUDE names
@@ -25,7 +27,7 @@ INSPECT_MAY_INCLUDE = {
 
 
 def resolve(root, including, name):
-    for base in (os.path.dirname(including), 'src', 'kernels', 'include'):
+    for base in (os.path.dirname(including), 'core/include', 'src', 'kernels', 'include'):
         cand = os.path.normpath(os.path.join(base, name))
         if os.path.isfile(os.path.join(root, cand)):
             return cand
@@ -33,7 +35,7 @@ def resolve(root, including, name):
 
 
 def layer_of(path):
-    if path.startswith('src/core/'):
+    if path.startswith('core/'):
         return 'core'
     if path.startswith('kernels/'):
         return 'kernels'
@@ -65,7 +67,7 @@ def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), '..'))
     wrong, checked = [], 0
-    for top in ('src', 'kernels', 'include'):
+    for top in ('core', 'src', 'kernels', 'include'):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 if not f.endswith(SOURCE_EXT):

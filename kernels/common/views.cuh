@@ -1,5 +1,5 @@
 // Strided views of the operands in any layout, for kernels that index elements one at a time
-// (the bottom rungs). See src/core/types.hpp for the layout convention.
+// (the bottom rungs). See core/include/core/types.hpp for the layout convention.
 #pragma once
 
 #include "core/types.hpp"

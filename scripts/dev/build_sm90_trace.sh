@@ -8,5 +8,5 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 shift
 cd "$root" && exec nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-  "$@" -I src -I kernels scripts/dev/sm90_trace.cu kernels/common/sm90/tma_desc.cpp \
-  src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu src/core/types.cpp -lcublas -o "$out"
+  "$@" -I core/include -I src -I kernels scripts/dev/sm90_trace.cu kernels/common/sm90/tma_desc.cpp \
+  core/cuda_check.cpp core/device_caps.cpp core/registry.cpp src/runner/l2_flush.cu core/types.cpp -lcublas -o "$out"

@@ -422,9 +422,9 @@ EOF2
       # read-roof[:<read_roof args>]; the fastest one launch reads each decode weight matrix,
       # cold L2 (scripts/dev/reference/read_roof.cu): what a GEMM at the memory roof could reach.
       mkdir -p "$build"
-      (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
-        scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp src/core/registry.cpp src/runner/l2_flush.cu \
-        src/core/types.cpp src/stats/stats.cpp kernels/common/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
+      (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I core/include -I src -I kernels \
+        scripts/dev/reference/read_roof.cu core/cuda_check.cpp core/device_caps.cpp core/registry.cpp src/runner/l2_flush.cu \
+        core/types.cpp src/stats/stats.cpp kernels/common/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
         >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
       args=${step#read-roof}

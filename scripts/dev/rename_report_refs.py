@@ -32,7 +32,7 @@ RESULTS = 'bench_results'
 EXTS = ('jsonl', 'json', 'txt', 'log')
 TEXT_SUFFIXES = ('.md', '.cpp', '.hpp', '.cu', '.cuh', '.h', '.py', '.sh', '.txt', '.cmake',
                  '.json', '.in', '.sbatch')
-SCAN = ('README.md', 'docs', 'kernels', 'src', 'scripts', 'tests', 'configs', 'CMakeLists.txt')
+SCAN = ('README.md', 'docs', 'core', 'kernels', 'src', 'scripts', 'tests', 'configs', 'CMakeLists.txt')
 # Not rewritten: report fixtures, and this script and its test (their names are examples).
 SKIP = ('tests/data', 'scripts/dev/rename_report_refs.py', 'tests/python/test_rename_report_refs.py')
 

@@ -9,7 +9,8 @@
 # Without TUs it takes every kernels/**/*.cu whose include closure (nvcc -M) holds a file that
 # differs from BASE_COMMIT (committed or not). Each TU is compiled to a cubin for sm_80 and sm_90a
 # with the build's flags (CMakeLists.txt: -std=c++17 -O3 -DNDEBUG -lineinfo
-# --expt-relaxed-constexpr -I src -I kernels), the base from `git archive BASE_COMMIT` (nothing in
+# --expt-relaxed-constexpr -I core/include -I src -I kernels; a base from before core/ moved out of
+# src/ finds its headers through -I src), the base from `git archive BASE_COMMIT` (nothing in
 # the repository's git state changes). Every function's SASS (cuobjdump -sass, addresses dropped,
 # instruction and control words kept: the schedule counts) and resources (cuobjdump -res-usage)
 # are compared. Prints one line per TU and arch, then every function that differs with its
@@ -30,7 +31,7 @@ for tool in nvcc cuobjdump nvdisasm; do
   command -v $tool >/dev/null || { echo "sass_diff: $tool not found (see the header of $0)" >&2; exit 2; }
 done
 archs=${SASS_DIFF_ARCHS:-sm_80 sm_90a}
-flags=(-std=c++17 -O3 -DNDEBUG -lineinfo --expt-relaxed-constexpr -I src -I kernels)
+flags=(-std=c++17 -O3 -DNDEBUG -lineinfo --expt-relaxed-constexpr -I core/include -I src -I kernels)
 work=${SASS_DIFF_DIR:-$root/build/sass_diff}
 base_src=$work/base-${base:0:12}/src
 new_out=$work/new

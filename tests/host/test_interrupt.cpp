@@ -1,4 +1,4 @@
-// The stop handlers (src/core/interrupt.hpp), each case in a forked child so that the signals and
+// The stop handlers (core/include/core/interrupt.hpp), each case in a forked child so that the signals and
 // the handlers' state stay out of the test process.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -21,9 +21,9 @@
 // the event pair; the variants are interleaved sample by sample; medians. The roof is measured
 // here as gemmbench measures it (src/runner/runner.cpp: 2 x bytes / time of a 2 GiB copy).
 //
-//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I src -I kernels \
-//     scripts/dev/reference/read_roof.cu src/core/cuda_check.cpp src/core/device_caps.cpp
-//     src/core/registry.cpp src/runner/l2_flush.cu \ src/core/types.cpp src/stats/stats.cpp
+//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I core/include -I src -I kernels \
+//     scripts/dev/reference/read_roof.cu core/cuda_check.cpp core/device_caps.cpp
+//     core/registry.cpp src/runner/l2_flush.cu \ core/types.cpp src/stats/stats.cpp
 //     kernels/common/sm90/tma_desc.cpp -lcublas -o read_roof
 //   ./read_roof [reps] [NxK ...]    (f16 weight matrices; default: the 16 of
 //   configs/llm_decode.json)
