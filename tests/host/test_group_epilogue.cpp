@@ -1,0 +1,216 @@
+// The end of a group (runner/epilogue.hpp) on made-up members: which rows give the baselines'
+// medians, and each row's status, reason, figures and ratios once its sampling is over.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <vector>
+
+#include "core/interrupt.hpp"
+#include "runner/energy.hpp"
+#include "runner/epilogue.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+ProblemGroup group(Regime regime = Regime::sustained, bool verify = true) {
+  ProblemGroup g;
+  g.problem.m = 1024;
+  g.problem.n = 2048;
+  g.problem.k = 512;
+  g.measure.regime = regime;
+  g.measure.verify = verify;
+  g.measure.baseline = Baseline::both;
+  return g;
+}
+
+// A member that verified and took `samples_ms` in blocks of `per_block`, its regime held or not.
+Member sampled(GroupRole role, std::vector<double> samples_ms, bool held = true,
+               size_t per_block = 2) {
+  Member m;
+  m.role = role;
+  m.r.regime.held = held;
+  m.r.kernel = role == GroupRole::cublas     ? "cublas"
+               : role == GroupRole::cublaslt ? "cublaslt"
+                                             : "k";
+  m.r.error.computed = true;
+  m.r.error.normwise = 1e-4;
+  m.r.error.tolerance = 1e-3;
+  for (size_t i = 0; i < samples_ms.size(); i += per_block) {
+    const size_t end = std::min(i + per_block, samples_ms.size());
+    double sum = 0;
+    for (size_t j = i; j < end; ++j) sum += samples_ms[j];
+    m.block_medians.push_back(sum / double(end - i));
+  }
+  m.samples = std::move(samples_ms);
+  take_time(m);
+  return m;
+}
+
+// Restores the stop flag whatever a test does.
+struct StopFlag {
+  explicit StopFlag(int sig) { stop_signal().store(sig); }
+  ~StopFlag() { stop_signal().store(0); }
+};
+
+}  // namespace
+
+TEST(GroupEpilogue, TakeTimeOnlyForAHeldRowWithSamples) {
+  Member m = sampled(GroupRole::kernel, {2.0, 1.0, 3.0});
+  ASSERT_TRUE(m.r.time);
+  EXPECT_DOUBLE_EQ(m.r.time->median_ms, 2.0);
+  Member not_held;
+  not_held.samples = {1.0};
+  not_held.r.regime.held = false;
+  take_time(not_held);
+  EXPECT_FALSE(not_held.r.time);
+  Member none;
+  take_time(none);
+  EXPECT_FALSE(none.r.time);
+}
+
+TEST(GroupEpilogue, BaselinesComeFromTheBaselineRowsThatDidNotFail) {
+  Member cublas = sampled(GroupRole::cublas, {4.0, 4.0});
+  Member lt = sampled(GroupRole::cublaslt, {3.0, 3.0});
+  Member k = sampled(GroupRole::kernel, {1.0, 1.0});
+  std::vector<Member*> timed{&cublas, &lt, &k};
+  GroupBaselines b = baseline_medians(timed, false);
+  EXPECT_EQ(b.cublas_ms, 4.0);
+  EXPECT_EQ(b.cublaslt_ms, 3.0);
+
+  // An FP8 problem's cublas row is the cuBLASLt baseline too.
+  b = baseline_medians({&cublas, &k}, true);
+  EXPECT_EQ(b.cublas_ms, 4.0);
+  EXPECT_EQ(b.cublaslt_ms, 4.0);
+
+  // A baseline row that errored, or held no regime (no time), gives no figure.
+  cublas.r.status = Status::error;
+  lt.r.time.reset();
+  b = baseline_medians(timed, false);
+  EXPECT_FALSE(b.cublas_ms);
+  EXPECT_FALSE(b.cublaslt_ms);
+}
+
+TEST(GroupEpilogue, AVerifiedKernelRowIsOkWithItsFiguresAndRatios) {
+  const ProblemGroup g = group();
+  Member k = sampled(GroupRole::kernel, {1.0, 1.0, 1.2, 1.2});
+  k.settles = 2;
+  k.settle_s = 0.5;
+  const std::optional<CublasLtChoice> algo = CublasLtChoice{3, 8, 5, 21, "128x256", "64x4"};
+  finish_row(k, g, GroupBaselines{2.2, 1.65}, RunSummary{}, &algo);
+  const CaseResult& r = k.r;
+  EXPECT_EQ(r.status, Status::ok);
+  EXPECT_EQ(r.reason, "");
+  EXPECT_EQ(r.regime.blocks, 2);
+  EXPECT_EQ(r.regime.settle_mean_s, 0.25);
+  ASSERT_TRUE(r.regime.block_spread_pct);
+  EXPECT_NEAR(*r.regime.block_spread_pct, 20.0, 1e-9);
+  ASSERT_TRUE(r.tflops);
+  EXPECT_NEAR(*r.tflops, g.problem.flops() / 1.1e-3 / 1e12, 1e-9);
+  EXPECT_NEAR(r.ratio_to_cublas.value_or(0), 2.0, 1e-12);
+  EXPECT_NEAR(r.ratio_to_cublaslt.value_or(0), 1.5, 1e-12);
+  ASSERT_TRUE(r.cublaslt_algo) << "a kernel row carries the cublaslt row's algorithm";
+  EXPECT_EQ(r.cublaslt_algo->algo_id, 21);
+  EXPECT_TRUE(r.samples_ms.empty()) << "samples only with keep_samples";
+}
+
+TEST(GroupEpilogue, TheCublasRowHasNoRatioAndKeepsItsOwnAlgorithm) {
+  ProblemGroup g = group();
+  g.measure.keep_samples = true;
+  Member c = sampled(GroupRole::cublas, {2.0, 2.0});
+  const std::optional<CublasLtChoice> algo = CublasLtChoice{};
+  finish_row(c, g, GroupBaselines{2.0, 1.0}, RunSummary{}, &algo);
+  EXPECT_EQ(c.r.status, Status::ok);
+  EXPECT_FALSE(c.r.ratio_to_cublas);
+  EXPECT_FALSE(c.r.ratio_to_cublaslt);
+  EXPECT_FALSE(c.r.cublaslt_algo);
+  EXPECT_EQ(c.r.samples_ms, (std::vector<double>{2.0, 2.0}));
+}
+
+TEST(GroupEpilogue, VerificationDecidesOkOrFailed) {
+  Member bad = sampled(GroupRole::kernel, {1.0});
+  bad.r.error.normwise = 0.5;
+  finish_row(bad, group(), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(bad.r.status, Status::failed);
+  EXPECT_EQ(bad.r.reason, "normwise error above tolerance");
+
+  Member nan = sampled(GroupRole::kernel, {1.0});
+  nan.r.error.nonfinite = 7;
+  finish_row(nan, group(), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(nan.r.status, Status::failed);
+  EXPECT_EQ(nan.r.reason, "7 non-finite elements (unwritten or overflow)");
+
+  Member unverified = sampled(GroupRole::kernel, {1.0});
+  unverified.r.error = ErrorStats{};
+  finish_row(unverified, group(Regime::sustained, false), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(unverified.r.status, Status::ok);
+  EXPECT_EQ(unverified.r.reason, "not verified");
+}
+
+TEST(GroupEpilogue, ARowWithNoSampleSaysWhy) {
+  Member m;
+  finish_row(m, group(), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(m.r.status, Status::error);
+  EXPECT_EQ(m.r.reason, "not run: no sample within max_time");
+
+  RunSummary aborted;
+  aborted.aborted = true;
+  aborted.abort_reason = "CUDA context lost: illegal address";
+  Member a;
+  finish_row(a, group(), {}, aborted, nullptr);
+  EXPECT_EQ(a.r.reason, "not run: CUDA context lost: illegal address");
+
+  const StopFlag stop(SIGINT);
+  Member i;
+  finish_row(i, group(), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(i.r.reason, kInterruptedReason);
+}
+
+TEST(GroupEpilogue, AnInterruptedRowSaysHowManySamplesItHas) {
+  Member m = sampled(GroupRole::kernel, {1.0, 1.0, 1.0});
+  const StopFlag stop(SIGTERM);
+  finish_row(m, group(), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(m.r.status, Status::ok);
+  EXPECT_EQ(m.r.reason, "sampling interrupted after 3 samples");
+}
+
+TEST(GroupEpilogue, ARegimeNotHeldIsNotHeldWithoutFigures) {
+  Member s = sampled(GroupRole::kernel, {1.0, 1.0}, false);
+  ASSERT_FALSE(s.r.time);
+  s.r.regime.precondition_s = 8.04;
+  s.r.regime.precondition_spread_pct = 2.46;
+  finish_row(s, group(Regime::sustained), GroupBaselines{2.0, 2.0}, RunSummary{}, nullptr);
+  EXPECT_EQ(s.r.status, Status::not_held);
+  EXPECT_EQ(s.r.reason,
+            "sustained not held: the group's event times did not settle in 8.0 s (last windows "
+            "2.5% apart)");
+  EXPECT_FALSE(s.r.tflops);
+  EXPECT_FALSE(s.r.ratio_to_cublas);
+
+  // A burst row's reason was written by its sampler: nothing is added.
+  Member b = sampled(GroupRole::kernel, {1.0}, false);
+  b.r.reason = "burst not held: kept 1 of 10 samples";
+  finish_row(b, group(Regime::burst), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(b.r.status, Status::not_held);
+  EXPECT_EQ(b.r.reason, "burst not held: kept 1 of 10 samples");
+}
+
+TEST(GroupEpilogue, AnErrorRowIsLeftAsItIs) {
+  Member m = sampled(GroupRole::kernel, {1.0, 1.0});
+  m.r.status = Status::error;
+  m.r.reason = "an illegal memory access was encountered";
+  finish_row(m, group(), GroupBaselines{2.0, 2.0}, RunSummary{}, nullptr);
+  EXPECT_EQ(m.r.status, Status::error);
+  EXPECT_EQ(m.r.reason, "an illegal memory access was encountered");
+  EXPECT_EQ(m.r.regime.blocks, 0);
+  EXPECT_FALSE(m.r.ratio_to_cublas);
+}
+
+TEST(EnergyWindow, AtLeastTheWindowOrTwentyLaunchesWithinTheLongWindow) {
+  EXPECT_EQ(energy_launches(1e-3), 600) << "0.6 s of 1 ms launches";
+  EXPECT_EQ(energy_launches(0.1), 20) << "20 launches: 2 s, within the long window";
+  EXPECT_EQ(energy_launches(0.5), 4) << "a 0.5 s launch: as many as fit in 2 s";
+  EXPECT_EQ(energy_launches(5.0), 1);
+  EXPECT_EQ(energy_launches(0.0), 1000000) << "a launch of no time: the cap";
+}
