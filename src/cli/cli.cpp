@@ -220,7 +220,9 @@ void add_measure_options(CLI::App& app, CliOptions& o, TypedFlags& f) {
                "Skip the fp64 reference check (rows say 'not verified')");
   app.add_flag("--keep-samples", f.keep_samples,
                "Write every sample time of each row to the --json report (\"samples_ms\", 4 "
-               "significant digits), for the rank test of `gemmbench compare`");
+               "significant digits), for the rank test of `gemmbench compare`; and, on each "
+               "sustained group's first row, the preconditioning's window medians "
+               "(regime.precondition_windows)");
   app.add_flag("--quiet,-q", o.quiet, "No table and no progress line; reports and errors only");
   app.add_option("--plugin", f.plugins_before, kPluginHelp)
       ->delimiter(',')

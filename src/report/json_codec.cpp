@@ -197,6 +197,12 @@ json to_json(const CaseResult& r) {
                  {"probe_min_mhz", opt(rg.probe_min_mhz)},
                  {"discarded_sm_median_mhz", opt(rg.discarded_sm_median_mhz)},
                  {"discarded_telemetry_samples", rg.discarded_telemetry_samples}};
+  if (!rg.precondition_windows.empty()) {
+    json w = json::array();
+    for (const auto& [t, ms] : rg.precondition_windows)
+      w.push_back({round_significant(t, 4), round_significant(ms, 5)});
+    j["regime"]["precondition_windows"] = std::move(w);
+  }
   j["measure"] = {
       {"cache", to_string(r.measure.cache)},      {"data", to_string(r.measure.data)},
       {"regime", to_string(r.measure.regime)},    {"warmup", r.measure.warmup},
@@ -338,6 +344,9 @@ void regime_from_json(const json& j, CaseResult& r) {
     rg.precondition_end = g.value("precondition_end", std::string());
     rg.precondition_spread_pct = get_opt<double>(g, "precondition_spread_pct");
     rg.precondition_at_cap = get_opt<double>(g, "precondition_at_cap");
+    if (g.contains("precondition_windows"))
+      rg.precondition_windows =
+          g.at("precondition_windows").get<std::vector<std::array<double, 2>>>();
     rg.block_s = get_opt<double>(g, "block_s");
     rg.blocks = g.value("blocks", 0);
     rg.settle_mean_s = get_opt<double>(g, "settle_mean_s");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -105,6 +106,10 @@ struct RegimeStats {
   std::string precondition_end;                   // "agreed", "bound" or "interrupted"
   std::optional<double> precondition_spread_pct;  // last windows' (max - min) / min, percent
   std::optional<double> precondition_at_cap;      // share of its NVML readings at the power cap
+  // With --keep-samples, on the row whose loop preconditioned the group: each window's
+  // [seconds since the loop started, median ms], the trace the steady-state test judged
+  // (replayed by tests/host/test_regime.cpp from tests/data/steady_windows/).
+  std::vector<std::array<double, 2>> precondition_windows;
   std::optional<double> block_s;                  // timed GPU seconds asked of each block
   int blocks = 0;                                 // this row's timed blocks
   std::optional<double> settle_mean_s;            // untimed seconds at the start of its blocks

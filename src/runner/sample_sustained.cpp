@@ -1,6 +1,7 @@
 #include "runner/sample_sustained.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <optional>
 #include <vector>
@@ -46,11 +47,13 @@ struct Steady {
   SteadyEnd end = SteadyEnd::bound;
   std::optional<double> spread;
   std::optional<double> at_cap_share;  // of the NVML readings taken after each window
+  std::vector<std::array<double, 2>> windows;  // [elapsed s, median ms], when asked to keep them
 };
 
 // Runs one provider's loop untimed, in windows of about rule.window_s of wall time, until its
 // window medians agree (stats/regime.hpp).
-Steady run_until_steady(GroupSampling& run, const Member& m, const SteadyRule& rule) {
+Steady run_until_steady(GroupSampling& run, const Member& m, const SteadyRule& rule,
+                        bool keep_windows = false) {
   SamplingContext& ctx = run.ctx;
   SteadyDetector detector(rule);
   const auto t0 = std::chrono::steady_clock::now();
@@ -62,7 +65,9 @@ Steady run_until_steady(GroupSampling& run, const Member& m, const SteadyRule& r
       break;
     }
     const std::vector<double> window = run_loop(run, m, 1e9, 1, rule.window_s);
-    detector.add(summarize(window).median_ms, seconds_since(t0));
+    const double median_ms = summarize(window).median_ms, elapsed_s = seconds_since(t0);
+    detector.add(median_ms, elapsed_s);
+    if (keep_windows) out.windows.push_back({elapsed_s, median_ms});
     if (ctx.nvml.available()) {
       const TelemetrySample r = ctx.nvml.read();
       if (cap_known(r, ctx.power_limit_w)) {
@@ -122,7 +127,7 @@ void sample_sustained(GroupSampling& run) {
   // PROLOGUE: the group's steady state, on the first provider's own loop.
   Steady pre;
   try {
-    pre = run_until_steady(run, *ms.front(), kPreconditionRule);
+    pre = run_until_steady(run, *ms.front(), kPreconditionRule, s.keep_samples);
   } catch (const CudaError& e) {
     fail_member(*ms.front(), e, run.summary);
     return;
@@ -131,6 +136,7 @@ void sample_sustained(GroupSampling& run) {
   const bool at_cap = pre.at_cap_share && *pre.at_cap_share >= 0.5;
   const double block_s = block_timed_seconds(s.block_time_s, s.min_time_s, at_cap);
   record_precondition(ms, pre, block_s);
+  ms.front()->r.regime.precondition_windows = std::move(pre.windows);
   const size_t block_n = size_t(std::max(1, (s.min_samples + 1) / 2));
   const Member* running = ms.front();  // whose loop the board ran last
   int tag = 0;

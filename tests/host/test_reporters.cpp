@@ -498,6 +498,20 @@ TEST(Json, SamplesAreWrittenOnlyWhenKeptRoundedToFourDigits) {
   EXPECT_EQ(to_json(back), j);
 }
 
+TEST(Json, PreconditionWindowsAreWrittenOnlyWhenKeptAndReadBack) {
+  CaseResult r = sample_row(3, Status::ok);
+  EXPECT_FALSE(to_json(r)["regime"].contains("precondition_windows"));
+  r.regime.precondition_windows = {{0.10012345, 1.0923456}, {0.2004, 1.1}};
+  const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+  ASSERT_TRUE(j["regime"].contains("precondition_windows"));
+  EXPECT_EQ(j["regime"]["precondition_windows"],
+            nlohmann::json::parse("[[0.1001, 1.0923], [0.2004, 1.1]]"));
+  const CaseResult back = case_result_from_json(j);
+  ASSERT_EQ(back.regime.precondition_windows.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.regime.precondition_windows[0][1], 1.0923);
+  EXPECT_EQ(to_json(back), j);
+}
+
 namespace {
 CaseResult telemetry_row() {
   CaseResult r = sample_row(4, Status::ok);
