@@ -202,6 +202,7 @@ TEST(SteadyState, SettleRuleHasNoSpanTest) {
   SteadyDetector d(kSettleRule);
   for (int i = 1; i <= 60; ++i) d.add(1.0 + 0.03 * std::sin(i * 0.5), 0.05 * i);
   EXPECT_FALSE(d.spans());
+  ASSERT_TRUE(d.done());
   EXPECT_EQ(*d.done(), SteadyEnd::bound);
 }
 
@@ -216,7 +217,7 @@ TEST(SteadyReplay, CapSwingIsSteadyBySpansWhereShortWindowsNeverAgree) {
     EXPECT_EQ(*r.end, SteadyEnd::agreed);
     EXPECT_EQ(r.by, SteadyTest::spans);
     EXPECT_LE(r.at_s, 7.0);
-    ASSERT_TRUE(r.spans && r.spread);
+    ASSERT_TRUE(r.spans && r.spread && r.window_spread);
     EXPECT_DOUBLE_EQ(*r.spread, r.spans->spread) << "spread() is the deciding test's";
     EXPECT_LE(*r.spread, kPreconditionRule.tolerance);
     EXPECT_GT(*r.window_spread, kPreconditionRule.tolerance) << "the windows see the swing";
