@@ -19,12 +19,23 @@ const char* to_string(SteadyEnd e) {
   return "?";
 }
 
+const char* to_string(SteadyTest t) {
+  switch (t) {
+    case SteadyTest::windows:
+      return "windows";
+    case SteadyTest::spans:
+      return "spans";
+  }
+  return "?";
+}
+
 void SteadyDetector::add(double window_median_ms, double elapsed_s) {
   medians_.push_back(window_median_ms);
+  ends_.push_back(elapsed_s);
   elapsed_ = elapsed_s;
 }
 
-std::optional<double> SteadyDetector::spread() const {
+std::optional<double> SteadyDetector::window_spread() const {
   const size_t w = size_t(std::max(rule_.windows, 1));
   if (medians_.size() < w) return std::nullopt;
   const auto first = medians_.end() - std::ptrdiff_t(w);
@@ -33,11 +44,63 @@ std::optional<double> SteadyDetector::spread() const {
   return (*hi - *lo) / *lo;
 }
 
-std::optional<SteadyEnd> SteadyDetector::done() const {
-  if (elapsed_ >= rule_.min_s) {
-    const auto s = spread();
-    if (s && *s <= rule_.tolerance) return SteadyEnd::agreed;
+std::optional<SpanVerdict> SteadyDetector::spans_of(double span_s) const {
+  const size_t want = size_t(std::max(rule_.spans, 2));
+  // Spans from the newest window back, each closed once it holds span_s of windows (less a
+  // rounding's worth: ten windows of 0.1 s make a span of 1 s).
+  const double enough = span_s * (1 - 1e-9);
+  std::vector<double> means;  // newest first
+  double sum = 0, dur = 0;
+  for (size_t i = medians_.size(); i-- > 0 && means.size() < want;) {
+    const double d = ends_[i] - (i ? ends_[i - 1] : 0.0);
+    if (!(d > 0)) continue;
+    if (!(medians_[i] > 0)) return std::nullopt;
+    sum += medians_[i] * d;
+    dur += d;
+    if (dur >= enough) {
+      means.push_back(sum / dur);
+      sum = dur = 0;
+    }
   }
+  if (means.size() < want) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+  SpanVerdict v;
+  v.span_s = span_s;
+  v.spread = (*hi - *lo) / *lo;
+  v.trend = (means.front() - means.back()) / *lo;
+  v.steady = v.spread <= rule_.tolerance && std::abs(v.trend) <= rule_.span_trend;
+  return v;
+}
+
+std::optional<SpanVerdict> SteadyDetector::spans() const {
+  if (!(rule_.span_s > 0)) return std::nullopt;
+  const std::optional<SpanVerdict> first = spans_of(rule_.span_s);
+  if (!first || first->steady) return first;
+  // Longer spans, in steps of half the shortest, while the history holds them.
+  for (int k = 3;; ++k) {
+    const double span_s = rule_.span_s * k / 2;
+    if (double(std::max(rule_.spans, 2)) * span_s > elapsed_) break;
+    const std::optional<SpanVerdict> v = spans_of(span_s);
+    if (!v) break;
+    if (v->steady) return v;
+  }
+  return first;
+}
+
+std::optional<SteadyTest> SteadyDetector::decided_by() const {
+  if (elapsed_ < rule_.min_s) return std::nullopt;
+  if (const auto s = window_spread(); s && *s <= rule_.tolerance) return SteadyTest::windows;
+  if (const auto v = spans(); v && v->steady) return SteadyTest::spans;
+  return std::nullopt;
+}
+
+std::optional<double> SteadyDetector::spread() const {
+  if (decided_by() == SteadyTest::spans) return spans()->spread;
+  return window_spread();
+}
+
+std::optional<SteadyEnd> SteadyDetector::done() const {
+  if (decided_by()) return SteadyEnd::agreed;
   if (elapsed_ >= rule_.max_s) return SteadyEnd::bound;
   return std::nullopt;
 }
