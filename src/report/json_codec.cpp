@@ -185,6 +185,11 @@ json to_json(const CaseResult& r) {
                  {"precondition_end", rg.precondition_end},
                  {"precondition_spread_pct", opt(rg.precondition_spread_pct)},
                  {"precondition_at_cap", opt(rg.precondition_at_cap)},
+                 {"precondition_carried", rg.precondition_carried},
+                 {"precondition_test", rg.precondition_test},
+                 {"precondition_span_s", opt(rg.precondition_span_s)},
+                 {"precondition_span_spread_pct", opt(rg.precondition_span_spread_pct)},
+                 {"precondition_span_trend_pct", opt(rg.precondition_span_trend_pct)},
                  {"block_s", opt(rg.block_s)},
                  {"blocks", rg.blocks},
                  {"settle_mean_s", opt(rg.settle_mean_s)},
@@ -344,6 +349,11 @@ void regime_from_json(const json& j, CaseResult& r) {
     rg.precondition_end = g.value("precondition_end", std::string());
     rg.precondition_spread_pct = get_opt<double>(g, "precondition_spread_pct");
     rg.precondition_at_cap = get_opt<double>(g, "precondition_at_cap");
+    rg.precondition_carried = g.value("precondition_carried", false);
+    rg.precondition_test = g.value("precondition_test", std::string());
+    rg.precondition_span_s = get_opt<double>(g, "precondition_span_s");
+    rg.precondition_span_spread_pct = get_opt<double>(g, "precondition_span_spread_pct");
+    rg.precondition_span_trend_pct = get_opt<double>(g, "precondition_span_trend_pct");
     if (g.contains("precondition_windows"))
       rg.precondition_windows =
           g.at("precondition_windows").get<std::vector<std::array<double, 2>>>();

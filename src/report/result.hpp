@@ -106,6 +106,10 @@ struct RegimeStats {
   std::string precondition_end;                   // "agreed", "bound" or "interrupted"
   std::optional<double> precondition_spread_pct;  // last windows' (max - min) / min, percent
   std::optional<double> precondition_at_cap;      // share of its NVML readings at the power cap
+  bool precondition_carried = false;  // a short re-settle after the previous group (kResettleRule)
+  std::string precondition_test;      // "windows" or "spans": which test agreed (empty otherwise)
+  std::optional<double> precondition_span_s;  // the long-span test at its end: span length,
+  std::optional<double> precondition_span_spread_pct, precondition_span_trend_pct;  // percent
   // With --keep-samples, on the row whose loop preconditioned the group: each window's
   // [seconds since the loop started, median ms], the trace the steady-state test judged
   // (replayed by tests/host/test_regime.cpp from tests/data/steady_windows/).

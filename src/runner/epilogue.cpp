@@ -49,8 +49,14 @@ std::string failure_reason(const ErrorStats& e) {
 std::string not_steady_reason(const RegimeStats& rs) {
   std::string out = "sustained not held: the group's event times did not settle";
   if (rs.precondition_s) out += fmt::format(" in {:.1f} s", *rs.precondition_s);
+  std::string seen;
   if (rs.precondition_spread_pct)
-    out += fmt::format(" (last windows {:.1f}% apart)", *rs.precondition_spread_pct);
+    seen = fmt::format("last windows {:.1f}% apart", *rs.precondition_spread_pct);
+  if (rs.precondition_span_s && rs.precondition_span_spread_pct && rs.precondition_span_trend_pct)
+    seen += fmt::format("{}{:g} s spans {:.1f}% apart, {:+.1f}% first to last",
+                        seen.empty() ? "" : "; ", *rs.precondition_span_s,
+                        *rs.precondition_span_spread_pct, *rs.precondition_span_trend_pct);
+  if (!seen.empty()) out += " (" + seen + ")";
   return out;
 }
 

@@ -48,6 +48,8 @@ struct Steady {
   std::optional<double> spread;
   std::optional<double> at_cap_share;  // of the NVML readings taken after each window
   std::vector<std::array<double, 2>> windows;  // [elapsed s, median ms], when asked to keep them
+  std::optional<SteadyTest> test;               // which test found it steady
+  std::optional<SpanVerdict> spans;             // the long-span test where it had the history
 };
 
 // Runs one provider's loop untimed, in windows of about rule.window_s of wall time, until its
@@ -82,16 +84,26 @@ Steady run_until_steady(GroupSampling& run, const Member& m, const SteadyRule& r
   }
   out.seconds = seconds_since(t0);
   out.spread = detector.spread();
+  out.test = detector.decided_by();
+  out.spans = detector.spans();
   if (known) out.at_cap_share = double(capped) / known;
   return out;
 }
 
 // The preconditioning's outcome on every member's regime fields.
-void record_precondition(std::vector<Member*>& ms, const Steady& pre, double block_s) {
+void record_precondition(std::vector<Member*>& ms, const Steady& pre, double block_s,
+                         bool carried) {
   for (Member* m : ms) {
     RegimeStats& rs = m->r.regime;
     rs.precondition_s = pre.seconds;
     rs.precondition_end = to_string(pre.end);
+    rs.precondition_carried = carried;
+    if (pre.end == SteadyEnd::agreed && pre.test) rs.precondition_test = to_string(*pre.test);
+    if (pre.spans) {
+      rs.precondition_span_s = pre.spans->span_s;
+      rs.precondition_span_spread_pct = 100.0 * pre.spans->spread;
+      rs.precondition_span_trend_pct = 100.0 * pre.spans->trend;
+    }
     if (pre.spread) rs.precondition_spread_pct = 100.0 * *pre.spread;
     if (pre.end == SteadyEnd::bound) rs.held = false;
     rs.precondition_at_cap = pre.at_cap_share;
@@ -124,10 +136,15 @@ void sample_sustained(GroupSampling& run) {
   const MeasureSettings& s = run.g.measure;
   const auto t0 = std::chrono::steady_clock::now();
   const double wall_cap = s.max_time_s * double(ms.size());
-  // PROLOGUE: the group's steady state, on the first provider's own loop.
+  // PROLOGUE: the group's steady state, on the first provider's own loop; a short re-settle
+  // where the previous sustained group left the board running moments ago.
+  std::optional<double> idle_s;
+  if (run.ctx.sustained_end) idle_s = seconds_since(*run.ctx.sustained_end);
+  const SteadyRule& pre_rule = precondition_rule(idle_s);
+  run.ctx.sustained_end.reset();
   Steady pre;
   try {
-    pre = run_until_steady(run, *ms.front(), kPreconditionRule, s.keep_samples);
+    pre = run_until_steady(run, *ms.front(), pre_rule, s.keep_samples);
   } catch (const CudaError& e) {
     fail_member(*ms.front(), e, run.summary);
     return;
@@ -135,7 +152,7 @@ void sample_sustained(GroupSampling& run) {
   const SteadyRule settle = settle_rule(s);
   const bool at_cap = pre.at_cap_share && *pre.at_cap_share >= 0.5;
   const double block_s = block_timed_seconds(s.block_time_s, s.min_time_s, at_cap);
-  record_precondition(ms, pre, block_s);
+  record_precondition(ms, pre, block_s, &pre_rule == &kResettleRule);
   ms.front()->r.regime.precondition_windows = std::move(pre.windows);
   const size_t block_n = size_t(std::max(1, (s.min_samples + 1) / 2));
   const Member* running = ms.front();  // whose loop the board ran last
@@ -169,6 +186,8 @@ void sample_sustained(GroupSampling& run) {
     if (rounds_done(ms, s) || stop_requested() || run.summary.aborted) break;
     if (seconds_since(t0) >= wall_cap) break;
   }
+  if (!stop_requested() && !run.summary.aborted)
+    run.ctx.sustained_end = std::chrono::steady_clock::now();
 }
 
 }  // namespace gemmbench

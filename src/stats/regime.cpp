@@ -112,6 +112,10 @@ std::vector<size_t> round_schedule(size_t providers) {
   return out;
 }
 
+const SteadyRule& precondition_rule(std::optional<double> idle_s) {
+  return idle_s && *idle_s >= 0 && *idle_s <= kCarryGapS ? kResettleRule : kPreconditionRule;
+}
+
 double block_timed_seconds(double block_time_s, double min_time_s, bool at_cap) {
   const double s = std::max(0.0, std::min(block_time_s, min_time_s / 2.0));
   return at_cap ? std::max(s, kCapBlockS) : s;

@@ -188,6 +188,18 @@ TEST(GroupEpilogue, ARegimeNotHeldIsNotHeldWithoutFigures) {
   EXPECT_FALSE(s.r.tflops);
   EXPECT_FALSE(s.r.ratio_to_cublas);
 
+  // Where the long-span test had its history, the reason says what the spans saw too.
+  Member sp = sampled(GroupRole::kernel, {1.0, 1.0}, false);
+  sp.r.regime.precondition_s = 8.02;
+  sp.r.regime.precondition_spread_pct = 4.4;
+  sp.r.regime.precondition_span_s = 1.5;
+  sp.r.regime.precondition_span_spread_pct = 1.62;
+  sp.r.regime.precondition_span_trend_pct = -1.58;
+  finish_row(sp, group(Regime::sustained), GroupBaselines{2.0, 2.0}, RunSummary{}, nullptr);
+  EXPECT_EQ(sp.r.reason,
+            "sustained not held: the group's event times did not settle in 8.0 s (last windows "
+            "4.4% apart; 1.5 s spans 1.6% apart, -1.6% first to last)");
+
   // A burst row's reason was written by its sampler: nothing is added.
   Member b = sampled(GroupRole::kernel, {1.0}, false);
   b.r.reason = "burst not held: kept 1 of 10 samples";

@@ -108,6 +108,30 @@ TEST(SteadyState, NeverBeforeThePowerAveragingWindowEvenWhenFlat) {
   EXPECT_EQ(n, 10u) << "min 1.0 s of 0.1 s windows";
 }
 
+TEST(SteadyState, AGroupRightAfterAnotherReSettlesAndOthersPreconditionInFull) {
+  EXPECT_EQ(&precondition_rule(std::nullopt), &kPreconditionRule) << "the run's first group";
+  EXPECT_EQ(&precondition_rule(0.3), &kResettleRule);
+  EXPECT_EQ(&precondition_rule(kCarryGapS), &kResettleRule);
+  EXPECT_EQ(&precondition_rule(kCarryGapS + 0.01), &kPreconditionRule) << "after a pause";
+  EXPECT_EQ(&precondition_rule(-1.0), &kPreconditionRule) << "a clock that went backwards";
+  // The re-settle is shorter only in its minimum: the same tests, the same bound.
+  EXPECT_LT(kResettleRule.min_s, kPreconditionRule.min_s);
+  EXPECT_EQ(kResettleRule.max_s, kPreconditionRule.max_s);
+  EXPECT_EQ(kResettleRule.tolerance, kPreconditionRule.tolerance);
+  EXPECT_EQ(kResettleRule.span_s, kPreconditionRule.span_s);
+  const std::vector<double> flat(40, 1.0);
+  const auto [end, n] = feed(kResettleRule, flat);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(*end, SteadyEnd::agreed);
+  EXPECT_EQ(n, 5u) << "min 0.5 s of 0.1 s windows";
+  // A board still moving after the previous group is not steady any sooner for it.
+  std::vector<double> m;
+  double t = 1.0;
+  for (int i = 0; i < 20; ++i) m.push_back(t *= 1.02);
+  for (int i = 0; i < 10; ++i) m.push_back(t);
+  EXPECT_EQ(feed(kResettleRule, m).second, 22u);
+}
+
 TEST(SteadyState, AFallingClockKeepsItGoingUntilTheTimesAgree) {
   // A board heating to its cap: each window 2% slower for 2 s, then flat.
   std::vector<double> m;
