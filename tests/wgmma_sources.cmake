@@ -1,8 +1,8 @@
 # The translation units that compile wgmma code, found from the sources themselves so that a new
 # Hopper kernel's file is covered by the ptxas gate (tests/check_ptxas_advisories.cmake) without
 # a list to edit: every kernels/, src/ and tests/ *.cu whose include closure (quoted includes,
-# resolved against the including file's folder, kernels/ and src/) holds a file that calls a
-# wgmma wrapper (`wgmma_...(` or `wgmma_...<`) or writes the instruction (`wgmma.mma_async`).
+# resolved against the including file's folder, core/include/, kernels/ and src/) holds a file
+# that calls a wgmma wrapper (`wgmma_...(` or `wgmma_...<`) or writes the instruction (`wgmma.mma_async`).
 # The wrapper header kernels/common/sm90.cuh itself does not count: including it for TMA or
 # mbarriers alone compiles no wgmma.
 #
@@ -38,7 +38,7 @@ function(gemmbench_wgmma_sources root out)
       get_filename_component(dir ${f} DIRECTORY)
       foreach(line IN LISTS includes)
         string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
-        foreach(base ${dir} ${root}/kernels ${root}/src)
+        foreach(base ${dir} ${root}/core/include ${root}/kernels ${root}/src)
           if(EXISTS ${base}/${inc})
             get_filename_component(path ${base}/${inc} ABSOLUTE)
             list(APPEND queue ${path})
