@@ -114,10 +114,10 @@ struct RegimeStats {
   // [seconds since the loop started, median ms], the trace the steady-state test judged
   // (replayed by tests/host/test_regime.cpp from tests/data/steady_windows/).
   std::vector<std::array<double, 2>> precondition_windows;
-  std::optional<double> block_s;                  // timed GPU seconds asked of each block
-  int blocks = 0;                                 // this row's timed blocks
-  std::optional<double> settle_mean_s;            // untimed seconds at the start of its blocks
-  std::optional<double> block_spread_pct;         // (max - min) / min of its block medians
+  std::optional<double> block_s;           // timed GPU seconds asked of each block
+  int blocks = 0;                          // this row's timed blocks
+  std::optional<double> settle_mean_s;     // untimed seconds at the start of its blocks
+  std::optional<double> block_spread_pct;  // (max - min) / min of its block medians
   // burst
   int windows = 0;                                  // windows this row's samples came from
   int batches_kept = 0, batches_discarded = 0;      // batches (each followed by a clock probe)

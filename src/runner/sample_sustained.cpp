@@ -46,10 +46,10 @@ struct Steady {
   double seconds = 0;
   SteadyEnd end = SteadyEnd::bound;
   std::optional<double> spread;
-  std::optional<double> at_cap_share;  // of the NVML readings taken after each window
+  std::optional<double> at_cap_share;          // of the NVML readings taken after each window
   std::vector<std::array<double, 2>> windows;  // [elapsed s, median ms], when asked to keep them
-  std::optional<SteadyTest> test;               // which test found it steady
-  std::optional<SpanVerdict> spans;             // the long-span test where it had the history
+  std::optional<SteadyTest> test;              // which test found it steady
+  std::optional<SpanVerdict> spans;            // the long-span test where it had the history
 };
 
 // Runs one provider's loop untimed, in windows of about rule.window_s of wall time, until its

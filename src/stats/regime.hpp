@@ -54,9 +54,10 @@ struct SteadyRule {
 // of a second or so decide by about 4 s for a swing of a second or faster, by 6.6 s for slower
 // ones, inside the 8 s bound.
 inline constexpr SteadyRule kPreconditionRule{1.0, 8.0, 0.1, 0.01, 3, 1.0, 3, 0.005};
-// A group that starts within kCarryGapS of the previous sustained group's last timed block finds
-// the board at (or near) a steady state already: its preconditioning is a short re-settle, the
-// same tests from a minimum of kResettleRule.min_s instead of a second. The first group of a run,
+// A group that starts within kCarryGapS of the previous sustained group's end (its last timed
+// block, or the energy windows after it, which run the board too) finds the board at (or near) a
+// steady state already: its preconditioning is a short re-settle, the same tests from a minimum
+// of kResettleRule.min_s instead of a second. The first group of a run,
 // and any group after a pause (a long verification, another process), precondition in full. What
 // the re-settle trades: the power-averaging window (about a second) still holds some of the
 // previous group's power for the first half second; the blocks' own settles and their A B B A

@@ -253,6 +253,23 @@ TEST(SteadyReplay, CapSwingIsSteadyBySpansWhereShortWindowsNeverAgree) {
   }
 }
 
+// A recorded one (H200 at its 700 W cap, cuBLAS f16 with f32 accumulation at 5120x4096x4096): 0.1 s
+// window medians swinging over 17% of the fastest, the spans' means within 0.9%: steady by
+// spans where the run found it so, and the short windows alone had not agreed by then.
+TEST(SteadyReplay, RecordedCapSwingOnH200IsSteadyBySpans) {
+  const Trace t = load_trace("h200_cap_cublas_f16_f32acc_5120x4096x4096");
+  EXPECT_EQ(t.source, "recorded");
+  const Replay r = replay(kPreconditionRule, t);
+  ASSERT_TRUE(r.end);
+  EXPECT_EQ(*r.end, SteadyEnd::agreed);
+  EXPECT_EQ(r.by, SteadyTest::spans);
+  EXPECT_DOUBLE_EQ(r.at_s, t.windows.back().first) << "where the run ended it";
+  ASSERT_TRUE(r.window_spread);
+  EXPECT_GT(*r.window_spread, kPreconditionRule.tolerance) << "the last windows still disagree";
+  const Replay naive = replay(short_windows_only(kPreconditionRule), t);
+  EXPECT_FALSE(naive.end) << "short windows alone had not agreed when the spans did";
+}
+
 TEST(SteadyReplay, ASwingSlowerThanASpanIsJudgedOverLongerSpans) {
   const Replay r = replay(kPreconditionRule, load_trace("synthetic_cap_swing_1p5s"));
   ASSERT_TRUE(r.spans);

@@ -6,5 +6,7 @@
 #include "core/types.hpp"
 
 namespace gemmbench {
-int layer_probe_ok() { return int(sizeof(GemmProblem)); }
+int layer_probe_ok() {
+  return int(sizeof(GemmProblem));
+}
 }  // namespace gemmbench

@@ -5,5 +5,7 @@
 #include "runner/runner.hpp"
 
 namespace gemmbench {
-int layer_probe_bad() { return 0; }
+int layer_probe_bad() {
+  return 0;
+}
 }  // namespace gemmbench
