@@ -1,0 +1,47 @@
+#include "core/grouping.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gemmbench {
+
+const char* to_string(GroupLayout l) {
+  return l == GroupLayout::contiguous ? "contiguous" : "masked";
+}
+
+std::optional<GroupLayout> parse_group_layout(std::string_view s) {
+  if (s == "contiguous") return GroupLayout::contiguous;
+  if (s == "masked") return GroupLayout::masked;
+  return std::nullopt;
+}
+
+int64_t Grouping::total_m() const {
+  return std::accumulate(m.begin(), m.end(), int64_t(0));
+}
+
+int64_t Grouping::touched() const {
+  return int64_t(std::count_if(m.begin(), m.end(), [](int64_t x) { return x > 0; }));
+}
+
+int64_t Grouping::stored_rows() const {
+  if (layout == GroupLayout::masked) return groups() * max_m;
+  int64_t rows = 0;
+  for (int64_t x : m) rows += round_up_rows(x, std::max<int64_t>(align, 1));
+  return rows;
+}
+
+GroupStats group_stats(const Grouping& g) {
+  GroupStats s;
+  if (g.m.empty()) return s;
+  std::vector<int64_t> v = g.m;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  s.min = v.front();
+  s.max = v.back();
+  s.median = n % 2 ? double(v[n / 2]) : (double(v[n / 2 - 1]) + double(v[n / 2])) / 2;
+  s.mean = double(g.total_m()) / double(n);
+  s.imbalance = s.mean > 0 ? double(s.max) / s.mean : 0;
+  return s;
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,66 @@
+// Grouped GEMM as Mixture-of-Experts layers run it (docs/grouped.md): G groups share N and K, each
+// group g has its own M_g rows of activations and its own weights. TN, as a dense preset layer:
+// A holds the activations K-contiguous, B the weights [G, N, K] K-contiguous, C_g = A_g * B_g^T.
+//
+// Why the type lives in the ground layer but is not a field of GemmProblem: a grouped kernel's
+// supports() and its launch arguments will need exactly this description (the counts, the layout,
+// the padding), and what a kernel needs from the driver belongs here. It is held beside the
+// problem (ProblemGroup::grouped, CaseResult::grouped) rather than inside it because every consumer
+// of GemmProblem today (each kernel's supports() and launcher, the cuBLAS baselines, the plugin
+// adapter, the fp64 reference) reads it as one dense GEMM: a field they all ignore would let a
+// grouped problem reach a dense kernel as an M x N x K GEMM, a wrong answer instead of a skipped
+// row. When the first grouped provider lands, GemmArgs gains a pointer to it and KernelInfo a
+// declaration of the grouped layouts a kernel takes, so that the registry turns dense kernels
+// away in one place.
+//
+// The GemmProblem of a grouped case has M = sum(M_g): 2*M*N*K is then the grouped FLOP count,
+// and padding rows are neither counted nor compared.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemmbench {
+
+// contiguous: the rows of all groups stacked in one [rows, K] activation (DeepGEMM's m-grouped
+//   contiguous, torch._grouped_mm's offsets); each group's rows start at a multiple of `align`
+//   (DeepGEMM on sm90: 128), the rows between a group's last and the next group's first are
+//   padding. masked: [G, max_m, K], group g's first M_g rows valid (DeepGEMM's masked layout for
+//   decode under CUDA graphs, where the shapes must not change with the routing).
+enum class GroupLayout { contiguous, masked };
+const char* to_string(GroupLayout l);
+std::optional<GroupLayout> parse_group_layout(std::string_view s);
+
+struct Grouping {
+  std::vector<int64_t> m;  // M_g, one per group (G = m.size()); 0: an expert no token chose
+  GroupLayout layout = GroupLayout::contiguous;
+  int64_t align = 1;  // contiguous: each group's rows padded to a multiple of this
+  int64_t max_m = 0;  // masked: rows per group in storage, >= every M_g
+
+  int64_t groups() const { return int64_t(m.size()); }
+  int64_t total_m() const;      // sum(M_g): the rows computed, counted and compared
+  int64_t touched() const;      // groups with M_g > 0: the experts whose weights are read
+  int64_t stored_rows() const;  // rows of A and C in storage, padding included
+  bool operator==(const Grouping& o) const {
+    return m == o.m && layout == o.layout && align == o.align && max_m == o.max_m;
+  }
+};
+
+// The M_g summary a row records: min, median (the mean of the two middle values for an even G),
+// max, mean = sum / G, and imbalance = max / mean (1: every group the same; the cost of the
+// largest group over an even split).
+struct GroupStats {
+  int64_t min = 0, max = 0;
+  double median = 0, mean = 0, imbalance = 0;
+};
+GroupStats group_stats(const Grouping& g);
+
+// Rounds `rows` up to a multiple of `align` (align >= 1).
+constexpr int64_t round_up_rows(int64_t rows, int64_t align) {
+  return (rows + align - 1) / align * align;
+}
+
+}  // namespace gemmbench
