@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <tuple>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "core/errors.hpp"
+#include "plan/grouped.hpp"
 #include "plan/presets.hpp"
 #include "plan/ranges.hpp"
 #include "plan/shard.hpp"
@@ -33,6 +35,18 @@ Dimensions: 4096 | 512,1024,2048 | 256:4096:256 (stop included) | 256:8192:x2 (g
 LLM shapes: --preset llama3-8b --tokens 1,16,128,4096 runs every linear layer of the model as a
   TN GEMM with M = tokens (`gemmbench presets` lists the models, layers and their sources).
   --dry-run prints the planned cases and their total FLOP without touching a GPU.
+
+Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and K (TN, weights
+  [G, N, K] K-contiguous), group g has M_g rows; FLOP = 2*sum(M_g)*N*K. Give the M_g:
+    --groups 8 --group-m 512,0,37,... --n 4096 --k 7168     each group's rows
+    --groups 8 --m 64,512 --n 4096 --k 7168                 G equal groups, one case per M
+    --tokens 4096 --topk 8 --experts 256 --routing zipf:1.2 --n 4096 --k 7168   drawn by routing
+    --preset deepseek-v3 --tokens 16,4096 --routing balanced   the model's expert layers grouped
+  Routing (seeded by --routing-seed, the same M_g on every platform): balanced (T*k/E each),
+  zipf:S (expert popularity ~ 1/rank^S), random (uniform); each token picks k distinct experts.
+  --group-layout contiguous (rows stacked; --group-align 128 pads each group, padding neither
+  counted nor compared) or masked ([G, max_m, K], --group-max-m). No provider runs grouped cases
+  yet: their rows are planned and reported as skipped (issue 51).
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
@@ -110,6 +124,51 @@ const char* kPluginHelp =
     "Load a plugin library (a shared library built against gemmbench/plugin.h) whose kernels "
     "then run like gemmbench's own; PATH[,PATH], repeatable (docs/plugins.md)";
 
+// Grouped GEMM: the groups' rows, or a routing that draws them, and their storage.
+void add_grouped_options(CLI::App& app, CliOptions& o) {
+  app.add_option("--groups", o.groups,
+                 "Grouped GEMM: G groups sharing --n and --k (TN), each with its own M: --group-m "
+                 "or --m (equal groups); docs/grouped.md");
+  app.add_option("--group-m", o.group_m,
+                 "Grouped: each group's rows M_g, comma-separated, G of them (0: an empty group)");
+  app.add_option("--routing", o.routing,
+                 "Grouped: draw the M_g by routing --tokens T to k of E experts: balanced (T*k/E "
+                 "each, the remainder to the first experts), zipf:S (each token draws k distinct "
+                 "experts, expert g weighted 1/(g+1)^S), random (k distinct, uniform). With a MoE "
+                 "--preset its expert layers are grouped with the model's E and k");
+  app.add_option("--topk", o.topk, "Grouped, --routing: experts per token k (1 <= k <= E)");
+  app.add_option("--experts", o.experts, "Grouped, --routing: experts E (the groups)");
+  app.add_option("--routing-seed", o.routing_seed,
+                 "Grouped: seed of zipf and random routing (default 1; not --seed, so that "
+                 "another data seed keeps the problem)");
+  app.add_option("--group-layout", o.group_layout,
+                 "Grouped: contiguous (default; the groups' rows stacked, [sum M_g, K]) or masked "
+                 "([G, max_m, K], group g's first M_g rows valid)");
+  app.add_option("--group-align", o.group_align,
+                 "Grouped, contiguous: pad each group's rows to a multiple of N (DeepGEMM on sm90: "
+                 "128); padding rows are neither counted in FLOP nor compared (default 1)");
+  app.add_option("--group-max-m", o.group_max_m,
+                 "Grouped, masked: rows per group in storage, >= every M_g (default: the largest)");
+}
+
+// A comma list of integers as typed (negatives kept, for the caller to name), or UsageError.
+std::vector<int64_t> parse_int_list(const std::string& text, const char* flag,
+                                    const char* accepted) {
+  std::vector<int64_t> out;
+  const auto items = split_list(text);
+  if (items.empty())
+    throw UsageError(std::string(flag) + ": empty value (accepted: " + accepted + ")");
+  for (const std::string& item : items) {
+    int64_t v = 0;
+    const auto res = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (res.ec != std::errc() || res.ptr != item.data() + item.size())
+      throw UsageError(std::string(flag) + ": '" + item +
+                       "' is not an integer (accepted: " + accepted + ")");
+    out.push_back(v);
+  }
+  return out;
+}
+
 // What to run: kernels, shapes, presets, types, scalars, a config.
 void add_problem_options(CLI::App& app, CliOptions& o) {
   app.add_option("--kernel,--kernels", o.kernels,
@@ -124,7 +183,9 @@ void add_problem_options(CLI::App& app, CliOptions& o) {
                  "LLM layer shapes by model, comma-separated (see `gemmbench presets`): N and K "
                  "from the model's config.json, M from --tokens, layout TN unless --layout");
   app.add_option("--tokens", o.tokens,
-                 "Tokens per GEMM for --preset (the M of every layer): N, list or range");
+                 "Tokens per GEMM for --preset (the M of every layer), or the tokens T a "
+                 "--routing sends to experts: N, list or range");
+  add_grouped_options(app, o);
   app.add_flag("--dry-run", o.dry_run,
                "Print the planned cases (one line each), their count and total FLOP, and exit 0 "
                "without touching a GPU; every argument and config check still runs");
@@ -352,6 +413,33 @@ void set_outcome_kind(const CLI::App& app, const Subcommands& subs, CliOutcome& 
   }
 }
 
+// A grouped option was typed (--tokens and --preset alone are not: they plan dense layers).
+bool grouped_flags(const CliOptions& o) {
+  return o.groups || o.group_m || o.topk || o.experts || o.routing || o.routing_seed ||
+         o.group_layout || o.group_align || o.group_max_m;
+}
+
+// The grouped flags as plan/grouped.hpp takes them; the dimension lists parsed here.
+GroupRequest grouped_request(const CliOptions& o) {
+  GroupRequest r;
+  r.groups = o.groups;
+  if (o.group_m)
+    r.group_m = parse_int_list(*o.group_m, "--group-m", "rows per group, integers >= 0");
+  if (o.m) r.m = parse_dim_list(*o.m, "--m");
+  if (o.n) r.n = parse_dim_list(*o.n, "--n");
+  if (o.k) r.k = parse_dim_list(*o.k, "--k");
+  if (o.tokens) r.tokens = parse_dim_list(*o.tokens, "--tokens");
+  r.topk = o.topk;
+  r.experts = o.experts;
+  r.routing = o.routing;
+  r.routing_seed = o.routing_seed;
+  r.group_layout = o.group_layout;
+  r.group_align = o.group_align;
+  r.group_max_m = o.group_max_m;
+  if (o.presets) r.presets = split_list(*o.presets);
+  return r;
+}
+
 }  // namespace
 
 CliOutcome parse_command_line(const std::vector<std::string>& args,
@@ -382,20 +470,20 @@ RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
   const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
                           o.dtypes || o.dtypes_b || o.accums || o.alpha || o.beta || o.scales ||
-                          o.out || o.fast_accum;
+                          o.out || o.fast_accum || grouped_flags(o);
   if (o.runs && o.config.empty())
     throw UsageError("--run selects runs of a --config; give the config too");
   if (!o.config.empty() && work_flags)
     throw UsageError(
         "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
-        "--dtype, --dtype-b, --accum, --scale, --out, --fast-accum, --alpha or --beta: put those "
-        "in the config's runs");
+        "--dtype, --dtype-b, --accum, --scale, --out, --fast-accum, --alpha, --beta or the "
+        "grouped options (--groups, --routing, ...): put those in the config's runs");
   if (o.presets && (o.m || o.n || o.k))
     throw UsageError("--preset takes N and K from the model and M from --tokens: drop --m/--n/--k");
   if (o.presets && !o.tokens)
     throw UsageError("--preset needs --tokens (the M of every layer, e.g. --tokens 1,16,128,4096)");
-  if (!o.presets && o.tokens)
-    throw UsageError("--tokens applies to --preset only (use --m for plain shapes)");
+  if (!o.presets && o.tokens && !o.routing)
+    throw UsageError("--tokens applies to --preset or --routing (use --m for plain shapes)");
   if (!o.config.empty() || !work_flags) {
     const std::string path = o.config.empty() ? find_default_config("") : o.config;
     SweepConfig cfg = load_config_file(path);
@@ -428,7 +516,10 @@ RunRequest resolve_request(const CliOptions& o) {
   run.kernels = split_list(o.kernels.value_or("all"));
   if (run.kernels.empty())
     throw UsageError("--kernel: empty value (accepted: kernel names, globs, all, cublas)");
-  if (o.presets) {
+  if (grouped_flags(o)) {
+    run.shapes = grouped_shapes(grouped_request(o), cli_key_name());
+    run.layouts = {Layout::tn};  // weights [G, N, K] K-contiguous (core/grouping.hpp)
+  } else if (o.presets) {
     run.shapes = preset_shapes(split_list(*o.presets),
                                parse_dim_list(o.tokens.value_or(""), "--tokens"), "--preset: ");
     run.layouts = {Layout::tn};  // PyTorch's x @ W.T (plan/presets.hpp)

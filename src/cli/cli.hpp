@@ -25,6 +25,11 @@ struct CliOptions {
   std::optional<std::string> m, n, k;  // dimension lists (see plan/ranges.hpp)
   std::optional<std::string> presets;  // --preset: comma list of model names (plan/presets.hpp)
   std::optional<std::string> tokens;   // --tokens: the M of every preset layer, a dimension list
+  // Grouped GEMM (docs/grouped.md): --groups, --group-m, --topk, --experts, --routing,
+  // --routing-seed, --group-layout, --group-align, --group-max-m, as typed.
+  std::optional<int64_t> groups, topk, experts, group_align, group_max_m;
+  std::optional<std::string> group_m, routing, group_layout;
+  std::optional<uint64_t> routing_seed;
   std::optional<std::string> layouts, dtypes, accums;
   std::optional<std::string> dtypes_b, scales, out;  // FP8: --dtype-b, --scale, --out
   bool fast_accum = false;                           // FP8: --fast-accum

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "plan/grouped.hpp"
 #include "plan/presets.hpp"
 #include "plan/ranges.hpp"
 #include "util/edit_distance.hpp"
@@ -229,11 +230,76 @@ class Parser {
     return m;
   }
 
+  std::optional<int64_t> opt_integer(const json& j, const std::string& path,
+                                     const char* key) const {
+    if (!j.contains(key)) return std::nullopt;
+    return integer(j[key], join(path, key));
+  }
+
+  std::optional<std::string> opt_string(const json& j, const std::string& path,
+                                        const char* key) const {
+    if (!j.contains(key)) return std::nullopt;
+    expect(j[key], j[key].is_string(), join(path, key), "a string");
+    return j[key].get<std::string>();
+  }
+
+  // A run's grouped keys (docs/grouped.md), their types checked; plan/grouped.cpp checks the
+  // rest as it does for the command line.
+  GroupRequest grouped_request(const json& j, const std::string& path) const {
+    GroupRequest g;
+    g.groups = opt_integer(j, path, "groups");
+    if (j.contains("group_m")) {
+      const json& m = j["group_m"];
+      const std::string p = join(path, "group_m");
+      expect(m, m.is_array() && !m.empty(), p, "a non-empty array of integers (each group's M)");
+      g.group_m.emplace();
+      for (size_t i = 0; i < m.size(); ++i)
+        g.group_m->push_back(integer(m[i], p + "[" + std::to_string(i) + "]"));
+    }
+    g.topk = opt_integer(j, path, "topk");
+    g.experts = opt_integer(j, path, "experts");
+    g.routing = opt_string(j, path, "routing");
+    if (const auto seed = opt_integer(j, path, "routing_seed")) {
+      if (*seed < 0) fail(join(path, "routing_seed"), "must be non-negative");
+      g.routing_seed = uint64_t(*seed);
+    }
+    g.group_layout = opt_string(j, path, "group_layout");
+    g.group_align = opt_integer(j, path, "group_align");
+    g.group_max_m = opt_integer(j, path, "group_max_m");
+    return g;
+  }
+
+  // A grouped run's shapes: "n" and "k" (and "m" for equal groups), or a "preset" with "tokens".
+  std::vector<Shape> grouped_run_shapes(const json& j, const std::string& path,
+                                        GroupRequest g) const {
+    if (j.contains("shapes"))
+      fail(join(path, "shapes"),
+           "a grouped run takes 'n' and 'k' (and 'm', 'group_m' or 'tokens'), or a 'preset'");
+    for (const char* key : {"m", "n", "k", "tokens"})
+      if (j.contains(key)) {
+        auto& field = std::string(key) == "m"   ? g.m
+                      : std::string(key) == "n" ? g.n
+                      : std::string(key) == "k" ? g.k
+                                                : g.tokens;
+        field = dims(j[key], join(path, key));
+      }
+    if (j.contains("preset")) g.presets = strings(j["preset"], join(path, "preset"));
+    try {
+      return grouped_shapes(g, [&](const std::string& key) { return join(path, key); });
+    } catch (const UsageError& e) {
+      throw UsageError(source_ + ": " + e.what());
+    }
+  }
+
   RunSpec run(const json& j, const std::string& path, size_t index) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(j, path,
-               {"name", "kernels", "shapes", "preset", "tokens", "layouts", "dtypes", "dtypes_b",
-                "accums", "scales", "out", "fast_accum", "alpha", "beta", "measure"});
+    check_keys(j, path, {"name",         "kernels",     "shapes",     "preset",
+                         "tokens",       "layouts",     "dtypes",     "dtypes_b",
+                         "accums",       "scales",      "out",        "fast_accum",
+                         "alpha",        "beta",        "measure",    "groups",
+                         "group_m",      "m",           "n",          "k",
+                         "topk",         "experts",     "routing",    "routing_seed",
+                         "group_layout", "group_align", "group_max_m"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
@@ -243,7 +309,10 @@ class Parser {
     if (!j.contains("kernels"))
       fail(path, "missing key 'kernels' (a name, a glob such as \"sgemm_*\", or \"all\")");
     r.kernels = strings(j["kernels"], join(path, "kernels"));
-    if (j.contains("preset")) {
+    if (GroupRequest g = grouped_request(j, path); g.any()) {
+      r.shapes = grouped_run_shapes(j, path, std::move(g));
+      r.layouts = {Layout::tn};  // weights [G, N, K] K-contiguous (core/grouping.hpp)
+    } else if (j.contains("preset")) {
       // LLM layer shapes (plan/presets.hpp): N and K from the model, M from "tokens", layout TN.
       if (j.contains("shapes"))
         fail(path, "give either 'shapes' or 'preset' with 'tokens', not both");
@@ -254,7 +323,12 @@ class Parser {
       r.shapes = preset_shapes(models, tokens, source_ + ": " + join(path, "preset") + ": ");
       r.layouts = {Layout::tn};
     } else {
-      if (j.contains("tokens")) fail(join(path, "tokens"), "applies only with 'preset'");
+      if (j.contains("tokens"))
+        fail(join(path, "tokens"), "applies only with 'preset' or 'routing'");
+      for (const char* key : {"m", "n", "k"})
+        if (j.contains(key))
+          fail(join(path, key),
+               "applies to grouped runs ('groups' or 'routing'); plain shapes go in 'shapes'");
       if (!j.contains("shapes")) fail(path, "missing key 'shapes' (or 'preset' with 'tokens')");
       r.shapes = shapes(j["shapes"], join(path, "shapes"));
     }

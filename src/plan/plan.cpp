@@ -24,16 +24,34 @@ bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-void check_size(const GemmProblem& p, const std::string& where) {
+void check_size(const GemmProblem& p, const std::optional<GroupedGemm>& grouped,
+                const std::string& where) {
   const auto check = [&](const char* name, int64_t r, int64_t c) {
     if (r * c > kMaxDim)  // r, c <= 2^31-1, so the product fits int64
       throw UsageError(where + "matrix " + name + " of " + p.shape_string() + " has " +
                        std::to_string(r * c) +
                        " elements; gemmbench indexes with 32-bit integers, at most 2147483647");
   };
-  check("A", p.m, p.k);
-  check("B", p.k, p.n);
-  check("C", p.m, p.n);
+  // A grouped case: A and C hold every stored row (padding included), B one expert at a time.
+  const int64_t rows = grouped ? grouped->grouping.stored_rows() : p.m;
+  if (rows > kMaxDim)
+    throw UsageError(where + p.shape_string() + ": " + std::to_string(rows) +
+                     " stored rows; gemmbench indexes with 32-bit integers, at most 2147483647");
+  check("A", rows, p.k);
+  check(grouped ? "B (one group's)" : "B", p.k, p.n);
+  check("C", rows, p.n);
+}
+
+// Grouped cases are TN (weights [G, N, K] K-contiguous, as MoE layers store them).
+void check_grouped_layouts(const RunSpec& run, const std::string& where) {
+  const bool grouped = std::any_of(run.shapes.begin(), run.shapes.end(),
+                                   [](const Shape& s) { return s.grouped.has_value(); });
+  if (!grouped) return;
+  for (Layout l : run.layouts)
+    if (l != Layout::tn)
+      throw UsageError(where + "grouped GEMM is TN only (--layout " + to_string(l) +
+                       "): activations and the weights [G, N, K] K-contiguous, as MoE layers "
+                       "store them");
 }
 
 // The FP8 options are checked before anything is planned: each one is a usage error where it
@@ -74,6 +92,10 @@ void check_fp8_options(const RunSpec& run, const std::string& where) {
 }
 
 }  // namespace
+
+std::string why_group_cannot_run(const ProblemGroup& g) {
+  return g.grouped ? kGroupedNotRunReason : "";
+}
 
 size_t Plan::row_count() const {
   size_t n = 0;
@@ -121,7 +143,8 @@ std::string format_plan(const Plan& plan) {
   for (const ProblemGroup& g : plan.groups) {
     const GemmProblem& p = g.problem;
     const std::string type = p.type_string();
-    const std::string label = g.preset.empty() ? "" : g.preset.model + " " + g.preset.layer;
+    std::string label = g.preset.empty() ? "" : g.preset.model + " " + g.preset.layer;
+    if (g.grouped) label += (label.empty() ? "" : " ") + g.grouped->brief();
     auto line = [&](const std::string& kernel) {
       out += fmt::format("{:<26} {:>20} {:>6} {:>10}  {}\n", kernel, p.shape_string(),
                          to_string(p.layout), type, label);
@@ -134,6 +157,12 @@ std::string format_plan(const Plan& plan) {
       "\n{} cases ({} problems), {:.4g} FLOP in total (2*M*N*K, one GEMM per case; "
       "dry run: nothing ran)\n",
       plan.row_count(), plan.groups.size(), flop);
+  if (std::any_of(plan.groups.begin(), plan.groups.end(),
+                  [](const ProblemGroup& g) { return g.grouped.has_value(); }))
+    out += fmt::format(
+        "Grouped cases (G groups, M_g min/median/max, imbalance max/mean, layout): M = sum(M_g), "
+        "FLOP 2*sum(M_g)*N*K; their rows are planned and reported as skipped: {}\n",
+        kGroupedNotRunReason);
   return out;
 }
 
@@ -151,6 +180,7 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     if (run.kernels.empty()) throw UsageError(where + "no kernels given");
 
     check_fp8_options(run, where);
+    check_grouped_layouts(run, where);
     std::vector<const KernelInfo*> kernels, named;  // named: given by its exact name
     for (const std::string& pattern : run.kernels)
       for (const KernelInfo* k : match_kernels(pattern, reg)) {
@@ -169,14 +199,17 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     // labelled with its own layer (a per-layer table needs both), at the cost of measuring it
     // twice. A plain shape listed twice is still measured once.
     // FP8 problems add B's type, C's type, the scaling and fast accumulation to the key.
+    // A grouped case adds its groups (GroupedGemm::key) to the key.
     std::map<std::tuple<int64_t, int64_t, int64_t, int, int, int, int, int, int, bool, std::string,
-                        std::string>,
+                        std::string, std::string>,
              size_t>
         group_of;
-    auto add = [&](const KernelInfo* k, const GemmProblem& p, const PresetLabel& label) {
+    auto add = [&](const KernelInfo* k, const GemmProblem& p, const Shape& s) {
+      const PresetLabel& label = s.preset;
       const auto key =
           std::make_tuple(p.m, p.n, p.k, int(p.layout), int(p.dtype), int(p.b_type()), int(p.accum),
-                          int(p.out), int(p.scale), p.fast_accum, label.model, label.layer);
+                          int(p.out), int(p.scale), p.fast_accum, label.model, label.layer,
+                          s.grouped ? s.grouped->key() : std::string());
       if (auto it = group_of.find(key); it != group_of.end()) {
         auto& g = plan.groups[it->second];
         if (k && !contains(g.kernels, k)) g.kernels.push_back(k);
@@ -185,9 +218,9 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
       if (plan.row_count() >= kMaxPlanRows)
         throw UsageError("the sweep expands to more than " + std::to_string(kMaxPlanRows) +
                          " rows; narrow the ranges");
-      check_size(p, where);
+      check_size(p, s.grouped, where);
       group_of.emplace(key, plan.groups.size());
-      ProblemGroup group{run.name, p, measure, {}, label};
+      ProblemGroup group{run.name, p, measure, {}, label, s.grouped};
       if (k) group.kernels.push_back(k);
       plan.groups.push_back(std::move(group));
     };
@@ -196,7 +229,7 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     // gets no row (a hundred rows would say "not implemented"); one named exactly gets its row,
     // skipped with the reason. The baseline's group is planned all the same. dtype_b is set only
     // where B's type differs from A's, so an e4m3 x e4m3 problem is what it always was.
-    auto expand_fp8 = [&](const KernelInfo* k, const Shape& s, DType d, Accum a) {
+    auto expand_fp8 = [&](const KernelInfo* k, const Shape& s, DType d, Accum a, bool attach) {
       const std::vector<ScaleMode> scales =
           run.scales.empty() ? std::vector<ScaleMode>{ScaleMode::tensor} : run.scales;
       for (DType b : run.dtypes_b.empty() ? std::vector<DType>{d} : run.dtypes_b)
@@ -207,14 +240,17 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
           p.scale = m;
           p.fast_accum = run.fast_accum;
           const bool declared = k && contains(k->dtypes, d) && contains(k->dtypes, b);
-          add(declared || (k && contains(named, k)) ? k : nullptr, p, s.preset);
+          add(attach && (declared || (k && contains(named, k))) ? k : nullptr, p, s);
         }
     };
-    auto expand = [&](const KernelInfo* k, const Shape& s) {
+    // `k` gives the native types; `attach`: k gets a row (else only the baselines').
+    auto expand = [&](const KernelInfo* k, const Shape& s, bool attach) {
       const std::vector<DType> dtypes =
           !run.dtypes.empty() ? run.dtypes : std::vector<DType>{k ? k->dtypes[0] : DType::f32};
+      const Layout native = s.grouped ? Layout::tn : k ? k->layouts[0] : Layout::nn;
       const std::vector<Layout> layouts =
-          !run.layouts.empty() ? run.layouts : std::vector<Layout>{k ? k->layouts[0] : Layout::nn};
+          !run.layouts.empty() ? run.layouts : std::vector<Layout>{native};
+      const KernelInfo* row = attach ? k : nullptr;
       for (DType d : dtypes) {
         std::vector<Accum> accums = run.accums;
         if (accums.empty()) {
@@ -224,17 +260,20 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
         for (Accum a : accums) {
           if (!accum_valid_for(d, a)) continue;  // e.g. f16 accumulation of f32 inputs
           if (is_fp8(d)) {
-            expand_fp8(k, s, d, a);
+            expand_fp8(k, s, d, a, attach);
             continue;
           }
           for (Layout l : layouts)
-            add(k, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta}, s.preset);
+            add(row, GemmProblem{s.m, s.n, s.k, l, d, a, run.alpha, run.beta}, s);
         }
       }
     };
+    // No registered kernel runs a grouped case yet: one matched by a glob or "all" gets no row
+    // there (as for FP8 types a kernel does not declare), only its types make the problem; one
+    // named exactly gets its row, skipped with the reason. Grouped cases are TN.
     for (const Shape& s : run.shapes) {
-      if (kernels.empty()) expand(nullptr, s);
-      for (const KernelInfo* k : kernels) expand(k, s);
+      if (kernels.empty()) expand(nullptr, s, false);
+      for (const KernelInfo* k : kernels) expand(k, s, !s.grouped || contains(named, k));
     }
     if (plan.groups.size() == first_group)
       throw UsageError(where +

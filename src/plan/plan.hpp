@@ -21,6 +21,8 @@ struct ProblemGroup {
   MeasureSettings measure;
   std::vector<const KernelInfo*> kernels;  // may be empty: a cuBLAS-only group
   PresetLabel preset;                      // the model layer (--preset), or empty
+  // A grouped case (docs/grouped.md): problem.m is then sum(M_g); absent for a dense GEMM.
+  std::optional<GroupedGemm> grouped;
   // Plan-wide 0-based index of the group's first row, set by shard_plan (plan/shard.hpp) so that
   // a shard's rows keep their numbers; unset: rows are numbered on from the previous group.
   std::optional<size_t> first_row;
@@ -43,6 +45,14 @@ std::vector<const KernelInfo*> match_kernels(const std::string& pattern, const K
 // The up-to-`count` registered names closest to `name` (edit distance).
 std::vector<std::string> closest_kernel_names(const std::string& name, const KernelRegistry& reg,
                                               size_t count = 3);
+
+// Why the runner cannot run any row of `g`, or empty when it can: the one place that decides it
+// before any device work (the runner then writes the group's rows as skipped with this reason).
+// Today: a grouped case, which no provider runs yet (issue 51). The hook for the providers to
+// come: a cuBLAS grouped call or loop as the baseline, kernels that declare grouped layouts.
+std::string why_group_cannot_run(const ProblemGroup& g);
+inline constexpr const char* kGroupedNotRunReason =
+    "grouped GEMM: no provider runs it yet (issue 51)";
 
 // --dry-run's listing: one line per row in the console table's form (kernel, MxNxK, layout,
 // types, the preset's model and layer), then the row count and the total FLOP.

@@ -39,6 +39,7 @@ std::string case_label(const std::string& kernel, const ProblemGroup& g) {
       fmt::format("{} {} {} {}", kernel, p.shape_string(), to_string(p.layout), p.type_string());
   if (p.alpha != 1.0 || p.beta != 0.0) s += fmt::format(" a={:g} b={:g}", p.alpha, p.beta);
   if (!g.preset.empty()) s += " [" + g.preset.model + "/" + g.preset.layer + "]";
+  if (g.grouped) s += " [" + g.grouped->brief() + "]";
   return s;
 }
 
@@ -249,6 +250,7 @@ std::string plan_hash(const Plan& plan) {
                      m.verify, m.keep_samples, to_string(m.baseline)));
     feed(g.preset.model);
     feed(g.preset.layer);
+    if (g.grouped) feed("grouped " + g.grouped->key());  // dense plans hash as before
     feed(std::to_string(g.kernels.size()));
     for (const KernelInfo* k : g.kernels) feed(k->name);
   }

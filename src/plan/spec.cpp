@@ -1,5 +1,7 @@
 #include "plan/spec.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "core/errors.hpp"
@@ -88,6 +90,30 @@ void validate(const MeasureSettings& s, const std::string& where) {
   if (s.max_time_s < s.min_time_s)
     fail("max-time (" + std::to_string(s.max_time_s) + " s) is below min-time (" +
          std::to_string(s.min_time_s) + " s)");
+}
+
+std::string GroupedGemm::key() const {
+  const Grouping& g = grouping;
+  std::string s =
+      fmt::format("{}/{} m={}", to_string(g.layout),
+                  g.layout == GroupLayout::masked ? g.max_m : g.align, fmt::join(g.m, ","));
+  if (routing)
+    s += fmt::format(" {} T={} k={} seed={}", to_string(routing->spec), routing->tokens,
+                     routing->topk, routing->seed);
+  return s;
+}
+
+std::string GroupedGemm::brief() const {
+  const Grouping& g = grouping;
+  const GroupStats st = group_stats(g);
+  std::string s = fmt::format("G{} m {}/{:g}/{} x{:.2f} {}", g.groups(), st.min, st.median, st.max,
+                              st.imbalance, to_string(g.layout));
+  if (g.layout == GroupLayout::masked)
+    s += fmt::format("<={}", g.max_m);
+  else if (g.align > 1)
+    s += fmt::format("/{}", g.align);
+  if (routing) s += " " + to_string(routing->spec);
+  return s;
 }
 
 std::vector<Shape> cross_shapes(const std::vector<int64_t>& m, const std::vector<int64_t>& n,

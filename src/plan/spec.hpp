@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/grouping.hpp"
 #include "core/types.hpp"
+#include "plan/routing.hpp"
 
 namespace gemmbench {
 
@@ -91,9 +93,28 @@ struct PresetLabel {
   bool operator==(const PresetLabel& o) const { return model == o.model && layer == o.layer; }
 };
 
+// A grouped case as planned (docs/grouped.md): its groups (core/grouping.hpp) and, where a
+// routing drew the M_g, that routing; absent where the M_g were given (--group-m) or equal
+// (--groups with --m).
+struct GroupedGemm {
+  Grouping grouping;
+  std::optional<Routing> routing;
+  bool operator==(const GroupedGemm& o) const {
+    return grouping == o.grouping && routing == o.routing;
+  }
+  // Everything that tells two grouped cases apart, as text: the plan's problem key, the plan
+  // hash and the report reader's case key use it. "contiguous/1 m=3,0,5", "... zipf:1.2 T=16
+  // k=2 seed=1".
+  std::string key() const;
+  // A few words for a table: "G8 m 0/1.5/5 x1.60 contiguous zipf:1.2", masked "masked<=512",
+  // contiguous padding "contiguous/128".
+  std::string brief() const;
+};
+
 struct Shape {
-  int64_t m, n, k;
+  int64_t m, n, k;  // a grouped shape: m = sum(M_g)
   PresetLabel preset = {};
+  std::optional<GroupedGemm> grouped = {};
 };
 
 struct RunSpec {
