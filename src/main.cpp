@@ -120,6 +120,7 @@ int run_benchmarks(const CliOutcome& cli) {
   const size_t free = runner.free_bytes();
   const size_t margin = size_t(256) << 20;  // cuBLAS and the CUDA context grow a little as they run
   for (const ProblemGroup& g : plan.groups) {
+    if (!why_group_cannot_run(g).empty()) continue;  // its rows are skipped, nothing allocated
     const size_t need = Runner::bytes_needed(g);
     if (need + margin > free)
       throw UsageError(fmt::format(

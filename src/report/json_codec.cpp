@@ -21,6 +21,13 @@ std::optional<T> get_opt(const json& j, const char* key) {
   return j.at(key).get<T>();
 }
 
+// A parsed enum of a row, or the JSON error its absence is (parse_report reports it per row).
+template <class T>
+T need(const std::optional<T>& v, const char* what) {
+  if (!v) throw json::other_error::create(501, std::string("bad ") + what, nullptr);
+  return *v;
+}
+
 // `v` rounded to `digits` significant digits: sample times in a report need no more than the
 // events' resolution (about 0.5 us), and a thousand samples then stay a few kilobytes.
 double round_significant(double v, int digits) {
@@ -102,6 +109,51 @@ const char* to_string(Status s) {
   }
   return "?";
 }
+
+namespace {
+
+// A grouped row's groups: the M_g list and its storage (what the case is), the summary a reader
+// wants without the list (derived, not read back), and the routing that drew the M_g.
+json grouped_json(const GroupedGemm& gg) {
+  const Grouping& g = gg.grouping;
+  const GroupStats st = group_stats(g);
+  json j{{"groups", g.groups()}, {"layout", to_string(g.layout)}, {"m", g.m},
+         {"m_min", st.min},      {"m_median", st.median},         {"m_max", st.max},
+         {"m_mean", st.mean},    {"imbalance", st.imbalance},     {"touched", g.touched()},
+         {"rows", g.total_m()},  {"rows_stored", g.stored_rows()}};
+  if (g.layout == GroupLayout::masked)
+    j["max_m"] = g.max_m;
+  else
+    j["align"] = g.align;
+  j["routing"] = gg.routing ? json{{"mode", to_string(gg.routing->spec)},
+                                   {"tokens", gg.routing->tokens},
+                                   {"topk", gg.routing->topk},
+                                   {"experts", gg.routing->experts},
+                                   {"seed", gg.routing->seed}}
+                            : json(nullptr);
+  return j;
+}
+
+GroupedGemm grouped_from_json(const json& j) {
+  GroupedGemm gg;
+  Grouping& g = gg.grouping;
+  g.m = j.at("m").get<std::vector<int64_t>>();
+  g.layout = need(parse_group_layout(j.at("layout").get<std::string>()), "grouped.layout");
+  if (g.layout == GroupLayout::masked)
+    g.max_m = j.at("max_m").get<int64_t>();
+  else
+    g.align = j.at("align").get<int64_t>();
+  if (const json& r = j.at("routing"); !r.is_null()) {
+    std::string why;
+    const auto spec = parse_routing(r.at("mode").get<std::string>(), &why);
+    gg.routing = Routing{need(spec, "grouped.routing.mode"), r.at("tokens").get<int64_t>(),
+                         r.at("topk").get<int64_t>(), r.at("experts").get<int64_t>(),
+                         r.at("seed").get<uint64_t>()};
+  }
+  return gg;
+}
+
+}  // namespace
 
 json to_json(const CaseResult& r) {
   json j;
@@ -217,6 +269,7 @@ json to_json(const CaseResult& r) {
       {"baseline", to_string(r.measure.baseline)}};
   j["preset"] =
       r.preset.empty() ? json(nullptr) : json{{"model", r.preset.model}, {"layer", r.preset.layer}};
+  if (r.grouped) j["grouped"] = grouped_json(*r.grouped);
   const SolStats& s = r.sol;
   j["sol"] = {{"flop", s.flop},
               {"bytes", s.bytes},
@@ -237,13 +290,6 @@ json to_json(const CaseResult& r) {
 }
 
 namespace {
-
-// A parsed enum of a row, or the JSON error its absence is (parse_report reports it per row).
-template <class T>
-T need(const std::optional<T>& v, const char* what) {
-  if (!v) throw json::other_error::create(501, std::string("bad ") + what, nullptr);
-  return *v;
-}
 
 // Layout, types, FP8 fields and the scalars (after m, n, k).
 void problem_from_json(const json& j, CaseResult& r) {
@@ -394,12 +440,13 @@ void measure_from_json(const json& j, CaseResult& r) {
                            : Baseline::cublas;
 }
 
-// The preset label and the speed-of-light object.
+// The preset label, the groups of a grouped row and the speed-of-light object.
 void preset_and_sol_from_json(const json& j, CaseResult& r) {
   // Reports from before presets and speed of light have neither key.
   if (j.contains("preset") && !j.at("preset").is_null())
     r.preset = PresetLabel{j.at("preset").at("model").get<std::string>(),
                            j.at("preset").at("layer").get<std::string>()};
+  if (j.contains("grouped")) r.grouped = grouped_from_json(j.at("grouped"));
   if (j.contains("sol")) {
     const json& s = j.at("sol");
     r.sol.flop = s.at("flop").get<double>();

@@ -71,10 +71,12 @@ std::string row_label(const ReportRow& r) {
 
 std::string case_key(const ReportRow& r) {
   const CaseResult& c = r.result;
-  return fmt::format("{}|{}x{}x{}|{}|{}|{:g}|{:g}|{}|{}|{}|{}", c.kernel, c.problem.m, c.problem.n,
-                     c.problem.k, to_string(c.problem.layout), c.problem.type_string(),
-                     c.problem.alpha, c.problem.beta, to_string(c.measure.cache),
-                     to_string(c.measure.data), r.regime, r.preset);
+  const std::string key = fmt::format(
+      "{}|{}x{}x{}|{}|{}|{:g}|{:g}|{}|{}|{}|{}", c.kernel, c.problem.m, c.problem.n, c.problem.k,
+      to_string(c.problem.layout), c.problem.type_string(), c.problem.alpha, c.problem.beta,
+      to_string(c.measure.cache), to_string(c.measure.data), r.regime, r.preset);
+  // Two routings of one total M are two cases; a dense row's key is what it always was.
+  return c.grouped ? key + "|" + c.grouped->key() : key;
 }
 
 Report parse_report(const json& doc, const std::string& name) {

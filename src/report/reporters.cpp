@@ -108,6 +108,7 @@ class ConsoleReporter : public Reporter {
     if (r.measure.data != DataDist::uniform)
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
+    if (r.grouped) status += " [" + r.grouped->brief() + "]";
     if (!r.chosen_kernel.empty()) status += " [ran " + r.chosen_kernel + "]";
     if (is_fp8(r.problem.dtype)) {
       status += " [" + r.problem.fp8_format() + "]";
@@ -308,11 +309,37 @@ const std::vector<std::string>& csv_columns() {
                                                 "calc_diff",
                                                 "quant_normwise",
                                                 "quant_calc_diff",
-                                                "dtype_b"};
+                                                "dtype_b",
+                                                "groups",
+                                                "group_layout",
+                                                "group_m_min",
+                                                "group_m_median",
+                                                "group_m_max",
+                                                "group_imbalance",
+                                                "group_rows_stored",
+                                                "routing"};
   return cols;
 }
 
-std::vector<std::string> csv_cells(const CaseResult& r, const std::string& device) {
+namespace {
+
+// The grouped columns: empty for a dense row.
+std::vector<std::string> grouped_cells(const CaseResult& r) {
+  if (!r.grouped) return std::vector<std::string>(8);
+  const Grouping& g = r.grouped->grouping;
+  const GroupStats st = group_stats(g);
+  return {std::to_string(g.groups()),
+          to_string(g.layout),
+          std::to_string(st.min),
+          fmt::format("{}", st.median),
+          std::to_string(st.max),
+          fmt::format("{}", st.imbalance),
+          std::to_string(g.stored_rows()),
+          r.grouped->routing ? to_string(r.grouped->routing->spec) : ""};
+}
+
+// Every column before the grouped ones.
+std::vector<std::string> dense_cells(const CaseResult& r, const std::string& device) {
   const auto& p = r.problem;
   const bool fp8 = is_fp8(p.dtype);
   const auto t = r.time.value_or(TimingStats{});
@@ -411,6 +438,15 @@ std::vector<std::string> csv_cells(const CaseResult& r, const std::string& devic
           opt_str(r.error.quant_normwise),
           opt_str(r.error.quant_calc_diff),
           fp8 ? to_string(p.b_type()) : ""};
+}
+
+}  // namespace
+
+std::vector<std::string> csv_cells(const CaseResult& r, const std::string& device) {
+  std::vector<std::string> cells = dense_cells(r, device);
+  const std::vector<std::string> grouped = grouped_cells(r);
+  cells.insert(cells.end(), grouped.begin(), grouped.end());
+  return cells;
 }
 
 std::string csv_line(const std::vector<std::string>& cells) {

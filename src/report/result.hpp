@@ -160,6 +160,9 @@ struct CaseResult {
   int burst_wait_timeouts = 0;
   RegimeStats regime;
   PresetLabel preset;  // the model layer the shape comes from (--preset), or empty
+  // A grouped case (docs/grouped.md): its groups and routing; problem.m is sum(M_g), and sol
+  // counts the bytes of the groups with M_g > 0 only. JSON "grouped", only on grouped rows.
+  std::optional<GroupedGemm> grouped;
   SolStats sol;
   // Shape-aware kernels (hgemm, sgemm): the registered kernel that ran and the rule of
   // kernels/dispatch/rules.cpp that chose it; empty for every other row.

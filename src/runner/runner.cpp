@@ -370,7 +370,9 @@ CaseResult Runner::base_row(const ProblemGroup& g, const KernelInfo* k) const {
   r.problem = g.problem;
   r.measure = g.measure;
   r.preset = g.preset;
-  if (k && k->choose && why_unsupported(*k, g.problem, caps_).empty()) {
+  r.grouped = g.grouped;
+  // A grouped case reaches no kernel's supports() or rule table: they read a dense problem.
+  if (k && k->choose && !g.grouped && why_unsupported(*k, g.problem, caps_).empty()) {
     const DispatchChoice c = k->choose(g.problem, caps_);
     if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
   }
@@ -417,21 +419,29 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.sol = speed_of_light(r, meta_);
     out.add(r);
   };
+  // Every row of a group that does not run, as a running group emits them.
+  const auto emit_not_run = [&](const ProblemGroup& g, Status status, const std::string& reason) {
+    CaseResult r = base_row(g, nullptr);
+    r.status = status;
+    r.reason = reason;
+    emit(r);
+    if (uses_cublaslt(g.measure.baseline)) emit(as_cublaslt_row(r));
+    for (const KernelInfo* k : g.kernels) {
+      CaseResult kr = base_row(g, k);
+      kr.status = status;
+      kr.reason = reason;
+      emit(kr);
+    }
+  };
   for (const ProblemGroup& g : plan.groups) {
     if (stop_requested()) break;
     if (g.first_row) next_index = *g.first_row;
-    if (summary.aborted) {  // every row of the group, as a running group emits them
-      CaseResult r = base_row(g, nullptr);
-      r.status = Status::error;
-      r.reason = "not run: " + summary.abort_reason;
-      emit(r);
-      if (uses_cublaslt(g.measure.baseline)) emit(as_cublaslt_row(r));
-      for (const KernelInfo* k : g.kernels) {
-        CaseResult kr = base_row(g, k);
-        kr.status = Status::error;
-        kr.reason = r.reason;
-        emit(kr);
-      }
+    if (summary.aborted) {
+      emit_not_run(g, Status::error, "not run: " + summary.abort_reason);
+      continue;
+    }
+    if (const std::string why = why_group_cannot_run(g); !why.empty()) {
+      emit_not_run(g, Status::skipped, why);  // no device work: no operands, no launch
       continue;
     }
     const std::vector<CaseResult> rows = run_group(g, summary, [&](const std::string& kernel) {

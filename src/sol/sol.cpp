@@ -69,7 +69,8 @@ double tflops_at(double flop_per_clk, int sms, double mhz) {
 const char* const kSolIntensityRule =
     "FLOP = 2*M*N*K; bytes = (M*K + K*N) * input bytes + (M*N, plus M*N more when beta != 0) * "
     "output bytes (FP8: 1-byte inputs, C bf16 by default): A and B read once, C read once when "
-    "beta != 0, C written once; intensity = FLOP / bytes. Compute "
+    "beta != 0, C written once (grouped rows: M = sum(M_g), B's K*N once per group with M_g > 0, "
+    "padding rows not counted); intensity = FLOP / bytes. Compute "
     "ceiling = dense FLOP/clk/SM of the instruction class (f32: FFMA, no TF32) x SMs x SM clock; "
     "memory ceiling = intensity x measured device-to-device bandwidth (datasheet when not "
     "measured); bound = min(compute at the maximum SM clock, memory); pct_sol = TFLOP/s / bound";
@@ -147,6 +148,15 @@ double gemm_min_bytes(const GemmProblem& p) {
          (1 + c_reads) * m * n * double(dtype_bytes(p.out_type()));
 }
 
+double grouped_min_bytes(const GemmProblem& p, const Grouping& g) {
+  const double m = double(g.total_m()), n = double(p.n), k = double(p.k);
+  const double c_reads = p.beta != 0 ? 1 : 0;
+  // An expert no token chose has weights nobody reads; the padding rows of A and C need not move.
+  return m * k * double(dtype_bytes(p.dtype)) +
+         double(g.touched()) * k * n * double(dtype_bytes(p.b_type())) +
+         (1 + c_reads) * m * n * double(dtype_bytes(p.out_type()));
+}
+
 double arithmetic_intensity(const GemmProblem& p) {
   return p.flops() / gemm_min_bytes(p);
 }
@@ -155,7 +165,7 @@ SolStats speed_of_light(const CaseResult& row, const DeviceMetadata& dev) {
   SolStats s;
   const GemmProblem& p = row.problem;
   s.flop = p.flops();
-  s.bytes = gemm_min_bytes(p);
+  s.bytes = row.grouped ? grouped_min_bytes(p, row.grouped->grouping) : gemm_min_bytes(p);
   s.intensity = s.flop / s.bytes;
   std::vector<std::string> why;
 

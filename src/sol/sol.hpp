@@ -3,6 +3,8 @@
 // speed_of_light() once per finished row and the reporters print what it returns.
 //
 //   intensity  = 2*M*N*K / bytes, bytes = (M*K + K*N + M*N [+ M*N when beta != 0]) * dtype bytes
+//                grouped (M = sum(M_g)): the K*N of B once per group with M_g > 0, the experts
+//                actually touched; padding rows not counted
 //   compute    = FLOP per clock per SM of the row's instruction class x SMs x SM clock
 //   memory     = intensity x memory bandwidth (measured device-to-device copy; else datasheet)
 //   bound      = min(compute at the maximum SM clock, memory); pct_sol = achieved / bound
@@ -54,6 +56,8 @@ std::optional<double> flop_per_clock_per_sm(int sm, const std::string& device_na
 // Bytes a GEMM moves at least once (the intensity rule above) and its FLOP per byte.
 double gemm_min_bytes(const GemmProblem& p);
 double arithmetic_intensity(const GemmProblem& p);
+// A grouped case's (p.m = sum(M_g)): B's K*N once per touched group (M_g > 0).
+double grouped_min_bytes(const GemmProblem& p, const Grouping& g);
 
 // The rule, as the report's metadata states it.
 extern const char* const kSolIntensityRule;
