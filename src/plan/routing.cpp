@@ -102,7 +102,7 @@ std::optional<RoutingSpec> parse_routing(std::string_view text, std::string* why
     if (why) *why = w;
     return std::nullopt;
   };
-  if (text.substr(0, 4) != "zipf")
+  if (text != "zipf" && !text.starts_with("zipf:"))
     return fail(fmt::format("'{}' is not one of {}", text, kRoutingNames));
   const std::string_view s = text.substr(4);
   double v = -1;

@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "report/json_codec.hpp"
 #include "report/report_file.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter.hpp"
 #include "sol/sol.hpp"
 
@@ -776,4 +777,83 @@ TEST(Console, SolColumnAndPresetLabel) {
   EXPECT_NE(text.find("% SOL"), std::string::npos) << text;
   EXPECT_NE(text.find("50.0%c"), std::string::npos) << text;
   EXPECT_NE(text.find("[llama3-8b o_proj]"), std::string::npos) << text;
+}
+
+TEST(Json, GroupedRowRoundTripsWithItsSummary) {
+  CaseResult r = sample_row(4, Status::skipped);
+  r.reason = "grouped GEMM: no provider runs it yet (issue 51)";
+  r.problem.m = 17;
+  r.grouped = GroupedGemm{Grouping{{3, 0, 5, 9}, GroupLayout::contiguous, 8, 0},
+                          Routing{{RoutingMode::zipf, 1.2}, 8, 2, 4, 7}};
+  const nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+  const auto& g = j.at("grouped");
+  EXPECT_EQ(g["groups"], 4);
+  EXPECT_EQ(g["layout"], "contiguous");
+  EXPECT_EQ(g["align"], 8);
+  EXPECT_FALSE(g.contains("max_m"));
+  EXPECT_EQ(g["m"], nlohmann::json({3, 0, 5, 9}));
+  EXPECT_EQ(g["m_min"], 0);
+  EXPECT_EQ(g["m_median"], 4.0);
+  EXPECT_EQ(g["m_max"], 9);
+  EXPECT_DOUBLE_EQ(g["imbalance"].get<double>(), 9 / 4.25);
+  EXPECT_EQ(g["touched"], 3);
+  EXPECT_EQ(g["rows"], 17);
+  EXPECT_EQ(g["rows_stored"], 32);
+  EXPECT_EQ(g["routing"]["mode"], "zipf:1.2");
+  EXPECT_EQ(g["routing"]["seed"], 7);
+  const CaseResult back = case_result_from_json(j);
+  ASSERT_TRUE(back.grouped);
+  EXPECT_EQ(*back.grouped, *r.grouped);
+  EXPECT_EQ(to_json(back), j);
+
+  // Masked, given M_g (no routing); a dense row has no "grouped" key and reads back without one.
+  r.grouped = GroupedGemm{Grouping{{3, 0, 5, 9}, GroupLayout::masked, 1, 16}, std::nullopt};
+  const nlohmann::json jm = nlohmann::json::parse(to_json(r).dump());
+  EXPECT_EQ(jm["grouped"]["max_m"], 16);
+  EXPECT_FALSE(jm["grouped"].contains("align"));
+  EXPECT_TRUE(jm["grouped"]["routing"].is_null());
+  EXPECT_EQ(jm["grouped"]["rows_stored"], 64);
+  EXPECT_EQ(*case_result_from_json(jm).grouped, *r.grouped);
+  const nlohmann::json dense = to_json(sample_row(1, Status::ok));
+  EXPECT_FALSE(dense.contains("grouped"));
+  EXPECT_FALSE(case_result_from_json(dense).grouped);
+}
+
+TEST(Csv, GroupedColumnsAndConsoleBracket) {
+  CaseResult r = sample_row(4, Status::skipped);
+  r.grouped = GroupedGemm{Grouping{{3, 0, 5, 9}, GroupLayout::contiguous, 8, 0},
+                          Routing{{RoutingMode::random, 0}, 8, 2, 4, 1}};
+  const auto cells = csv_cells(r, "H100");
+  ASSERT_EQ(cells.size(), csv_columns().size());
+  EXPECT_EQ(cells[column("groups")], "4");
+  EXPECT_EQ(cells[column("group_layout")], "contiguous");
+  EXPECT_EQ(cells[column("group_m_min")], "0");
+  EXPECT_EQ(cells[column("group_m_median")], "4");
+  EXPECT_EQ(cells[column("group_m_max")], "9");
+  EXPECT_NEAR(std::stod(cells[column("group_imbalance")]), 9 / 4.25, 1e-12);
+  EXPECT_EQ(cells[column("group_rows_stored")], "32");
+  EXPECT_EQ(cells[column("routing")], "random");
+  const auto dense = csv_cells(sample_row(1, Status::ok), "H100");
+  ASSERT_EQ(dense.size(), csv_columns().size());
+  EXPECT_EQ(dense[column("groups")], "");
+  EXPECT_EQ(dense[column("routing")], "");
+  EXPECT_EQ(csv_columns().back(), "routing") << "the grouped columns come last: older ones keep "
+                                                "their places";
+
+  std::ostringstream out;
+  auto rep = make_console_reporter(out);
+  rep->begin(sample_meta());
+  rep->add(r);
+  EXPECT_NE(out.str().find("[G4 m 0/4/9 x2.12 contiguous/8 random]"), std::string::npos)
+      << out.str();
+}
+
+TEST(ReportReader, TwoRoutingsOfOneTotalAreTwoCases) {
+  ReportRow a{sample_row(1, Status::skipped), "sustained", "deepseek-v3/moe_gate_up_proj"};
+  ReportRow b = a;
+  const std::string dense = case_key(a);
+  a.result.grouped = GroupedGemm{Grouping{{4, 4}}, Routing{{RoutingMode::balanced, 0}, 4, 2, 2, 1}};
+  b.result.grouped = GroupedGemm{Grouping{{6, 2}}, Routing{{RoutingMode::random, 0}, 4, 2, 2, 1}};
+  EXPECT_NE(case_key(a), case_key(b));
+  EXPECT_EQ(case_key(a).substr(0, dense.size() + 1), dense + "|") << "the dense key, extended";
 }

@@ -166,3 +166,25 @@ TEST(Roofline, F32IsFfmaAndUntimedRowsHaveNoPercentage) {
   EXPECT_EQ(s.bound, "compute");
   EXPECT_FALSE(s.pct_sol) << "a skipped row has no TFLOP/s";
 }
+
+TEST(Intensity, GroupedCountsOnlyTheExpertsTouched) {
+  // 4 experts of N=64, K=128, bf16; rows 3, 0, 5, 0: A and C move 8 rows, B two experts' weights.
+  GroupedGemm g{Grouping{{3, 0, 5, 0}, GroupLayout::contiguous, 128, 0}, std::nullopt};
+  CaseResult r = row(8, 64, 128, DType::bf16, Accum::f32, 0, std::nullopt);
+  const double bytes = (8.0 * 128 + 2 * 128.0 * 64 + 8.0 * 64) * 2;
+  EXPECT_DOUBLE_EQ(grouped_min_bytes(r.problem, g.grouping), bytes)
+      << "padding to 128 rows moves nothing; the two empty experts' weights are not read";
+  r.grouped = g;
+  const SolStats s = speed_of_light(r, h100());
+  EXPECT_DOUBLE_EQ(s.bytes, bytes);
+  EXPECT_DOUBLE_EQ(s.flop, 2.0 * 8 * 64 * 128) << "2 * sum(M_g) * N * K";
+  EXPECT_EQ(s.bound, "memory");
+  // Every expert touched: the weights of all four, 4x the dense problem's one B.
+  g.grouping.m = {2, 2, 2, 2};
+  EXPECT_DOUBLE_EQ(grouped_min_bytes(r.problem, g.grouping),
+                   gemm_min_bytes(r.problem) + 3 * 128.0 * 64 * 2);
+  // beta != 0 reads C once more, as for a dense row.
+  r.problem.beta = 1;
+  EXPECT_DOUBLE_EQ(grouped_min_bytes(r.problem, g.grouping) - gemm_min_bytes(r.problem),
+                   3 * 128.0 * 64 * 2);
+}

@@ -1,0 +1,395 @@
+// Grouped GEMM through the front ends and the plan (plan/grouped.hpp, docs/grouped.md): the
+// command line and a config giving the same cases, every refused input as one line naming it, the
+// MoE presets' expert layers grouped beside their dense ones (and nothing changed without a
+// routing), and the plan's grouped groups: TN, their own problem key, the rows they plan and the
+// decision that skips them.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "cli/cli.hpp"
+#include "config/config.hpp"
+#include "core/errors.hpp"
+#include "plan/grouped.hpp"
+#include "plan/plan.hpp"
+#include "plan/presets.hpp"
+#include "plan/shard.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+void noop_launch(const GemmArgs&, cudaStream_t) {}
+
+KernelRegistry make_registry() {
+  KernelRegistry reg;
+  for (const char* name : {"hgemm_tn", "hgemm_tn_wide"})
+    reg.add(KernelInfo{name,
+                       "hgemm",
+                       1,
+                       "",
+                       {DType::f16, DType::bf16},
+                       {Accum::f32},
+                       {Layout::tn},
+                       80,
+                       {},
+                       noop_launch});
+  return reg;
+}
+
+RunRequest request_of(std::vector<std::string> args) {
+  args.insert(args.begin(), "gemmbench");
+  return resolve_request(parse_command_line(args).options);
+}
+
+std::string usage_error_of(std::vector<std::string> args) {
+  try {
+    request_of(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+std::string config_error_of(const std::string& text) {
+  try {
+    parse_config_text(text, "t.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+Plan plan_of(const RunRequest& req, const KernelRegistry& reg) {
+  return build_plan(req.runs, MeasureSettings{}, MeasureOverrides{}, reg);
+}
+
+}  // namespace
+
+TEST(GroupedCli, ExplicitGroupsAreOneTnCaseWithTheirRows) {
+  const RunRequest r = request_of(
+      {"--groups", "4", "--group-m", "3,0,5,9", "--n", "64", "--k", "128", "--kernel", "hgemm_tn"});
+  ASSERT_EQ(r.runs[0].shapes.size(), 1u);
+  const Shape& s = r.runs[0].shapes[0];
+  ASSERT_TRUE(s.grouped);
+  EXPECT_EQ(s.grouped->grouping.m, (std::vector<int64_t>{3, 0, 5, 9}));
+  EXPECT_EQ(s.m, 17) << "M = sum(M_g)";
+  EXPECT_EQ(s.n, 64);
+  EXPECT_EQ(s.k, 128);
+  EXPECT_EQ(s.grouped->grouping.layout, GroupLayout::contiguous);
+  EXPECT_EQ(s.grouped->grouping.align, 1);
+  EXPECT_FALSE(s.grouped->routing) << "given, not drawn";
+  EXPECT_EQ(r.runs[0].layouts, std::vector<Layout>{Layout::tn});
+}
+
+TEST(GroupedCli, EqualGroupsOneCasePerM) {
+  const RunRequest r =
+      request_of({"--groups", "8", "--m", "64,512", "--n", "4096", "--k", "7168,2048"});
+  ASSERT_EQ(r.runs[0].shapes.size(), 4u) << "M list x N x K";
+  EXPECT_EQ(r.runs[0].shapes[0].grouped->grouping.m, std::vector<int64_t>(8, 64));
+  EXPECT_EQ(r.runs[0].shapes[1].k, 2048);
+  EXPECT_EQ(r.runs[0].shapes[2].m, 8 * 512);
+}
+
+TEST(GroupedCli, RoutingDrawsTheRowsOfEachTokenCount) {
+  const RunRequest r = request_of({"--tokens", "16,4096", "--topk", "8", "--experts", "256",
+                                   "--routing", "zipf:1.2", "--n", "4096", "--k", "7168"});
+  ASSERT_EQ(r.runs[0].shapes.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const GroupedGemm& g = *r.runs[0].shapes[i].grouped;
+    const int64_t t = i == 0 ? 16 : 4096;
+    EXPECT_EQ(g.grouping.groups(), 256);
+    EXPECT_EQ(g.grouping.total_m(), t * 8);
+    ASSERT_TRUE(g.routing);
+    EXPECT_EQ(*g.routing, (Routing{{RoutingMode::zipf, 1.2}, t, 8, 256, kDefaultRoutingSeed}));
+    EXPECT_EQ(g.grouping.m, route(*g.routing));
+  }
+  const RunRequest other =
+      request_of({"--tokens", "4096", "--topk", "8", "--experts", "256", "--routing", "zipf:1.2",
+                  "--n", "4096", "--k", "7168", "--routing-seed", "2"});
+  EXPECT_NE(other.runs[0].shapes[0].grouped->grouping.m, r.runs[0].shapes[1].grouped->grouping.m);
+  EXPECT_EQ(other.runs[0].shapes[0].grouped->routing->seed, 2u);
+  const RunRequest data_seed =
+      request_of({"--tokens", "4096", "--topk", "8", "--experts", "256", "--routing", "zipf:1.2",
+                  "--n", "4096", "--k", "7168", "--seed", "99"});
+  EXPECT_EQ(data_seed.runs[0].shapes[0].grouped->grouping.m,
+            r.runs[0].shapes[1].grouped->grouping.m)
+      << "--seed (the data) keeps the problem";
+}
+
+TEST(GroupedCli, LayoutsAndPadding) {
+  const RunRequest masked = request_of({"--groups", "3", "--group-m", "5,17,2", "--n", "64", "--k",
+                                        "64", "--group-layout", "masked"});
+  EXPECT_EQ(masked.runs[0].shapes[0].grouped->grouping.max_m, 17) << "default: the largest";
+  const RunRequest wide = request_of({"--groups", "3", "--group-m", "5,17,2", "--n", "64", "--k",
+                                      "64", "--group-layout", "masked", "--group-max-m", "32"});
+  EXPECT_EQ(wide.runs[0].shapes[0].grouped->grouping.stored_rows(), 96);
+  const RunRequest padded = request_of(
+      {"--groups", "3", "--group-m", "5,17,2", "--n", "64", "--k", "64", "--group-align", "128"});
+  const Grouping& g = padded.runs[0].shapes[0].grouped->grouping;
+  EXPECT_EQ(g.align, 128);
+  EXPECT_EQ(g.stored_rows(), 3 * 128);
+  EXPECT_EQ(padded.runs[0].shapes[0].m, 24) << "padding rows are not M";
+}
+
+TEST(GroupedCli, EachMistakeIsOneLineNamingIt) {
+  const std::vector<std::string> nk = {"--n", "64", "--k", "64"};
+  const auto with_nk = [&](std::vector<std::string> a) {
+    a.insert(a.end(), nk.begin(), nk.end());
+    return usage_error_of(a);
+  };
+  EXPECT_EQ(with_nk({"--groups", "0", "--m", "64"}), "--groups: must be in [1, 65536] (got 0)");
+  EXPECT_EQ(with_nk({"--groups", "4", "--group-m", "1,2,3"}),
+            "--group-m: 3 values for --groups 4 (one M per group)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,-5"}),
+            "--group-m: -5 is negative (rows per group: integers >= 0)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,x"}),
+            "--group-m: 'x' is not an integer (accepted: rows per group, integers >= 0)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "0,0"}),
+            "--group-m: every group is empty (nothing to compute)");
+  EXPECT_EQ(with_nk({"--tokens", "16", "--topk", "9", "--experts", "8", "--routing", "random"}),
+            "--topk 9 is more than --experts 8 (a token picks each expert at most once)");
+  EXPECT_EQ(with_nk({"--tokens", "16", "--topk", "0", "--experts", "8", "--routing", "random"}),
+            "--topk: must be at least 1 (got 0; each token goes to k experts)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,40", "--group-layout", "masked",
+                     "--group-max-m", "32"}),
+            "--group-max-m 32 is below group 1's 40 rows (masked: every group's rows fit in "
+            "max_m)");
+  EXPECT_EQ(with_nk({"--tokens", "16", "--topk", "2", "--experts", "8", "--routing", "zipfian"}),
+            "--routing: 'zipfian' is not one of balanced, zipf:S (S >= 0, e.g. zipf:1.2), random");
+  EXPECT_EQ(with_nk({"--tokens", "16", "--topk", "2", "--experts", "8", "--routing", "zipf:x"}),
+            "--routing: 'zipf:x' has no exponent S in [0, 16] (accepted: zipf:S, e.g. zipf:1.2)");
+  EXPECT_EQ(usage_error_of({"--groups", "2", "--group-m", "4,5"}),
+            "--groups needs --n and --k (the N and K every group shares)");
+  EXPECT_EQ(usage_error_of({"--groups", "2", "--group-m", "4,5", "--n", "64"}),
+            "--groups needs --n and --k (the N and K every group shares)");
+  EXPECT_EQ(with_nk({"--groups", "2"}),
+            "--groups needs --group-m (each group's M) or --m (G equal groups of M rows)");
+  EXPECT_EQ(with_nk({"--group-m", "4,5"}),
+            "--group-m needs --groups G (or --routing with --tokens T)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--m", "3"}),
+            "give --group-m (each group's M) or --m (equal groups), not both");
+  EXPECT_EQ(with_nk({"--tokens", "16", "--routing", "balanced"}),
+            "--routing needs --tokens T, --topk k and --experts E (or a MoE --preset)");
+  EXPECT_EQ(with_nk({"--groups", "8", "--tokens", "16", "--topk", "2", "--routing", "balanced"}),
+            "--groups: with --routing the experts are the groups (give --experts E)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--topk", "2"}),
+            "--topk applies with --routing");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--group-layout", "stacked"}),
+            "--group-layout: 'stacked' is not one of contiguous, masked");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--group-align", "0"}),
+            "--group-align: must be in [1, 2147483647] (got 0)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--group-layout", "masked",
+                     "--group-align", "128"}),
+            "--group-align applies to --group-layout contiguous (masked pads every group to "
+            "--group-max-m rows)");
+  EXPECT_EQ(with_nk({"--groups", "2", "--group-m", "4,5", "--group-max-m", "8"}),
+            "--group-max-m applies to --group-layout masked (contiguous stacks the groups' rows)");
+  EXPECT_EQ(usage_error_of({"--tokens", "16"}),
+            "--tokens applies to --preset or --routing (use --m for plain shapes)");
+}
+
+TEST(GroupedCli, ALayoutOtherThanTnIsRefusedByThePlan) {
+  const KernelRegistry reg = make_registry();
+  const RunRequest r =
+      request_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64", "--layout", "nn"});
+  try {
+    plan_of(r, reg);
+    FAIL() << "planned";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("grouped GEMM is TN only (--layout nn)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GroupedConfig, TheSameKeysGiveTheSameCases) {
+  const SweepConfig c = parse_config_text(R"({"runs": [
+      {"name": "given", "kernels": "hgemm_tn", "groups": 4, "group_m": [3, 0, 5, 9], "n": 64,
+       "k": 128, "group_layout": "masked", "group_max_m": 16},
+      {"name": "drawn", "kernels": "hgemm_tn", "tokens": [16, 4096], "topk": 8, "experts": 256,
+       "routing": "zipf:1.2", "routing_seed": 3, "n": 4096, "k": 7168, "group_align": 128},
+      {"name": "equal", "kernels": "cublas", "groups": 8, "m": "64:128:64", "n": 64, "k": 64}]})",
+                                          "t.json");
+  const RunRequest given = request_of({"--groups", "4", "--group-m", "3,0,5,9", "--n", "64", "--k",
+                                       "128", "--group-layout", "masked", "--group-max-m", "16"});
+  const RunRequest drawn =
+      request_of({"--tokens", "16,4096", "--topk", "8", "--experts", "256", "--routing", "zipf:1.2",
+                  "--routing-seed", "3", "--n", "4096", "--k", "7168", "--group-align", "128"});
+  ASSERT_EQ(c.runs.size(), 3u);
+  ASSERT_EQ(c.runs[0].shapes.size(), 1u);
+  EXPECT_EQ(c.runs[0].shapes[0].grouped, given.runs[0].shapes[0].grouped);
+  ASSERT_EQ(c.runs[1].shapes.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(c.runs[1].shapes[i].grouped, drawn.runs[0].shapes[i].grouped) << i;
+  EXPECT_EQ(c.runs[2].shapes.size(), 2u) << "m 64 and 128";
+  EXPECT_EQ(c.runs[0].layouts, std::vector<Layout>{Layout::tn});
+}
+
+TEST(GroupedConfig, MistakesNameTheFileAndKey) {
+  EXPECT_EQ(
+      config_error_of(
+          R"({"runs": [{"kernels": "all", "groups": 4, "group_m": [1, 2], "n": 8, "k": 8}]})"),
+      "t.json: runs[0].group_m: 2 values for runs[0].groups 4 (one M per group)");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "tokens": 16, "topk": 9, "experts": 8,
+                                          "routing": "random", "n": 8, "k": 8}]})"),
+            "t.json: runs[0].topk 9 is more than runs[0].experts 8 (a token picks each expert at "
+            "most once)");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "groups": 2, "group_m": [1, 2],
+                                          "shapes": [[1, 2, 3]]}]})"),
+            "t.json: runs[0].shapes: a grouped run takes 'n' and 'k' (and 'm', 'group_m' or "
+            "'tokens'), or a 'preset'");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "n": 8, "shapes": [[1, 2, 3]]}]})"),
+            "t.json: runs[0].n: applies to grouped runs ('groups' or 'routing'); plain shapes go "
+            "in 'shapes'");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "groups": "4"}]})"),
+            "t.json: runs[0].groups: expected an integer, got a string");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "preset": "deepseek-v3",
+                                          "tokens": 16, "routing": "zipf"}]})"),
+            "t.json: runs[0].routing: 'zipf' has no exponent S in [0, 16] (accepted: zipf:S, e.g. "
+            "zipf:1.2)");
+  EXPECT_EQ(config_error_of(R"({"runs": [{"kernels": "all", "groupz": 4}]})")
+                    .find("did you mean 'groups'?") != std::string::npos,
+            true);
+}
+
+TEST(MoePresets, ExpertsTopkAndLayersFollowTheModelConfigs) {
+  struct Expect {
+    const char* model;
+    int64_t experts, topk, gate_up_n, gate_up_k, down_n, down_k;
+  };
+  for (const Expect& e : {Expect{"deepseek-v3", 256, 8, 2 * 2048, 7168, 7168, 2048},
+                          Expect{"mixtral-8x7b", 8, 2, 2 * 14336, 4096, 4096, 14336},
+                          Expect{"qwen3-30b-a3b", 128, 8, 2 * 768, 2048, 2048, 768}}) {
+    const ModelPreset* p = find_preset(e.model);
+    ASSERT_TRUE(p && p->moe) << e.model;
+    EXPECT_EQ(p->moe->experts, e.experts) << e.model;
+    EXPECT_EQ(p->moe->topk, e.topk) << e.model;
+    std::vector<const PresetLayer*> experts;
+    for (const PresetLayer& l : p->layers)
+      if (!l.grouped.empty()) experts.push_back(&l);
+    ASSERT_EQ(experts.size(), 2u) << e.model;
+    EXPECT_EQ(experts[0]->grouped, "moe_gate_up_proj");
+    EXPECT_EQ(experts[0]->n, e.gate_up_n) << e.model;
+    EXPECT_EQ(experts[0]->k, e.gate_up_k) << e.model;
+    EXPECT_EQ(experts[1]->grouped, "moe_down_proj");
+    EXPECT_EQ(experts[1]->n, e.down_n) << e.model;
+    EXPECT_EQ(experts[1]->k, e.down_k) << e.model;
+    EXPECT_NE(p->source.find("huggingface.co/"), std::string::npos);
+  }
+  EXPECT_EQ(find_preset("mixtral-8x7b")->source,
+            "https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json");
+  EXPECT_EQ(find_preset("qwen3-30b-a3b")->source,
+            "https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json");
+  EXPECT_FALSE(find_preset("llama3-8b")->moe);
+  const std::string list = format_preset_list();
+  EXPECT_NE(list.find("mixtral-8x7b"), std::string::npos);
+  EXPECT_NE(list.find("256 routed experts, top-8"), std::string::npos);
+}
+
+TEST(MoePresets, RoutingGroupsTheExpertLayersBesideTheDenseOnes) {
+  const RunRequest r = request_of({"--preset", "deepseek-v3", "--tokens", "16,4096", "--routing",
+                                   "balanced", "--kernel", "hgemm_tn"});
+  const std::vector<Shape>& s = r.runs[0].shapes;
+  ASSERT_EQ(s.size(), 2u * 8);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_FALSE(s[i].grouped) << s[i].preset.layer;
+    EXPECT_EQ(s[i].m, 16) << s[i].preset.layer;
+  }
+  EXPECT_EQ(s[6].preset, (PresetLabel{"deepseek-v3", "moe_gate_up_proj"}));
+  EXPECT_EQ(s[7].preset, (PresetLabel{"deepseek-v3", "moe_down_proj"}));
+  ASSERT_TRUE(s[6].grouped && s[7].grouped);
+  EXPECT_EQ(s[6].grouped, s[7].grouped) << "one routing per token count, both layers";
+  EXPECT_EQ(s[6].m, 16 * 8);
+  EXPECT_EQ((std::tuple{s[6].n, s[6].k, s[7].n, s[7].k}), (std::tuple{4096, 7168, 7168, 2048}));
+  EXPECT_EQ(s[15].grouped->grouping.m, std::vector<int64_t>(256, 128)) << "4096 * 8 / 256";
+  EXPECT_EQ(s[15].grouped->routing->topk, 8);
+
+  // Dense models in the list plan as they do alone; MoE ones get their grouped layers.
+  const RunRequest mixed =
+      request_of({"--preset", "llama3-8b,mixtral-8x7b", "--tokens", "64", "--routing", "random"});
+  ASSERT_EQ(mixed.runs[0].shapes.size(), 4u + 4u);
+  EXPECT_FALSE(mixed.runs[0].shapes[3].grouped);
+  EXPECT_EQ(mixed.runs[0].shapes[6].grouped->grouping.groups(), 8);
+  EXPECT_EQ(mixed.runs[0].shapes[6].grouped->grouping.total_m(), 64 * 2);
+
+  EXPECT_EQ(usage_error_of({"--preset", "llama3-8b", "--tokens", "64", "--routing", "random"}),
+            "--routing routes tokens to experts, and no preset named (llama3-8b) has any "
+            "(Mixture-of-Experts presets: deepseek-v3, mixtral-8x7b, qwen3-30b-a3b)");
+  EXPECT_EQ(
+      usage_error_of({"--preset", "deepseek-v3", "--tokens", "64", "--group-layout", "masked"}),
+      "--group-layout applies to grouped cases: with --preset, add --routing (balanced, "
+      "zipf:S or random) to group the expert layers");
+  EXPECT_EQ(usage_error_of({"--preset", "deepseek-v3", "--tokens", "64", "--routing", "random",
+                            "--topk", "2"}),
+            "--topk: --preset takes the experts, top-k, N and K of its expert layers from the "
+            "model");
+}
+
+TEST(MoePresets, WithoutRoutingNothingChanges) {
+  // configs/llm_*.json and their reports rest on today's single-expert expert_* rows.
+  const RunRequest plain = request_of({"--preset", "deepseek-v3", "--tokens", "1,4096"});
+  const std::vector<Shape> before = preset_shapes({"deepseek-v3"}, {1, 4096}, "");
+  ASSERT_EQ(plain.runs[0].shapes.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_FALSE(plain.runs[0].shapes[i].grouped);
+    EXPECT_EQ(plain.runs[0].shapes[i].preset, before[i].preset);
+    EXPECT_EQ(plain.runs[0].shapes[i].m, before[i].m);
+  }
+  EXPECT_EQ(before[6].preset.layer, "expert_gate_up_proj");
+  EXPECT_EQ(before[6].m, 1) << "M = tokens: one expert's GEMM";
+}
+
+TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
+  const KernelRegistry reg = make_registry();
+  // By glob: the grouped problems get only the baseline's row; named exactly: the kernel's row.
+  const Plan glob = plan_of(request_of({"--preset", "deepseek-v3", "--tokens", "16", "--routing",
+                                        "zipf:1.2", "--kernel", "hgemm_*", "--dtype", "bf16"}),
+                            reg);
+  ASSERT_EQ(glob.groups.size(), 8u);
+  EXPECT_EQ(glob.groups[0].kernels.size(), 2u) << "dense: both kernels";
+  const ProblemGroup& g = glob.groups[6];
+  ASSERT_TRUE(g.grouped);
+  EXPECT_TRUE(g.kernels.empty());
+  EXPECT_EQ(g.problem.layout, Layout::tn);
+  EXPECT_EQ(g.problem.dtype, DType::bf16);
+  EXPECT_EQ(g.problem.flops(), 2.0 * 16 * 8 * 4096 * 7168) << "2 * sum(M_g) * N * K";
+  EXPECT_EQ(why_group_cannot_run(g), "grouped GEMM: no provider runs it yet (issue 51)");
+  EXPECT_EQ(why_group_cannot_run(glob.groups[0]), "");
+  EXPECT_EQ(glob.row_count(), 6u * 3 + 2u);
+
+  const Plan named = plan_of(request_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k",
+                                         "64", "--kernel", "hgemm_tn,hgemm_tn_wide"}),
+                             reg);
+  ASSERT_EQ(named.groups.size(), 1u) << "both kernels' native f16/f32: one problem";
+  EXPECT_EQ(named.groups[0].kernels.size(), 2u) << "named exactly: rows, skipped with the reason";
+
+  // Two routings of one total M are two problems; padding does not change the FLOP.
+  RunRequest two = request_of({"--tokens", "64", "--topk", "2", "--experts", "8", "--routing",
+                               "random", "--n", "64", "--k", "64", "--kernel", "cublas"});
+  const RunRequest zipf =
+      request_of({"--tokens", "64", "--topk", "2", "--experts", "8", "--routing", "zipf:1.2", "--n",
+                  "64", "--k", "64", "--kernel", "cublas", "--group-align", "128"});
+  two.runs[0].shapes.push_back(zipf.runs[0].shapes[0]);
+  const Plan p = plan_of(two, reg);
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.groups[0].problem.m, p.groups[1].problem.m);
+  EXPECT_EQ(p.groups[0].problem.flops(), p.groups[1].problem.flops());
+  EXPECT_NE(plan_hash(plan_of(request_of({"--tokens", "64", "--topk", "2", "--experts", "8",
+                                          "--routing", "random", "--n", "64", "--k", "64"}),
+                              reg)),
+            plan_hash(plan_of(request_of({"--tokens", "64", "--topk", "2", "--experts", "8",
+                                          "--routing", "zipf:1", "--n", "64", "--k", "64"}),
+                              reg)));
+  const std::string listing = format_plan(glob);
+  EXPECT_NE(listing.find("deepseek-v3 moe_gate_up_proj G256 m "), std::string::npos) << listing;
+  EXPECT_NE(listing.find("their rows are planned and reported as skipped"), std::string::npos);
+}
+
+TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {
+  const KernelRegistry reg = make_registry();
+  // 65536 groups padded to 65536 rows each: 2^32 stored rows.
+  const RunRequest r = request_of({"--groups", "65536", "--m", "1", "--n", "8", "--k", "8",
+                                   "--group-align", "65536", "--kernel", "cublas"});
+  EXPECT_THROW(plan_of(r, reg), UsageError);
+}
