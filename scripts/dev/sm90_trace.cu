@@ -7,9 +7,9 @@
 // the CTAs. Medians over the repetitions; f16 TN, f32 accumulation, seeded uniform data.
 //
 //   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -I core/include -I src -I kernels scripts/dev/sm90_trace.cu kernels/common/sm90/tma_desc.cpp \
-//     core/cuda_check.cpp core/device_caps.cpp core/registry.cpp src/runner/l2_flush.cu
-//     core/types.cpp -lcublas -o sm90_trace
+//     -I core/include -I src -I kernels scripts/dev/sm90_trace.cu \
+//     kernels/common/sm90/tma_desc.cpp core/cuda_check.cpp core/device_caps.cpp \
+//     core/registry.cpp src/runner/l2_flush.cu core/types.cpp -lcublas -o sm90_trace
 //   ./sm90_trace 16 4096 4096 [reps] [stages] [max_ctas] [plain|dsmem|n64|n64cs|wmc|cublas]
 // dsmem: hgemm_decode_sm90's in-cluster split (max_ctas: the CTAs its split may fill, 0: the
 // rule); n64: hgemm_decode_sm90_n64 (64 weight rows per CTA, its stream-K walk); n64cs:

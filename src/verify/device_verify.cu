@@ -302,7 +302,8 @@ void launch_reference(const GemmProblem& p, LA load_a, LB load_b, const void* c0
 template <class T>
 void dispatch_reference(const GemmProblem& p, const void* a, const void* b, const void* c0,
                         double* ref, cudaStream_t s) {
-  // Element (m, k) of op(A) and (k, n) of op(B) in the layout's storage (core/include/core/types.hpp).
+  // Element (m, k) of op(A) and (k, n) of op(B) in the layout's storage
+  // (core/include/core/types.hpp).
   const int64_t lda = p.lda(), ldb = p.ldb();
   const int64_t a_sm = a_is_k_major(p.layout) ? lda : 1, a_sk = a_is_k_major(p.layout) ? 1 : lda;
   const int64_t b_sk = b_is_k_major(p.layout) ? 1 : ldb, b_sn = b_is_k_major(p.layout) ? ldb : 1;

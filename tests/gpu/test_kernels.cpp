@@ -320,7 +320,8 @@ TEST(Reference, MatchesHostFp64InEveryLayout) {
     CUDA_CHECK(cudaMemcpy(hb.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hc.data(), c0.get(), c0.bytes(), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hr.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost));
-    // Layout definitions written out independently of the device code (core/include/core/types.hpp).
+    // Layout definitions written out independently of the device code
+    // (core/include/core/types.hpp).
     auto A = [&](int m, int k) {
       return double(a_is_k_major(l) ? ha[m * p.k + k] : ha[m + k * p.m]);
     };

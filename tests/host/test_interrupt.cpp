@@ -1,5 +1,5 @@
-// The stop handlers (core/include/core/interrupt.hpp), each case in a forked child so that the signals and
-// the handlers' state stay out of the test process.
+// The stop handlers (core/include/core/interrupt.hpp), each case in a forked child so that the
+// signals and the handlers' state stay out of the test process.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // so adding a kernel touches that one file (no central list, switch or count).
 //
 // Contract for a launcher: it receives device pointers the runner allocated and initialised,
-// in the problem's layout (see core/include/core/types.hpp for the BLAS column-major convention) with
-// packed leading dimensions (problem.lda()/ldb()/ldc()). It enqueues its work on `stream` and
+// in the problem's layout (see core/include/core/types.hpp for the BLAS column-major convention)
+// with packed leading dimensions (problem.lda()/ldb()/ldc()). It enqueues its work on `stream` and
 // returns; it does not synchronise and does not allocate on the timed path. The runner checks
 // cudaGetLastError() after every launch.
 #pragma once
