@@ -231,11 +231,16 @@ std::vector<TelemetrySample> mainloop(Group& grp, SamplingContext& ctx) {
       sample(run);
     }
     run_energy_windows(ctx, grp.timed);
-    // The energy windows kept the board running: a steady state a sustained group left is
-    // carried from here (the first default run on an H200 found every gap past kCarryGapS when
-    // it was taken at the last block, the energy windows' 0.6-2 s a provider between).
-    if (ctx.sustained_end) ctx.sustained_end = std::chrono::steady_clock::now();
+    // The steady state a sustained group leaves is carried to the next from here, after the
+    // energy windows, which kept the board running (taken at the last block, the first default
+    // run on an H200 found every gap past kCarryGapS: the windows take 0.6-2 s a provider). A
+    // burst, an interruption or an error leaves nothing to carry.
+    const bool carried = s.regime == Regime::sustained && !grp.timed.empty() && !stop_requested() &&
+                         !grp.summary.aborted;
+    ctx.sustained_end.reset();
+    if (carried) ctx.sustained_end = std::chrono::steady_clock::now();
   } catch (const CudaError& e) {
+    ctx.sustained_end.reset();
     readings = ctx.sampler.stop();
     for (Member* m : grp.timed)
       if (m->launch) fail_member(*m, e, grp.summary);

@@ -129,7 +129,6 @@ void record_burst(std::vector<Member*>& ms, const BurstTally& t, const MeasureSe
 }  // namespace
 
 void sample_burst(GroupSampling& run) {
-  run.ctx.sustained_end.reset();  // a burst waits for a cool board: no steady state to carry
   const MeasureSettings& s = run.g.measure;
   const BurstRule rule;
   const BurstHoldRule hold;

@@ -141,7 +141,6 @@ void sample_sustained(GroupSampling& run) {
   std::optional<double> idle_s;
   if (run.ctx.sustained_end) idle_s = seconds_since(*run.ctx.sustained_end);
   const SteadyRule& pre_rule = precondition_rule(idle_s);
-  run.ctx.sustained_end.reset();
   Steady pre;
   try {
     pre = run_until_steady(run, *ms.front(), pre_rule, s.keep_samples);
@@ -186,8 +185,6 @@ void sample_sustained(GroupSampling& run) {
     if (rounds_done(ms, s) || stop_requested() || run.summary.aborted) break;
     if (seconds_since(t0) >= wall_cap) break;
   }
-  if (!stop_requested() && !run.summary.aborted)
-    run.ctx.sustained_end = std::chrono::steady_clock::now();
 }
 
 }  // namespace gemmbench

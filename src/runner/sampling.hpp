@@ -47,8 +47,9 @@ struct SamplingContext {
   std::optional<double> power_limit_w;
   std::optional<unsigned> sm_clock_max_mhz;
   std::vector<cudaEvent_t> events;
-  // When the last sustained group's last timed block ended (a later group within kCarryGapS
-  // re-settles instead of preconditioning in full); reset by anything else that runs the board.
+  // When the last sustained group ended, its energy windows included (a later group within
+  // kCarryGapS re-settles instead of preconditioning in full); set and reset by the runner's
+  // mainloop only, read by sample_sustained.
   std::optional<std::chrono::steady_clock::time_point> sustained_end;
 
   // Event `i`, created on first use.
