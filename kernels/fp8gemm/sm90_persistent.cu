@@ -62,19 +62,27 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
 // Rung F3's variants (V): kF3 the rung; kF3Pipe (_pipe) each warpgroup's promotion of k-block
-// kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32).
-enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2 };
-// Rung F3's configuration, the tile turned around: A's 128 rows (64 per consumer warpgroup,
-// wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the epilogue's staging is
-// BN / 64 boxes of 64 x 64 per consumer. 128 rows: 6 stages (as F2's Sm90Config<128, 128, 6, 1>
-// lays them out); 192 rows: 4 stages of 40 KB beside 48 KB of boxes.
-template <int BN_, int STAGES_>
+// kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32);
+// kF3Tall (_m256, _m256c2) an A tile of 256 rows, 128 per consumer warpgroup in two 64-row
+// halves, on clusters of CLUSTER CTAs along N that share it (multicast).
+enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3 };
+// Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
+// 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
+// epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
+// 6 stages (as F2's Sm90Config<128, 128, 6, 1> lays them out); 128 x 192: 4 stages of 40 KB beside
+// 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes.
+// CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
+// multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
+// counts the whole tile's bytes.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
 struct F3Cfg {
-  static constexpr int BM = kBM, BN = BN_, STAGES = STAGES_, CLUSTER = 1, CONSUMERS = 2, WG_N = 64;
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
+  static constexpr int WG_N = 64;                   // wgmma's M: rows of A per instruction
+  static constexpr int HALVES = BM / CONSUMERS / WG_N;  // 64-row halves per consumer
   static constexpr bool CLUSTER_M = false;
-  static constexpr int A_SLICE_ROWS = kBM, B_SLICE_ROWS = BN;
+  static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
-  static constexpr uint32_t A_STAGE_BYTES = kBM * ROW_BYTES, A_SLICE_BYTES = A_STAGE_BYTES;
+  static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES, A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = BN / EPI_BOX;
@@ -83,10 +91,20 @@ struct F3Cfg {
       STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(BN == 128 || BN == 192, "wgmma m64n128k32 or m64n192k32");
+  static_assert((BM == 128 || BM == 256) && (BM == 128 || BN == 128),
+                "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
+                "sums of both halves and one partial: 192 registers)");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
+                "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
 };
+template <int V, int CLUSTER>
+using F3CfgOf =
+    std::conditional_t<V == kF3N192, F3Cfg<128, 192, 4>,
+                       std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
+                                          F3Cfg<128, 128, 6>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
-using F2Cfg = std::conditional_t<MROWS, F3Cfg<V == kF3N192 ? 192 : 128, V == kF3N192 ? 4 : 6>,
+using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
 // A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
 // read them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
@@ -128,6 +146,8 @@ struct F2Mainloop {
   int consumer, lane, q;
   const float* sa0 = nullptr;  // MROWS, block128: scale_a of the thread's rows (h = 0, 1), per kb
   const float* sa1 = nullptr;
+  const float* sa2 = nullptr;  // kF3Tall: the rows of the second half (h = 0, 1)
+  const float* sa3 = nullptr;
   const float* sb = nullptr;  // MROWS, block128: scale_b of the tile's 128 rows of B, per kb
   // _n192: a 192-row B tile spans two blocks of B: sb (its first rows), sb_hi (the rest), and
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
@@ -163,16 +183,18 @@ struct F2Mainloop {
       if (lane == 0) sm90::mbarrier_arrive(ring.empty(s));
     }
   }
-  __device__ __forceinline__ void issue(float (&d)[NACC], int stage, bool first) {
+  // The k-block's wgmmas of stage `stage` into d, without the fence and commit around them (issue).
+  // h: which 64-row half of the consumer's rows of A (kF3Tall's 256-row tiles: two).
+  __device__ __forceinline__ void issue_wgmmas(float (&d)[NACC], int stage, bool first, int h) {
     // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
+    constexpr int kOwnRows = MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
     const uint32_t own =
         (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
-        consumer * Cfg::WG_N * Cfg::ROW_BYTES;
+        (consumer * kOwnRows + h * Cfg::WG_N) * Cfg::ROW_BYTES;
     const uint32_t all =
         MROWS ? s_b + stage * Cfg::B_STAGE_BYTES : s_a + stage * Cfg::A_STAGE_BYTES;
     const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(own);  // (64, 128)
     const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (128, 128)
-    sm90::wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < kBK / 32; ++ks) {
       const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
@@ -181,6 +203,10 @@ struct F2Mainloop {
       constexpr DType KA = MROWS ? TA : TB, KB = MROWS ? TB : TA;
       sm90::wgmma_m64k32_fp8_f32<KA, KB, NW>(d, da, db, first && ks == 0 ? 0 : 1);
     }
+  }
+  __device__ __forceinline__ void issue(float (&d)[NACC], int stage, bool first, int h = 0) {
+    sm90::wgmma_fence();
+    issue_wgmmas(d, stage, first, h);
     sm90::wgmma_commit_group();
   }
 
@@ -381,6 +407,80 @@ struct F2Mainloop {
     }
   }
 
+  // V == kF3Tall: each k-block's two halves in turn through one partial, each added into its own
+  // sums as soon as its wgmmas complete (the partials of both and the sums would need 256
+  // registers); the other consumer's wgmmas keep the tensor pipe busy meanwhile. The stage is
+  // released after the second half's. Fast accumulation: both halves into their sums, one commit
+  // group a k-block, the previous k-block's completing while this one's are issued.
+  __device__ __forceinline__ void run_tall(float (&acc)[2][NACC], int kb_count) {
+    static_assert(MROWS && Cfg::HALVES == 2 && NW == 128, "kF3Tall's 256 x 128 tiles");
+    if constexpr (kFast) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[h][i]);
+      int prev_stage = 0;
+      for (int kb = 0; kb < kb_count; ++kb) {
+        const int stage = ring.stage;
+        sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+        sm90::wgmma_fence();
+        issue_wgmmas(acc[0], stage, kb == 0, 0);
+        issue_wgmmas(acc[1], stage, kb == 0, 1);
+        sm90::wgmma_commit_group();
+        if (kb > 0) {
+          sm90::wgmma_wait_group<1>();
+          release(prev_stage);
+        }
+        prev_stage = stage;
+        ring.advance();
+      }
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[h][i]);
+    } else {
+      float part[NACC];
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) acc[h][i] = 0.f;
+      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead).
+      float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
+      const auto read = [&](int kb, float (&ra)[4], float& rb) {
+        if constexpr (S == ScaleMode::block128) {
+          ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
+          ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);
+        }
+      };
+      read(0, a, b);
+      for (int kb = 0; kb < kb_count; ++kb) {
+        const int stage = ring.stage;
+        float na[4] = {1.f, 1.f, 1.f, 1.f}, nb = 1.f;
+        read(min(kb + 1, kb_count - 1), na, nb);
+        sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          issue(part, stage, true, h);
+          sm90::wgmma_wait_group<0>();
+#pragma unroll
+          for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
+          if (h == 1) {
+            release(stage);  // the operands, read by both halves' completed wgmmas
+            ring.advance();
+          }
+          Factors f;
+          f.f0 = a[2 * h] * b, f.f1 = a[2 * h + 1] * b, f.m0 = f.f0, f.m1 = f.f1;
+          add_rows(acc[h], part, f);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[i] = na[i];
+        b = nb;
+      }
+    }
+  }
+
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     if constexpr (V == kF3Pipe && !kFast) {  // fast accumulation has no promotion to overlap
@@ -466,32 +566,44 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[NACC], const CUt
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
 // k-blocks, then scales and stores. The block scales of a partial item are those of its own
 // k-blocks, so every partial is a sum of fully scaled terms.
+// kF3Tall: each consumer's rows are two halves of 64 (hf), each its own sums, scales and stores;
+// on a cluster the CTA of rank `rank` computes the rank-th N tile of the cluster's.
 template <ScaleMode S, bool kFast, class Cfg, bool SK, int V, DType TA, DType TB, class Ring,
           class WorkIter>
 __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_iter,
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
-                                            int consumer, int warp, int lane, int wg_thread) {
+                                            int consumer, int warp, int lane, int wg_thread,
+                                            uint32_t rank) {
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
   using Mainloop = F2Mainloop<S, kFast, Cfg, true, V, TA, TB>;
   constexpr int NJ = Cfg::BN / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
-  static_assert(!SK || Cfg::BN == 128, "the stream-K workspace holds 128-column tiles");
+  constexpr int HALVES = Cfg::HALVES;
+  static_assert(!SK || (Cfg::BN == 128 && HALVES == 1),
+                "the stream-K workspace holds 128 x 128 tiles");
+  static_assert(HALVES == 1 || V == kF3Tall, "two halves are kF3Tall's");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
-  float acc[NACC];
+  float acc[HALVES][NACC];
   Sm90Work w;
   while (work_iter.next(w)) {
-    const int m0 = w.tile.m * kBM, n0 = w.tile.n * Cfg::BN;
-    const int m_wg = m0 + consumer * Cfg::WG_N, r0 = m_wg + 16 * warp + g, r1 = r0 + 8;
-    // Row scales: this thread's 2 rows (m of A, times alpha) and 2 NJ columns (n of B), loaded
-    // now and used after the mainloop.
-    float rsa[2], rsb[S == ScaleMode::row ? 2 * NJ : 1];
+    const auto [m_tile, n_tile] = sm90_cta_tile<Cfg::CLUSTER, false>(w, rank);
+    const int m0 = m_tile * Cfg::BM, n0 = n_tile * Cfg::BN;
+    // Half hf's first row of A, and this thread's two rows in it.
+    const auto m_wg = [&](int hf) { return m0 + (consumer * HALVES + hf) * Cfg::WG_N; };
+    const auto row = [&](int hf, int h) { return m_wg(hf) + 16 * warp + g + 8 * h; };
+    // Row scales: this thread's 2 rows a half (m of A, times alpha) and 2 NJ columns (n of B),
+    // loaded now and used after the mainloop.
+    float rsa[2 * HALVES], rsb[S == ScaleMode::row ? 2 * NJ : 1];
     const auto load_row_scales = [&] {
-      rsa[0] = r0 < M ? prm.alpha * __ldg(prm.scale_a + r0) : 0.f;
-      rsa[1] = r1 < M ? prm.alpha * __ldg(prm.scale_a + r1) : 0.f;
+#pragma unroll
+      for (int i = 0; i < 2 * HALVES; ++i) {
+        const int r = row(i / 2, i % 2);
+        rsa[i] = r < M ? prm.alpha * __ldg(prm.scale_a + r) : 0.f;
+      }
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
 #pragma unroll
@@ -500,66 +612,77 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
         }
     };
-    // Variants _pipe and _n192 keep 192 registers of partials and sums live through the
+    // Variants _pipe, _n192 and _m256 keep 192 registers of partials and sums live through the
     // mainloop: their row scales wait until after it.
     if constexpr (S == ScaleMode::row && V == kF3) load_row_scales();
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
-      mainloop.sa0 = prm.scale_a + int64_t(min(r0, M - 1)) * kbs + w.kb_begin;
-      mainloop.sa1 = prm.scale_a + int64_t(min(r1, M - 1)) * kbs + w.kb_begin;
+      const auto row_scales = [&](int hf, int h) {
+        return prm.scale_a + int64_t(min(row(hf, h), M - 1)) * kbs + w.kb_begin;
+      };
+      mainloop.sa0 = row_scales(0, 0);
+      mainloop.sa1 = row_scales(0, 1);
+      if constexpr (HALVES == 2) mainloop.sa2 = row_scales(1, 0), mainloop.sa3 = row_scales(1, 1);
       // B's 128-row blocks under the tile's rows n0 .. n0 + BN - 1 (the second clamped to the
-      // last block: its columns past N are not stored).
-      const int nb = n0 / int(kScaleBlock);
+      // last block: its columns past N are not stored; so is a cluster's padding tile, all past
+      // N).
+      const int nb_last = (N - 1) / int(kScaleBlock);
+      const int nb = Cfg::CLUSTER > 1 ? min(n0 / int(kScaleBlock), nb_last) : n0 / int(kScaleBlock);
       mainloop.sb = prm.scale_b + int64_t(nb) * kbs + w.kb_begin;
       if constexpr (Cfg::BN == 192) {
-        const int nb_last = (N - 1) / int(kScaleBlock);
         mainloop.sb_hi = prm.scale_b + int64_t(min(nb + 1, nb_last)) * kbs + w.kb_begin;
         mainloop.mid_lo = n0 % int(kScaleBlock) == 0;  // columns 64..127 of the tile in block nb
       }
     }
-    mainloop.template run<0>(acc, w.kb_end - w.kb_begin, [](auto) {});
+    if constexpr (HALVES == 2)
+      mainloop.run_tall(acc, w.kb_end - w.kb_begin);
+    else
+      mainloop.template run<0>(acc[0], w.kb_end - w.kb_begin, [](auto) {});
     if constexpr (S == ScaleMode::row && V != kF3) load_row_scales();
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
       if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
-        sk_publish(acc, slot, prm.epoch, wg_thread, bar_id);
+        sk_publish(acc[0], slot, prm.epoch, wg_thread, bar_id);
         continue;
       }
       if (w.kb_begin > 0)  // add the tile's first k-blocks, published by lower CTAs
         for (int cc = sk_prev_contributor(sched, int(blockIdx.x), w.sk_tile); cc >= 0;
              cc = sk_prev_contributor(sched, cc, w.sk_tile))
-          sk_accumulate(acc, cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
+          sk_accumulate(acc[0], cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
     }
 #pragma unroll
-    for (int j = 0; j < NJ; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& v = acc[4 * j + 2 * h + e];
-          if constexpr (S == ScaleMode::row)
-            v *= rsa[h] * rsb[2 * j + e];
-          else
-            v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
-        }
-    if (m_wg >= M) continue;  // this warpgroup's rows are all past M (uniform)
-    if (sched.c_tma) {
-      f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc, &map_c, s_epi_own, m_wg, n0, N, consumer,
-                                                      warp, lane, wg_thread);
-    } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
+    for (int hf = 0; hf < HALVES; ++hf) {
 #pragma unroll
       for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const int m = h ? r1 : r0, n = n0 + 8 * j + 2 * q + e;
-            if (m >= M || n >= N) continue;
-            __nv_bfloat16* dst = prm.c + int64_t(n) * M + m;
-            float v = acc[4 * j + 2 * h + e];
-            if (prm.beta != 0.f) v += prm.beta * __bfloat162float(*dst);
-            *dst = __float2bfloat16_rn(v);
+            float& v = acc[hf][4 * j + 2 * h + e];
+            if constexpr (S == ScaleMode::row)
+              v *= rsa[2 * hf + h] * rsb[2 * j + e];
+            else
+              v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
           }
+      if (m_wg(hf) >= M) continue;  // this warpgroup's rows of the half are all past M (uniform)
+      if (sched.c_tma) {
+        f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0, N,
+                                                        consumer, warp, lane, wg_thread);
+      } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
+#pragma unroll
+        for (int j = 0; j < NJ; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int m = row(hf, h), n = n0 + 8 * j + 2 * q + e;
+              if (m >= M || n >= N) continue;
+              __nv_bfloat16* dst = prm.c + int64_t(n) * M + m;
+              float v = acc[hf][4 * j + 2 * h + e];
+              if (prm.beta != 0.f) v += prm.beta * __bfloat162float(*dst);
+              *dst = __float2bfloat16_rn(v);
+            }
+      }
     }
   }
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
@@ -579,11 +702,12 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   constexpr int STAGES = Cfg::STAGES;
   // kBlock: the block scales go through the consumers' scale slots (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
-  static_assert(!MROWS || CLUSTER == 1, "rung F3 runs without a cluster");
+  static_assert(!MROWS || CLUSTER == 1 || V == kF3Tall, "rung F3 runs clusters at 256 rows only");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
-  static_assert(Cfg::A_SLICE_ROWS * CLUSTER == kBM, "the cluster's CTAs split the A tile's rows");
+  static_assert(Cfg::A_SLICE_ROWS * CLUSTER == Cfg::BM,
+                "the cluster's CTAs split the A tile's rows");
   // The register split: rung 10's 40 / 232.
   constexpr int kProducerRegs = Cfg::PRODUCER_REGS;
   constexpr int kConsumerRegs = Cfg::CONSUMER_REGS;
@@ -643,7 +767,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
                                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                              consumer, warp, lane, wg_thread);
+                                              consumer, warp, lane, wg_thread, rank);
   } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
     const int M = prm.m, N = prm.n;
     __nv_bfloat16* c = prm.c;
@@ -785,7 +909,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                a.scale_a,
                a.scale_b,
                static_cast<__nv_bfloat16*>(a.c),
-               make_schedule(M, N, K, kBM, Cfg::BN, kBK, CLUSTER, clusters, SK),
+               make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), N, K, Cfg::BN);
@@ -840,8 +964,9 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   }
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room), in a 32-bit index.
+  constexpr int BM = F2Cfg<ScaleMode::tensor, CLUSTER, MROWS, V>::BM;
   constexpr int BN = F2Cfg<ScaleMode::tensor, CLUSTER, MROWS, V>::BN;
-  if ((p.m + kBM - 1) / kBM * 16 * ((p.n + BN * CLUSTER - 1) / (BN * CLUSTER) + 15) >=
+  if ((p.m + BM - 1) / BM * 16 * ((p.n + BN * CLUSTER - 1) / (BN * CLUSTER) + 15) >=
       (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   return by_pair<MROWS>(p, [&](auto ta, auto tb) {
@@ -911,6 +1036,21 @@ GEMMBENCH_REGISTER_KERNEL(
                   "rung F3 on 128x192 tiles: wgmma m64n192k32, a third fewer shared-memory "
                   "operand reads per FLOP than 128 rows of B, 4 stages",
                   supports<1, true, false, kF3N192>, launch<1, true, false, kF3N192>, kF3Types));
+
+// The 256-row tile alone, and on 2-CTA clusters sharing it: the two steps measured apart.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m256", 3,
+                  "rung F3 on 256x128 tiles: each consumer warpgroup's 128 rows of A in two "
+                  "64-row halves through one partial, promoted in turn (the other warpgroup's "
+                  "wgmmas under each promotion); a third fewer L2 reads per FLOP, 4 stages",
+                  supports<1, true, false, kF3Tall>, launch<1, true, false, kF3Tall>, kF3Types));
+
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2", 3,
+                  "rung F3 on 256x128 tiles and 2-CTA clusters along N: each CTA loads half of "
+                  "the shared 256-row A tile and multicasts it to both (half the L2 reads per "
+                  "FLOP of a 128x128 tile)",
+                  supports<2, true, false, kF3Tall>, launch<2, true, false, kF3Tall>, kF3Types));
 
 }  // namespace
 }  // namespace gemmbench
