@@ -378,10 +378,10 @@ EOF2
       # picked. breakdown: lists the SM throughput's parts, the tensor pipes among them.
       timeout 300 ncu --clock-control none --kernel-name "regex:$regex" --launch-skip "${NCU_SKIP:-2}" --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-        --metrics "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed,${gmma:+$gmma,}l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum" \
+        --metrics "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed,${gmma:+$gmma,}l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum,lts__t_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum,launch__grid_size,launch__cluster_dim_x,lts__throughput.avg.pct_of_peak_sustained_elapsed" \
         "$bin" $args --warmup 1 --min-samples 2 --min-time 0 --no-verify --quiet >"$logs/ncu_gmma_$tag.txt" 2>&1
       note "ncu-gmma $tag: rc=$?"
-      grep -E "issue_stalled|gmma|tensor|wavefronts|bank_conflicts|issue_active|cycles_elapsed|gpu__time|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
+      grep -E "issue_stalled|gmma|tensor|wavefronts|bank_conflicts|issue_active|cycles_elapsed|gpu__time|lts__|dram__bytes|launch__|Warp Cycles Per Issued|Issue Slots Busy|Eligible Warps|Memory Throughput|Compute \(SM\)" \
         "$logs/ncu_gmma_$tag.txt" | grep -v -E "^==PROF==" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -60 | tee -a "$summary"
       ;;
     ncu-source:*)
