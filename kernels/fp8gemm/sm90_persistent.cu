@@ -762,7 +762,10 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
   // ======== CONSUMERS: 64 rows of the B tile each, all 128 rows of the A tile ========
   sm90::setmaxnreg_inc<kConsumerRegs>();
-  const int consumer = wg - 1;
+  // Read from lane 0, the consumer index is one the compiler knows is the same across the warp:
+  // the wgmma descriptors built from it (and from the ring's stage) are then computed in uniform
+  // registers, not in per-thread ones moved over by R2UR before each wgmma.
+  const int consumer = __shfl_sync(0xffffffffu, wg - 1, 0);
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
