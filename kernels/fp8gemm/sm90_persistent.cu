@@ -11,14 +11,18 @@
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
 // stream-K schedule and workspace (common/sm90/schedule.hpp, common/sm90/stream_k.cuh), each of a
 // row of few tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb +
-// 1's wgmmas under kb's promotion; _n192: 128x192 tiles. docs/fp8.md tells the ladder and the
-// tries. Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
+// 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256 (kF3Tall): 256x128 tiles, each
+// consumer's 128 rows of A in two halves through one partial; _m256c2: the same on 2-CTA
+// clusters along N multicasting the A tile. docs/fp8.md tells the ladder and the tries. Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
 // scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
 // State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
 // DeepSeek-V3 prefill F2 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the
 // producer warps' slot hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe
 // 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
 // e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
+// 2026-11-28 (H200, bench_results/h200/2026-11-28_fp8_ab_*_uniform.json.gz): with the wgmma
+// descriptors in uniform registers, fp8gemm's picks at M 4096 on DeepGEMM's shapes 0.997x
+// cuBLASLt block128 and 0.970x DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
