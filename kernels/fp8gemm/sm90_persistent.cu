@@ -13,16 +13,17 @@
 // row of few tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb +
 // 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256 (kF3Tall): 256x128 tiles, each
 // consumer's 128 rows of A in two halves through one partial; _m256c2: the same on 2-CTA
-// clusters along N multicasting the A tile. docs/fp8.md tells the ladder and the tries. Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a
-// scaling, bf16 C; any M, N; K % 16 == 0 (TMA row strides).
-// State (2026-11-27, H100, bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt:
-// DeepSeek-V3 prefill F2 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the
-// producer warps' slot hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe
-// 0.90x / 0.88x, _n192 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the
-// e5m2 pairs by fp8gemm's picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3).
-// 2026-11-28 (H200, bench_results/h200/2026-11-28_fp8_ab_*_uniform.json.gz): with the wgmma
-// descriptors in uniform registers, fp8gemm's picks at M 4096 on DeepGEMM's shapes 0.997x
-// cuBLASLt block128 and 0.970x DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128.
+// clusters along N multicasting the A tile. docs/fp8.md tells the ladder and the tries.
+// Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
+// bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
+// bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
+// 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the producer warps' slot
+// hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe 0.90x / 0.88x, _n192
+// 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the e5m2 pairs by fp8gemm's
+// picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3). 2026-11-28 (H200,
+// bench_results/h200/2026-11-28_fp8_ab_*_uniform.json.gz): with the wgmma descriptors in uniform
+// registers, fp8gemm's picks at M 4096 on DeepGEMM's shapes 0.997x cuBLASLt block128 and 0.970x
+// DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -81,12 +82,13 @@ enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3 };
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
-  static constexpr int WG_N = 64;                   // wgmma's M: rows of A per instruction
+  static constexpr int WG_N = 64;                       // wgmma's M: rows of A per instruction
   static constexpr int HALVES = BM / CONSUMERS / WG_N;  // 64-row halves per consumer
   static constexpr bool CLUSTER_M = false;
   static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
-  static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES, A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
+  static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES,
+                            A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = BN / EPI_BOX;
@@ -103,10 +105,9 @@ struct F3Cfg {
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
 };
 template <int V, int CLUSTER>
-using F3CfgOf =
-    std::conditional_t<V == kF3N192, F3Cfg<128, 192, 4>,
-                       std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-                                          F3Cfg<128, 128, 6>>>;
+using F3CfgOf = std::conditional_t<
+    V == kF3N192, F3Cfg<128, 192, 4>,
+    std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>, F3Cfg<128, 128, 6>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -452,7 +453,7 @@ struct F2Mainloop {
         for (int i = 0; i < NACC; ++i) acc[h][i] = 0.f;
       // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead).
       float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
-      const auto read = [&](int kb, float (&ra)[4], float& rb) {
+      const auto read = [&](int kb, float(&ra)[4], float& rb) {
         if constexpr (S == ScaleMode::block128) {
           ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
           ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);

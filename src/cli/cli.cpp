@@ -185,6 +185,10 @@ void add_problem_options(CLI::App& app, CliOptions& o) {
   app.add_option("--tokens", o.tokens,
                  "Tokens per GEMM for --preset (the M of every layer), or the tokens T a "
                  "--routing sends to experts: N, list or range");
+  app.add_option("--layers", o.layers,
+                 "With --preset: only these layers, names or globs, comma-separated (moe_* for "
+                 "the grouped expert layers of an MoE model with --routing; `gemmbench presets` "
+                 "lists them). Default: every layer");
   add_grouped_options(app, o);
   app.add_flag("--dry-run", o.dry_run,
                "Print the planned cases (one line each), their count and total FLOP, and exit 0 "
@@ -468,14 +472,15 @@ CliOutcome parse_command_line(const std::vector<std::string>& args,
 
 RunRequest resolve_request(const CliOptions& o) {
   RunRequest req;
-  const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layouts ||
-                          o.dtypes || o.dtypes_b || o.accums || o.alpha || o.beta || o.scales ||
-                          o.out || o.fast_accum || grouped_flags(o);
+  const bool work_flags = o.kernels || o.m || o.n || o.k || o.presets || o.tokens || o.layers ||
+                          o.layouts || o.dtypes || o.dtypes_b || o.accums || o.alpha || o.beta ||
+                          o.scales || o.out || o.fast_accum || grouped_flags(o);
   if (o.runs && o.config.empty())
     throw UsageError("--run selects runs of a --config; give the config too");
   if (!o.config.empty() && work_flags)
     throw UsageError(
-        "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens, --layout, "
+        "--config cannot be combined with --kernel, --m/--n/--k, --preset/--tokens/--layers, "
+        "--layout, "
         "--dtype, --dtype-b, --accum, --scale, --out, --fast-accum, --alpha, --beta or the "
         "grouped options (--groups, --routing, ...): put those in the config's runs");
   if (o.presets && (o.m || o.n || o.k))
@@ -523,11 +528,14 @@ RunRequest resolve_request(const CliOptions& o) {
     run.shapes = preset_shapes(split_list(*o.presets),
                                parse_dim_list(o.tokens.value_or(""), "--tokens"), "--preset: ");
     run.layouts = {Layout::tn};  // PyTorch's x @ W.T (plan/presets.hpp)
+  } else if (o.layers) {
+    throw UsageError("--layers selects layers of a --preset; give the preset too");
   } else {
     run.shapes = cross_shapes(parse_dim_list(o.m.value_or("4096"), "--m"),
                               parse_dim_list(o.n.value_or("4096"), "--n"),
                               parse_dim_list(o.k.value_or("4096"), "--k"));
   }
+  if (o.layers) keep_preset_layers(run.shapes, split_list(*o.layers), "--layers: ");
   if (o.layouts)
     run.layouts = parse_enum_list<Layout>(*o.layouts, "--layout", parse_layout, "nn, nt, tn, tt");
   if (o.dtypes)

@@ -25,6 +25,7 @@ struct CliOptions {
   std::optional<std::string> m, n, k;  // dimension lists (see plan/ranges.hpp)
   std::optional<std::string> presets;  // --preset: comma list of model names (plan/presets.hpp)
   std::optional<std::string> tokens;   // --tokens: the M of every preset layer, a dimension list
+  std::optional<std::string> layers;   // --layers: comma list of preset layer names or globs
   // Grouped GEMM (docs/grouped.md): --groups, --group-m, --topk, --experts, --routing,
   // --routing-seed, --group-layout, --group-align, --group-max-m, as typed.
   std::optional<int64_t> groups, topk, experts, group_align, group_max_m;

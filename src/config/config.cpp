@@ -293,13 +293,13 @@ class Parser {
 
   RunSpec run(const json& j, const std::string& path, size_t index) const {
     expect(j, j.is_object(), path, "an object");
-    check_keys(j, path, {"name",         "kernels",     "shapes",     "preset",
-                         "tokens",       "layouts",     "dtypes",     "dtypes_b",
-                         "accums",       "scales",      "out",        "fast_accum",
-                         "alpha",        "beta",        "measure",    "groups",
-                         "group_m",      "m",           "n",          "k",
-                         "topk",         "experts",     "routing",    "routing_seed",
-                         "group_layout", "group_align", "group_max_m"});
+    check_keys(j, path, {"name",         "kernels",     "shapes",      "preset",
+                         "tokens",       "layouts",     "dtypes",      "dtypes_b",
+                         "accums",       "scales",      "out",         "fast_accum",
+                         "alpha",        "beta",        "measure",     "groups",
+                         "group_m",      "m",           "n",           "k",
+                         "topk",         "experts",     "routing",     "routing_seed",
+                         "group_layout", "group_align", "group_max_m", "layers"});
     RunSpec r;
     r.name = "run" + std::to_string(index);
     if (j.contains("name")) {
@@ -332,6 +332,9 @@ class Parser {
       if (!j.contains("shapes")) fail(path, "missing key 'shapes' (or 'preset' with 'tokens')");
       r.shapes = shapes(j["shapes"], join(path, "shapes"));
     }
+    if (j.contains("layers"))  // a preset's layers by name or glob (plan/presets.hpp)
+      keep_preset_layers(r.shapes, strings(j["layers"], join(path, "layers")),
+                         source_ + ": " + join(path, "layers") + ": ");
     if (j.contains("layouts"))
       r.layouts =
           enums<Layout>(j["layouts"], join(path, "layouts"), parse_layout, "nn, nt, tn, tt");

@@ -1,6 +1,10 @@
 #include "plan/presets.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fnmatch.h>
+
+#include <algorithm>
 
 #include "core/errors.hpp"
 
@@ -162,6 +166,31 @@ std::vector<Shape> preset_shapes(const std::vector<std::string>& models,
                      ") has any (Mixture-of-Experts presets: " + moe + ")");
   }
   return out;
+}
+
+void keep_preset_layers(std::vector<Shape>& shapes, const std::vector<std::string>& patterns,
+                        const std::string& where) {
+  if (patterns.empty())
+    throw UsageError(where + "empty layer list (layer names or globs such as moe_*)");
+  std::vector<std::string> names;  // the layers planned, each once, in order
+  for (const Shape& s : shapes) {
+    if (s.preset.empty())
+      throw UsageError(where +
+                       "selects layers of a preset: give --preset (\"preset\" in a config)");
+    if (std::find(names.begin(), names.end(), s.preset.layer) == names.end())
+      names.push_back(s.preset.layer);
+  }
+  const auto matches = [](const std::string& pattern, const std::string& layer) {
+    return fnmatch(pattern.c_str(), layer.c_str(), 0) == 0;
+  };
+  for (const std::string& p : patterns)
+    if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return matches(p, n); }))
+      throw UsageError(where + "'" + p + "' matches no layer (planned: " +
+                       fmt::format("{}", fmt::join(names, ", ")) + ")");
+  std::erase_if(shapes, [&](const Shape& s) {
+    return std::none_of(patterns.begin(), patterns.end(),
+                        [&](const auto& p) { return matches(p, s.preset.layer); });
+  });
 }
 
 std::string format_preset_list() {

@@ -64,6 +64,13 @@ std::vector<Shape> preset_shapes(const std::vector<std::string>& models,
                                  const std::vector<int64_t>& tokens, const std::string& where,
                                  const ExpertRouting* routing = nullptr);
 
+// Keeps the shapes whose preset layer matches one of `patterns` (names or fnmatch globs:
+// "moe_*", "o_proj"), in order. Throws UsageError (prefixed by `where`) for an empty list, a
+// shape without a preset label (the filter applies to --preset / "preset" runs only) and a pattern
+// that matches no layer of the shapes, naming the layers there are.
+void keep_preset_layers(std::vector<Shape>& shapes, const std::vector<std::string>& patterns,
+                        const std::string& where);
+
 // `gemmbench presets` output.
 std::string format_preset_list();
 

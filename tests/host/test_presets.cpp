@@ -181,3 +181,61 @@ TEST(Presets, PlanKeepsEveryLayerLabelled) {
   // 3 groups x (cuBLAS + hgemm_tn) = 6 rows of 2*16*4096*4096 FLOP = 3.221e+09.
   EXPECT_NE(text.find("6 cases (3 problems), 3.221e+09 FLOP"), std::string::npos) << text;
 }
+
+// --layers / "layers": a preset's layers by name or glob, the rest of the plan as without.
+TEST(Presets, LayersKeepTheNamedOnes) {
+  const RunRequest r = resolve_request(
+      parse_command_line({"gemmbench", "--preset", "deepseek-v3,mixtral-8x7b", "--tokens", "512",
+                          "--routing", "zipf:1.2", "--layers", "moe_*", "--dry-run"})
+          .options);
+  ASSERT_EQ(r.runs.size(), 1u);
+  const auto& shapes = r.runs[0].shapes;
+  ASSERT_EQ(shapes.size(), 4u) << "two grouped expert layers of each model";
+  for (const Shape& s : shapes) {
+    EXPECT_EQ(s.preset.layer.rfind("moe_", 0), 0u) << s.preset.layer;
+    EXPECT_TRUE(s.grouped.has_value()) << s.preset.layer;
+  }
+  EXPECT_EQ(shapes[0].preset, (PresetLabel{"deepseek-v3", "moe_gate_up_proj"}));
+  EXPECT_EQ(shapes[3].preset, (PresetLabel{"mixtral-8x7b", "moe_down_proj"}));
+
+  // Names and globs together, in the preset's order whatever the list's.
+  const RunRequest d =
+      resolve_request(parse_command_line({"gemmbench", "--preset", "llama3-8b", "--tokens", "1,16",
+                                          "--layers", "down_proj,qkv*"})
+                          .options);
+  ASSERT_EQ(d.runs[0].shapes.size(), 4u);
+  EXPECT_EQ(d.runs[0].shapes[0].preset.layer, "qkv_proj");
+  EXPECT_EQ(d.runs[0].shapes[1].preset.layer, "down_proj");
+  EXPECT_EQ(d.runs[0].shapes[2].m, 16);
+
+  EXPECT_EQ(usage_error_of({"--preset", "llama3-8b", "--tokens", "16", "--layers", "moe_*"}),
+            "--layers: 'moe_*' matches no layer (planned: qkv_proj, o_proj, gate_up_proj, "
+            "down_proj)");
+  EXPECT_NE(usage_error_of({"--layers", "o_proj"}).find("give the preset too"), std::string::npos);
+  EXPECT_NE(usage_error_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64",
+                            "--layers", "o_proj"})
+                .find("selects layers of a preset"),
+            std::string::npos);
+  EXPECT_NE(usage_error_of({"--preset", "llama3-8b", "--tokens", "16", "--layers", ""})
+                .find("empty layer list"),
+            std::string::npos);
+  EXPECT_NE(usage_error_of({"--config", "x.json", "--layers", "o_proj"}).find("--config cannot"),
+            std::string::npos);
+
+  const SweepConfig c = parse_config_text(
+      R"({"runs": [{"kernels": "cublas", "preset": "qwen3-30b-a3b", "tokens": [16, 4096],
+                    "routing": "balanced", "dtypes": ["bf16"], "layers": ["moe_down_proj"]}]})",
+      "t");
+  ASSERT_EQ(c.runs[0].shapes.size(), 2u);
+  EXPECT_EQ(c.runs[0].shapes[1].preset, (PresetLabel{"qwen3-30b-a3b", "moe_down_proj"}));
+  EXPECT_EQ(c.runs[0].shapes[1].grouped->grouping.groups(), 128);
+  try {
+    parse_config_text(
+        R"({"runs": [{"kernels": "all", "shapes": [[1, 1, 1]], "layers": ["o_proj"]}]})", "t.json");
+    ADD_FAILURE() << "layers without a preset was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.json: runs[0].layers: selects layers of a preset"),
+              std::string::npos)
+        << e.what();
+  }
+}
