@@ -346,9 +346,15 @@ struct F2Mainloop {
   // Fast accumulation: one accumulator over all of K; the previous k-block's wgmmas finish while
   // this one's are issued, and release their stage then.
   __device__ __forceinline__ void k_block_fast(float (&acc)[NACC], int kb, int& prev_stage) {
+    k_block_fast_by(kb, prev_stage, [&](int stage) { issue(acc, stage, kb == 0); });
+  }
+  // The same walk with the k-block's wgmmas (one commit group) issued by issue_group(stage).
+  template <class IssueGroup>
+  __device__ __forceinline__ void k_block_fast_by(int kb, int& prev_stage,
+                                                  IssueGroup&& issue_group) {
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
-    issue(acc, stage, kb == 0);
+    issue_group(stage);
     if (kb > 0) {
       sm90::wgmma_wait_group<1>();
       release(prev_stage);
@@ -425,20 +431,13 @@ struct F2Mainloop {
 #pragma unroll
         for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[h][i]);
       int prev_stage = 0;
-      for (int kb = 0; kb < kb_count; ++kb) {
-        const int stage = ring.stage;
-        sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
-        sm90::wgmma_fence();
-        issue_wgmmas(acc[0], stage, kb == 0, 0);
-        issue_wgmmas(acc[1], stage, kb == 0, 1);
-        sm90::wgmma_commit_group();
-        if (kb > 0) {
-          sm90::wgmma_wait_group<1>();
-          release(prev_stage);
-        }
-        prev_stage = stage;
-        ring.advance();
-      }
+      for (int kb = 0; kb < kb_count; ++kb)
+        k_block_fast_by(kb, prev_stage, [&](int stage) {
+          sm90::wgmma_fence();
+          issue_wgmmas(acc[0], stage, kb == 0, 0);
+          issue_wgmmas(acc[1], stage, kb == 0, 1);
+          sm90::wgmma_commit_group();
+        });
       sm90::wgmma_wait_group<0>();
       release(prev_stage);
 #pragma unroll
