@@ -30,6 +30,16 @@ int64_t Grouping::stored_rows() const {
   return rows;
 }
 
+std::vector<int64_t> Grouping::row_offsets() const {
+  std::vector<int64_t> out(m.size());
+  int64_t row = 0;
+  for (size_t g = 0; g < m.size(); ++g) {
+    out[g] = layout == GroupLayout::masked ? int64_t(g) * max_m : row;
+    row += round_up_rows(m[g], std::max<int64_t>(align, 1));
+  }
+  return out;
+}
+
 GroupStats group_stats(const Grouping& g) {
   GroupStats s;
   if (g.m.empty()) return s;

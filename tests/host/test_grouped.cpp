@@ -14,6 +14,7 @@
 #include "plan/plan.hpp"
 #include "plan/presets.hpp"
 #include "plan/shard.hpp"
+#include "runner/grouped_gemm.hpp"
 
 using namespace gemmbench;
 
@@ -392,4 +393,65 @@ TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {
   const RunRequest r = request_of({"--groups", "65536", "--m", "1", "--n", "8", "--k", "8",
                                    "--group-align", "65536", "--kernel", "cublas"});
   EXPECT_THROW(plan_of(r, reg), UsageError);
+}
+
+// Where each group's rows begin, and the cuBLAS grouped API's arrays (runner/grouped_gemm.hpp):
+// host arithmetic, checked without a GPU.
+TEST(GroupedStorage, RowOffsetsFollowTheLayout) {
+  Grouping g;
+  g.m = {5, 0, 130, 1};
+  g.layout = GroupLayout::contiguous;
+  g.align = 128;
+  EXPECT_EQ(g.row_offsets(), (std::vector<int64_t>{0, 128, 128, 384}));
+  EXPECT_EQ(g.stored_rows(), 512);
+  g.align = 1;
+  EXPECT_EQ(g.row_offsets(), (std::vector<int64_t>{0, 5, 5, 135}));
+  g.layout = GroupLayout::masked;
+  g.max_m = 130;
+  EXPECT_EQ(g.row_offsets(), (std::vector<int64_t>{0, 130, 260, 390}));
+}
+
+TEST(GroupedStorage, EachGroupIsTheDenseProblemWithOperandsSwapped) {
+  GemmProblem p;
+  p.m = 300;
+  p.n = 96;
+  p.k = 72;
+  p.layout = Layout::tn;
+  p.dtype = DType::bf16;
+  p.alpha = 0.5;
+  const GemmProblem q = group_dense_problem(p, 37);
+  EXPECT_EQ(q.m, 96);  // C_g row-major [37, 96] is the column-major (96, 37) B_g A_g^T
+  EXPECT_EQ(q.n, 37);
+  EXPECT_EQ(q.k, 72);
+  EXPECT_EQ(q.lda(), 72);
+  EXPECT_EQ(q.ldb(), 72);
+  EXPECT_EQ(q.ldc(), 96);
+  EXPECT_EQ(q.alpha, 0.5);
+  EXPECT_EQ(q.dtype, DType::bf16);
+}
+
+TEST(GroupedStorage, TheGroupedApiBucketsEqualGroupsLargestFirst) {
+  Grouping g;
+  g.m = {16, 0, 64, 16, 64, 3};
+  g.layout = GroupLayout::contiguous;
+  g.align = 16;
+  GemmProblem p;
+  p.m = g.total_m();
+  p.n = 48;
+  p.k = 32;
+  p.layout = Layout::tn;
+  p.dtype = DType::f16;
+  const GroupedBatchPlan b = plan_grouped_batch(p, g);
+  EXPECT_EQ(b.group_size, (std::vector<int>{2, 2, 1}));  // M_g 64 (groups 2, 4), 16 (0, 3), 3
+  EXPECT_EQ(b.n, (std::vector<int>{64, 16, 3}));
+  EXPECT_EQ(b.m, (std::vector<int>{48, 48, 48}));
+  EXPECT_EQ(b.ldc, (std::vector<int>{48, 48, 48}));
+  ASSERT_EQ(b.problems(), 5);
+  // Rows start at 0, 16, 16, 80, 96, 160 (each group padded to 16); group order within a bucket.
+  EXPECT_EQ(b.a_offset, (std::vector<int64_t>{16 * 32, 96 * 32, 0, 80 * 32, 160 * 32}));
+  EXPECT_EQ(b.c_offset, (std::vector<int64_t>{16 * 48, 96 * 48, 0, 80 * 48, 160 * 48}));
+  EXPECT_EQ(b.b_offset,
+            (std::vector<int64_t>{2 * 48 * 32, 4 * 48 * 32, 0, 3 * 48 * 32, 5 * 48 * 32}));
+  g.m = {0, 0};
+  EXPECT_EQ(plan_grouped_batch(p, g).problems(), 0) << "no group with rows: nothing to call";
 }

@@ -1,6 +1,8 @@
 // Grouped GEMM as Mixture-of-Experts layers run it (docs/grouped.md): G groups share N and K, each
 // group g has its own M_g rows of activations and its own weights. TN, as a dense preset layer:
 // A holds the activations K-contiguous, B the weights [G, N, K] K-contiguous, C_g = A_g * B_g^T.
+// C has A's rows: [rows, N], N-contiguous (what torch's x @ W.T and DeepGEMM's grouped kernels
+// write), so that a group's output rows are one contiguous range, as its input rows are.
 //
 // Why the type lives in the ground layer but is not a field of GemmProblem: a grouped kernel's
 // supports() and its launch arguments will need exactly this description (the counts, the layout,
@@ -44,6 +46,9 @@ struct Grouping {
   int64_t total_m() const;      // sum(M_g): the rows computed, counted and compared
   int64_t touched() const;      // groups with M_g > 0: the experts whose weights are read
   int64_t stored_rows() const;  // rows of A and C in storage, padding included
+  // The first stored row of each group (contiguous: the rows before it, each group's padded to
+  // `align`; masked: g * max_m): where group g's rows of A and of C begin.
+  std::vector<int64_t> row_offsets() const;
   bool operator==(const Grouping& o) const {
     return m == o.m && layout == o.layout && align == o.align && max_m == o.max_m;
   }

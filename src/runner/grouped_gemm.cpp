@@ -1,0 +1,214 @@
+#include "runner/grouped_gemm.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "core/cuda_check.hpp"
+#include "verify/tolerance.hpp"
+
+namespace gemmbench {
+
+namespace {
+
+// The seeds' tensor numbers, as a dense case's operands use them (runner/operands.cpp).
+constexpr uint64_t kTensorA = 0, kTensorB = 1, kTensorC = 2;
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;  // as the dense baseline's
+
+void check_problem(const GemmProblem& p, const Grouping& g) {
+  if (is_fp8(p.dtype))
+    throw std::invalid_argument("grouped " + std::string(to_string(p.dtype)) +
+                                ": cuBLAS has no grouped FP8 GEMM (cuBLASLt per group instead)");
+  if (p.layout != Layout::tn) throw std::invalid_argument("grouped GEMM is TN");
+  if (p.m != g.total_m()) throw std::invalid_argument("the grouped problem's m is not sum(M_g)");
+}
+
+int narrow(int64_t v, const char* what) {
+  if (v > int64_t(0x7fffffff)) throw std::invalid_argument(std::string(what) + " exceeds int");
+  return int(v);
+}
+
+const char* byte_ptr(const DeviceBuffer& b) {
+  return static_cast<const char*>(b.get());
+}
+char* byte_ptr(DeviceBuffer& b) {
+  return static_cast<char*>(b.get());
+}
+
+}  // namespace
+
+GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows) {
+  GemmProblem q = p;
+  q.m = p.n;
+  q.n = rows;
+  q.k = p.k;
+  q.layout = Layout::tn;
+  return q;
+}
+
+GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g) {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < g.groups(); ++i)
+    if (g.m[size_t(i)] > 0) order.push_back(i);
+  // Largest M_g first; equal ones in group order (a stable sort keeps it).
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t x, int64_t y) { return g.m[size_t(x)] > g.m[size_t(y)]; });
+  const std::vector<int64_t> first = g.row_offsets();
+  GroupedBatchPlan plan;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int64_t grp = order[i], rows = g.m[size_t(grp)];
+    if (i == 0 || rows != g.m[size_t(order[i - 1])]) {
+      const GemmProblem q = group_dense_problem(p, rows);
+      plan.m.push_back(narrow(q.m, "N"));
+      plan.n.push_back(narrow(q.n, "M_g"));
+      plan.k.push_back(narrow(q.k, "K"));
+      plan.lda.push_back(narrow(q.lda(), "lda"));
+      plan.ldb.push_back(narrow(q.ldb(), "ldb"));
+      plan.ldc.push_back(narrow(q.ldc(), "ldc"));
+      plan.group_size.push_back(0);
+    }
+    ++plan.group_size.back();
+    plan.a_offset.push_back(first[size_t(grp)] * p.k);
+    plan.b_offset.push_back(grp * p.n * p.k);
+    plan.c_offset.push_back(first[size_t(grp)] * p.n);
+  }
+  return plan;
+}
+
+GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
+                                      DataDist dist, ErrorMeter& meter, cudaStream_t stream) {
+  check_problem(p, g);
+  const size_t es = dtype_bytes(p.dtype);
+  const int64_t rows = g.stored_rows(), total = g.total_m();
+  GroupedOperands d;
+  d.a = DeviceBuffer(size_t(rows * p.k) * es);
+  d.b = DeviceBuffer(size_t(g.groups() * p.n * p.k) * es);
+  d.c = DeviceBuffer(size_t(rows * p.n) * es);
+  fill_inputs(d.a.get(), p.dtype, rows * p.k, seed, kTensorA, dist, stream);
+  fill_inputs(d.b.get(), p.dtype, g.groups() * p.n * p.k, seed, kTensorB, dist, stream);
+  if (p.beta != 0) {
+    d.c0 = DeviceBuffer(size_t(rows * p.n) * es);
+    fill_inputs(d.c0.get(), p.dtype, rows * p.n, seed, kTensorC, dist, stream);
+  }
+  d.ref = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * sizeof(double));
+  const std::vector<int64_t> first = g.row_offsets();
+  int64_t done = 0;  // valid rows referenced so far: the group's place in `ref`
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    const int64_t off = first[size_t(grp)];
+    reference_gemm(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
+                   byte_ptr(d.a) + size_t(off * p.k) * es,
+                   d.c0.get() ? byte_ptr(d.c0) + size_t(off * p.n) * es : nullptr,
+                   d.ref.as<double>() + done * p.n, stream);
+    done += m_g;
+  }
+  if (total > 0) d.ref_rms = meter.reference_rms(d.ref.as<double>(), total * p.n, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return d;
+}
+
+ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperands& d,
+                          ErrorMeter& meter, cudaStream_t stream,
+                          const std::function<void()>& launch) {
+  check_problem(p, g);
+  const size_t es = dtype_bytes(p.out_type());
+  const int64_t rows = g.stored_rows(), total = g.total_m();
+  if (d.c0.get())
+    CUDA_CHECK(
+        cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, stream));
+  else
+    fill_nan(d.c.get(), p.out_type(), rows * p.n, stream);
+  launch();
+  // The valid rows, group after group, as the reference holds them.
+  DeviceBuffer valid(size_t(std::max<int64_t>(total, 1) * p.n) * es);
+  const std::vector<int64_t> first = g.row_offsets();
+  int64_t done = 0;
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    CUDA_CHECK(cudaMemcpyAsync(byte_ptr(valid) + size_t(done * p.n) * es,
+                               byte_ptr(d.c) + size_t(first[size_t(grp)] * p.n) * es,
+                               size_t(m_g * p.n) * es, cudaMemcpyDeviceToDevice, stream));
+    done += m_g;
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  ErrorStats e;
+  if (total > 0)
+    e = meter.measure(p.out_type(), valid.get(), d.ref.as<double>(), total * p.n, d.ref_rms,
+                      stream);
+  else
+    e.computed = true;  // nothing to compute: every group empty
+  e.tolerance = verification_tolerance(p);
+  return e;
+}
+
+CublasGrouped::CublasGrouped() : workspace_(kWorkspaceBytes) {
+  CUBLAS_CHECK(cublasCreate(&handle_));
+  CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+}
+
+CublasGrouped::~CublasGrouped() {
+  if (handle_) cublasDestroy(handle_);
+}
+
+void CublasGrouped::run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d,
+                             cudaStream_t stream) {
+  const size_t es = dtype_bytes(p.dtype);
+  const std::vector<int64_t> first = g.row_offsets();
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    const int64_t off = first[size_t(grp)];
+    loop_.run(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
+              byte_ptr(d.a) + size_t(off * p.k) * es, byte_ptr(d.c) + size_t(off * p.n) * es,
+              stream);
+  }
+}
+
+void CublasGrouped::prepare(const GemmProblem& p, const Grouping& g, const GroupedOperands& d,
+                            cudaStream_t stream) {
+  check_problem(p, g);
+  if (p.accum != Accum::f32)
+    throw std::invalid_argument(
+        "the grouped API runs with f32 accumulation here (CUBLAS_COMPUTE_32F); f16 accumulation "
+        "has the per-group loop only");
+  plan_ = plan_grouped_batch(p, g);
+  const int n = plan_.problems();
+  const size_t es = dtype_bytes(p.dtype);
+  // cuBLAS's A is the group's weights, its B the group's activations (group_dense_problem).
+  std::vector<const void*> host(size_t(3 * n));
+  for (int i = 0; i < n; ++i) {
+    host[size_t(i)] = byte_ptr(d.b) + size_t(plan_.b_offset[size_t(i)]) * es;
+    host[size_t(n + i)] = byte_ptr(d.a) + size_t(plan_.a_offset[size_t(i)]) * es;
+    host[size_t(2 * n + i)] = byte_ptr(d.c) + size_t(plan_.c_offset[size_t(i)]) * es;
+  }
+  ptrs_ = DeviceBuffer(std::max<size_t>(host.size(), 1) * sizeof(void*));
+  if (n > 0)
+    CUDA_CHECK(cudaMemcpyAsync(ptrs_.get(), host.data(), host.size() * sizeof(void*),
+                               cudaMemcpyHostToDevice, stream));
+  alpha_.assign(plan_.group_size.size(), float(p.alpha));
+  beta_.assign(plan_.group_size.size(), float(p.beta));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void CublasGrouped::run_grouped_api(const GemmProblem& p, cudaStream_t stream) {
+  const int n = plan_.problems();
+  if (n == 0) return;
+  CUBLAS_CHECK(cublasSetStream(handle_, stream));
+  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  const int api_groups = int(plan_.group_size.size());
+  const std::vector<cublasOperation_t> op_a(size_t(api_groups), CUBLAS_OP_T);
+  const std::vector<cublasOperation_t> op_b(size_t(api_groups), CUBLAS_OP_N);
+  const cudaDataType_t t = cuda_type(p.dtype);
+  const void* const* ptrs = static_cast<const void* const*>(ptrs_.get());
+  void* const* c_ptrs = static_cast<void* const*>(ptrs_.get()) + 2 * n;
+  CUBLAS_CHECK(cublasGemmGroupedBatchedEx(
+      handle_, op_a.data(), op_b.data(), plan_.m.data(), plan_.n.data(), plan_.k.data(),
+      alpha_.data(), ptrs, t, plan_.lda.data(), ptrs + n, t, plan_.ldb.data(), beta_.data(), c_ptrs,
+      t, plan_.ldc.data(), api_groups, plan_.group_size.data(), CUBLAS_COMPUTE_32F));
+}
+
+}  // namespace gemmbench

@@ -1,0 +1,91 @@
+// Grouped GEMM on the device for the providers of issue 51 (docs/grouped.md): the operands of a
+// grouped case, its fp64 reference group by group, the check of an output against it with the
+// padding rows left out, and cuBLAS's two ways of running it (a cublasGemmEx per group, and the
+// grouped API cublasGemmGroupedBatchedEx). f16, bf16 and f32 inputs: cuBLAS has no grouped FP8.
+//
+// Storage (core/grouping.hpp): A [rows, K] K-contiguous, B [G, N, K] K-contiguous, C [rows, N]
+// N-contiguous, group g's rows from row_offsets()[g]. In gemmbench's column-major terms group g's
+// C_g = A_g B_g^T, stored row-major [M_g, N], is the column-major (N, M_g) matrix B_g A_g^T: the
+// dense TN problem group_dense_problem() describes, with B_g as its A and A_g as its B. Every
+// dense piece (the reference, cublasGemmEx) then serves a group unchanged.
+//
+// Not yet wired into the runner: the runner still skips grouped rows (plan.hpp,
+// why_group_cannot_run). tests/gpu/test_grouped_gpu.cpp checks these pieces on a GPU.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/grouping.hpp"
+#include "core/types.hpp"
+#include "device/buffer.hpp"
+#include "runner/cublas_gemm.hpp"
+#include "verify/device_verify.hpp"
+
+namespace gemmbench {
+
+// Group g's product as one dense TN GEMM (see above): m = N, n = rows, k = K; types, alpha and
+// beta those of `p` (the grouped case's problem, m = sum(M_g)).
+GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows);
+
+// The arrays of one cublasGemmGroupedBatchedEx call for a grouping: the groups with rows, bucketed
+// by equal M_g (one API group per distinct M_g, largest first, its experts in group order), each
+// bucket's dimensions as group_dense_problem() gives them and its problems' element offsets into
+// A, B and C. Groups without rows take no part.
+struct GroupedBatchPlan {
+  std::vector<int> m, n, k, lda, ldb, ldc, group_size;  // one entry per API group
+  std::vector<int64_t> a_offset, b_offset, c_offset;    // one per problem, bucket by bucket
+  int problems() const { return int(a_offset.size()); }
+};
+GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g);
+
+// A grouped case's operands: A and B seeded (tensors 0 and 1 of `seed`, as a dense case's), C
+// seeded too (tensor 2) and kept in c0 where beta != 0; padding rows hold seeded values as well
+// and are never read into a result.
+struct GroupedOperands {
+  DeviceBuffer a, b, c, c0;
+  // The fp64 reference of the valid rows only, group after group: [sum(M_g), N], N-contiguous.
+  DeviceBuffer ref;
+  double ref_rms = 0;
+};
+GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
+                                      DataDist d, ErrorMeter& meter, cudaStream_t stream);
+
+// Poisons C (restores it from c0 where beta != 0), runs `launch` once, gathers the valid rows of
+// each group and compares them with the reference: padding rows are neither compared nor able to
+// hide a group's unwritten rows. Synchronizes `stream`.
+ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperands& d,
+                          ErrorMeter& meter, cudaStream_t stream,
+                          const std::function<void()>& launch);
+
+// cuBLAS's two ways, on one handle and workspace. prepare() builds the grouped API's arrays
+// (device pointer arrays included) once per case, outside any timed region.
+class CublasGrouped {
+ public:
+  CublasGrouped();
+  ~CublasGrouped();
+  CublasGrouped(const CublasGrouped&) = delete;
+  CublasGrouped& operator=(const CublasGrouped&) = delete;
+
+  // One cublasGemmEx per group with rows (what many serving engines still do).
+  void run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d, cudaStream_t stream);
+  // cublasGemmGroupedBatchedEx over the buckets of plan_grouped_batch(), f32 accumulation only
+  // (std::invalid_argument otherwise); prepare() first. prepare() keeps d's pointers.
+  void prepare(const GemmProblem& p, const Grouping& g, const GroupedOperands& d,
+               cudaStream_t stream);
+  void run_grouped_api(const GemmProblem& p, cudaStream_t stream);
+
+ private:
+  CublasGemm loop_;
+  cublasHandle_t handle_ = nullptr;
+  DeviceBuffer workspace_;
+  GroupedBatchPlan plan_;
+  DeviceBuffer ptrs_;                // problems() pointers to A, then to B, then to C
+  std::vector<float> alpha_, beta_;  // one per API group (CUBLAS_COMPUTE_32F: float scalars)
+};
+
+}  // namespace gemmbench
