@@ -350,6 +350,16 @@ std::string Runner::timing_method() {
 size_t Runner::bytes_needed(const ProblemGroup& g) {
   const GemmProblem& p = g.problem;
   const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
+  if (g.grouped) {  // runner/grouped_gemm.hpp's operands: every stored row, G experts' weights
+    const Grouping& gr = g.grouped->grouping;
+    const size_t rows = size_t(gr.stored_rows()), valid = size_t(gr.total_m());
+    size_t bytes = rows * size_t(p.k) * es + size_t(gr.groups() * p.n * p.k) * es +
+                   rows * size_t(p.n) * es_out;
+    if (p.beta != 0) bytes += rows * size_t(p.n) * es_out;
+    // The reference of the valid rows and the valid rows gathered beside it for the check.
+    if (g.measure.verify) bytes += valid * size_t(p.n) * (sizeof(double) + es_out);
+    return bytes;
+  }
   const size_t mn = size_t(p.m * p.n), inputs = size_t(p.m * p.k + p.k * p.n);
   size_t bytes = inputs * es + mn * es_out;
   if (p.beta != 0) bytes += mn * es_out;

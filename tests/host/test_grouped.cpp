@@ -15,6 +15,7 @@
 #include "plan/presets.hpp"
 #include "plan/shard.hpp"
 #include "runner/grouped_gemm.hpp"
+#include "runner/runner.hpp"
 
 using namespace gemmbench;
 
@@ -454,4 +455,20 @@ TEST(GroupedStorage, TheGroupedApiBucketsEqualGroupsLargestFirst) {
             (std::vector<int64_t>{2 * 48 * 32, 4 * 48 * 32, 0, 3 * 48 * 32, 5 * 48 * 32}));
   g.m = {0, 0};
   EXPECT_EQ(plan_grouped_batch(p, g).problems(), 0) << "no group with rows: nothing to call";
+}
+
+// The device memory a grouped case will take (Runner::bytes_needed, main's check before any
+// work): every stored row of A and C, all G experts' weights, the reference of the valid rows.
+TEST(GroupedStorage, BytesNeededCountStoredRowsAndEveryExpert) {
+  const KernelRegistry reg = make_registry();
+  const Plan plan =
+      plan_of(request_of({"--groups", "3", "--group-m", "5,0,130", "--group-align", "128", "--n",
+                          "64", "--k", "32", "--dtype", "bf16", "--kernel", "cublas"}),
+              reg);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const ProblemGroup& g = plan.groups[0];
+  ASSERT_TRUE(g.grouped);
+  const size_t stored = 128 + 256, valid = 135;  // 5 -> 128, 0 -> 0, 130 -> 256 rows
+  EXPECT_EQ(Runner::bytes_needed(g),
+            stored * 32 * 2 + 3 * 64 * 32 * 2 + stored * 64 * 2 + valid * 64 * (8 + 2));
 }
