@@ -1049,7 +1049,7 @@ GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m256", 3,
                   "rung F3 on 256x128 tiles: each consumer warpgroup's 128 rows of A in two "
                   "64-row halves through one partial, promoted in turn (the other warpgroup's "
-                  "wgmmas under each promotion); a third fewer L2 reads per FLOP, 4 stages",
+                  "wgmmas under each promotion); a quarter fewer L2 reads per FLOP, 4 stages",
                   supports<1, true, false, kF3Tall>, launch<1, true, false, kF3Tall>, kF3Types));
 
 GEMMBENCH_REGISTER_KERNEL(
