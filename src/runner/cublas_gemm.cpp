@@ -50,8 +50,7 @@ void CublasGemm::run(const GemmProblem& p, const void* a, const void* b, void* c
   if (is_fp8(p.dtype))
     throw std::invalid_argument(std::string("cublasGemmEx has no ") + to_string(p.dtype) +
                                 " inputs: FP8 problems run through cuBLASLt (CublasLtGemm)");
-  CUBLAS_CHECK(cublasSetStream(handle_, stream));
-  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  cublasHandle_t handle = on_stream(stream);
   const cublasOperation_t op_a = a_is_k_major(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = b_is_k_major(p.layout) ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cudaDataType_t t = cuda_type(p.dtype);
@@ -59,13 +58,19 @@ void CublasGemm::run(const GemmProblem& p, const void* a, const void* b, void* c
   const int lda = int(p.lda()), ldb = int(p.ldb()), ldc = int(p.ldc());
   if (p.accum == Accum::f16) {
     const __half alpha = __double2half(p.alpha), beta = __double2half(p.beta);
-    CUBLAS_CHECK(cublasGemmEx(handle_, op_a, op_b, m, n, k, &alpha, a, t, lda, b, t, ldb, &beta, c,
+    CUBLAS_CHECK(cublasGemmEx(handle, op_a, op_b, m, n, k, &alpha, a, t, lda, b, t, ldb, &beta, c,
                               t, ldc, CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT));
   } else {
     const float alpha = float(p.alpha), beta = float(p.beta);
-    CUBLAS_CHECK(cublasGemmEx(handle_, op_a, op_b, m, n, k, &alpha, a, t, lda, b, t, ldb, &beta, c,
+    CUBLAS_CHECK(cublasGemmEx(handle, op_a, op_b, m, n, k, &alpha, a, t, lda, b, t, ldb, &beta, c,
                               t, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+}
+
+cublasHandle_t CublasGemm::on_stream(cudaStream_t stream) {
+  CUBLAS_CHECK(cublasSetStream(handle_, stream));
+  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  return handle_;
 }
 
 std::string CublasGemm::version() {

@@ -14,7 +14,6 @@ namespace {
 
 // The seeds' tensor numbers, as a dense case's operands use them (runner/operands.cpp).
 constexpr uint64_t kTensorA = 0, kTensorB = 1, kTensorC = 2;
-constexpr size_t kWorkspaceBytes = size_t(32) << 20;  // as the dense baseline's
 
 void check_problem(const GemmProblem& p, const Grouping& g) {
   if (is_fp8(p.dtype))
@@ -82,6 +81,7 @@ GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, u
   const size_t es = dtype_bytes(p.dtype);
   const int64_t rows = g.stored_rows(), total = g.total_m();
   GroupedOperands d;
+  d.first_row = g.row_offsets();
   d.a = DeviceBuffer(size_t(rows * p.k) * es);
   d.b = DeviceBuffer(size_t(g.groups() * p.n * p.k) * es);
   d.c = DeviceBuffer(size_t(rows * p.n) * es);
@@ -92,12 +92,12 @@ GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, u
     fill_inputs(d.c0.get(), p.dtype, rows * p.n, seed, kTensorC, dist, stream);
   }
   d.ref = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * sizeof(double));
-  const std::vector<int64_t> first = g.row_offsets();
+  d.valid = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * dtype_bytes(p.out_type()));
   int64_t done = 0;  // valid rows referenced so far: the group's place in `ref`
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
-    const int64_t off = first[size_t(grp)];
+    const int64_t off = d.first_row[size_t(grp)];
     reference_gemm(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
                    byte_ptr(d.a) + size_t(off * p.k) * es,
                    d.c0.get() ? byte_ptr(d.c0) + size_t(off * p.n) * es : nullptr,
@@ -122,21 +122,19 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
     fill_nan(d.c.get(), p.out_type(), rows * p.n, stream);
   launch();
   // The valid rows, group after group, as the reference holds them.
-  DeviceBuffer valid(size_t(std::max<int64_t>(total, 1) * p.n) * es);
-  const std::vector<int64_t> first = g.row_offsets();
   int64_t done = 0;
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
-    CUDA_CHECK(cudaMemcpyAsync(byte_ptr(valid) + size_t(done * p.n) * es,
-                               byte_ptr(d.c) + size_t(first[size_t(grp)] * p.n) * es,
+    CUDA_CHECK(cudaMemcpyAsync(byte_ptr(d.valid) + size_t(done * p.n) * es,
+                               byte_ptr(d.c) + size_t(d.first_row[size_t(grp)] * p.n) * es,
                                size_t(m_g * p.n) * es, cudaMemcpyDeviceToDevice, stream));
     done += m_g;
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
   ErrorStats e;
   if (total > 0)
-    e = meter.measure(p.out_type(), valid.get(), d.ref.as<double>(), total * p.n, d.ref_rms,
+    e = meter.measure(p.out_type(), d.valid.get(), d.ref.as<double>(), total * p.n, d.ref_rms,
                       stream);
   else
     e.computed = true;  // nothing to compute: every group empty
@@ -144,27 +142,16 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
   return e;
 }
 
-CublasGrouped::CublasGrouped() : workspace_(kWorkspaceBytes) {
-  CUBLAS_CHECK(cublasCreate(&handle_));
-  CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
-  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
-}
-
-CublasGrouped::~CublasGrouped() {
-  if (handle_) cublasDestroy(handle_);
-}
-
 void CublasGrouped::run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d,
                              cudaStream_t stream) {
   const size_t es = dtype_bytes(p.dtype);
-  const std::vector<int64_t> first = g.row_offsets();
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
-    const int64_t off = first[size_t(grp)];
-    loop_.run(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
-              byte_ptr(d.a) + size_t(off * p.k) * es, byte_ptr(d.c) + size_t(off * p.n) * es,
-              stream);
+    const int64_t off = d.first_row[size_t(grp)];
+    cublas_.run(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
+                byte_ptr(d.a) + size_t(off * p.k) * es, byte_ptr(d.c) + size_t(off * p.n) * es,
+                stream);
   }
 }
 
@@ -189,6 +176,8 @@ void CublasGrouped::prepare(const GemmProblem& p, const Grouping& g, const Group
   if (n > 0)
     CUDA_CHECK(cudaMemcpyAsync(ptrs_.get(), host.data(), host.size() * sizeof(void*),
                                cudaMemcpyHostToDevice, stream));
+  op_a_.assign(plan_.group_size.size(), CUBLAS_OP_T);  // the weights, K-contiguous
+  op_b_.assign(plan_.group_size.size(), CUBLAS_OP_N);  // the activations, K-contiguous
   alpha_.assign(plan_.group_size.size(), float(p.alpha));
   beta_.assign(plan_.group_size.size(), float(p.beta));
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -197,16 +186,13 @@ void CublasGrouped::prepare(const GemmProblem& p, const Grouping& g, const Group
 void CublasGrouped::run_grouped_api(const GemmProblem& p, cudaStream_t stream) {
   const int n = plan_.problems();
   if (n == 0) return;
-  CUBLAS_CHECK(cublasSetStream(handle_, stream));
-  CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  cublasHandle_t handle = cublas_.on_stream(stream);
   const int api_groups = int(plan_.group_size.size());
-  const std::vector<cublasOperation_t> op_a(size_t(api_groups), CUBLAS_OP_T);
-  const std::vector<cublasOperation_t> op_b(size_t(api_groups), CUBLAS_OP_N);
   const cudaDataType_t t = cuda_type(p.dtype);
   const void* const* ptrs = static_cast<const void* const*>(ptrs_.get());
   void* const* c_ptrs = static_cast<void* const*>(ptrs_.get()) + 2 * n;
   CUBLAS_CHECK(cublasGemmGroupedBatchedEx(
-      handle_, op_a.data(), op_b.data(), plan_.m.data(), plan_.n.data(), plan_.k.data(),
+      handle, op_a_.data(), op_b_.data(), plan_.m.data(), plan_.n.data(), plan_.k.data(),
       alpha_.data(), ptrs, t, plan_.lda.data(), ptrs + n, t, plan_.ldb.data(), beta_.data(), c_ptrs,
       t, plan_.ldc.data(), api_groups, plan_.group_size.data(), CUBLAS_COMPUTE_32F));
 }

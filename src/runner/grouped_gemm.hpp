@@ -47,10 +47,12 @@ GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g);
 // seeded too (tensor 2) and kept in c0 where beta != 0; padding rows hold seeded values as well
 // and are never read into a result.
 struct GroupedOperands {
+  std::vector<int64_t> first_row;  // Grouping::row_offsets(), once
   DeviceBuffer a, b, c, c0;
   // The fp64 reference of the valid rows only, group after group: [sum(M_g), N], N-contiguous.
   DeviceBuffer ref;
   double ref_rms = 0;
+  DeviceBuffer valid;  // verify_grouped's gather of C's valid rows, the reference's shape
 };
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
                                       DataDist d, ErrorMeter& meter, cudaStream_t stream);
@@ -62,15 +64,10 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
                           ErrorMeter& meter, cudaStream_t stream,
                           const std::function<void()>& launch);
 
-// cuBLAS's two ways, on one handle and workspace. prepare() builds the grouped API's arrays
-// (device pointer arrays included) once per case, outside any timed region.
+// cuBLAS's two ways, on the dense baseline's handle and workspace. prepare() builds the grouped
+// API's arrays (device pointer arrays included) once per case, outside any timed region.
 class CublasGrouped {
  public:
-  CublasGrouped();
-  ~CublasGrouped();
-  CublasGrouped(const CublasGrouped&) = delete;
-  CublasGrouped& operator=(const CublasGrouped&) = delete;
-
   // One cublasGemmEx per group with rows (what many serving engines still do).
   void run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d, cudaStream_t stream);
   // cublasGemmGroupedBatchedEx over the buckets of plan_grouped_batch(), f32 accumulation only
@@ -80,12 +77,12 @@ class CublasGrouped {
   void run_grouped_api(const GemmProblem& p, cudaStream_t stream);
 
  private:
-  CublasGemm loop_;
-  cublasHandle_t handle_ = nullptr;
-  DeviceBuffer workspace_;
+  CublasGemm cublas_;  // the handle and workspace of both ways
   GroupedBatchPlan plan_;
-  DeviceBuffer ptrs_;                // problems() pointers to A, then to B, then to C
-  std::vector<float> alpha_, beta_;  // one per API group (CUBLAS_COMPUTE_32F: float scalars)
+  DeviceBuffer ptrs_;  // problems() pointers to A, then to B, then to C
+  // One per API group: the operations, and alpha and beta (CUBLAS_COMPUTE_32F: float scalars).
+  std::vector<cublasOperation_t> op_a_, op_b_;
+  std::vector<float> alpha_, beta_;
 };
 
 }  // namespace gemmbench

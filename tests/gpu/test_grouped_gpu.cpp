@@ -120,14 +120,13 @@ TEST(GroupedVerify, AMissingOrMisplacedGroupFails) {
   EXPECT_GT(missing.nonfinite, 0);
 
   // Group 1 computed with group 0's weights: finite, and wrong.
+  CublasGemm one;
   const ErrorStats wrong = verify_grouped(p, g, d, meter, stream, [&] {
     cublas.run_loop(p, g, d, stream);
     const size_t es = dtype_bytes(p.dtype);
-    const std::vector<int64_t> first = g.row_offsets();
-    CublasGemm one;
     one.run(group_dense_problem(p, g.m[1]), d.b.get(),
-            static_cast<char*>(d.a.get()) + size_t(first[1] * p.k) * es,
-            static_cast<char*>(d.c.get()) + size_t(first[1] * p.n) * es, stream);
+            static_cast<char*>(d.a.get()) + size_t(d.first_row[1] * p.k) * es,
+            static_cast<char*>(d.c.get()) + size_t(d.first_row[1] * p.n) * es, stream);
   });
   EXPECT_EQ(wrong.nonfinite, 0);
   EXPECT_FALSE(verification_passed(wrong)) << "normwise " << wrong.normwise;
