@@ -20,7 +20,8 @@
 // 0.82x per-tensor / 0.66x block128 (0.91x fast; block128 0.76x with the producer warps' slot
 // hand-off, which racecheck reported, _fp8_f2_slot_*), F3 0.81x / 0.86x, _pipe 0.90x / 0.88x, _n192
 // 0.92x / 0.89x; F3 _sk at 64 and 128 tokens 0.96x / 0.95x block128; the e5m2 pairs by fp8gemm's
-// picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3). 2026-11-28 (H200,
+// picks 0.93x per-tensor (e4m3 x e5m2), 0.90x block128 (e5m2 x e4m3). 2026-11-28 (H200, sustained,
+// DeepGEMM by its plugin in the same report,
 // bench_results/h200/2026-11-28_fp8_ab_*_uniform.json.gz): with the wgmma descriptors in uniform
 // registers, fp8gemm's picks at M 4096 on DeepGEMM's shapes 0.997x cuBLASLt block128 and 0.970x
 // DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128.
