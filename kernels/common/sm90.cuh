@@ -89,6 +89,15 @@ static_assert(wgmma_desc_sw128_mnmajor(0x400, 8192) == 0x4000004002000040ull,
 
 #if GEMMBENCH_SM90A
 
+// ---- Warp-uniform values -------------------------------------------------------------------
+// v as lane 0 holds it: a value the compiler then knows is the same across the warp. A consumer
+// warpgroup's index computed from threadIdx.x is not, so the wgmma descriptors built from it
+// (with the ring's stage) were per-thread registers moved over by R2UR before every wgmma; read
+// through this they are built in uniform registers (docs/fp8.md, "Step 3, uniform descriptors").
+__device__ __forceinline__ int warp_uniform(int v) {
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
 // ---- Cluster -------------------------------------------------------------------------------
 // Rank of this CTA in its cluster (0 .. cluster size - 1).
 __device__ __forceinline__ uint32_t cluster_ctarank() {

@@ -767,10 +767,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 
   // ======== CONSUMERS: 64 rows of the B tile each, all 128 rows of the A tile ========
   sm90::setmaxnreg_inc<kConsumerRegs>();
-  // Read from lane 0, the consumer index is one the compiler knows is the same across the warp:
-  // the wgmma descriptors built from it (and from the ring's stage) are then computed in uniform
-  // registers, not in per-thread ones moved over by R2UR before each wgmma.
-  const int consumer = __shfl_sync(0xffffffffu, wg - 1, 0);
+  // Warp-uniform: the wgmma descriptors built from it go in uniform registers.
+  const int consumer = sm90::warp_uniform(wg - 1);
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
@@ -909,15 +907,9 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   if (a.test_max_ctas > 0)  // tests: several tiles a cluster; whole clusters, at least one
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
-  F2Params prm{M,
-               N,
-               K,
-               a.alpha,
-               a.beta,
-               a.scale_a,
-               a.scale_b,
-               static_cast<__nv_bfloat16*>(a.c),
-               make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK),
+  F2Params prm{M, N, K, a.alpha, a.beta, a.scale_a, a.scale_b, static_cast<__nv_bfloat16*>(a.c),
+               // Rung F3's family on grids of whole waves (whole_wave_clusters).
+               make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK, MROWS),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), N, K, Cfg::BN);

@@ -407,3 +407,55 @@ TEST(Sm90Schedule, SharedWeightRowsFitOneWaveDoubled) {
   EXPECT_EQ(shared_weight_rows(12673, g), 0);
   EXPECT_EQ(shared_weight_rows(4096, 64), 128);  // a smaller grid widens the tile
 }
+
+// The whole-wave grid (FP8's rung F3 family): no more waves than the full grid would walk, every
+// cluster within one tile of the others, and fewer clusters where the last wave was partial.
+// Every tile is still walked once (check() over the same shapes).
+TEST(Sm90Schedule, WholeWavesKeepTheWaveCountOnFewerClusters) {
+  for (int cluster : {1, 2})
+    for (int m : {128, 1000, 4096})
+      for (int n : {2112, 4096, 7168, 24576, 32768})
+        for (int g : {1, 7, 64, 66, 132}) {
+          const int cmax = cluster == 2 ? std::max(1, g / 2) : g;
+          const Sm90Schedule full = make_schedule(m, n, 512, 256, 128, 64, cluster, cmax, false);
+          const Sm90Schedule whole =
+              make_schedule(m, n, 512, 256, 128, 64, cluster, cmax, false, true);
+          SCOPED_TRACE(testing::Message()
+                       << m << "x" << n << " cluster " << cluster << " grid " << cmax);
+          const auto waves = [](const Sm90Schedule& s) {
+            return (s.tiles_total + s.clusters - 1) / s.clusters;
+          };
+          EXPECT_LE(whole.clusters, full.clusters);
+          EXPECT_EQ(waves(whole), waves(full));
+          const auto items = walk(whole, false);
+          size_t lo = items[0].size(), hi = lo;
+          for (const auto& v : items) lo = std::min(lo, v.size()), hi = std::max(hi, v.size());
+          EXPECT_LE(hi - lo, 1u);
+          // No cluster left without a tile where there are at least as many tiles.
+          EXPECT_GE(lo, 1u);
+        }
+  // DeepGEMM's grid at 4096x7168 on 256x128 tiles and 2-CTA clusters: 448 cluster tiles, 66
+  // resident clusters, 7 waves either way, on 64 clusters (128 CTAs) rather than 66.
+  EXPECT_EQ(make_schedule(4096, 7168, 16384, 256, 128, 128, 2, 66, false, true).clusters, 64);
+  EXPECT_EQ(whole_wave_clusters(544, 132), 109);  // 128x128 tiles at 4096x2112: 5 waves
+  EXPECT_EQ(whole_wave_clusters(100, 132), 132);  // fewer tiles than clusters: unchanged
+  // Stream-K splits the last wave instead: the flag leaves its grid alone.
+  EXPECT_EQ(make_schedule(4096, 7168, 2048, 128, 128, 128, 1, 132, true, true).clusters,
+            make_schedule(4096, 7168, 2048, 128, 128, 128, 1, 132, true).clusters);
+}
+
+TEST(Sm90Schedule, WholeWavesWalkEveryTileOnce) {
+  for (int m : {1, 129, 1000, 4096})
+    for (int n : {63, 257, 2112, 5120})
+      for (int g : {3, 7, 66, 132}) {
+        const Sm90Schedule s = make_schedule(m, n, 700, 128, 128, 64, 1, g, false, true);
+        std::set<std::pair<int, int>> seen;
+        for (const auto& v : walk(s, false))
+          for (const Sm90Work& w : v) {
+            EXPECT_TRUE(seen.insert({w.tile.m, w.tile.n}).second);
+            EXPECT_EQ(w.kb_begin, 0);
+            EXPECT_EQ(w.kb_end, s.k_blocks);
+          }
+        EXPECT_EQ(int(seen.size()), s.tiles_total);
+      }
+}

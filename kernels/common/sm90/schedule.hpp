@@ -117,11 +117,23 @@ GB_HD int shared_weight_rows(long long n, int ctas) {
   return 0;
 }
 
+// The plain walk's grid in whole waves: the fewest clusters that walk tiles_total tiles in as
+// many waves as `clusters` would (every cluster then takes the same count but perhaps one, and
+// the tiles a cluster walks, the makespan, do not grow). DeepGEMM sizes its grid so (128 CTAs for
+// 896 tiles of 256x128 at 4096x7168, where 132 leave a last wave 79% full); the SMs left idle
+// spend no power under the cap.
+GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
+  if (clusters < 1 || tiles_total <= clusters) return clusters;
+  const int waves = (tiles_total + clusters - 1) / clusters;
+  return (tiles_total + waves - 1) / waves;
+}
+
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
-// see docs/hgemm-hopper.md).
+// see docs/hgemm-hopper.md). whole_waves: the plain walk on whole_wave_clusters (FP8's rung F3
+// family; stream-K splits the last wave instead).
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                                 int clusters_max, bool stream_k) {
+                                 int clusters_max, bool stream_k, bool whole_waves = false) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -150,6 +162,7 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       if (clusters < s.tiles_total) clusters = s.tiles_total;
     }
   }
+  if (whole_waves && !stream_k) clusters = whole_wave_clusters(s.tiles_total, clusters);
   s.clusters = clusters > 1 ? clusters : 1;
   const bool whole =
       !stream_k || decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max);

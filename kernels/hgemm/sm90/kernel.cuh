@@ -128,7 +128,9 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
 
   // ======== CONSUMERS ========
   sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
-  const int consumer = wg - 1;  // which 64 GEMM-N rows of the tile (wgmma M)
+  // Which 64 GEMM-N rows of the tile (wgmma M); warp-uniform: the wgmma descriptors built from
+  // it go in uniform registers.
+  const int consumer = sm90::warp_uniform(wg - 1);
   const int warp = wg_thread / 32, lane = wg_thread % 32;
   const int g = lane / 4, q = lane % 4;
   const uint32_t wg_bar = 1 + consumer;  // named barrier of this warpgroup alone
