@@ -24,7 +24,10 @@
 // DeepGEMM by its plugin in the same report,
 // bench_results/h200/2026-11-28_fp8_ab_*_uniform.json.gz): with the wgmma descriptors in uniform
 // registers, fp8gemm's picks at M 4096 on DeepGEMM's shapes 0.997x cuBLASLt block128 and 0.970x
-// DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128.
+// DeepGEMM; 1.029x per-tensor. _m256 0.927x, _m256c2 0.935x block128. The F3 family on grids of
+// whole waves (whole_wave_clusters; fp8gemm's picks unchanged, _m256c2 4.3% faster at 4096x2112):
+// 0.976x DeepGEMM at M 4096, 0.873x at 128, 0.727x at 64 (bench_results/h200/
+// 2026-11-2{8,9}_fp8_{waves*,small_m_ab}.json.gz).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
