@@ -48,11 +48,19 @@ std::vector<std::string> closest_kernel_names(const std::string& name, const Ker
 
 // Why the runner cannot run any row of `g`, or empty when it can: the one place that decides it
 // before any device work (the runner then writes the group's rows as skipped with this reason).
-// Today: a grouped case, which no provider runs yet (issue 51). The hook for the providers to
-// come: a cuBLAS grouped call or loop as the baseline, kernels that declare grouped layouts.
+// Today: an FP8 grouped case (cuBLAS has no grouped FP8; cuBLASLt per group is to come, issue
+// 51). An f16/bf16/f32 grouped case runs cuBLAS's two ways (has_grouped_api_row); its kernel rows
+// are skipped one by one (no kernel of ours takes a grouped case yet).
 std::string why_group_cannot_run(const ProblemGroup& g);
-inline constexpr const char* kGroupedNotRunReason =
-    "grouped GEMM: no provider runs it yet (issue 51)";
+inline constexpr const char* kGroupedFp8NotRunReason =
+    "grouped FP8: cuBLAS has no grouped FP8 GEMM, and the per-group cuBLASLt baseline is not "
+    "wired yet (issue 51)";
+
+// A grouped case cuBLAS runs has two baseline rows: "cublas", one cublasGemmEx per group (what
+// many serving engines still do), and "cublas_grouped", cublasGemmGroupedBatchedEx. Its kernel
+// rows divide by the faster of the two and name it (CaseResult::baseline_way).
+bool has_grouped_api_row(const ProblemGroup& g);
+inline constexpr const char* kGroupedApiKernel = "cublas_grouped";
 
 // --dry-run's listing: one line per row in the console table's form (kernel, MxNxK, layout,
 // types, the preset's model and layer), then the row count and the total FLOP.

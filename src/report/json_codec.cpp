@@ -200,6 +200,7 @@ json to_json(const CaseResult& r) {
   j["ratio_to_cublas"] = opt(r.ratio_to_cublas);
   j["cublaslt_median_ms"] = opt(r.cublaslt_median_ms);
   j["ratio_to_cublaslt"] = opt(r.ratio_to_cublaslt);
+  if (r.baseline_way) j["baseline_way"] = *r.baseline_way;
   j["cublaslt_algo"] = r.cublaslt_algo ? to_json(*r.cublaslt_algo) : json(nullptr);
   j["error"] = {{"verified", r.error.computed},   {"max_abs", r.error.max_abs},
                 {"max_rel", r.error.max_rel},     {"normwise", r.error.normwise},
@@ -336,6 +337,7 @@ void outcome_from_json(const json& j, CaseResult& r) {
   // Reports from before the cuBLASLt baseline have none of these keys.
   r.cublaslt_median_ms = get_opt<double>(j, "cublaslt_median_ms");
   r.ratio_to_cublaslt = get_opt<double>(j, "ratio_to_cublaslt");
+  r.baseline_way = get_opt<std::string>(j, "baseline_way");
   if (j.contains("cublaslt_algo") && !j.at("cublaslt_algo").is_null())
     r.cublaslt_algo = cublaslt_choice_from_json(j.at("cublaslt_algo"));
 }

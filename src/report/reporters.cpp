@@ -109,6 +109,7 @@ class ConsoleReporter : public Reporter {
       status += std::string(" [") + to_string(r.measure.data) + " data]";
     if (!r.preset.empty()) status += " [" + r.preset.model + " " + r.preset.layer + "]";
     if (r.grouped) status += " [" + r.grouped->brief() + "]";
+    if (r.baseline_way) status += " [vs " + *r.baseline_way + "]";
     if (!r.chosen_kernel.empty()) status += " [ran " + r.chosen_kernel + "]";
     if (is_fp8(r.problem.dtype)) {
       status += " [" + r.problem.fp8_format() + "]";

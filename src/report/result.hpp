@@ -149,6 +149,9 @@ struct CaseResult {
   // cublaslt row median; cublaslt_algo also on the cublaslt row itself.
   std::optional<double> cublaslt_median_ms;
   std::optional<double> ratio_to_cublaslt;  // cublaslt_median_ms / median_ms (> 1: faster)
+  // A grouped case's kernel rows: which of cuBLAS's two ways cublas_median_ms is, the faster
+  // (runner/baselines.hpp: kWayLoop, kWayGroupedApi). JSON "baseline_way", only where set.
+  std::optional<std::string> baseline_way;
   std::optional<CublasLtChoice> cublaslt_algo;
   ErrorStats error;
   ClockStats clock;

@@ -72,6 +72,7 @@ GroupBaselines baseline_medians(const std::vector<Member*>& timed, bool lt_is_cu
     if (!r.time || r.status == Status::error) continue;
     if (m->role == GroupRole::cublas) b.cublas_ms = r.time->median_ms;
     if (m->role == GroupRole::cublaslt) b.cublaslt_ms = r.time->median_ms;
+    if (m->role == GroupRole::cublas_grouped) b.cublas_grouped_ms = r.time->median_ms;
   }
   if (lt_is_cublas) b.cublaslt_ms = b.cublas_ms;
   return b;

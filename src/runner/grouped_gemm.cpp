@@ -76,7 +76,8 @@ GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g) {
 }
 
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
-                                      DataDist dist, ErrorMeter& meter, cudaStream_t stream) {
+                                      DataDist dist, ErrorMeter& meter, cudaStream_t stream,
+                                      bool with_reference) {
   check_problem(p, g);
   const size_t es = dtype_bytes(p.dtype);
   const int64_t rows = g.stored_rows(), total = g.total_m();
@@ -90,6 +91,10 @@ GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, u
   if (p.beta != 0) {
     d.c0 = DeviceBuffer(size_t(rows * p.n) * es);
     fill_inputs(d.c0.get(), p.dtype, rows * p.n, seed, kTensorC, dist, stream);
+  }
+  if (!with_reference) {  // --no-verify: neither the reference nor the gather buffer
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return d;
   }
   d.ref = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * sizeof(double));
   d.valid = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * dtype_bytes(p.out_type()));

@@ -9,8 +9,9 @@
 // dense TN problem group_dense_problem() describes, with B_g as its A and A_g as its B. Every
 // dense piece (the reference, cublasGemmEx) then serves a group unchanged.
 //
-// Not yet wired into the runner: the runner still skips grouped rows (plan.hpp,
-// why_group_cannot_run). tests/gpu/test_grouped_gpu.cpp checks these pieces on a GPU.
+// The runner's baseline rows of an f16/bf16/f32 grouped case (runner.cpp, bind_baselines):
+// "cublas" the loop, "cublas_grouped" the grouped API (plan.hpp, has_grouped_api_row).
+// tests/gpu/test_grouped_gpu.cpp checks these pieces on a GPU, test_runner_gpu the rows.
 #pragma once
 
 #include <cublas_v2.h>
@@ -54,8 +55,11 @@ struct GroupedOperands {
   double ref_rms = 0;
   DeviceBuffer valid;  // verify_grouped's gather of C's valid rows, the reference's shape
 };
+// with_reference false (the case is not verified): no reference and no gather buffer, as
+// Runner::bytes_needed counts it.
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
-                                      DataDist d, ErrorMeter& meter, cudaStream_t stream);
+                                      DataDist d, ErrorMeter& meter, cudaStream_t stream,
+                                      bool with_reference = true);
 
 // Poisons C (restores it from c0 where beta != 0), runs `launch` once, gathers the valid rows of
 // each group and compares them with the reference: padding rows are neither compared nor able to

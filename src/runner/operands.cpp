@@ -58,6 +58,12 @@ void prepare_for_verify(const GemmProblem& p, GroupData& d, cudaStream_t stream)
 GroupData set_up_operands(const ProblemGroup& g, uint64_t seed, ErrorMeter& meter,
                           cudaStream_t stream) {
   const GemmProblem& p = g.problem;
+  if (g.grouped) {
+    GroupData d;
+    d.grouped = std::make_unique<GroupedOperands>(make_grouped_operands(
+        p, g.grouped->grouping, seed, g.measure.data, meter, stream, g.measure.verify));
+    return d;
+  }
   if (is_fp8(p.dtype)) return set_up_fp8(g, seed, meter, stream);
   const size_t es = dtype_bytes(p.dtype);
   GroupData d;
@@ -84,6 +90,7 @@ ErrorStats verify_launch(const ProblemGroup& g, GroupData& d, ErrorMeter& meter,
                          cudaStream_t stream, const std::function<void()>& launch,
                          bool c_row_major) {
   const GemmProblem& p = g.problem;
+  if (g.grouped) return verify_grouped(p, g.grouped->grouping, *d.grouped, meter, stream, launch);
   prepare_for_verify(p, d, stream);
   launch();
   const void* c = d.c.get();

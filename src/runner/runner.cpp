@@ -16,6 +16,7 @@
 #include "runner/cublaslt_gemm.hpp"
 #include "runner/energy.hpp"
 #include "runner/epilogue.hpp"
+#include "runner/grouped_gemm.hpp"
 #include "runner/l2_flush.hpp"
 #include "runner/member.hpp"
 #include "runner/nvtx_range.hpp"
@@ -39,11 +40,12 @@ struct BaselineGemms {
   // Tuned per group when the group's baseline uses it.
   CublasLtGemm cublaslt;
   CublasLtGemm cublas_fp8;  // the baseline of FP8 problems
+  CublasGrouped grouped;    // a grouped case's two cuBLAS ways
 };
 
 // One group on its way through Runner::run_group's phases: its rows as members, in plan order
-// (cublas, cublaslt where selected, then the kernels), its operands, and the members that
-// verified and are sampled.
+// (cublas, cublas_grouped for a grouped case cuBLAS runs, cublaslt where selected, then the
+// kernels), its operands, and the members that verified and are sampled.
 struct Group {
   const ProblemGroup& g;
   RunSummary& summary;
@@ -53,7 +55,9 @@ struct Group {
   std::vector<Member*> timed;
 
   bool with_lt() const { return uses_cublaslt(g.measure.baseline); }
-  size_t first_kernel() const { return with_lt() ? 2 : 1; }
+  bool with_grouped_api() const { return has_grouped_api_row(g); }
+  size_t lt_index() const { return with_grouped_api() ? 2 : 1; }
+  size_t first_kernel() const { return lt_index() + (with_lt() ? 1 : 0); }
   // Every row from `from` on is an error, not run for `why`.
   void all_not_run(const std::string& why, size_t from) {
     for (size_t i = from; i < members.size(); ++i) {
@@ -86,9 +90,40 @@ bool set_up(Group& grp, uint64_t seed, ErrorMeter& meter, cudaStream_t stream) {
   }
 }
 
+// A grouped case's baseline rows (f16/bf16/f32; plan.hpp, has_grouped_api_row): cublas, one
+// cublasGemmEx per group with rows; cublas_grouped, cublasGemmGroupedBatchedEx over the groups
+// bucketed by M_g (its arrays built here, outside any timed region; f32 accumulation only, the
+// row skipped otherwise); cublaslt, where selected, skipped: cuBLASLt has no grouped GEMM.
+void bind_grouped_baselines(Group& grp, BaselineGemms& gemms, cudaStream_t stream) {
+  const GemmProblem& p = grp.g.problem;
+  const Grouping& grouping = grp.g.grouped->grouping;
+  GroupedOperands& go = *grp.d.grouped;
+  grp.members[0].launch = [&gemms, &p, &grouping, &go, stream] {
+    gemms.grouped.run_loop(p, grouping, go, stream);
+  };
+  Member& api = grp.members[1];
+  grp.at(kGroupedApiKernel);
+  try {
+    gemms.grouped.prepare(p, grouping, go, stream);
+    api.launch = [&gemms, &p, stream] { gemms.grouped.run_grouped_api(p, stream); };
+  } catch (const std::invalid_argument& e) {
+    api.r.status = Status::skipped;
+    api.r.reason = e.what();
+  } catch (const CudaError& e) {
+    fail_member(api, e, grp.summary);
+  }
+  if (grp.with_lt()) {
+    Member& lt = grp.members[grp.lt_index()];
+    lt.r.status = Status::skipped;
+    lt.r.reason = "cuBLASLt has no grouped GEMM: the baseline is cuBLAS's two ways (cublas, " +
+                  std::string(kGroupedApiKernel) + ")";
+  }
+}
+
 // The baseline rows' launches: cuBLAS (an FP8 problem: cuBLASLt, tuned), and the cublaslt row's
 // tuned cuBLASLt call where the group's baseline selects it.
 void bind_baselines(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
+  if (grp.g.grouped) return bind_grouped_baselines(grp, gemms, ctx.stream);
   const GemmProblem& p = grp.g.problem;
   const MeasureSettings& s = grp.g.measure;
   GroupData& d = grp.d;
@@ -121,7 +156,7 @@ void bind_baselines(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
     };
   }
   if (!grp.with_lt()) return;
-  Member& lt = grp.members[1];
+  Member& lt = grp.members[grp.lt_index()];
   if (is_fp8(p.dtype)) {
     lt.r.reason = "the baseline (cublas) row of an FP8 problem is cuBLASLt already";
     return;
@@ -151,6 +186,11 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
   for (size_t i = grp.first_kernel(); i < grp.members.size(); ++i) {
     Member& m = grp.members[i];
     const KernelInfo* k = grp.g.kernels[i - grp.first_kernel()];
+    if (grp.g.grouped) {  // KernelInfo reads a dense problem: a grouped one would be wrong
+      m.r.status = Status::skipped;
+      m.r.reason = kNoGroupedKernelReason;
+      continue;
+    }
     if (std::string why = why_unsupported(*k, p, caps); !why.empty()) {
       m.r.status = Status::skipped;
       m.r.reason = why;
@@ -402,6 +442,8 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
   Group grp{g, summary, at};
   grp.members.reserve(2 + g.kernels.size());
   grp.members.push_back({base_row(g, nullptr), GroupRole::cublas});
+  if (grp.with_grouped_api())
+    grp.members.push_back({as_grouped_api_row(base_row(g, nullptr)), GroupRole::cublas_grouped});
   if (grp.with_lt())
     grp.members.push_back({as_cublaslt_row(base_row(g, nullptr)), GroupRole::cublaslt});
   for (const KernelInfo* k : g.kernels) grp.members.push_back({base_row(g, k), GroupRole::kernel});
@@ -440,6 +482,7 @@ RunSummary Runner::run(const Plan& plan, Reporter& out, const ProgressFn& progre
     r.status = status;
     r.reason = reason;
     emit(r);
+    if (has_grouped_api_row(g)) emit(as_grouped_api_row(r));
     if (uses_cublaslt(g.measure.baseline)) emit(as_cublaslt_row(r));
     for (const KernelInfo* k : g.kernels) {
       CaseResult kr = base_row(g, k);

@@ -37,8 +37,8 @@ void fail_member(Member& m, const CudaError& e, RunSummary& summary) {
 void prepare_sample(SamplingContext& ctx, const GemmProblem& p, const MeasureSettings& s,
                     GroupData& d) {
   if (p.beta != 0)
-    CUDA_CHECK(
-        cudaMemcpyAsync(d.c.get(), d.c0.get(), d.c.bytes(), cudaMemcpyDeviceToDevice, ctx.stream));
+    CUDA_CHECK(cudaMemcpyAsync(d.c_out().get(), d.c_initial().get(), d.c_out().bytes(),
+                               cudaMemcpyDeviceToDevice, ctx.stream));
   if (s.cache == CacheMode::cold) ctx.flush.run(ctx.stream);
 }
 

@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "gpu_test_util.hpp"
 #include "plan/plan.hpp"
+#include "runner/baselines.hpp"
 #include "runner/runner.hpp"
 
 using namespace gemmbench;
@@ -258,4 +259,57 @@ TEST(Runner, ShapeAwareRowsRecordTheirChoice) {
     EXPECT_EQ(r.chosen_kernel, c.kernel->name);
   }
   EXPECT_TRUE(row(out.rows, "cublas").chosen_kernel.empty());
+}
+
+// A grouped case through the runner (issue 51): cuBLAS's two ways are its baseline rows, both
+// verified group by group and timed; the kernel rows divide by the faster and name it; a dense
+// kernel named for it is skipped with the reason, never launched on grouped operands.
+TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
+  GEMMBENCH_REQUIRE_GPU();
+  const auto grouped_run = [](Grouping gr, DType t, Accum acc, double beta) {
+    int64_t total = 0;
+    for (int64_t m : gr.m) total += m;
+    RunSpec r = quick_run({"hgemm_tn"}, Shape{total, 96, 128, {}, GroupedGemm{gr, std::nullopt}},
+                          beta);
+    r.layouts = {Layout::tn};
+    r.dtypes = {t};
+    r.accums = {acc};
+    return r;
+  };
+  Grouping padded{{37, 0, 64, 5}, GroupLayout::contiguous, 16, 0};
+  Grouping masked{{7, 16, 0, 2}, GroupLayout::masked, 1, 16};
+  RunSpec a = grouped_run(padded, DType::bf16, Accum::f32, 0);
+  RunSpec b = grouped_run(masked, DType::f16, Accum::f32, 0.5);
+  b.measure.regime = Regime::burst;
+  RunSpec c = grouped_run(padded, DType::f16, Accum::f16, 0);  // the API takes f32 only
+  const Plan plan = build_plan({a, b, c}, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.row_count(), 9u) << "cublas, cublas_grouped and the kernel, three cases";
+  Runner runner(0, 7);
+  Collect out;
+  const RunSummary s = runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 9u);
+  EXPECT_FALSE(s.aborted);
+  for (size_t i = 0; i < 6; i += 3) {
+    const CaseResult& loop = out.rows[i];
+    const CaseResult& api = out.rows[i + 1];
+    const CaseResult& k = out.rows[i + 2];
+    EXPECT_EQ(loop.kernel, "cublas");
+    EXPECT_EQ(api.kernel, kGroupedApiKernel);
+    for (const CaseResult* r : {&loop, &api}) {
+      EXPECT_EQ(r->status, Status::ok) << r->kernel << ": " << r->reason;
+      ASSERT_TRUE(r->grouped) << r->kernel;
+      EXPECT_TRUE(r->error.computed) << r->kernel;
+      EXPECT_LE(r->error.normwise, r->error.tolerance) << r->kernel;
+      ASSERT_TRUE(r->time) << r->kernel;
+      EXPECT_GT(*r->tflops, 0);
+    }
+    ASSERT_TRUE(api.ratio_to_cublas) << "the API against the loop";
+    EXPECT_DOUBLE_EQ(*api.ratio_to_cublas, loop.time->median_ms / api.time->median_ms);
+    EXPECT_EQ(k.status, Status::skipped);
+    EXPECT_EQ(k.reason, kNoGroupedKernelReason);
+  }
+  // f16 accumulation: the loop runs, the grouped API's row says why it does not.
+  EXPECT_EQ(out.rows[6].status, Status::ok) << out.rows[6].reason;
+  EXPECT_EQ(out.rows[7].status, Status::skipped);
+  EXPECT_NE(out.rows[7].reason.find("f32 accumulation"), std::string::npos) << out.rows[7].reason;
 }

@@ -226,3 +226,50 @@ TEST(EnergyWindow, AtLeastTheWindowOrTwentyLaunchesWithinTheLongWindow) {
   EXPECT_EQ(energy_launches(5.0), 1);
   EXPECT_EQ(energy_launches(0.0), 1000000) << "a launch of no time: the cap";
 }
+
+// A grouped case cuBLAS runs two ways (plan.hpp, has_grouped_api_row): its kernel rows divide by
+// the faster and name it; the grouped API's row divides by the loop (how the API fares against
+// it); the loop's row, the cublas role, takes no ratio.
+TEST(GroupEpilogue, AGroupedCaseDividesByTheFasterCublasWayAndNamesIt) {
+  ProblemGroup g = group();
+  g.measure.baseline = Baseline::cublas;
+  g.grouped = GroupedGemm{};
+  Member loop = sampled(GroupRole::cublas, {3.0, 3.0});
+  Member api = sampled(GroupRole::cublas_grouped, {2.0, 2.0});
+  Member k = sampled(GroupRole::kernel, {1.0, 1.0});
+  for (Member* m : {&loop, &api, &k}) m->r.grouped = g.grouped;
+  std::vector<Member*> timed{&loop, &api, &k};
+  const GroupBaselines b = baseline_medians(timed, false);
+  EXPECT_EQ(b.cublas_ms, 3.0);
+  EXPECT_EQ(b.cublas_grouped_ms, 2.0);
+  for (Member* m : timed) finish_row(*m, g, b, RunSummary{}, nullptr);
+  EXPECT_FALSE(loop.r.ratio_to_cublas);
+  EXPECT_FALSE(loop.r.baseline_way);
+  EXPECT_NEAR(api.r.ratio_to_cublas.value_or(0), 1.5, 1e-12) << "the API over the loop";
+  EXPECT_FALSE(api.r.baseline_way);
+  EXPECT_NEAR(k.r.ratio_to_cublas.value_or(0), 2.0, 1e-12) << "over the faster way, the API";
+  EXPECT_EQ(k.r.cublas_median_ms, 2.0);
+  EXPECT_EQ(k.r.baseline_way.value_or(""), kWayGroupedApi);
+
+  // The loop faster (many rows an expert): the kernel divides by it and says so.
+  Member api_slow = sampled(GroupRole::cublas_grouped, {6.0, 6.0});
+  Member k2 = sampled(GroupRole::kernel, {1.5, 1.5});
+  k2.r.grouped = g.grouped;
+  std::vector<Member*> timed2{&loop, &api_slow, &k2};
+  const GroupBaselines b2 = baseline_medians(timed2, false);
+  finish_row(k2, g, b2, RunSummary{}, nullptr);
+  EXPECT_NEAR(k2.r.ratio_to_cublas.value_or(0), 2.0, 1e-12);
+  EXPECT_EQ(k2.r.baseline_way.value_or(""), kWayLoop);
+
+  // The grouped API not timed (skipped: f16 accumulation): the loop, named.
+  Member k3 = sampled(GroupRole::kernel, {1.0, 1.0});
+  k3.r.grouped = g.grouped;
+  finish_row(k3, g, GroupBaselines{3.0, std::nullopt, std::nullopt}, RunSummary{}, nullptr);
+  EXPECT_NEAR(k3.r.ratio_to_cublas.value_or(0), 3.0, 1e-12);
+  EXPECT_EQ(k3.r.baseline_way.value_or(""), kWayLoop);
+
+  // A dense case never names a way.
+  Member dense = sampled(GroupRole::kernel, {1.0, 1.0});
+  finish_row(dense, group(), GroupBaselines{2.0, 2.0}, RunSummary{}, nullptr);
+  EXPECT_FALSE(dense.r.baseline_way);
+}

@@ -356,9 +356,25 @@ TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
   EXPECT_EQ(g.problem.layout, Layout::tn);
   EXPECT_EQ(g.problem.dtype, DType::bf16);
   EXPECT_EQ(g.problem.flops(), 2.0 * 16 * 8 * 4096 * 7168) << "2 * sum(M_g) * N * K";
-  EXPECT_EQ(why_group_cannot_run(g), "grouped GEMM: no provider runs it yet (issue 51)");
+  // bf16: cuBLAS runs it, two baseline rows (the loop, the grouped API), no kernel row by glob.
+  EXPECT_EQ(why_group_cannot_run(g), "");
+  EXPECT_TRUE(has_grouped_api_row(g));
+  EXPECT_FALSE(has_grouped_api_row(glob.groups[0]));
   EXPECT_EQ(why_group_cannot_run(glob.groups[0]), "");
-  EXPECT_EQ(glob.row_count(), 6u * 3 + 2u);
+  EXPECT_EQ(glob.row_count(), 6u * 3 + 2u * 2);
+  EXPECT_NE(format_plan(glob).find(std::string(kGroupedApiKernel) + " "), std::string::npos);
+
+  // FP8: cuBLAS has no grouped FP8; the whole case is skipped, one baseline row.
+  const Plan fp8 = plan_of(request_of({"--preset", "deepseek-v3", "--tokens", "16", "--kernel",
+                                       "cublas", "--dtype", "e4m3", "--scale", "block128",
+                                       "--routing", "balanced", "--layers", "moe_*"}),
+                           reg);
+  ASSERT_FALSE(fp8.groups.empty());
+  for (const ProblemGroup& f : fp8.groups) {
+    ASSERT_TRUE(f.grouped);
+    EXPECT_EQ(why_group_cannot_run(f), kGroupedFp8NotRunReason);
+    EXPECT_FALSE(has_grouped_api_row(f));
+  }
 
   const Plan named = plan_of(request_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k",
                                          "64", "--kernel", "hgemm_tn,hgemm_tn_wide"}),
@@ -385,7 +401,7 @@ TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
                               reg)));
   const std::string listing = format_plan(glob);
   EXPECT_NE(listing.find("deepseek-v3 moe_gate_up_proj G256 m "), std::string::npos) << listing;
-  EXPECT_NE(listing.find("their rows are planned and reported as skipped"), std::string::npos);
+  EXPECT_NE(listing.find("cuBLAS runs them two ways"), std::string::npos) << listing;
 }
 
 TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {
