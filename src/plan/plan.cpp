@@ -101,11 +101,14 @@ bool has_grouped_api_row(const ProblemGroup& g) {
   return g.grouped && !is_fp8(g.problem.dtype);
 }
 
+size_t group_row_count(const ProblemGroup& g) {
+  return 1 + (has_grouped_api_row(g) ? 1 : 0) + (uses_cublaslt(g.measure.baseline) ? 1 : 0) +
+         g.kernels.size();
+}
+
 size_t Plan::row_count() const {
   size_t n = 0;
-  for (const auto& g : groups)
-    n += 1 + (has_grouped_api_row(g) ? 1 : 0) + (uses_cublaslt(g.measure.baseline) ? 1 : 0) +
-         g.kernels.size();
+  for (const auto& g : groups) n += group_row_count(g);
   return n;
 }
 

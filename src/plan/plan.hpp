@@ -60,6 +60,10 @@ inline constexpr const char* kGroupedFp8NotRunReason =
 // many serving engines still do), and "cublas_grouped", cublasGemmGroupedBatchedEx. Its kernel
 // rows divide by the faster of the two and name it (CaseResult::baseline_way).
 bool has_grouped_api_row(const ProblemGroup& g);
+
+// The rows of `g` in plan order: cublas, cublas_grouped (has_grouped_api_row), cublaslt where the
+// baseline uses it, then the kernels. Plan::row_count, the shards and planned_cases count by it.
+size_t group_row_count(const ProblemGroup& g);
 inline constexpr const char* kGroupedApiKernel = "cublas_grouped";
 
 // --dry-run's listing: one line per row in the console table's form (kernel, MxNxK, layout,

@@ -43,10 +43,6 @@ std::string case_label(const std::string& kernel, const ProblemGroup& g) {
   return s;
 }
 
-size_t group_rows(const ProblemGroup& g) {
-  return 1 + (uses_cublaslt(g.measure.baseline) ? 1 : 0) + g.kernels.size();
-}
-
 }  // namespace
 
 ShardArg parse_shard_arg(const std::string& text) {
@@ -181,7 +177,8 @@ double group_cost_s(const ProblemGroup& g) {
   };
   double s = kGroupOverheadS;
   if (m.verify) s += flop / kAssumedReferenceFlopS;
-  s += row_s(1);  // the cuBLAS row
+  s += row_s(1);                              // the cuBLAS row
+  if (has_grouped_api_row(g)) s += row_s(2);  // cuBLAS's grouped API beside its loop
   const bool lt = uses_cublaslt(m.baseline);
   if (lt) s += kLtCandidates * kLtTuneSamples * gemm_s + row_s(2);
   const int baselines = (uses_cublas(m.baseline) ? 1 : 0) + (lt ? 1 : 0);
@@ -220,7 +217,7 @@ Plan shard_plan(const Plan& plan, const ShardSpec& spec) {
       out.groups.push_back(g);
       out.groups.back().first_row = row;
     }
-    row += group_rows(g);
+    row += group_row_count(g);
   }
   return out;
 }
@@ -263,6 +260,7 @@ std::vector<PlannedCase> planned_cases(const Plan& plan) {
   for (const ProblemGroup& g : plan.groups) {
     if (g.first_row) row = *g.first_row;
     out.push_back({++row, case_label("cublas", g)});
+    if (has_grouped_api_row(g)) out.push_back({++row, case_label(kGroupedApiKernel, g)});
     if (uses_cublaslt(g.measure.baseline)) out.push_back({++row, case_label("cublaslt", g)});
     for (const KernelInfo* k : g.kernels) out.push_back({++row, case_label(k->name, g)});
   }

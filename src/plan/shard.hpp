@@ -102,8 +102,9 @@ struct PlannedCase {
   size_t index = 0;
   std::string label;  // "hgemm_tn 4096x4096x4096 tn f16/f32 [llama3-8b/qkv_proj]"
 };
-// Every row of `plan` in the order the runner emits them (cublas, cublaslt where the group's
-// baseline uses it, then the kernels), with plan-wide indices (first_row where set).
+// Every row of `plan` in the order the runner emits them (group_row_count's: cublas,
+// cublas_grouped for a grouped case cuBLAS runs, cublaslt where the group's baseline uses it,
+// then the kernels), with plan-wide indices (first_row where set).
 std::vector<PlannedCase> planned_cases(const Plan& plan);
 
 // Expands {rank} and {host} in an output path. Throws UsageError for any other {...}.

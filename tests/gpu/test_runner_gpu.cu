@@ -269,8 +269,8 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
   const auto grouped_run = [](Grouping gr, DType t, Accum acc, double beta) {
     int64_t total = 0;
     for (int64_t m : gr.m) total += m;
-    RunSpec r = quick_run({"hgemm_tn"}, Shape{total, 96, 128, {}, GroupedGemm{gr, std::nullopt}},
-                          beta);
+    RunSpec r =
+        quick_run({"hgemm_tn"}, Shape{total, 96, 128, {}, GroupedGemm{gr, std::nullopt}}, beta);
     r.layouts = {Layout::tn};
     r.dtypes = {t};
     r.accums = {acc};

@@ -365,10 +365,10 @@ TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
   EXPECT_NE(format_plan(glob).find(std::string(kGroupedApiKernel) + " "), std::string::npos);
 
   // FP8: cuBLAS has no grouped FP8; the whole case is skipped, one baseline row.
-  const Plan fp8 = plan_of(request_of({"--preset", "deepseek-v3", "--tokens", "16", "--kernel",
-                                       "cublas", "--dtype", "e4m3", "--scale", "block128",
-                                       "--routing", "balanced", "--layers", "moe_*"}),
-                           reg);
+  const Plan fp8 = plan_of(
+      request_of({"--preset", "deepseek-v3", "--tokens", "16", "--kernel", "cublas", "--dtype",
+                  "e4m3", "--scale", "block128", "--routing", "balanced", "--layers", "moe_*"}),
+      reg);
   ASSERT_FALSE(fp8.groups.empty());
   for (const ProblemGroup& f : fp8.groups) {
     ASSERT_TRUE(f.grouped);

@@ -91,6 +91,16 @@ TEST(Shard, EveryCaseRunsInExactlyOneShard) {
     expect_exact_cover(sweep, n);
     expect_exact_cover(prefill, n);
   }
+  // Grouped cases (llm_moe.json: bf16 ones have a cublas_grouped row, FP8 ones none).
+  const Plan moe = config_plan("llm_moe.json");
+  size_t api_rows = 0;
+  for (const PlannedCase& c : planned_cases(moe))
+    api_rows += c.label.rfind(std::string(kGroupedApiKernel) + " ", 0) == 0;
+  size_t bf16_grouped = 0;
+  for (const ProblemGroup& g : moe.groups) bf16_grouped += has_grouped_api_row(g);
+  EXPECT_GT(bf16_grouped, 0u);
+  EXPECT_EQ(api_rows, bf16_grouped);
+  for (int n : {1, 3, 8}) expect_exact_cover(moe, n);
   // More shards than groups: some shards are empty, still every row once.
   expect_exact_cover(sweep, int(sweep.groups.size()) + 5);
   const Plan empty_shard =
