@@ -11,9 +11,11 @@
 // each 8x8 block with stmatrix.trans into the same boxes. Variant _sk (SK): F3 on rung 10's
 // stream-K schedule and workspace (common/sm90/schedule.hpp, common/sm90/stream_k.cuh), each of a
 // row of few tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb +
-// 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256 (kF3Tall): 256x128 tiles, each
-// consumer's 128 rows of A in two halves through one partial; _m256c2: the same on 2-CTA
-// clusters along N multicasting the A tile. docs/fp8.md tells the ladder and the tries.
+// 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256c2 (kF3Tall): 256x128 tiles, each
+// consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
+// multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow): 64x128
+// tiles, the consumers splitting B, on the stream-K schedule (not yet run on a GPU). docs/fp8.md
+// tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -73,21 +75,28 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // Rung F3's variants (V): kF3 the rung; kF3Pipe (_pipe) each warpgroup's promotion of k-block
 // kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32);
 // kF3Tall (_m256, _m256c2) an A tile of 256 rows, 128 per consumer warpgroup in two 64-row
-// halves, on clusters of CLUSTER CTAs along N that share it (multicast).
-enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3 };
+// halves, on clusters of CLUSTER CTAs along N that share it (multicast); kF3Narrow (_m64, _m64sk)
+// an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
+// (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
+enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3, kF3Narrow = 4 };
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
 // epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
 // 6 stages (as F2's Sm90Config<128, 128, 6, 1> lays them out); 128 x 192: 4 stages of 40 KB beside
-// 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes.
+// 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes; 64 x 128 (SPLIT_N: both
+// consumers on the 64 rows of A, each on 64 rows of B, one box each): 8 stages of 24 KB beside
+// 16 KB of boxes.
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
-  static constexpr int WG_N = 64;                       // wgmma's M: rows of A per instruction
-  static constexpr int HALVES = BM / CONSUMERS / WG_N;  // 64-row halves per consumer
+  static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
+  // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow).
+  static constexpr bool SPLIT_N = BM == WG_N;
+  static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
+  static constexpr int HALVES = SPLIT_N ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
   static constexpr bool CLUSTER_M = false;
   static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
@@ -95,15 +104,15 @@ struct F3Cfg {
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
-  static constexpr int EPI_BOX = 64, EPI_BUFS = BN / EPI_BOX;
+  static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr int SMEM_BYTES =
       STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-  static_assert(BN == 128 || BN == 192, "wgmma m64n128k32 or m64n192k32");
-  static_assert((BM == 128 || BM == 256) && (BM == 128 || BN == 128),
+  static_assert(NW == 64 || NW == 128 || NW == 192, "wgmma m64n64k32, m64n128k32 or m64n192k32");
+  static_assert((BM == 64 && BN == 128) || ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
                 "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
-                "sums of both halves and one partial: 192 registers)");
+                "sums of both halves and one partial: 192 registers); 64 rows beside 128 of B");
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
@@ -111,7 +120,8 @@ struct F3Cfg {
 template <int V, int CLUSTER>
 using F3CfgOf = std::conditional_t<
     V == kF3N192, F3Cfg<128, 192, 4>,
-    std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>, F3Cfg<128, 128, 6>>>;
+    std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
+                       std::conditional_t<V == kF3Narrow, F3Cfg<64, 128, 8>, F3Cfg<128, 128, 6>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -146,6 +156,19 @@ struct F2Params {
 // B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
 // k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
 // K, set per tile) before the stage's wait.
+// A consumer's wgmma N and whether the consumers split the B tile: rung F3's Cfg::NW and
+// Cfg::SPLIT_N; F2's 128 (its 64 rows of B are wgmma's M) and no.
+template <class Cfg, bool MROWS>
+constexpr int f3_nw() {
+  if constexpr (MROWS) return Cfg::NW;
+  return 128;
+}
+template <class Cfg, bool MROWS>
+constexpr bool f3_split_n() {
+  if constexpr (MROWS) return Cfg::SPLIT_N;
+  return false;
+}
+
 template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0, DType TA = DType::e4m3,
           DType TB = DType::e4m3>
 struct F2Mainloop {
@@ -177,9 +200,10 @@ struct F2Mainloop {
   int wg_thread = 0;
   bool f2_valid = false;
   uint32_t slot = 0;  // k-blocks of the consumer's walk so far
-  // wgmma's N (rung F3: the B tile's rows) and the fragment's registers.
-  static constexpr int NW = MROWS ? Cfg::BN : 128;
+  // wgmma's N (rung F3: the consumer's rows of the B tile) and the fragment's registers.
+  static constexpr int NW = f3_nw<Cfg, MROWS>();
   static constexpr int NACC = NW / 2;
+  static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
@@ -196,14 +220,16 @@ struct F2Mainloop {
   // h: which 64-row half of the consumer's rows of A (kF3Tall's 256-row tiles: two).
   __device__ __forceinline__ void issue_wgmmas(float (&d)[NACC], int stage, bool first, int h) {
     // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
-    constexpr int kOwnRows = MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
+    // kSplitN: A's 64 rows for both consumers, each its own 64 rows of B.
+    constexpr int kOwnRows = kSplitN ? 0 : MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
     const uint32_t own =
         (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
         (consumer * kOwnRows + h * Cfg::WG_N) * Cfg::ROW_BYTES;
     const uint32_t all =
-        MROWS ? s_b + stage * Cfg::B_STAGE_BYTES : s_a + stage * Cfg::A_STAGE_BYTES;
+        (MROWS ? s_b + stage * Cfg::B_STAGE_BYTES : s_a + stage * Cfg::A_STAGE_BYTES) +
+        (kSplitN ? consumer * NW * Cfg::ROW_BYTES : 0);
     const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(own);  // (64, 128)
-    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (128, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (NW, 128)
 #pragma unroll
     for (int ks = 0; ks < kBK / 32; ++ks) {
       const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
@@ -249,7 +275,7 @@ struct F2Mainloop {
     return s;
   }
   __device__ __forceinline__ static Factors factors(const Scales& s) {
-    static_assert(NW == 128, "one block of B under the tile");
+    static_assert(NW <= 128, "one block of B under the consumer's rows");
     Factors f;
     f.f0 = s.a0 * s.b, f.f1 = s.a1 * s.b, f.m0 = f.f0, f.m1 = f.f1;
     return f;
@@ -295,7 +321,7 @@ struct F2Mainloop {
   // ahead, F3 block128 ran 1.7-9.7% and _sk 2.3-9.1% faster per layer (bench_results/h100/
   // 2026-11-27_fp8_{f3,sk}_scales_ahead_*). _n192 reads them at the start of kb: read ahead, with
   // four more registers held through the k-block, it ran up to 4.6% slower (_scales_ahead_first_*).
-  static constexpr bool kScalesAhead = MROWS && NW == 128;
+  static constexpr bool kScalesAhead = MROWS && (NW == 128 || kSplitN);
   static_assert(!kScalesAhead || Cfg::BN == 128, "F3's 128-row B tile");
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
                                                    Scales& next, int kb_count) {
@@ -587,7 +613,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
   using Mainloop = F2Mainloop<S, kFast, Cfg, true, V, TA, TB>;
-  constexpr int NJ = Cfg::BN / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
+  constexpr int NJ = Mainloop::NW / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
   constexpr int HALVES = Cfg::HALVES;
   static_assert(!SK || (Cfg::BN == 128 && HALVES == 1),
                 "the stream-K workspace holds 128 x 128 tiles");
@@ -600,8 +626,13 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   while (work_iter.next(w)) {
     const auto [m_tile, n_tile] = sm90_cta_tile<Cfg::CLUSTER, false>(w, rank);
     const int m0 = m_tile * Cfg::BM, n0 = n_tile * Cfg::BN;
-    // Half hf's first row of A, and this thread's two rows in it.
-    const auto m_wg = [&](int hf) { return m0 + (consumer * HALVES + hf) * Cfg::WG_N; };
+    // This consumer's first row of B (kF3Narrow: its half of the B tile).
+    const int n0c = n0 + (Cfg::SPLIT_N ? consumer * Mainloop::NW : 0);
+    // Half hf's first row of A (kF3Narrow: the tile's, both consumers), and this thread's two
+    // rows in it.
+    const auto m_wg = [&](int hf) {
+      return m0 + (Cfg::SPLIT_N ? 0 : (consumer * HALVES + hf) * Cfg::WG_N);
+    };
     const auto row = [&](int hf, int h) { return m_wg(hf) + 16 * warp + g + 8 * h; };
     // Row scales: this thread's 2 rows a half (m of A, times alpha) and 2 NJ columns (n of B),
     // loaded now and used after the mainloop.
@@ -616,7 +647,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
       for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const int n = n0 + 8 * j + 2 * q + e;
+          const int n = n0c + 8 * j + 2 * q + e;
           rsb[2 * j + e] = n < N ? __ldg(prm.scale_b + n) : 0.f;
         }
     };
@@ -674,8 +705,8 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           }
       if (m_wg(hf) >= M) continue;  // this warpgroup's rows of the half are all past M (uniform)
       if (sched.c_tma) {
-        f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0, N,
-                                                        consumer, warp, lane, wg_thread);
+        f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0c,
+                                                        N, consumer, warp, lane, wg_thread);
       } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
 #pragma unroll
         for (int j = 0; j < NJ; ++j)
@@ -683,7 +714,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
           for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              const int m = row(hf, h), n = n0 + 8 * j + 2 * q + e;
+              const int m = row(hf, h), n = n0c + 8 * j + 2 * q + e;
               if (m >= M || n >= N) continue;
               __nv_bfloat16* dst = prm.c + int64_t(n) * M + m;
               float v = acc[hf][4 * j + 2 * h + e];
@@ -1040,20 +1071,25 @@ GEMMBENCH_REGISTER_KERNEL(
                   "operand reads per FLOP than 128 rows of B, 4 stages",
                   supports<1, true, false, kF3N192>, launch<1, true, false, kF3N192>, kF3Types));
 
-// The 256-row tile alone, and on 2-CTA clusters sharing it: the two steps measured apart.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m256", 3,
-                  "rung F3 on 256x128 tiles: each consumer warpgroup's 128 rows of A in two "
-                  "64-row halves through one partial, promoted in turn (the other warpgroup's "
-                  "wgmmas under each promotion); a quarter fewer L2 reads per FLOP, 4 stages",
-                  supports<1, true, false, kF3Tall>, launch<1, true, false, kF3Tall>, kF3Types));
-
+// The 256-row tile on 2-CTA clusters sharing it. The tile alone (_m256, one CTA) was measured as
+// its own step (docs/fp8.md: block128 0.927x cuBLASLt against _m256c2's 0.935x, per-tensor 0.952x
+// against 0.974x) and retired for _m64's place in the rung: the same code at CLUSTER 1.
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2", 3,
                   "rung F3 on 256x128 tiles and 2-CTA clusters along N: each CTA loads half of "
                   "the shared 256-row A tile and multicasts it to both (half the L2 reads per "
                   "FLOP of a 128x128 tile)",
                   supports<2, true, false, kF3Tall>, launch<2, true, false, kF3Tall>, kF3Types));
+
+// DeepGEMM's tile at M 64-128 (BLOCK_M 64, 8 stages): 64x128 tiles whose 64 rows of A both
+// consumers share, each on 64 rows of B, on _sk's stream-K schedule (at decode each tile's
+// k-blocks split over about half the grid; with more tiles than SMs only a last partial wave).
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64", 3,
+                  "rung F3 on 64x128 tiles: both consumer warpgroups on the tile's 64 rows of A, "
+                  "each on 64 rows of B (wgmma m64n64k32), 8 stages, on the stream-K schedule "
+                  "(as _sk); no rows past M at M 64",
+                  supports<1, true, true, kF3Narrow>, launch<1, true, true, kF3Narrow>, kF3Types));
 
 }  // namespace
 }  // namespace gemmbench

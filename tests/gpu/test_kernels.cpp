@@ -277,7 +277,7 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent" || n == "fp8gemm_sm90_persistent_c2" ||
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
-        n == "fp8gemm_sm90_persistent_t_m256" || n == "fp8gemm_sm90_persistent_t_m256c2";
+        n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.
