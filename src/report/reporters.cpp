@@ -318,15 +318,17 @@ const std::vector<std::string>& csv_columns() {
                                                 "group_m_max",
                                                 "group_imbalance",
                                                 "group_rows_stored",
-                                                "routing"};
+                                                "routing",
+                                                "baseline_way"};
   return cols;
 }
 
 namespace {
 
-// The grouped columns: empty for a dense row.
+// The grouped columns (the last, baseline_way: which cuBLAS way a kernel row's ratio divides by):
+// empty for a dense row.
 std::vector<std::string> grouped_cells(const CaseResult& r) {
-  if (!r.grouped) return std::vector<std::string>(8);
+  if (!r.grouped) return std::vector<std::string>(9);
   const Grouping& g = r.grouped->grouping;
   const GroupStats st = group_stats(g);
   return {std::to_string(g.groups()),
@@ -336,7 +338,8 @@ std::vector<std::string> grouped_cells(const CaseResult& r) {
           std::to_string(st.max),
           fmt::format("{}", st.imbalance),
           std::to_string(g.stored_rows()),
-          r.grouped->routing ? to_string(r.grouped->routing->spec) : ""};
+          r.grouped->routing ? to_string(r.grouped->routing->spec) : "",
+          r.baseline_way.value_or("")};
 }
 
 // Every column before the grouped ones.

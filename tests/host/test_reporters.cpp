@@ -805,6 +805,12 @@ TEST(Json, GroupedRowRoundTripsWithItsSummary) {
   ASSERT_TRUE(back.grouped);
   EXPECT_EQ(*back.grouped, *r.grouped);
   EXPECT_EQ(to_json(back), j);
+  EXPECT_FALSE(j.contains("baseline_way")) << "only where the runner set it";
+  r.baseline_way = "cublas grouped API";
+  const nlohmann::json jw = to_json(r);
+  EXPECT_EQ(jw["baseline_way"], "cublas grouped API");
+  EXPECT_EQ(case_result_from_json(jw).baseline_way, r.baseline_way);
+  r.baseline_way.reset();
 
   // Masked, given M_g (no routing); a dense row has no "grouped" key and reads back without one.
   r.grouped = GroupedGemm{Grouping{{3, 0, 5, 9}, GroupLayout::masked, 1, 16}, std::nullopt};
@@ -833,12 +839,15 @@ TEST(Csv, GroupedColumnsAndConsoleBracket) {
   EXPECT_NEAR(std::stod(cells[column("group_imbalance")]), 9 / 4.25, 1e-12);
   EXPECT_EQ(cells[column("group_rows_stored")], "32");
   EXPECT_EQ(cells[column("routing")], "random");
+  EXPECT_EQ(cells[column("baseline_way")], "");
+  r.baseline_way = "cublas per-group loop";
+  EXPECT_EQ(csv_cells(r, "H100")[column("baseline_way")], "cublas per-group loop");
   const auto dense = csv_cells(sample_row(1, Status::ok), "H100");
   ASSERT_EQ(dense.size(), csv_columns().size());
   EXPECT_EQ(dense[column("groups")], "");
   EXPECT_EQ(dense[column("routing")], "");
-  EXPECT_EQ(csv_columns().back(), "routing") << "the grouped columns come last: older ones keep "
-                                                "their places";
+  EXPECT_EQ(csv_columns().back(), "baseline_way")
+      << "the grouped columns come last: older ones keep their places";
 
   std::ostringstream out;
   auto rep = make_console_reporter(out);
