@@ -75,7 +75,7 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // Rung F3's variants (V): kF3 the rung; kF3Pipe (_pipe) each warpgroup's promotion of k-block
 // kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32);
 // kF3Tall (_m256, _m256c2) an A tile of 256 rows, 128 per consumer warpgroup in two 64-row
-// halves, on clusters of CLUSTER CTAs along N that share it (multicast); kF3Narrow (_m64, _m64sk)
+// halves, on clusters of CLUSTER CTAs along N that share it (multicast); kF3Narrow (_m64)
 // an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
 // (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
 enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3, kF3Narrow = 4 };
@@ -146,16 +146,6 @@ struct F2Params {
   uint32_t epoch;  // stream-K (F3's _sk): this launch's flag value
 };
 
-#if GEMMBENCH_SM90A
-
-// A consumer warpgroup's walk over the ring for one tile: its (64 GEMM-N, 128 GEMM-M) fragment
-// of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
-// (the previous tile's deferred stores). On return every wgmma has completed and every stage is
-// released.
-// MROWS: each consumer takes 64 rows of the A tile (wgmma's A) against the whole B tile (wgmma's
-// B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
-// k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
-// K, set per tile) before the stage's wait.
 // A consumer's wgmma N and whether the consumers split the B tile: rung F3's Cfg::NW and
 // Cfg::SPLIT_N; F2's 128 (its 64 rows of B are wgmma's M) and no.
 template <class Cfg, bool MROWS>
@@ -169,6 +159,16 @@ constexpr bool f3_split_n() {
   return false;
 }
 
+#if GEMMBENCH_SM90A
+
+// A consumer warpgroup's walk over the ring for one tile: its (64 GEMM-N, 128 GEMM-M) fragment
+// of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
+// (the previous tile's deferred stores). On return every wgmma has completed and every stage is
+// released.
+// MROWS: each consumer takes 64 rows of the A tile (wgmma's A) against the whole B tile (wgmma's
+// B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
+// k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
+// K, set per tile) before the stage's wait.
 template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0, DType TA = DType::e4m3,
           DType TB = DType::e4m3>
 struct F2Mainloop {
