@@ -148,6 +148,22 @@ def environment(deep_gemm):
     return env
 
 
+def dated_environment(deep_gemm):
+    """environment() with the run's UTC date: every line a peer script writes carries it."""
+    env = environment(deep_gemm)
+    env["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return env
+
+
+def emit(row, out):
+    """One JSON line on stdout and in `out` (a file or None), flushed as the case ends."""
+    line = json.dumps(row)
+    print(line, flush=True)
+    if out:
+        out.write(line + "\n")
+        out.flush()
+
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -497,8 +513,7 @@ def main():
             "build-ab/deepgemm.tar.gz. Only torch._scaled_mm is measured.")
         deep_gemm = None
 
-    env = environment(deep_gemm)
-    env["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    env = dated_environment(deep_gemm)
     method = {
         "timing": "device kernel span per call from the CUDA profiler (CUPTI), median of all "
                   "samples; kernels only, no host work of the wrappers",
@@ -536,11 +551,7 @@ def main():
                    "error": f"{type(e).__name__}: {e}"}
             status = 1
         row["method"], row["env"] = method, env
-        line = json.dumps(row)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+        emit(row, out)
         errs = row.get("errors", {})
         log(f"  {m}x{n}x{k}: " + ", ".join(
             f"{p} {row.get(p + '_ms')} ms" + (" FAIL" if p in errs and not errs[p]["pass"] else "")

@@ -35,7 +35,6 @@ Setup on the GPU host (it has PyTorch; scripts/dev/reference/README.md):
 One JSON line per case on stdout and in --out, as each case ends; progress on stderr.
 """
 import argparse
-import datetime
 import json
 import math
 import os
@@ -45,7 +44,8 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deepgemm_bench import L2Flush, compare, environment, log, median, sequence_of, time_block  # noqa: E402
+from deepgemm_bench import (L2Flush, compare, dated_environment, emit, log, median,  # noqa: E402
+                            sequence_of, time_block)
 
 PROVIDERS = ("grouped_mm", "loop")
 TYPES = {"bf16": (torch.bfloat16, 2.0**-8), "f16": (torch.float16, 2.0**-11)}
@@ -180,8 +180,7 @@ def main():
         print("grouped_bench: no CUDA device", file=sys.stderr)
         return 1
     torch.cuda.init()
-    env = environment(None)
-    env["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    env = dated_environment(None)
     method = {
         "timing": "device kernel span per call from the CUDA profiler (CUPTI), median of all "
                   "samples; kernels only (the loop's span runs from its first kernel to its last)",
@@ -208,11 +207,7 @@ def main():
                    "m": c["m"], "error": f"{type(e).__name__}: {e}"}
             status = 1
         row["method"], row["env"] = method, env
-        line = json.dumps(row)
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+        emit(row, out)
         log(f"  {c['label']} G{len(c['m'])} rows {sum(c['m'])} {c['n']}x{c['k']}: "
             + (row.get("skipped") or row.get("error") or ", ".join(
                 f"{p} {row.get(p + '_ms', 'FAIL')} ms" for p in a.providers))
