@@ -68,10 +68,12 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
                           ErrorMeter& meter, cudaStream_t stream,
                           const std::function<void()>& launch);
 
-// cuBLAS's two ways, on the dense baseline's handle and workspace. prepare() builds the grouped
-// API's arrays (device pointer arrays included) once per case, outside any timed region.
+// cuBLAS's two ways, on the dense baseline's handle and workspace (the CublasGemm given, which
+// must outlive this). prepare() builds the grouped API's arrays (device pointer arrays included)
+// once per case, outside any timed region.
 class CublasGrouped {
  public:
+  explicit CublasGrouped(CublasGemm& cublas) : cublas_(cublas) {}
   // One cublasGemmEx per group with rows (what many serving engines still do).
   void run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d, cudaStream_t stream);
   // cublasGemmGroupedBatchedEx over the buckets of plan_grouped_batch(), f32 accumulation only
@@ -81,7 +83,7 @@ class CublasGrouped {
   void run_grouped_api(const GemmProblem& p, cudaStream_t stream);
 
  private:
-  CublasGemm cublas_;  // the handle and workspace of both ways
+  CublasGemm& cublas_;  // the handle and workspace of both ways: the dense baseline's
   GroupedBatchPlan plan_;
   DeviceBuffer ptrs_;  // problems() pointers to A, then to B, then to C
   // One per API group: the operations, and alpha and beta (CUBLAS_COMPUTE_32F: float scalars).

@@ -39,8 +39,8 @@ struct BaselineGemms {
   CublasGemm cublas;
   // Tuned per group when the group's baseline uses it.
   CublasLtGemm cublaslt;
-  CublasLtGemm cublas_fp8;  // the baseline of FP8 problems
-  CublasGrouped grouped;    // a grouped case's two cuBLAS ways
+  CublasLtGemm cublas_fp8;        // the baseline of FP8 problems
+  CublasGrouped grouped{cublas};  // a grouped case's two cuBLAS ways, on cublas's handle
 };
 
 // One group on its way through Runner::run_group's phases: its rows as members, in plan order
@@ -440,7 +440,7 @@ std::vector<CaseResult> Runner::run_group(const ProblemGroup& g, RunSummary& sum
                                           const AtFn& at) {
   Impl& im = *impl_;
   Group grp{g, summary, at};
-  grp.members.reserve(2 + g.kernels.size());
+  grp.members.reserve(3 + g.kernels.size());
   grp.members.push_back({base_row(g, nullptr), GroupRole::cublas});
   if (grp.with_grouped_api())
     grp.members.push_back({as_grouped_api_row(base_row(g, nullptr)), GroupRole::cublas_grouped});

@@ -78,7 +78,8 @@ TEST_P(GroupedCublas, BothWaysMatchThePerGroupReference) {
   CUDA_CHECK(cudaStreamCreate(&stream));
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, 20261128, DataDist::uniform, meter, stream);
-  CublasGrouped cublas;
+  CublasGemm dense;
+  CublasGrouped cublas(dense);
 
   const ErrorStats loop =
       verify_grouped(p, g, d, meter, stream, [&] { cublas.run_loop(p, g, d, stream); });
@@ -108,7 +109,8 @@ TEST(GroupedVerify, AMissingOrMisplacedGroupFails) {
   CUDA_CHECK(cudaStreamCreate(&stream));
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, 7, DataDist::uniform, meter, stream);
-  CublasGrouped cublas;
+  CublasGemm dense;
+  CublasGrouped cublas(dense);
 
   Grouping all_but_last = g;
   all_but_last.m.back() = 0;  // the loop then leaves the last group's rows unwritten
@@ -144,7 +146,8 @@ TEST(GroupedVerify, Fp8AndF16AccumulationAreRefused) {
   p = problem_of({"", contiguous({4, 4}, 1), 16, 16, DType::f16, Accum::f16, 1, 0});
   GroupedOperands d =
       make_grouped_operands(p, contiguous({4, 4}, 1), 1, DataDist::uniform, meter, stream);
-  CublasGrouped cublas;
+  CublasGemm dense;
+  CublasGrouped cublas(dense);
   EXPECT_THROW(cublas.prepare(p, contiguous({4, 4}, 1), d, stream), std::invalid_argument)
       << "the grouped API is run with f32 accumulation only";
 }
