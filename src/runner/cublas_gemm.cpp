@@ -47,10 +47,15 @@ const char* CublasGemm::compute_type_name(const GemmProblem& p) {
 
 void CublasGemm::run(const GemmProblem& p, const void* a, const void* b, void* c,
                      cudaStream_t stream) {
+  on_stream(stream);
+  enqueue(p, a, b, c);
+}
+
+void CublasGemm::enqueue(const GemmProblem& p, const void* a, const void* b, void* c) {
   if (is_fp8(p.dtype))
     throw std::invalid_argument(std::string("cublasGemmEx has no ") + to_string(p.dtype) +
                                 " inputs: FP8 problems run through cuBLASLt (CublasLtGemm)");
-  cublasHandle_t handle = on_stream(stream);
+  cublasHandle_t handle = handle_;
   const cublasOperation_t op_a = a_is_k_major(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = b_is_k_major(p.layout) ? CUBLAS_OP_N : CUBLAS_OP_T;
   const cudaDataType_t t = cuda_type(p.dtype);

@@ -26,6 +26,9 @@ class CublasGemm {
 
   // Enqueues C = alpha*op(A)*op(B) + beta*C on `stream`. std::invalid_argument for an FP8 problem.
   void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream);
+  // The same on the stream the last on_stream() bound: a run of calls on one stream (the
+  // grouped loop, one per group) binds it once, not once a call inside the timed region.
+  void enqueue(const GemmProblem& p, const void* a, const void* b, void* c);
   // The handle, bound to `stream` and to this object's workspace: for the other cuBLAS calls of a
   // baseline (the grouped API, runner/grouped_gemm.hpp) on the same handle and workspace.
   cublasHandle_t on_stream(cudaStream_t stream);

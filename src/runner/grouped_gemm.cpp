@@ -150,13 +150,13 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
 void CublasGrouped::run_loop(const GemmProblem& p, const Grouping& g, GroupedOperands& d,
                              cudaStream_t stream) {
   const size_t es = dtype_bytes(p.dtype);
+  cublas_.on_stream(stream);  // once for all groups, as an engine's loop does
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
     const int64_t off = d.first_row[size_t(grp)];
-    cublas_.run(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
-                byte_ptr(d.a) + size_t(off * p.k) * es, byte_ptr(d.c) + size_t(off * p.n) * es,
-                stream);
+    cublas_.enqueue(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
+                    byte_ptr(d.a) + size_t(off * p.k) * es, byte_ptr(d.c) + size_t(off * p.n) * es);
   }
 }
 
