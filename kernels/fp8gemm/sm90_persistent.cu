@@ -942,8 +942,8 @@ void run(const GemmArgs& a, cudaStream_t stream) {
     clusters = std::min(clusters, std::max(1, a.test_max_ctas / CLUSTER));
   if constexpr (SK) clusters = std::min(clusters, kSkMaxCtas);  // the workspace's slots
   F2Params prm{M, N, K, a.alpha, a.beta, a.scale_a, a.scale_b, static_cast<__nv_bfloat16*>(a.c),
-               // Rung F3's family on grids of whole waves (whole_wave_clusters).
-               make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK, MROWS),
+               // Rung F3's family on grids of whole waves (whole_wave_clusters); one-byte weights.
+               make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK, MROWS, 1),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), N, K, Cfg::BN);

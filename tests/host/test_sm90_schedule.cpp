@@ -38,8 +38,10 @@ std::vector<std::vector<Sm90Work>> walk(const Sm90Schedule& s, bool stream_k) {
   return out;
 }
 
-void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k) {
-  const Sm90Schedule s = make_schedule(m, n, k, bm, bn, 64, cluster, clusters_max, stream_k);
+void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k,
+           int bk = 64, int elem_bytes = 2) {
+  const Sm90Schedule s =
+      make_schedule(m, n, k, bm, bn, bk, cluster, clusters_max, stream_k, false, elem_bytes);
   SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tile " << bm << "x" << bn
                                   << " cluster " << cluster << " grid " << s.clusters
                                   << (stream_k ? " stream-K" : ""));
@@ -458,4 +460,19 @@ TEST(Sm90Schedule, WholeWavesWalkEveryTileOnce) {
           }
         EXPECT_EQ(int(seen.size()), s.tiles_total);
       }
+}
+
+// One-byte weights (FP8's 64x128 tile at M 64): the decode split reaches for the whole grid where
+// two-byte weights take half of it.
+TEST(Sm90Schedule, OneByteWeightsSplitOverTheWholeGrid) {
+  const Sm90Schedule two = make_schedule(64, 4096, 7168, 64, 128, 128, 1, 132, true, false, 2);
+  const Sm90Schedule one = make_schedule(64, 4096, 7168, 64, 128, 128, 1, 132, true, false, 1);
+  EXPECT_EQ(two.tiles_total, 32);
+  EXPECT_EQ(two.clusters, 64) << "32 tiles in 2 parts: half the grid";
+  EXPECT_EQ(one.clusters, 128) << "32 tiles in 4 parts: the whole grid";
+  EXPECT_EQ(one.dp_tiles, 0);
+  EXPECT_EQ(one.sk_units, 32LL * 56);
+  EXPECT_EQ(decode_grid_target(64, 2112, 7168, 132, 1), 132);
+  EXPECT_EQ(decode_grid_target(64, 2112, 7168, 132, 2), 66);
+  check(64, 4096, 7168, 64, 128, 1, 132, true, 128, 1);
 }

@@ -90,7 +90,11 @@ GB_HD int decode_split_count(int tiles, int k_blocks, int target) {
 // ran at 0.93x cuBLAS on its 56 tiles unsplit (bench_results/h100/
 // 2026-11-25_decode_split_candidates.json.gz) against 1.00x spread over the grid before
 // (2026-11-25_decode_sm90_candidates.json.gz).
-GB_HD int decode_grid_target(int bm, int n, int k, int clusters_max) {
+// One-byte weights (FP8) take the whole grid at every size: a k-block of them is half the bytes
+// of bf16's for the same FLOPs, so an SM spends twice the tensor time per byte it streams, and
+// DeepGEMM runs 128-132 CTAs on every one of its shapes at M 64-128 (issue 50, step 6).
+GB_HD int decode_grid_target(int bm, int n, int k, int clusters_max, int elem_bytes = 2) {
+  if (elem_bytes == 1) return clusters_max;
   const long long weight_bytes = 2LL * n * k;
   return bm >= 128 && weight_bytes > (40LL << 20) ? clusters_max : clusters_max / 2;
 }
@@ -133,7 +137,8 @@ GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
 // see docs/hgemm-hopper.md). whole_waves: the plain walk on whole_wave_clusters (FP8's rung F3
 // family; stream-K splits the last wave instead).
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
-                                 int clusters_max, bool stream_k, bool whole_waves = false) {
+                                 int clusters_max, bool stream_k, bool whole_waves = false,
+                                 int elem_bytes = 2) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -152,8 +157,9 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       // One row of tiles (decode: every token in one tile, the weights streamed once): each
       // tile's k-blocks are split into the same number of equal parts, one cluster each, for
       // about half the grid (decode_split_count).
-      clusters = s.tiles_total * decode_split_count(s.tiles_total, s.k_blocks,
-                                                    decode_grid_target(bm, n, k, clusters_max));
+      clusters = s.tiles_total *
+                 decode_split_count(s.tiles_total, s.k_blocks,
+                                    decode_grid_target(bm, n, k, clusters_max, elem_bytes));
     } else {
       // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
       // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
