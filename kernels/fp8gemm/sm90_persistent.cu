@@ -13,9 +13,9 @@
 // row of few tiles split over CTAs along K at decode. Variant _pipe (V): two partials, k-block kb +
 // 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256c2 (kF3Tall): 256x128 tiles, each
 // consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
-// multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow): 64x128
-// tiles, the consumers splitting B, on the stream-K schedule (not yet run on a GPU). docs/fp8.md
-// tells the ladder and the tries.
+// multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
+// tiles by 128, 64 or 32 rows of B (fill_tile_n), the consumers splitting B, on the stream-K
+// schedule. docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -78,14 +78,25 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // halves, on clusters of CLUSTER CTAs along N that share it (multicast); kF3Narrow (_m64)
 // an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
 // (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
-enum F3Variant : int { kF3 = 0, kF3Pipe = 1, kF3N192 = 2, kF3Tall = 3, kF3Narrow = 4 };
+// kF3Narrow64 and kF3Narrow32: _m64's tile with 64 or 32 rows of B (wgmma m64n32k32, m64n16k32),
+// the widths fill_tile_n picks where 128-row tiles would leave SMs idle.
+enum F3Variant : int {
+  kF3 = 0,
+  kF3Pipe = 1,
+  kF3N192 = 2,
+  kF3Tall = 3,
+  kF3Narrow = 4,
+  kF3Narrow64 = 5,
+  kF3Narrow32 = 6
+};
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
 // epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
 // 6 stages (as F2's Sm90Config<128, 128, 6, 1> lays them out); 128 x 192: 4 stages of 40 KB beside
 // 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes; 64 x 128 (SPLIT_N: both
 // consumers on the 64 rows of A, each on 64 rows of B, one box each): 8 stages of 24 KB beside
-// 16 KB of boxes.
+// 16 KB of boxes; 64 x 64 and 64 x 32 (each consumer on 32 or 16 rows of B): 8 stages of 16 or
+// 12 KB and no boxes (the fragment is stored straight to C).
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
@@ -104,15 +115,18 @@ struct F3Cfg {
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
-  static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes
+  static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr int SMEM_BYTES =
       STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-  static_assert(NW == 64 || NW == 128 || NW == 192, "wgmma m64n64k32, m64n128k32 or m64n192k32");
-  static_assert((BM == 64 && BN == 128) || ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
-                "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
-                "sums of both halves and one partial: 192 registers); 64 rows beside 128 of B");
+  static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
+                "wgmma m64n{16,32,64,128,192}k32");
+  static_assert(
+      (BM == 64 && (BN == 128 || BN == 64 || BN == 32)) ||
+          ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
+      "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
+      "sums of both halves and one partial: 192 registers); 64 rows beside 128, 64 or 32 of B");
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
@@ -120,8 +134,12 @@ struct F3Cfg {
 template <int V, int CLUSTER>
 using F3CfgOf = std::conditional_t<
     V == kF3N192, F3Cfg<128, 192, 4>,
-    std::conditional_t<V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-                       std::conditional_t<V == kF3Narrow, F3Cfg<64, 128, 8>, F3Cfg<128, 128, 6>>>>;
+    std::conditional_t<
+        V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
+        std::conditional_t<V == kF3Narrow, F3Cfg<64, 128, 8>,
+                           std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
+                                              std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
+                                                                 F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -322,7 +340,7 @@ struct F2Mainloop {
   // 2026-11-27_fp8_{f3,sk}_scales_ahead_*). _n192 reads them at the start of kb: read ahead, with
   // four more registers held through the k-block, it ran up to 4.6% slower (_scales_ahead_first_*).
   static constexpr bool kScalesAhead = MROWS && (NW == 128 || kSplitN);
-  static_assert(!kScalesAhead || Cfg::BN == 128, "F3's 128-row B tile");
+  static_assert(!kScalesAhead || Cfg::BN <= 128, "one block of B under the tile");
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
                                                    Scales& next, int kb_count) {
     const int stage = ring.stage;
@@ -615,7 +633,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   using Mainloop = F2Mainloop<S, kFast, Cfg, true, V, TA, TB>;
   constexpr int NJ = Mainloop::NW / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
   constexpr int HALVES = Cfg::HALVES;
-  static_assert(!SK || (Cfg::BN == 128 && HALVES == 1),
+  static_assert(!SK || (Cfg::BN <= 128 && HALVES == 1),
                 "the stream-K workspace holds 128 x 128 tiles");
   static_assert(HALVES == 1 || V == kF3Tall, "two halves are kF3Tall's");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
@@ -704,10 +722,11 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
               v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
           }
       if (m_wg(hf) >= M) continue;  // this warpgroup's rows of the half are all past M (uniform)
-      if (sched.c_tma) {
-        f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0c,
-                                                        N, consumer, warp, lane, wg_thread);
-      } else {  // beta != 0, M % 8 != 0 or C unaligned: straight from the fragment
+      if (Cfg::EPI_BUFS > 0 && sched.c_tma) {
+        if constexpr (Cfg::EPI_BUFS > 0)
+          f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0c,
+                                                          N, consumer, warp, lane, wg_thread);
+      } else {  // beta != 0, M % 8 != 0, C unaligned or a narrow tile: straight from the fragment
 #pragma unroll
         for (int j = 0; j < NJ; ++j)
 #pragma unroll
@@ -1023,6 +1042,29 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
+// _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B, the width whose
+// tiles fill the grid's waves best (fill_tile_n, on the grid run() then sizes).
+void launch_m64(const GemmArgs& a, cudaStream_t stream) {
+  by_pair<true>(a.problem, [&](auto ta, auto tb) {
+    by_scheme(a.problem, [&](auto s, auto fast) {
+      constexpr ScaleMode S = decltype(s)::value;
+      constexpr bool kFast = decltype(fast)::value;
+      constexpr DType TA = decltype(ta)::value, TB = decltype(tb)::value;
+      int ctas = resident_clusters<S, kFast, 1, true, true, kF3Narrow, TA, TB>();
+      if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
+      ctas = std::min(ctas, kSkMaxCtas);
+      switch (fill_tile_n(int(a.problem.m), int(a.problem.n), 64, ctas)) {
+        case 32:
+          return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
+        case 64:
+          return run<S, kFast, 1, true, true, kF3Narrow64, TA, TB>(a, stream);
+        default:
+          return run<S, kFast, 1, true, true, kF3Narrow, TA, TB>(a, stream);
+      }
+    });
+  });
+}
+
 // Rung F3 and its variants take the e5m2 pairs too.
 const std::vector<DType> kF3Types = {DType::e4m3, DType::e5m2};
 
@@ -1081,15 +1123,17 @@ GEMMBENCH_REGISTER_KERNEL(
                   "FLOP of a 128x128 tile)",
                   supports<2, true, false, kF3Tall>, launch<2, true, false, kF3Tall>, kF3Types));
 
-// DeepGEMM's tile at M 64-128 (BLOCK_M 64, 8 stages): 64x128 tiles whose 64 rows of A both
-// consumers share, each on 64 rows of B, on _sk's stream-K schedule (at decode each tile's
-// k-blocks split over about half the grid; with more tiles than SMs only a last partial wave).
+// DeepGEMM's tile at M 64-128 (BLOCK_M 64, 8 stages): 64-row tiles whose rows of A both
+// consumers share, each on half the tile's 128, 64 or 32 rows of B (fill_tile_n: the width that
+// fills the grid), on _sk's stream-K schedule (at decode each tile's k-blocks split over the grid;
+// with more tiles than SMs only a last partial wave).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64", 3,
-                  "rung F3 on 64x128 tiles: both consumer warpgroups on the tile's 64 rows of A, "
-                  "each on 64 rows of B (wgmma m64n64k32), 8 stages, on the stream-K schedule "
-                  "(as _sk); no rows past M at M 64",
-                  supports<1, true, true, kF3Narrow>, launch<1, true, true, kF3Narrow>, kF3Types));
+                  "rung F3 on 64-row tiles: both consumer warpgroups on the tile's 64 rows of A, "
+                  "each on half its 128, 64 or 32 rows of B (the width whose tiles fill the "
+                  "grid's waves), 8 stages, on the stream-K schedule (as _sk); no rows past M at "
+                  "M 64",
+                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
 
 }  // namespace
 }  // namespace gemmbench

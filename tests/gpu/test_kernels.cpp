@@ -52,7 +52,9 @@ const std::vector<Shape3> kShapes = {
 // 32-row group, a partial last k-block, more k-blocks than the warps of a row group).
 const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},  {129, 257, 1040},  {37, 1000, 400},
                                         {300, 136, 2064}, {1000, 264, 4112}, {1, 300, 656},
-                                        {7, 1000, 1040},  {13, 264, 400},    {16, 136, 4112}};
+                                        {7, 1000, 1040},  {13, 264, 400},    {16, 136, 4112},
+                                        // _m64 on 64 rows of B (fill_tile_n at 132 SMs)
+                                        {64, 7168, 272}};
 
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;

@@ -476,3 +476,20 @@ TEST(Sm90Schedule, OneByteWeightsSplitOverTheWholeGrid) {
   EXPECT_EQ(decode_grid_target(64, 2112, 7168, 132, 2), 66);
   check(64, 4096, 7168, 64, 128, 1, 132, true, 128, 1);
 }
+
+// _m64's width of B: the fewest columns per CTA over the waves, the widest among equals.
+// test_kernels' {64, 7168, 272} relies on 64 at 132 SMs; its other shapes take 32 and, on the
+// capped grids, 128.
+TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
+  EXPECT_EQ(fill_tile_n(64, 4096, 64, 132), 32) << "128 tiles of 32: one wave";
+  EXPECT_EQ(fill_tile_n(64, 7168, 64, 132), 64) << "112 tiles of 64, as few columns as 224 of 32";
+  EXPECT_EQ(fill_tile_n(64, 32768, 64, 132), 128) << "every width takes 256 columns a CTA";
+  EXPECT_EQ(fill_tile_n(64, 2112, 64, 132), 32) << "66 tiles of 32, split by stream-K";
+  EXPECT_EQ(fill_tile_n(128, 4096, 64, 132), 64) << "two rows of 64 tiles";
+  EXPECT_EQ(fill_tile_n(200, 384, 64, 1), 128) << "one CTA: every width the same";
+  for (int n : {1, 33, 1000, 2112, 24576})
+    for (int ctas : {1, 3, 7, 132}) {
+      const int w = fill_tile_n(64, n, 64, ctas);
+      EXPECT_TRUE(w == 32 || w == 64 || w == 128) << n << " " << ctas;
+    }
+}

@@ -121,6 +121,24 @@ GB_HD int shared_weight_rows(long long n, int ctas) {
   return 0;
 }
 
+// FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32,
+// the one whose tiles take the fewest columns per CTA over the grid's waves (waves x rows), the
+// widest among equals. DeepGEMM picks BLOCK_N the same way at M 64-128 (16 to 112, any multiple of
+// 8; gen_instances.py prints its choice): 64x4096x7168 in 128 tiles of 32, 64x7168x2048 in 128 of
+// 56 where this takes 112 of 64. Narrow tiles each read all of A's 64 rows again, from L2.
+GB_HD int fill_tile_n(int m, int n, int bm, int ctas) {
+  const int widths[] = {128, 64, 32};
+  const long long tiles_m = (m + bm - 1) / bm;
+  int best = 128;
+  long long best_cost = -1;
+  for (int w : widths) {
+    const long long tiles = tiles_m * ((n + w - 1) / w);
+    const long long cost = (tiles + ctas - 1) / (ctas > 0 ? ctas : 1) * w;
+    if (best_cost < 0 || cost < best_cost) best = w, best_cost = cost;
+  }
+  return best;
+}
+
 // The plain walk's grid in whole waves: the fewest clusters that walk tiles_total tiles in as
 // many waves as `clusters` would (every cluster then takes the same count but perhaps one, and
 // the tiles a cluster walks, the makespan, do not grow). DeepGEMM sizes its grid so (128 CTAs for
