@@ -319,7 +319,8 @@ double fp8_fill(const Case& c, int bn) {
   return w.wave_efficiency * w.tile_efficiency;
 }
 
-// fp8gemm (FP8, TN): the decode path at 1-16 tokens, F3 on the stream-K schedule where a row of
+// fp8gemm (FP8, TN): the decode path at 1-16 tokens, F3 on 64-row tiles at 17-64, F3 on the
+// stream-K schedule where a row of
 // tiles leaves most SMs idle; elsewhere F3 on 128x192 tiles where they fill the grid about as well
 // as 128x128 ones, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
 // promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
@@ -334,6 +335,14 @@ constexpr Rule kFp8[] = {
      "x18432 only",
      "h100/2026-11-27_fp8_decode_ds_new.json.gz, h100/2026-11-27_fp8_decode_ll_new.json.gz, "
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz"},
+    {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
+     "fp8gemm_sm90_persistent_t_m64",
+     "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "
+     "M at 64), 128, 64 or 32 rows of B (m64_tile_n), stream-K",
+     "rule N: at 64 tokens on DeepGEMM's six shapes 1.151x the stream-K, _pipe and _n192 picks "
+     "before it (0.976-1.395x; behind _n192 at 64x24576x1536 only), block128, H200 sustained; "
+     "17-63 tokens not measured (fewer rows past M than the 128-row tiles')",
+     "h200/2026-11-29_fp8_m64_whole_grid.json.gz, h200/2026-11-29_fp8_m64_widths.json.gz"},
     {"fp8-split-few-tiles",
      [](const Case& c) { return c.m <= 128 && 2 * ceil_div64(c.n, 128) < c.sms && c.k >= 4096; },
      "fp8gemm_sm90_persistent_t_sk",

@@ -14,7 +14,7 @@
 // 1's wgmmas under kb's promotion; _n192: 128x192 tiles; _m256c2 (kF3Tall): 256x128 tiles, each
 // consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
-// tiles by 128, 64 or 32 rows of B (fill_tile_n), the consumers splitting B, on the stream-K
+// tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
 // schedule. docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
@@ -79,7 +79,7 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
 // (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
 // kF3Narrow64 and kF3Narrow32: _m64's tile with 64 or 32 rows of B (wgmma m64n32k32, m64n16k32),
-// the widths fill_tile_n picks where 128-row tiles would leave SMs idle.
+// the widths m64_tile_n picks where 128-row tiles would split many ways.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -1042,8 +1042,8 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B, the width whose
-// tiles fill the grid's waves best (fill_tile_n, on the grid run() then sizes).
+// _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
+// narrower width where 128 rows would split each tile many ways or K is short).
 void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
@@ -1053,7 +1053,7 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
       int ctas = resident_clusters<S, kFast, 1, true, true, kF3Narrow, TA, TB>();
       if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
       ctas = std::min(ctas, kSkMaxCtas);
-      switch (fill_tile_n(int(a.problem.m), int(a.problem.n), 64, ctas)) {
+      switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
         case 32:
           return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
         case 64:
@@ -1124,14 +1124,15 @@ GEMMBENCH_REGISTER_KERNEL(
                   supports<2, true, false, kF3Tall>, launch<2, true, false, kF3Tall>, kF3Types));
 
 // DeepGEMM's tile at M 64-128 (BLOCK_M 64, 8 stages): 64-row tiles whose rows of A both
-// consumers share, each on half the tile's 128, 64 or 32 rows of B (fill_tile_n: the width that
-// fills the grid), on _sk's stream-K schedule (at decode each tile's k-blocks split over the grid;
+// consumers share, each on half the tile's 128, 64 or 32 rows of B (m64_tile_n), on _sk's
+// stream-K schedule (at decode each tile's k-blocks split over the grid;
 // with more tiles than SMs only a last partial wave).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64", 3,
                   "rung F3 on 64-row tiles: both consumer warpgroups on the tile's 64 rows of A, "
-                  "each on half its 128, 64 or 32 rows of B (the width whose tiles fill the "
-                  "grid's waves), 8 stages, on the stream-K schedule (as _sk); no rows past M at "
+                  "each on half its 128, 64 or 32 rows of B (narrower where 128 would split "
+                  "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
+                  "_sk); no rows past M at "
                   "M 64",
                   supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
 

@@ -415,10 +415,10 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
       }
 }
 
-// fp8gemm (rules T, V, W, P, U): the decode path at 1-16 tokens, the stream-K F3 where 17-128
-// tokens leave a row of fewer tiles than half the SMs with K >= 4096; elsewhere F3 on 128x192
-// tiles where they fill the grid within 3% of 128x128 ones, else F3 with the pipelined promotion;
-// F3 itself with fast accumulation; the candidates end with F2 and F1.
+// fp8gemm (rules T, N, V, W, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
+// the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
+// elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else F3 with
+// the pipelined promotion; F3 itself with fast accumulation; the candidates end with F2 and F1.
 TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   auto fp8 = [](int64_t m, int64_t n, int64_t k, bool fast = false) {
     GemmProblem p{m, n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
@@ -428,12 +428,17 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   };
   EXPECT_EQ(first(fp8(1, 7168, 2048)), "fp8gemm_decode");
   EXPECT_EQ(first(fp8(16, 2112, 7168)), "fp8gemm_decode");
-  EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_sk");
+  // 17-64 tokens: the 64-row tiles (rule N), fast accumulation excepted.
+  EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_m64");
+  EXPECT_EQ(first(fp8(64, 8192, 8192)), "fp8gemm_sm90_persistent_t_m64");
+  EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t_m64");
+  EXPECT_EQ(first(fp8(64, 7168, 2048, true)), "fp8gemm_sm90_persistent_t");
+  EXPECT_EQ(first(fp8(65, 2112, 7168)), "fp8gemm_sm90_persistent_t_sk");
   EXPECT_EQ(first(fp8(128, 7168, 16384)), "fp8gemm_sm90_persistent_t_sk");  // 56 tiles
-  EXPECT_EQ(first(fp8(64, 8192, 8192)), "fp8gemm_sm90_persistent_t_sk");    // 64 tiles
+  EXPECT_EQ(first(fp8(128, 8192, 8192)), "fp8gemm_sm90_persistent_t_sk");   // 64 tiles
   // 68 tiles of 128 rows against 46 of 192, one wave each: the 192-row tiles fill 0.67 as much.
-  EXPECT_EQ(first(fp8(64, 8704, 8192)), "fp8gemm_sm90_persistent_t_pipe");
-  EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t_pipe");   // K 2048
+  EXPECT_EQ(first(fp8(128, 8704, 8192)), "fp8gemm_sm90_persistent_t_pipe");
+  EXPECT_EQ(first(fp8(128, 7168, 2048)), "fp8gemm_sm90_persistent_t_pipe");  // K 2048
   EXPECT_EQ(first(fp8(129, 2112, 7168)), "fp8gemm_sm90_persistent_t_pipe");  // two rows
   // DeepSeek-V3 at 4096 tokens: 192-row tiles where N is a multiple of 192 (or nearly fills it).
   EXPECT_EQ(first(fp8(4096, 2112, 7168)), "fp8gemm_sm90_persistent_t_n192");
@@ -453,7 +458,8 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
 
 // fp8gemm with an e5m2 operand: the same candidates; F2 takes e4m3 x e4m3 only, rung F3 and its
 // variants every pair but e5m2 x e5m2, so the first that takes the pair is the one the e4m3 rules
-// pick: F4 at 1-16 tokens, the stream-K F3 at 17-128 (rule V at N 7168, K 16384), `_pipe` above;
+// pick: F4 at 1-16 tokens, _m64 at 17-64, the stream-K F3 at 65-128 (rule V at N 7168, K 16384),
+// `_pipe` above;
 // e5m2 x e5m2 no candidate takes. Whether they then run asks the driver about their images (no
 // GPU here: "cannot query the kernel image"), which the GPU suites cover.
 TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
@@ -483,6 +489,7 @@ TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
         if (first_taker.empty()) first_taker = rc.kernel;
       }
       EXPECT_EQ(first_taker, m <= 16    ? "fp8gemm_decode"
+                             : m <= 64  ? "fp8gemm_sm90_persistent_t_m64"
                              : m <= 128 ? "fp8gemm_sm90_persistent_t_sk"
                                         : "fp8gemm_sm90_persistent_t_pipe");
       EXPECT_EQ(c.back().kernel, "fp8gemm_sm90") << "every chain ends in F1";

@@ -477,9 +477,10 @@ TEST(Sm90Schedule, OneByteWeightsSplitOverTheWholeGrid) {
   check(64, 4096, 7168, 64, 128, 1, 132, true, 128, 1);
 }
 
-// _m64's width of B: the fewest columns per CTA over the waves, the widest among equals.
-// test_kernels' {64, 7168, 272} relies on 64 at 132 SMs; its other shapes take 32 and, on the
-// capped grids, 128.
+// _m64's width of B: fill_tile_n, the fewest columns per CTA over the waves, the widest among
+// equals; m64_tile_n, that width only where 128 rows of B split each tile more than 4 ways or
+// K is at most 16 k-blocks, at one row of tiles. test_kernels' {64, 7168, 272} relies on 64 at
+// 132 SMs, {37, 1000, 400} on 32; its capped grids take 128.
 TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
   EXPECT_EQ(fill_tile_n(64, 4096, 64, 132), 32) << "128 tiles of 32: one wave";
   EXPECT_EQ(fill_tile_n(64, 7168, 64, 132), 64) << "112 tiles of 64, as few columns as 224 of 32";
@@ -492,4 +493,19 @@ TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
       const int w = fill_tile_n(64, n, 64, ctas);
       EXPECT_TRUE(w == 32 || w == 64 || w == 128) << n << " " << ctas;
     }
+}
+
+TEST(Sm90Schedule, M64TileNNarrowsOnlyWhereMeasuredToPay) {
+  // DeepGEMM's six shapes at M 64 and 128, H200 (132 SMs): what was measured best.
+  EXPECT_EQ(m64_tile_n(64, 2112, 7168, 132), 32) << "17 tiles of 128 split 7 ways";
+  EXPECT_EQ(m64_tile_n(64, 24576, 1536, 132), 128) << "192 tiles of 128 fill the grid";
+  EXPECT_EQ(m64_tile_n(64, 32768, 512, 132), 128);
+  EXPECT_EQ(m64_tile_n(64, 7168, 16384, 132), 128) << "56 tiles split 2 ways, 128 k-blocks";
+  EXPECT_EQ(m64_tile_n(64, 4096, 7168, 132), 128) << "32 tiles split 4 ways";
+  EXPECT_EQ(m64_tile_n(64, 7168, 2048, 132), 64) << "16 k-blocks";
+  for (int n : {2112, 24576, 32768, 7168, 4096})
+    EXPECT_EQ(m64_tile_n(128, n, 7168, 132), 128) << "two rows of tiles: " << n;
+  EXPECT_EQ(m64_tile_n(64, 7168, 272, 132), 64);  // test_kernels' shapes
+  EXPECT_EQ(m64_tile_n(37, 1000, 400, 132), 32);
+  EXPECT_EQ(m64_tile_n(37, 1000, 400, 7), 128) << "8 tiles of 128 on a grid of 7";
 }

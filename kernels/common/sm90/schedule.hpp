@@ -121,11 +121,10 @@ GB_HD int shared_weight_rows(long long n, int ctas) {
   return 0;
 }
 
-// FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32,
-// the one whose tiles take the fewest columns per CTA over the grid's waves (waves x rows), the
-// widest among equals. DeepGEMM picks BLOCK_N the same way at M 64-128 (16 to 112, any multiple of
-// 8; gen_instances.py prints its choice): 64x4096x7168 in 128 tiles of 32, 64x7168x2048 in 128 of
-// 56 where this takes 112 of 64. Narrow tiles each read all of A's 64 rows again, from L2.
+// FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32.
+// fill_tile_n: the width whose tiles take the fewest columns per CTA over the grid's waves
+// (waves x rows), the widest among equals. DeepGEMM picks BLOCK_N that way at M 64-128 (16 to
+// 112, any multiple of 8; gen_instances.py prints its choice): 64x4096x7168 in 128 tiles of 32.
 GB_HD int fill_tile_n(int m, int n, int bm, int ctas) {
   const int widths[] = {128, 64, 32};
   const long long tiles_m = (m + bm - 1) / bm;
@@ -137,6 +136,21 @@ GB_HD int fill_tile_n(int m, int n, int bm, int ctas) {
     if (best_cost < 0 || cost < best_cost) best = w, best_cost = cost;
   }
   return best;
+}
+// m64_tile_n: what _m64 runs. Narrower tiles filled the grid but each took about twice
+// DeepGEMM's time per k-block (64x4096x7168 in DeepGEMM's own 128 tiles of 32: 21.6 us against
+// its 14.3), so they pay only where 128 rows of B would split each tile's k-blocks more than 4
+// ways (64x2112x7168: 16.0 us in 66 tiles of 32 against 18.1 in 17 tiles split 7 ways) or where a
+// tile has at most 16 k-blocks (64x7168x2048: 12.2 us in 112 tiles of 64 against 13.1); with one
+// row of tiles only (at M 128 both rows' narrow tiles ran 8-10% slower), and nowhere the 128-row
+// tiles fill the grid (64x24576x1536: 21.2 us in tiles of 64 against 18.8). bench_results/h200/
+// 2026-11-29_fp8_m64_widths.json.gz and 2026-11-29_fp8_m64_whole_grid.json.gz, sustained.
+GB_HD int m64_tile_n(int m, int n, int k, int ctas) {
+  const int bm = 64, kb = (k + 127) / 128;
+  const int tiles_128 = (n + 127) / 128;
+  if (m > bm || tiles_128 >= ctas) return 128;
+  if (decode_split_count(tiles_128, kb, ctas) > 4 || kb <= 16) return fill_tile_n(m, n, bm, ctas);
+  return 128;
 }
 
 // The plain walk's grid in whole waves: the fewest clusters that walk tiles_total tiles in as
