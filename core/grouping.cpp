@@ -40,6 +40,13 @@ std::vector<int64_t> Grouping::row_offsets() const {
   return out;
 }
 
+std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows) {
+  std::vector<int> out(g.m.size() + 1, 0);
+  for (size_t i = 0; i < g.m.size(); ++i)
+    out[i + 1] = out[i] + int((g.m[i] + tile_rows - 1) / tile_rows);
+  return out;
+}
+
 GroupStats group_stats(const Grouping& g) {
   GroupStats s;
   if (g.m.empty()) return s;

@@ -51,6 +51,8 @@ std::string KernelRegistry::problem(const KernelInfo& info) const {
     return "dtypes, accums and layouts must be non-empty";
   if (!info.launch) return "no launcher";
   if (info.rung <= 0 || info.family.empty()) return "needs family and rung";
+  if (info.group_tile_rows < 0 || (info.group_tile_rows > 0 && info.group_layouts.empty()))
+    return "group_tile_rows is for grouped kernels, and not negative";
   return {};
 }
 
@@ -71,7 +73,13 @@ const KernelInfo* KernelRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
-std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps) {
+std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
+                            const Grouping* grouping) {
+  if (grouping && k.group_layouts.empty()) return kDenseKernelGroupedReason;
+  if (!grouping && !k.group_layouts.empty()) return kGroupedKernelDenseReason;
+  if (grouping && !contains(k.group_layouts, grouping->layout))
+    return std::string("group layout ") + to_string(grouping->layout) +
+           " not implemented by this kernel";
   if (!contains(k.dtypes, p.dtype))
     return std::string("dtype ") + to_string(p.dtype) + " not implemented by this kernel";
   if (!contains(k.accums, p.accum))
@@ -83,6 +91,7 @@ std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const Dev
   if (k.c_row_major && p.beta != 0)
     return "writes C row-major (N contiguous), so it runs with beta = 0 only: the seeded C of "
            "beta != 0 is column-major";
+  if (grouping) return k.supports_grouped ? k.supports_grouped(p, *grouping, caps) : std::string();
   if (k.supports) return k.supports(p, caps);
   return {};
 }

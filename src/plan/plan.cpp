@@ -171,9 +171,9 @@ std::string format_plan(const Plan& plan) {
     out += fmt::format(
         "Grouped cases (G groups, M_g min/median/max, imbalance max/mean, layout): M = sum(M_g), "
         "FLOP 2*sum(M_g)*N*K; cuBLAS runs them two ways, cublas (one cublasGemmEx per group) "
-        "and {} (cublasGemmGroupedBatchedEx), and the kernel rows divide by the faster; no "
-        "kernel of ours takes a grouped case yet, and FP8 ones are skipped: cuBLAS has no "
-        "grouped FP8\n",
+        "and {} (cublasGemmGroupedBatchedEx), and the kernel rows divide by the faster; only "
+        "kernels that declare the case's group layout take one, and FP8 ones are skipped: "
+        "cuBLAS has no grouped FP8\n",
         kGroupedApiKernel);
   return out;
 }
@@ -280,12 +280,18 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
         }
       }
     };
-    // No registered kernel runs a grouped case yet: one matched by a glob or "all" gets no row
-    // there (as for FP8 types a kernel does not declare), only its types make the problem; one
-    // named exactly gets its row, skipped with the reason. Grouped cases are TN.
+    // A grouped case gets the rows of the kernels that declare its group layout
+    // (KernelInfo::group_layouts); a dense kernel matched by a glob or "all" gets no row there
+    // (as for FP8 types a kernel does not declare), only its types make the problem; one named
+    // exactly gets its row, skipped with the reason. A grouped kernel gets no dense case's row
+    // unless named. Grouped cases are TN.
     for (const Shape& s : run.shapes) {
       if (kernels.empty()) expand(nullptr, s, false);
-      for (const KernelInfo* k : kernels) expand(k, s, !s.grouped || contains(named, k));
+      for (const KernelInfo* k : kernels) {
+        const bool fits = s.grouped ? contains(k->group_layouts, s.grouped->grouping.layout)
+                                    : k->group_layouts.empty();
+        expand(k, s, fits || contains(named, k));
+      }
     }
     if (plan.groups.size() == first_group)
       throw UsageError(where +

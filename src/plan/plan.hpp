@@ -49,8 +49,9 @@ std::vector<std::string> closest_kernel_names(const std::string& name, const Ker
 // Why the runner cannot run any row of `g`, or empty when it can: the one place that decides it
 // before any device work (the runner then writes the group's rows as skipped with this reason).
 // Today: an FP8 grouped case (cuBLAS has no grouped FP8; cuBLASLt per group is to come, issue
-// 51). An f16/bf16/f32 grouped case runs cuBLAS's two ways (has_grouped_api_row); its kernel rows
-// are skipped one by one (no kernel of ours takes a grouped case yet).
+// 51). An f16/bf16/f32 grouped case runs cuBLAS's two ways (has_grouped_api_row); its kernel
+// rows run where the kernel declares the case's group layout (KernelInfo::group_layouts) and are
+// skipped one by one otherwise.
 std::string why_group_cannot_run(const ProblemGroup& g);
 inline constexpr const char* kGroupedFp8NotRunReason =
     "grouped FP8: cuBLAS has no grouped FP8 GEMM, and the per-group cuBLASLt baseline is not "

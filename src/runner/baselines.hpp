@@ -41,8 +41,4 @@ CaseResult as_cublaslt_row(CaseResult r);
 // "cublas_grouped" (plan.hpp, kGroupedApiKernel), provider and family "cublas".
 CaseResult as_grouped_api_row(CaseResult r);
 
-// The reason on a grouped case's kernel rows.
-inline constexpr const char* kNoGroupedKernelReason =
-    "takes no grouped case: no gemmbench kernel runs grouped GEMM yet (issue 51)";
-
 }  // namespace gemmbench

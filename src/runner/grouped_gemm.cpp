@@ -46,6 +46,29 @@ GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows) {
   return q;
 }
 
+GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream) {
+  const std::vector<int64_t> first = g.row_offsets();
+  std::vector<int> m;
+  for (int64_t x : g.m) m.push_back(narrow(x, "M_g"));
+  const auto upload = [stream](DeviceBuffer& to, const void* from, size_t bytes) {
+    to = DeviceBuffer(bytes);
+    CUDA_CHECK(cudaMemcpyAsync(to.get(), from, bytes, cudaMemcpyHostToDevice, stream));
+  };
+  upload(first_row, first.data(), first.size() * sizeof(int64_t));
+  upload(rows, m.data(), m.size() * sizeof(int));
+  launch.grouping = &g;
+  launch.first_row = first_row.as<int64_t>();
+  launch.rows = rows.as<int>();
+  if (tile_rows > 0) {
+    const std::vector<int> prefix = group_tile_prefix(g, tile_rows);
+    upload(tile_prefix, prefix.data(), prefix.size() * sizeof(int));
+    launch.tile_prefix = tile_prefix.as<int>();
+    launch.tile_rows = tile_rows;
+  }
+  // The host vectors go out of scope: the copies must have read them.
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g) {
   std::vector<int64_t> order;
   for (int64_t i = 0; i < g.groups(); ++i)

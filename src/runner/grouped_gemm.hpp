@@ -68,6 +68,19 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
                           ErrorMeter& meter, cudaStream_t stream,
                           const std::function<void()>& launch);
 
+// What a grouped kernel's launch points to (GemmArgs::grouped, core/grouping.hpp): each group's
+// first stored row and M_g on the device, and, where the kernel declares its tile rows
+// (KernelInfo::group_tile_rows > 0), the row tiles before each group (group_tile_prefix). Built
+// once per case and kernel, outside every timed region; `launch` points into the buffers and to
+// `g`, which must outlive it. Not movable: `launch` points into this.
+struct GroupedLaunchTables {
+  GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream);
+  GroupedLaunchTables(const GroupedLaunchTables&) = delete;
+  GroupedLaunchTables& operator=(const GroupedLaunchTables&) = delete;
+  DeviceBuffer first_row, rows, tile_prefix;
+  GroupedLaunch launch;
+};
+
 // cuBLAS's two ways, on the dense baseline's handle and workspace (the CublasGemm given, which
 // must outlive this). prepare() builds the grouped API's arrays (device pointer arrays included)
 // once per case, outside any timed region.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -179,42 +180,47 @@ void bind_baselines(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
   }
 }
 
-// The kernel rows' launchers (after the kernel's one-time prepare), or their reason to skip.
+// The kernel rows' launchers (after the kernel's one-time prepare), or their reason to skip. A
+// grouped case reaches only the kernels that declare its layout (why_unsupported turns the others
+// away): their arguments are the grouped operands and the case's launch tables, built here once,
+// outside every timed region, and held by the launch.
 void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
   const GemmProblem& p = grp.g.problem;
   const GroupData& d = grp.d;
+  const Grouping* grouping = grp.g.grouped ? &grp.g.grouped->grouping : nullptr;
   for (size_t i = grp.first_kernel(); i < grp.members.size(); ++i) {
     Member& m = grp.members[i];
     const KernelInfo* k = grp.g.kernels[i - grp.first_kernel()];
-    if (grp.g.grouped) {  // KernelInfo reads a dense problem: a grouped one would be wrong
-      m.r.status = Status::skipped;
-      m.r.reason = kNoGroupedKernelReason;
-      continue;
-    }
-    if (std::string why = why_unsupported(*k, p, caps); !why.empty()) {
+    if (std::string why = why_unsupported(*k, p, caps, grouping); !why.empty()) {
       m.r.status = Status::skipped;
       m.r.reason = why;
       continue;
     }
-    const GemmArgs args{p,
-                        d.a.get(),
-                        d.b.get(),
-                        d.c.get(),
-                        float(p.alpha),
-                        float(p.beta),
-                        d.scale_a.as<float>(),
-                        d.scale_b.as<float>()};
-    if (k->prepare) {
-      try {
+    GemmArgs args{p,
+                  d.a.get(),
+                  d.b.get(),
+                  d.c.get(),
+                  float(p.alpha),
+                  float(p.beta),
+                  d.scale_a.as<float>(),
+                  d.scale_b.as<float>()};
+    std::shared_ptr<const GroupedLaunchTables> tables;
+    try {
+      if (grouping) {
+        tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream);
+        args.a = d.grouped->a.get(), args.b = d.grouped->b.get(), args.c = d.grouped->c.get();
+        args.grouped = &tables->launch;
+      }
+      if (k->prepare) {
         k->prepare(args, stream);
         CUDA_CHECK_LAST_LAUNCH();
-      } catch (const CudaError& e) {
-        fail_member(m, e, grp.summary);
-        continue;
       }
+    } catch (const CudaError& e) {
+      fail_member(m, e, grp.summary);
+      continue;
     }
     m.c_row_major = k->c_row_major;
-    m.launch = [stream, k, args] {
+    m.launch = [stream, k, args, tables] {
       k->launch(args, stream);
       CUDA_CHECK_LAST_LAUNCH();
     };
@@ -426,7 +432,7 @@ CaseResult Runner::base_row(const ProblemGroup& g, const KernelInfo* k) const {
   r.measure = g.measure;
   r.preset = g.preset;
   r.grouped = g.grouped;
-  // A grouped case reaches no kernel's supports() or rule table: they read a dense problem.
+  // A grouped case reaches no dispatcher's rule table: the tables read a dense problem.
   if (k && k->choose && !g.grouped && why_unsupported(*k, g.problem, caps_).empty()) {
     const DispatchChoice c = k->choose(g.problem, caps_);
     if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;

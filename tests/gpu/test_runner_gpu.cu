@@ -262,8 +262,8 @@ TEST(Runner, ShapeAwareRowsRecordTheirChoice) {
 }
 
 // A grouped case through the runner (issue 51): cuBLAS's two ways are its baseline rows, both
-// verified group by group and timed; the kernel rows divide by the faster and name it; a dense
-// kernel named for it is skipped with the reason, never launched on grouped operands.
+// verified group by group and timed; a dense kernel named for it is skipped with the reason
+// (why_unsupported's), never launched on grouped operands.
 TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
   GEMMBENCH_REQUIRE_GPU();
   const auto grouped_run = [](Grouping gr, DType t, Accum acc, double beta) {
@@ -306,10 +306,11 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
     ASSERT_TRUE(api.ratio_to_cublas) << "the API against the loop";
     EXPECT_DOUBLE_EQ(*api.ratio_to_cublas, loop.time->median_ms / api.time->median_ms);
     EXPECT_EQ(k.status, Status::skipped);
-    EXPECT_EQ(k.reason, kNoGroupedKernelReason);
+    EXPECT_EQ(k.reason, kDenseKernelGroupedReason);
   }
   // f16 accumulation: the loop runs, the grouped API's row says why it does not.
   EXPECT_EQ(out.rows[6].status, Status::ok) << out.rows[6].reason;
   EXPECT_EQ(out.rows[7].status, Status::skipped);
   EXPECT_NE(out.rows[7].reason.find("f32 accumulation"), std::string::npos) << out.rows[7].reason;
 }
+

@@ -404,6 +404,40 @@ TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
   EXPECT_NE(listing.find("cuBLAS runs them two ways"), std::string::npos) << listing;
 }
 
+// A kernel that declares a group layout (KernelInfo::group_layouts) gets a row on the grouped
+// cases of that layout, matched by a glob too, and none on dense cases or the other layout unless
+// named; the dense kernels keep the rule above.
+TEST(GroupedPlan, GroupedKernelsGetTheRowsOfTheirLayouts) {
+  KernelRegistry reg = make_registry();
+  KernelInfo grouped{"hgemm_grouped_x", "hgemm",      2,  "", {DType::f16, DType::bf16},
+                     {Accum::f32},      {Layout::tn}, 90, {}, noop_launch};
+  grouped.group_layouts = {GroupLayout::contiguous};
+  grouped.group_tile_rows = 128;
+  reg.add(grouped);
+  const auto kernels_of = [&](std::vector<std::string> args) {
+    const Plan plan = plan_of(request_of(std::move(args)), reg);
+    std::vector<std::string> names;
+    for (const ProblemGroup& g : plan.groups)
+      for (const KernelInfo* k : g.kernels) names.push_back(k->name);
+    return names;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(kernels_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64", "--kernel",
+                        "hgemm_*"}),
+            Names{"hgemm_grouped_x"});
+  EXPECT_EQ(kernels_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64",
+                        "--group-layout", "masked", "--kernel", "hgemm_*"}),
+            Names{});
+  EXPECT_EQ(kernels_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64",
+                        "--group-layout", "masked", "--kernel", "hgemm_grouped_x"}),
+            Names{"hgemm_grouped_x"})
+      << "named exactly: its row, skipped by why_unsupported with the reason";
+  EXPECT_EQ(
+      kernels_of({"--m", "64", "--n", "64", "--k", "64", "--kernel", "hgemm_*", "--layout", "tn"}),
+      (Names{"hgemm_tn", "hgemm_tn_wide"}))
+      << "a dense case: no grouped kernel by glob";
+}
+
 TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {
   const KernelRegistry reg = make_registry();
   // 65536 groups padded to 65536 rows each: 2^32 stored rows.

@@ -81,6 +81,55 @@ TEST(Registry, WhyUnsupportedChecksDeclaredFieldsAndSm) {
   EXPECT_NE(why_unsupported(*k, p, old).find("needs sm_50"), std::string::npos);
 }
 
+// Dense kernels are turned away from grouped cases and grouped kernels from dense ones, in
+// why_unsupported alone; a grouped kernel's supports_grouped sees the grouping, its supports never.
+TEST(Registry, WhyUnsupportedKeepsDenseAndGroupedApart) {
+  DeviceCaps h100;
+  h100.sm = 90;
+  const auto noop = [](const GemmArgs&, cudaStream_t) {};
+  KernelInfo dense{"hgemm_dense", "hgemm",      1,  "x", {DType::f16},
+                   {Accum::f32},  {Layout::tn}, 80, {},  noop};
+  KernelInfo grouped = dense;
+  grouped.name = "hgemm_grouped";
+  grouped.group_layouts = {GroupLayout::contiguous};
+  grouped.supports = [](const GemmProblem&, const DeviceCaps&) {
+    return std::string("the dense supports() must not answer for a grouped case");
+  };
+  grouped.supports_grouped = [](const GemmProblem&, const Grouping& g, const DeviceCaps&) {
+    return g.groups() > 3 ? std::string("at most 3 groups") : std::string();
+  };
+  Grouping g;
+  g.m = {5, 0, 7};
+  const GemmProblem p{12, 64, 64, Layout::tn, DType::f16, Accum::f32, 1.0, 0.0};
+
+  EXPECT_EQ(why_unsupported(dense, p, h100), "");
+  EXPECT_EQ(why_unsupported(dense, p, h100, &g), kDenseKernelGroupedReason);
+  EXPECT_EQ(why_unsupported(grouped, p, h100), kGroupedKernelDenseReason);
+  EXPECT_EQ(why_unsupported(grouped, p, h100, &g), "");
+  g.m = {1, 2, 3, 4};
+  EXPECT_EQ(why_unsupported(grouped, p, h100, &g), "at most 3 groups");
+  g.m = {5, 0, 7};
+  g.layout = GroupLayout::masked;
+  g.max_m = 7;
+  EXPECT_EQ(why_unsupported(grouped, p, h100, &g),
+            "group layout masked not implemented by this kernel");
+  // The declared fields still apply to a grouped case.
+  g.layout = GroupLayout::contiguous;
+  GemmProblem bf = p;
+  bf.dtype = DType::bf16;
+  EXPECT_NE(why_unsupported(grouped, bf, h100, &g).find("dtype bf16"), std::string::npos);
+  DeviceCaps ampere;
+  ampere.sm = 75;
+  EXPECT_NE(why_unsupported(grouped, p, ampere, &g).find("needs sm_80"), std::string::npos);
+  // group_tile_rows belongs to grouped kernels.
+  KernelRegistry reg;
+  KernelInfo odd = dense;
+  odd.group_tile_rows = 128;
+  EXPECT_NE(reg.problem(odd), "");
+  grouped.group_tile_rows = 128;
+  EXPECT_EQ(reg.problem(grouped), "");
+}
+
 TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
   DeviceCaps h100;
   h100.sm = 90;

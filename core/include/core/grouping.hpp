@@ -11,9 +11,9 @@
 // of GemmProblem today (each kernel's supports() and launcher, the cuBLAS baselines, the plugin
 // adapter, the fp64 reference) reads it as one dense GEMM: a field they all ignore would let a
 // grouped problem reach a dense kernel as an M x N x K GEMM, a wrong answer instead of a skipped
-// row. When the first grouped provider lands, GemmArgs gains a pointer to it and KernelInfo a
-// declaration of the grouped layouts a kernel takes, so that the registry turns dense kernels
-// away in one place.
+// row. A grouped kernel gets it through GemmArgs::grouped (GroupedLaunch, below) and declares the
+// layouts it takes in KernelInfo::group_layouts, so that why_unsupported (core/registry.hpp) turns
+// dense kernels away from grouped cases, and grouped kernels from dense ones, in one place.
 //
 // The GemmProblem of a grouped case has M = sum(M_g): 2*M*N*K is then the grouped FLOP count,
 // and padding rows are neither counted nor compared.
@@ -62,6 +62,29 @@ struct GroupStats {
   double median = 0, mean = 0, imbalance = 0;
 };
 GroupStats group_stats(const Grouping& g);
+
+// What a grouped kernel's launch receives beside the dense arguments (GemmArgs::grouped): the
+// grouping on the host and its per-group arrays on the device, which the runner builds once per
+// case outside every timed region (runner/grouped_gemm.hpp, GroupedLaunchTables). Any provider (a
+// gemmbench kernel, a plugin wrapping DeepGEMM's m-grouped kernels) needs the same things: where
+// each group's rows begin, how many there are, and a walk over all the groups' tiles.
+// GemmArgs' a, b and c are then the grouped operands: A [stored_rows, K], B [G, N, K], C
+// [stored_rows, N]; GemmArgs::problem is the case's (m = sum(M_g), n = N, k = K).
+struct GroupedLaunch {
+  const Grouping* grouping = nullptr;  // host: M_g, layout, align / max_m
+  const int64_t* first_row = nullptr;  // device, G entries: Grouping::row_offsets()
+  const int* rows = nullptr;           // device, G entries: M_g
+  // device, G + 1 entries: group_tile_prefix(*grouping, tile_rows), tile_rows the kernel's
+  // KernelInfo::group_tile_rows; null where the kernel declares none (0).
+  const int* tile_prefix = nullptr;
+  int tile_rows = 0;
+};
+
+// The row tiles before each group: entry g = sum over h < g of ceil(M_h / tile_rows), entry G the
+// total, so that group g's row tiles are [prefix[g], prefix[g + 1]) of one linear order over all
+// the groups (an empty group has none). tile_rows >= 1. A kernel whose tiles are also cut along N
+// (the same count for every group) multiplies; kernels/common/grouped_schedule.hpp walks it.
+std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows);
 
 // Rounds `rows` up to a multiple of `align` (align >= 1).
 constexpr int64_t round_up_rows(int64_t rows, int64_t align) {

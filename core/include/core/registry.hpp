@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/device_caps.hpp"
+#include "core/grouping.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
@@ -35,12 +36,20 @@ struct GemmArgs {
   // clustered kernels), so that small shapes walk several tiles per CTA and split stream-K
   // tiles. 0 = the device default. Nothing outside the tests sets it.
   int test_max_ctas = 0;
+  // A grouped case (core/grouping.hpp, docs/grouped.md): its groups and their device arrays;
+  // a, b and c are then the grouped operands. Null for a dense problem. Only a kernel that
+  // declares the case's layout in KernelInfo::group_layouts is launched with it.
+  const GroupedLaunch* grouped = nullptr;
 };
 
 // Returns an empty string when the kernel can run the problem, else a human reason
 // ("K must be a multiple of 8: rows are copied in 16-byte pieces"). The runner has already
 // checked dtype, accumulate type, layout and min_sm against the fields below.
 using SupportsFn = std::function<std::string(const GemmProblem&, const DeviceCaps&)>;
+// A grouped kernel's per-case constraints (in place of SupportsFn, which it never gets): the
+// problem is the case's (m = sum(M_g)), the grouping its groups.
+using GroupedSupportsFn =
+    std::function<std::string(const GemmProblem&, const Grouping&, const DeviceCaps&)>;
 using LaunchFn = std::function<void(const GemmArgs&, cudaStream_t)>;
 // Once per problem, after its inputs are made and before its first launch, outside every timed
 // sample, with the arguments of the launches that follow (plugins: a peer's per-problem setup).
@@ -73,6 +82,13 @@ struct KernelInfo {
   // The kernel writes C (M,N) row-major, N contiguous (the order of an LLM layer's output, which
   // DeepGEMM writes): verified in that order, and run with beta = 0 only.
   bool c_row_major = false;
+  // Grouped kernels (docs/grouped.md): the group layouts it takes; empty, a dense kernel, which
+  // gets no grouped case (and a grouped kernel no dense one). supports_grouped: its per-case
+  // constraints. group_tile_rows: the rows of its tiles along M_g, for which the runner builds
+  // GroupedLaunch::tile_prefix (0: none built).
+  std::vector<GroupLayout> group_layouts = {};
+  GroupedSupportsFn supports_grouped = {};
+  int group_tile_rows = 0;
 };
 
 class KernelRegistry {
@@ -95,9 +111,18 @@ class KernelRegistry {
   std::deque<KernelInfo> kernels_;
 };
 
+// why_unsupported's reasons for a kernel of the wrong kind (KernelInfo::group_layouts).
+inline constexpr const char* kDenseKernelGroupedReason =
+    "a dense kernel: takes no grouped case (it would read the groups as one GEMM)";
+inline constexpr const char* kGroupedKernelDenseReason =
+    "a grouped kernel: takes grouped cases only (--groups, --routing)";
+
 // The reason a kernel cannot run `p` on `caps`, from the declared fields and supports();
-// empty when it can.
-std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps);
+// empty when it can. `grouping`: the groups of a grouped case (null: a dense problem). A dense
+// kernel is turned away from a grouped case and a grouped kernel from a dense one here, in one
+// place; a grouped kernel's supports_grouped stands in for supports.
+std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
+                            const Grouping* grouping = nullptr);
 
 }  // namespace gemmbench
 

@@ -1,0 +1,115 @@
+// The grouped kernels' tile walk (kernels/common/grouped_schedule.hpp) over the row-tile prefix
+// sums core builds for the launch (core/grouping.hpp, group_tile_prefix): every (group, row tile,
+// column tile) of every group with rows visited exactly once, none of an empty group, each tile's
+// rows inside its group, the order group after group with a row tile's column tiles adjacent, and
+// CTAs striding over the linear order sharing the tiles out evenly whatever the skew.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "common/grouped_schedule.hpp"
+#include "core/grouping.hpp"
+
+using namespace gemmbench;
+
+namespace {
+
+Grouping contiguous(std::vector<int64_t> m, int64_t align = 1) {
+  Grouping g;
+  g.m = std::move(m);
+  g.layout = GroupLayout::contiguous;
+  g.align = align;
+  return g;
+}
+
+// Walks every linear tile of `g` cut into tile_rows x tile_n tiles and checks the cover.
+void check_cover(const Grouping& g, int tile_rows, int64_t n, int tile_n) {
+  const std::vector<int> prefix = group_tile_prefix(g, tile_rows);
+  const GroupedWalk w{prefix.data(), int(g.groups()), int((n + tile_n - 1) / tile_n)};
+  std::map<std::tuple<int, int, int>, int> seen;
+  int prev_group = 0;
+  for (int t = 0; t < grouped_tiles_total(w); ++t) {
+    const GroupedTile tile = grouped_tile(w, t);
+    ASSERT_GE(tile.group, 0);
+    ASSERT_LT(tile.group, g.groups());
+    const int64_t m_g = g.m[size_t(tile.group)];
+    ASSERT_GT(m_g, 0) << "tile " << t << " in empty group " << tile.group;
+    EXPECT_LT(int64_t(tile.row_tile) * tile_rows, m_g) << "a tile's first row inside its group";
+    EXPECT_GE(tile.row_tile, 0);
+    EXPECT_LT(int64_t(tile.n_tile) * tile_n, n) << "a tile's first column inside N";
+    EXPECT_GE(tile.group, prev_group) << "groups in order";
+    prev_group = tile.group;
+    if (t > 0 && t % w.tiles_n != 0) {  // the column tiles of one row tile are adjacent
+      const GroupedTile before = grouped_tile(w, t - 1);
+      EXPECT_EQ(before.group, tile.group);
+      EXPECT_EQ(before.row_tile, tile.row_tile);
+      EXPECT_EQ(before.n_tile + 1, tile.n_tile);
+    }
+    ++seen[{tile.group, tile.row_tile, tile.n_tile}];
+  }
+  int64_t expected = 0;
+  for (size_t i = 0; i < g.m.size(); ++i) {
+    const int64_t row_tiles = (g.m[i] + tile_rows - 1) / tile_rows;
+    expected += row_tiles * w.tiles_n;
+    for (int r = 0; r < row_tiles; ++r)
+      for (int c = 0; c < w.tiles_n; ++c)
+        EXPECT_EQ((seen[{int(i), r, c}]), 1) << "group " << i << " row tile " << r << " col " << c;
+  }
+  EXPECT_EQ(int64_t(seen.size()), expected);
+  EXPECT_EQ(grouped_tiles_total(w), expected);
+}
+
+}  // namespace
+
+TEST(GroupedSchedule, PrefixCountsRowTilesBeforeEachGroup) {
+  const Grouping g = contiguous({0, 1, 128, 129, 0, 300, 0});
+  EXPECT_EQ(group_tile_prefix(g, 128), (std::vector<int>{0, 0, 1, 2, 4, 4, 7, 7}));
+  EXPECT_EQ(group_tile_prefix(g, 1), (std::vector<int>{0, 0, 1, 129, 258, 258, 558, 558}));
+  EXPECT_EQ(group_tile_prefix(contiguous({0, 0}), 64), (std::vector<int>{0, 0, 0}));
+  // The layout and padding move rows in storage, not the tiles: masked gives the same prefix.
+  Grouping masked = g;
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 300;
+  EXPECT_EQ(group_tile_prefix(masked, 128), group_tile_prefix(g, 128));
+}
+
+TEST(GroupedSchedule, TheSearchSkipsEmptyGroups) {
+  const std::vector<int> prefix{0, 0, 0, 2, 2, 3, 3};  // groups 0, 1, 3, 5 empty
+  EXPECT_EQ(grouped_row_tile_group(prefix.data(), 6, 0), 2);
+  EXPECT_EQ(grouped_row_tile_group(prefix.data(), 6, 1), 2);
+  EXPECT_EQ(grouped_row_tile_group(prefix.data(), 6, 2), 4);
+  const std::vector<int> one{0, 5};
+  EXPECT_EQ(grouped_row_tile_group(one.data(), 1, 4), 0);
+}
+
+TEST(GroupedSchedule, EveryTileOfEveryGroupExactlyOnce) {
+  check_cover(contiguous({37, 0, 64, 5}), 128, 96, 256);
+  check_cover(contiguous({0, 1, 128, 129, 0, 300, 0}), 128, 4096, 256);
+  check_cover(contiguous({255, 256, 257}, 128), 128, 257, 256);  // tile edges along N and rows
+  check_cover(contiguous({0, 0, 0, 7}), 128, 8, 256);            // empty groups first
+  check_cover(contiguous({7, 0, 0, 0}), 64, 512, 128);           // and last
+  // DeepSeek-V3-like skew: 256 groups, a few large.
+  std::vector<int64_t> skew(256, 0);
+  for (size_t i = 0; i < skew.size(); ++i) skew[i] = i < 4 ? 3000 / int64_t(i + 1) : int64_t(i % 7);
+  check_cover(contiguous(skew), 128, 7168, 256);
+}
+
+// CTA c takes tiles c, c + grid, ...: the CTAs' counts differ by at most one, however the rows
+// are split between the groups (a scheduler that balances tiles, not groups).
+TEST(GroupedSchedule, StridedCtasShareTheTilesEvenly) {
+  const Grouping g = contiguous({4000, 0, 1, 1, 1, 130, 0, 2});
+  const std::vector<int> prefix = group_tile_prefix(g, 128);
+  const GroupedWalk w{prefix.data(), int(g.groups()), 16};
+  const int total = grouped_tiles_total(w), grid = 132;
+  ASSERT_EQ(total, (32 + 1 + 1 + 1 + 2 + 1) * 16);
+  int fewest = total, most = 0;
+  for (int c = 0; c < grid; ++c) {
+    int mine = 0;
+    for (int t = c; t < total; t += grid) ++mine;
+    fewest = std::min(fewest, mine), most = std::max(most, mine);
+  }
+  EXPECT_LE(most - fewest, 1);
+}
