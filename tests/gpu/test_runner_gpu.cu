@@ -2,6 +2,8 @@
 // caught (a kernel that leaves elements unwritten, one that drops part of K).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/views.cuh"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
@@ -314,3 +316,51 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
   EXPECT_NE(out.rows[7].reason.find("f32 accumulation"), std::string::npos) << out.rows[7].reason;
 }
 
+// A grouped kernel's row (issue 51): hgemm_grouped_sm90 runs a grouped case of each layout, matched
+// by a glob, verified group by group like the baselines, timed in the group's regime, its ratio
+// to the faster cuBLAS way and that way named; a dense kernel named beside it is skipped.
+TEST(Runner, AGroupedCaseRunsTheGroupedKernel) {
+  GEMMBENCH_REQUIRE_GPU();
+  if (current_device_caps().sm != 90) GTEST_SKIP() << "hgemm_grouped_sm90 runs on sm_90 only";
+  const auto grouped_run = [](Grouping gr, DType t, double beta) {
+    RunSpec r = quick_run({"hgemm_grouped*", "hgemm_tn"},
+                          Shape{gr.total_m(), 264, 136, {}, GroupedGemm{gr, std::nullopt}}, beta);
+    r.layouts = {Layout::tn};
+    r.dtypes = {t};
+    r.accums = {Accum::f32};
+    return r;
+  };
+  RunSpec a = grouped_run({{130, 0, 1, 257}, GroupLayout::contiguous, 128, 0}, DType::bf16, 0);
+  RunSpec b = grouped_run({{7, 129, 0, 2}, GroupLayout::masked, 1, 160}, DType::f16, 0.5);
+  b.measure.regime = Regime::burst;
+  const Plan plan = build_plan({a, b}, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.row_count(), 8u) << "cublas, cublas_grouped, the grouped kernel, hgemm_tn; twice";
+  Runner runner(0, 13);
+  Collect out;
+  const RunSummary s = runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 8u);
+  EXPECT_FALSE(s.aborted);
+  for (size_t i = 0; i < 8; i += 4) {
+    const CaseResult& loop = out.rows[i];
+    const CaseResult& api = out.rows[i + 1];
+    const CaseResult& k = out.rows[i + 2];
+    ASSERT_EQ(k.kernel, "hgemm_grouped_sm90");
+    EXPECT_EQ(k.status, Status::ok) << k.reason;
+    ASSERT_TRUE(k.grouped);
+    EXPECT_TRUE(k.error.computed);
+    EXPECT_EQ(k.error.nonfinite, 0) << "a valid row left unwritten (NaN poison)";
+    EXPECT_LE(k.error.normwise, k.error.tolerance);
+    ASSERT_TRUE(k.time);
+    EXPECT_GT(*k.tflops, 0);
+    ASSERT_TRUE(loop.time && api.time);
+    const double faster = std::min(loop.time->median_ms, api.time->median_ms);
+    ASSERT_TRUE(k.ratio_to_cublas);
+    EXPECT_DOUBLE_EQ(*k.ratio_to_cublas, faster / k.time->median_ms);
+    ASSERT_TRUE(k.baseline_way);
+    EXPECT_EQ(*k.baseline_way,
+              loop.time->median_ms <= api.time->median_ms ? kWayLoop : kWayGroupedApi);
+    EXPECT_EQ(out.rows[i + 3].kernel, "hgemm_tn");
+    EXPECT_EQ(out.rows[i + 3].status, Status::skipped);
+    EXPECT_EQ(out.rows[i + 3].reason, kDenseKernelGroupedReason);
+  }
+}

@@ -130,6 +130,31 @@ TEST(Registry, WhyUnsupportedKeepsDenseAndGroupedApart) {
   EXPECT_EQ(reg.problem(grouped), "");
 }
 
+// The registered grouped kernel: it declares both layouts and its tile rows, and turns away dense
+// problems (no GPU needed for either answer).
+TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {
+  const KernelInfo* k = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->group_layouts,
+            (std::vector<GroupLayout>{GroupLayout::contiguous, GroupLayout::masked}));
+  EXPECT_EQ(k->group_tile_rows, 128);
+  EXPECT_TRUE(static_cast<bool>(k->supports_grouped));
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  const GemmProblem p{256, 256, 256, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+  EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
+  Grouping g;
+  g.m = {100, 156};
+  GemmProblem odd_k = p;
+  odd_k.k = 100;
+  EXPECT_EQ(why_unsupported(*k, odd_k, h100, &g),
+            "K must be a multiple of 8: TMA needs 16-byte aligned row strides");
+  DeviceCaps a100;
+  a100.sm = 80;
+  EXPECT_NE(why_unsupported(*k, p, a100, &g).find("needs sm_90"), std::string::npos);
+}
+
 TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
   DeviceCaps h100;
   h100.sm = 90;

@@ -117,6 +117,25 @@ struct Sm90Producer {
       }
     }
   }
+
+  // The k-blocks [0, kb_count) of one tile whose rows the caller has placed: A's (BM, BK) box at
+  // row a_row, B's (BN, BK) at b_row, both K-major, no cluster. The grouped kernel
+  // (hgemm/sm90/grouped.cu) walks its own tile order (common/grouped_schedule.hpp) and places each
+  // group's rows in the one tensor map of all groups; run() above, which the dense kernels call,
+  // is not touched by it. Rows past a map's end read as zero.
+  __device__ __forceinline__ void load_tile(const Sm90Ring<Cfg::STAGES>& ring, int a_row, int b_row,
+                                            int kb_count) const {
+    static_assert(A_K_MAJOR && B_K_MAJOR && CLUSTER == 1,
+                  "load_tile places K-major boxes of one CTA: no multicast slices");
+    for (int kb = 0; kb < kb_count; ++kb) {
+      const int stage = ring.stage;
+      sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
+      sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES);
+      sm90::tma_load_2d(s_a + stage * Cfg::A_STAGE_BYTES, tmap_a, ring.full(stage), kb * BK, a_row);
+      sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK, b_row);
+      ring.advance();
+    }
+  }
 };
 
 #endif  // GEMMBENCH_SM90A
