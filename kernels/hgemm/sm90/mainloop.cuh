@@ -122,6 +122,18 @@ struct Sm90Mainloop {
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
   }
+
+  // The kb_count k-blocks of a work item this warpgroup has no rows in (the grouped kernel: its
+  // 64 rows all past the group's last): each stage waited for, as run() waits, and released at
+  // once, no wgmma. The wait keeps the warpgroup within a lap of the ring: the stage's empty
+  // barrier completes a phase only with the other consumers' arrivals too.
+  __device__ __forceinline__ void skip(int kb_count) {
+    for (int kb = 0; kb < kb_count; ++kb) {
+      sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+      release(ring.stage);
+      ring.advance();
+    }
+  }
 };
 
 #endif  // GEMMBENCH_SM90A
