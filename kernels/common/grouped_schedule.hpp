@@ -5,12 +5,10 @@
 //
 // Group g (M_g rows, N columns of output) is cut into row tiles of TILE_ROWS rows and column
 // tiles of TILE_N columns: ceil(M_g / TILE_ROWS) x tiles_n tiles. tile_prefix (core/grouping.hpp,
-// group_tile_prefix) counts the row tiles before each group, so that the linear index
-//   t = (tile_prefix[g] + row_tile) * tiles_n + n_tile
-// numbers all the tiles, group after group, a row tile's column tiles next to each other (the CTAs
-// that run at once share the row tile's activations in L2, and a group's weights are read by the
-// consecutive CTAs of its row tiles). A group without rows has no tiles. The lookup from t is a
-// binary search over tile_prefix: log2(G + 1) reads per tile, from L2/L1.
+// group_tile_prefix) counts the row tiles before each group, so that group g's tiles are the
+// linear indices [tile_prefix[g] * tiles_n, tile_prefix[g + 1] * tiles_n), group after group, in
+// bands of columns within the group (grouped_tile). A group without rows has no tiles. The lookup
+// from t is a binary search over tile_prefix: log2(G + 1) reads per tile, from L2/L1.
 #pragma once
 
 #include <cstdint>
@@ -53,11 +51,26 @@ GB_HD int grouped_row_tile_group(const int* tile_prefix, int groups, int rt) {
   return lo;
 }
 
+// A group's tiles in bands of kGroupedBandTiles column tiles: every row tile of the group across
+// the band's columns (row tiles outer, the band's columns inner), then the next band. The CTAs
+// running at once then share a few columns' weights (4 x 256 rows: 14.7 MB at K 7168) while they
+// sweep the group's rows, so a large group reads its weights from DRAM once and its activations
+// once per band; walking each row tile across all of N instead re-read the whole expert per row
+// tile (Mixtral-8x7B's gate_up at 4096 tokens: 1024 rows a group, 235 MB of weights each, 8 times
+// over; DeepSeek-V3's largest zipf:1.2 group 30 times: bench_results/h200/
+// 2026-11-29_moe_grouped_first.json.gz). A group of one row tile walks its columns in order.
+inline constexpr int kGroupedBandTiles = 4;
+
 // Linear tile t (0 <= t < grouped_tiles_total(w)) as (group, row tile, column tile).
 GB_HD GroupedTile grouped_tile(const GroupedWalk& w, int t) {
-  const int rt = t / w.tiles_n;
-  const int g = grouped_row_tile_group(w.tile_prefix, w.groups, rt);
-  return GroupedTile{g, rt - w.tile_prefix[g], t % w.tiles_n};
+  const int g = grouped_row_tile_group(w.tile_prefix, w.groups, t / w.tiles_n);
+  const int first = w.tile_prefix[g], row_tiles = w.tile_prefix[g + 1] - first;
+  const int local = t - first * w.tiles_n;  // the tile within its group
+  const int band = local / (row_tiles * kGroupedBandTiles);
+  const int in_band = local - band * row_tiles * kGroupedBandTiles;
+  const int rest = w.tiles_n - band * kGroupedBandTiles;
+  const int width = rest < kGroupedBandTiles ? rest : kGroupedBandTiles;  // the last band's
+  return GroupedTile{g, in_band / width, band * kGroupedBandTiles + in_band % width};
 }
 
 }  // namespace gemmbench

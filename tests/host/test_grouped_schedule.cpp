@@ -42,11 +42,20 @@ void check_cover(const Grouping& g, int tile_rows, int64_t n, int tile_n) {
     EXPECT_LT(int64_t(tile.n_tile) * tile_n, n) << "a tile's first column inside N";
     EXPECT_GE(tile.group, prev_group) << "groups in order";
     prev_group = tile.group;
-    if (t > 0 && t % w.tiles_n != 0) {  // the column tiles of one row tile are adjacent
+    if (t > 0) {  // within a group: a band's columns adjacent, its row tiles in order
       const GroupedTile before = grouped_tile(w, t - 1);
-      EXPECT_EQ(before.group, tile.group);
-      EXPECT_EQ(before.row_tile, tile.row_tile);
-      EXPECT_EQ(before.n_tile + 1, tile.n_tile);
+      if (before.group == tile.group) {
+        const int band = tile.n_tile / kGroupedBandTiles;
+        if (before.n_tile / kGroupedBandTiles == band) {
+          if (before.row_tile == tile.row_tile)
+            EXPECT_EQ(before.n_tile + 1, tile.n_tile) << "t " << t;
+          else
+            EXPECT_EQ(before.row_tile + 1, tile.row_tile) << "t " << t;
+        } else {
+          EXPECT_EQ(before.n_tile / kGroupedBandTiles + 1, band) << "the next band, t " << t;
+          EXPECT_EQ(tile.row_tile, 0) << "a band starts at the group's first row tile, t " << t;
+        }
+      }
     }
     ++seen[{tile.group, tile.row_tile, tile.n_tile}];
   }
@@ -95,6 +104,31 @@ TEST(GroupedSchedule, EveryTileOfEveryGroupExactlyOnce) {
   std::vector<int64_t> skew(256, 0);
   for (size_t i = 0; i < skew.size(); ++i) skew[i] = i < 4 ? 3000 / int64_t(i + 1) : int64_t(i % 7);
   check_cover(contiguous(skew), 128, 7168, 256);
+  check_cover(contiguous({1024, 1024, 3000}), 128, 28672, 256);  // Mixtral-like: 112 columns
+  check_cover(contiguous({700, 5}), 128, 1300, 256);             // a last band of 2 of 6
+}
+
+// Within a large group the walk takes kGroupedBandTiles columns down all of the group's row
+// tiles before the next columns: the weights of a band are read by every row tile in turn.
+TEST(GroupedSchedule, LargeGroupsWalkBandsOfColumns) {
+  const Grouping g = contiguous({1024});  // 8 row tiles of 128
+  const std::vector<int> prefix = group_tile_prefix(g, 128);
+  const GroupedWalk w{prefix.data(), 1, 10};  // 10 columns: bands of 4, 4 and 2
+  ASSERT_EQ(grouped_tiles_total(w), 80);
+  const GroupedTile t0 = grouped_tile(w, 0), t3 = grouped_tile(w, 3), t4 = grouped_tile(w, 4);
+  EXPECT_EQ(t0.row_tile, 0);
+  EXPECT_EQ(t0.n_tile, 0);
+  EXPECT_EQ(t3.row_tile, 0);
+  EXPECT_EQ(t3.n_tile, 3);
+  EXPECT_EQ(t4.row_tile, 1);
+  EXPECT_EQ(t4.n_tile, 0) << "down the rows within the band";
+  const GroupedTile t32 = grouped_tile(w, 32), t64 = grouped_tile(w, 64), t79 = grouped_tile(w, 79);
+  EXPECT_EQ(t32.row_tile, 0);
+  EXPECT_EQ(t32.n_tile, 4) << "the second band";
+  EXPECT_EQ(t64.row_tile, 0);
+  EXPECT_EQ(t64.n_tile, 8) << "the last band, 2 wide";
+  EXPECT_EQ(t79.row_tile, 7);
+  EXPECT_EQ(t79.n_tile, 9);
 }
 
 // CTA c takes tiles c, c + grid, ...: the CTAs' counts differ by at most one, however the rows
