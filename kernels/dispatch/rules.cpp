@@ -339,7 +339,7 @@ constexpr Rule kFp8[] = {
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "
      "M at 64), 128, 64 or 32 rows of B (m64_tile_n), stream-K",
-     "rule N: at 64 tokens on DeepGEMM's six shapes 1.151x the stream-K, _pipe and _n192 picks "
+     "rule M: at 64 tokens on DeepGEMM's six shapes 1.151x the stream-K, _pipe and _n192 picks "
      "before it (0.976-1.395x; behind _n192 at 64x24576x1536 only), block128, H200 sustained; "
      "17-63 tokens not measured (fewer rows past M than the 128-row tiles')",
      "h200/2026-11-29_fp8_m64_whole_grid.json.gz, h200/2026-11-29_fp8_m64_widths.json.gz"},

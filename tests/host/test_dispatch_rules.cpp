@@ -415,7 +415,7 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
       }
 }
 
-// fp8gemm (rules T, N, V, W, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
+// fp8gemm (rules T, M, V, W, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
 // elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else F3 with
 // the pipelined promotion; F3 itself with fast accumulation; the candidates end with F2 and F1.
@@ -428,7 +428,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   };
   EXPECT_EQ(first(fp8(1, 7168, 2048)), "fp8gemm_decode");
   EXPECT_EQ(first(fp8(16, 2112, 7168)), "fp8gemm_decode");
-  // 17-64 tokens: the 64-row tiles (rule N), fast accumulation excepted.
+  // 17-64 tokens: the 64-row tiles (rule M), fast accumulation excepted.
   EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_m64");
   EXPECT_EQ(first(fp8(64, 8192, 8192)), "fp8gemm_sm90_persistent_t_m64");
   EXPECT_EQ(first(fp8(64, 7168, 2048)), "fp8gemm_sm90_persistent_t_m64");
