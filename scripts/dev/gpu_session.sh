@@ -187,7 +187,11 @@ for step in "${steps[@]}"; do
     sanitize)
       # memcheck and synccheck over the kernel suite; racecheck (slow) over a few shapes and only
       # the kernels under test, not the reference/reduction kernels of the harness.
+      # SANITIZE_BIN: another GPU test binary of the build (test_grouped_kernel_gpu: the grouped
+      # kernels, which test_kernels leaves out), its logs named after it.
       filter=${SANITIZE_FILTER:-*}
+      sbin=${SANITIZE_BIN:-test_kernels}
+      stag=$([ "$sbin" = test_kernels ] && echo "" || echo "_$sbin")
       for tool in memcheck synccheck racecheck; do
         extra=()
         envs=(GEMMBENCH_TEST_SMALL=1)
@@ -196,8 +200,8 @@ for step in "${steps[@]}"; do
           envs=(GEMMBENCH_TEST_FEW=1)
         fi
         env "${envs[@]}" timeout "${SANITIZE_TIMEOUT:-150}" compute-sanitizer --tool $tool --error-exitcode 99 \
-          "${extra[@]}" "$build/tests/test_kernels" --gtest_filter="$filter" >"$logs/sanitize_$tool.log" 2>&1
-        note "compute-sanitizer $tool: rc=$? $(grep -c '^\[       OK' "$logs/sanitize_$tool.log") tests ok, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+          "${extra[@]}" "$build/tests/$sbin" --gtest_filter="$filter" >"$logs/sanitize${stag}_$tool.log" 2>&1
+        note "compute-sanitizer $tool ($sbin): rc=$? $(grep -c '^\[       OK' "$logs/sanitize${stag}_$tool.log") tests ok, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize${stag}_$tool.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       done
       ;;
     bench-foundation)
