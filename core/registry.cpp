@@ -53,6 +53,8 @@ std::string KernelRegistry::problem(const KernelInfo& info) const {
   if (info.rung <= 0 || info.family.empty()) return "needs family and rung";
   if (info.group_tile_rows < 0 || (info.group_tile_rows > 0 && info.group_layouts.empty()))
     return "group_tile_rows is for grouped kernels, and not negative";
+  if ((info.dense_too || info.choose_grouped) && info.group_layouts.empty())
+    return "dense_too and choose_grouped are for kernels that declare group layouts";
   return {};
 }
 
@@ -76,7 +78,7 @@ const KernelInfo* KernelRegistry::find(const std::string& name) const {
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
                             const Grouping* grouping) {
   if (grouping && k.group_layouts.empty()) return kDenseKernelGroupedReason;
-  if (!grouping && !k.group_layouts.empty()) return kGroupedKernelDenseReason;
+  if (!grouping && !k.group_layouts.empty() && !k.dense_too) return kGroupedKernelDenseReason;
   if (grouping && !contains(k.group_layouts, grouping->layout))
     return std::string("group layout ") + to_string(grouping->layout) +
            " not implemented by this kernel";

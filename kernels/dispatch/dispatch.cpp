@@ -91,6 +91,75 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   chosen_for_launch<F>(args.problem)->launch(args, stream);
 }
 
+// ---- Grouped cases (docs/grouped.md): hgemm runs the grouped Hopper kernel ----
+// The candidates, best first, each with the name rows record as the rule that chose it. One
+// kernel so far; it declares both group layouts, whose rows it takes in 128-row tiles
+// (kHgemmGroupTileRows, the launch tables the runner builds for hgemm's rows).
+struct GroupedCandidate {
+  const char* rule;
+  const char* kernel;
+};
+constexpr GroupedCandidate kHgemmGrouped[] = {
+    {"grouped-persistent-sm90", "hgemm_grouped_sm90"},
+};
+constexpr int kHgemmGroupTileRows = 128;
+
+DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
+                                    const DeviceCaps& caps) {
+  DispatchChoice out;
+  for (const GroupedCandidate& c : kHgemmGrouped) {
+    const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
+    if (!k) continue;  // a candidate this build does not register
+    std::string why = why_unsupported(*k, p, caps, &g);
+    if (why.empty() && k->group_tile_rows != kHgemmGroupTileRows)
+      why = "takes tiles of " + std::to_string(k->group_tile_rows) + " rows, hgemm's tables " +
+            std::to_string(kHgemmGroupTileRows);
+    if (why.empty()) {
+      out.kernel = k;
+      out.rule = c.rule;
+      out.why.clear();
+      return out;
+    }
+    out.why += (out.why.empty() ? "" : "; ") + std::string(c.kernel) + ": " + why;
+  }
+  out.why = "no grouped candidate runs this case (" + out.why + ")";
+  return out;
+}
+
+std::string supports_hgemm_grouped(const GemmProblem& p, const Grouping& g,
+                                   const DeviceCaps& caps) {
+  const DispatchChoice c = choose_hgemm_grouped(p, g, caps);
+  return c.kernel ? std::string() : c.why;
+}
+
+// hgemm's launch: a grouped case goes to the grouped choice (kept per device, problem and
+// grouping shape, as the dense choice is), a dense one to the rule table's.
+void launch_hgemm(const GemmArgs& args, cudaStream_t stream) {
+  if (!args.grouped || !args.grouped->grouping) {
+    chosen_for_launch<hgemm_candidates>(args.problem)->launch(args, stream);
+    return;
+  }
+  const GemmProblem& p = args.problem;
+  const Grouping& g = *args.grouped->grouping;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int64_t, int64_t>;
+  static std::mutex mutex;
+  static std::map<Key, DispatchChoice> cache;
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  const Key key{
+      dev, p.m, p.n, p.k, int(p.dtype), int(p.accum), int(g.layout), g.groups(), g.stored_rows()};
+  const KernelInfo* k = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it == cache.end())
+      it = cache.emplace(key, choose_hgemm_grouped(p, g, current_device_caps())).first;
+    if (!it->second.kernel) throw std::invalid_argument(it->second.why);
+    k = it->second.kernel;
+  }
+  k->launch(args, stream);
+}
+
 }  // namespace
 
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
@@ -105,8 +174,13 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
     .min_sm = 80,
     .supports = supports<hgemm_candidates>,
-    .launch = launch<hgemm_candidates>,
+    .launch = launch_hgemm,
     .choose = choose<hgemm_candidates>,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_hgemm_grouped,
+    .group_tile_rows = kHgemmGroupTileRows,
+    .dense_too = true,
+    .choose_grouped = choose_hgemm_grouped,
 });
 GEMMBENCH_REGISTER_RULES(RuleTable{"hgemm", hgemm_rule_rows});
 

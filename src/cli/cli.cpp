@@ -48,8 +48,8 @@ Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and 
   counted nor compared) or masked ([G, max_m, K], --group-max-m). cuBLAS runs f16/bf16 cases two
   ways, rows cublas (a cublasGemmEx per group) and cublas_grouped (the grouped API); a kernel row
   divides by the faster and names it. Kernel rows: hgemm_grouped_sm90 (f16/bf16, both layouts,
-  H100/H200), the one grouped kernel; other kernels and FP8 grouped cases are skipped with the
-  reason (issue 51).
+  H100/H200), the one grouped kernel, and hgemm, which runs it (the row names it); other kernels
+  and FP8 grouped cases are skipped with the reason (issue 51).
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).

@@ -284,12 +284,13 @@ Plan build_plan(const std::vector<RunSpec>& runs, const MeasureSettings& default
     // (KernelInfo::group_layouts); a dense kernel matched by a glob or "all" gets no row there
     // (as for FP8 types a kernel does not declare), only its types make the problem; one named
     // exactly gets its row, skipped with the reason. A grouped kernel gets no dense case's row
-    // unless named. Grouped cases are TN.
+    // unless named (a dispatcher that takes both, KernelInfo::dense_too, gets both). Grouped cases
+    // are TN.
     for (const Shape& s : run.shapes) {
       if (kernels.empty()) expand(nullptr, s, false);
       for (const KernelInfo* k : kernels) {
         const bool fits = s.grouped ? contains(k->group_layouts, s.grouped->grouping.layout)
-                                    : k->group_layouts.empty();
+                                    : k->group_layouts.empty() || k->dense_too;
         expand(k, s, fits || contains(named, k));
       }
     }

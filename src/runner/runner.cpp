@@ -432,9 +432,16 @@ CaseResult Runner::base_row(const ProblemGroup& g, const KernelInfo* k) const {
   r.measure = g.measure;
   r.preset = g.preset;
   r.grouped = g.grouped;
-  // A grouped case reaches no dispatcher's rule table: the tables read a dense problem.
+  // A grouped case reaches a dispatcher's grouped choice (KernelInfo::choose_grouped), not its
+  // rule table: the tables read a dense problem.
   if (k && k->choose && !g.grouped && why_unsupported(*k, g.problem, caps_).empty()) {
     const DispatchChoice c = k->choose(g.problem, caps_);
+    if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
+  }
+  const Grouping* grouping = g.grouped ? &g.grouped->grouping : nullptr;
+  if (k && k->choose_grouped && grouping &&
+      why_unsupported(*k, g.problem, caps_, grouping).empty()) {
+    const DispatchChoice c = k->choose_grouped(g.problem, *grouping, caps_);
     if (c.kernel) r.chosen_kernel = c.kernel->name, r.chosen_rule = c.rule;
   }
   return r;

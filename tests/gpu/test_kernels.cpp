@@ -110,7 +110,7 @@ std::vector<Combo> kernel_combos() {
   std::vector<Combo> out;
   for (const KernelInfo* k : KernelRegistry::instance().all()) {
     // Grouped kernels take no dense shape: test_grouped_kernel_gpu checks them group by group.
-    if (!k->group_layouts.empty()) continue;
+    if (!k->group_layouts.empty() && !k->dense_too) continue;
     for (Layout l : k->layouts)
       for (DType d : k->dtypes)
         for (Accum a : k->accums) {

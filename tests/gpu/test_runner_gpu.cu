@@ -364,3 +364,32 @@ TEST(Runner, AGroupedCaseRunsTheGroupedKernel) {
     EXPECT_EQ(out.rows[i + 3].reason, kDenseKernelGroupedReason);
   }
 }
+
+// hgemm, the dispatcher, takes a grouped case: it runs the grouped Hopper kernel (the row records
+// it and the grouped rule), verified and timed as the kernel's own row.
+TEST(Runner, HgemmRunsAGroupedCaseThroughTheGroupedKernel) {
+  GEMMBENCH_REQUIRE_GPU();
+  if (current_device_caps().sm != 90) GTEST_SKIP() << "hgemm_grouped_sm90 runs on sm_90 only";
+  Grouping gr{{130, 0, 1, 257}, GroupLayout::contiguous, 1, 0};
+  RunSpec r =
+      quick_run({"hgemm"}, Shape{gr.total_m(), 264, 136, {}, GroupedGemm{gr, std::nullopt}}, 0);
+  r.layouts = {Layout::tn};
+  r.dtypes = {DType::bf16};
+  r.accums = {Accum::f32};
+  const Plan plan = build_plan({r}, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.row_count(), 3u) << "cublas, cublas_grouped, hgemm";
+  Runner runner(0, 13);
+  Collect out;
+  const RunSummary s = runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 3u);
+  EXPECT_FALSE(s.aborted);
+  const CaseResult& k = out.rows[2];
+  ASSERT_EQ(k.kernel, "hgemm");
+  EXPECT_EQ(k.status, Status::ok) << k.reason;
+  EXPECT_EQ(k.chosen_kernel, "hgemm_grouped_sm90");
+  EXPECT_EQ(k.chosen_rule, "grouped-persistent-sm90");
+  EXPECT_TRUE(k.error.computed);
+  EXPECT_EQ(k.error.nonfinite, 0) << "a valid row left unwritten (NaN poison)";
+  EXPECT_LE(k.error.normwise, k.error.tolerance);
+  ASSERT_TRUE(k.ratio_to_cublas);
+}

@@ -436,6 +436,18 @@ TEST(GroupedPlan, GroupedKernelsGetTheRowsOfTheirLayouts) {
       kernels_of({"--m", "64", "--n", "64", "--k", "64", "--kernel", "hgemm_*", "--layout", "tn"}),
       (Names{"hgemm_tn", "hgemm_tn_wide"}))
       << "a dense case: no grouped kernel by glob";
+  // A dispatcher that takes both (KernelInfo::dense_too) gets the rows of both by glob.
+  KernelInfo both = grouped;
+  both.name = "hgemm_both_x";
+  both.dense_too = true;
+  reg.add(both);
+  EXPECT_EQ(kernels_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k", "64", "--kernel",
+                        "hgemm_*"}),
+            (Names{"hgemm_both_x", "hgemm_grouped_x"}));
+  EXPECT_EQ(
+      kernels_of({"--m", "64", "--n", "64", "--k", "64", "--kernel", "hgemm_*", "--layout", "tn"}),
+      (Names{"hgemm_tn", "hgemm_tn_wide", "hgemm_both_x"}))
+      << "by rung, then name";
 }
 
 TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {

@@ -130,6 +130,73 @@ TEST(Registry, WhyUnsupportedKeepsDenseAndGroupedApart) {
   EXPECT_EQ(reg.problem(grouped), "");
 }
 
+// A dispatcher that takes both kinds (KernelInfo::dense_too): a dense case reaches its supports,
+// a grouped one its supports_grouped; the registry refuses dense_too and choose_grouped without a
+// group layout.
+TEST(Registry, ADispatcherTakesDenseAndGroupedCases) {
+  DeviceCaps h100;
+  h100.sm = 90;
+  const auto noop = [](const GemmArgs&, cudaStream_t) {};
+  KernelInfo both{"hgemm_both", "hgemm",      1,  "x", {DType::f16},
+                  {Accum::f32}, {Layout::tn}, 80, {},  noop};
+  both.supports = [](const GemmProblem&, const DeviceCaps&) { return std::string("dense says"); };
+  both.supports_grouped = [](const GemmProblem&, const Grouping&, const DeviceCaps&) {
+    return std::string("grouped says");
+  };
+  both.group_layouts = {GroupLayout::contiguous};
+  const GemmProblem p{12, 64, 64, Layout::tn, DType::f16, Accum::f32, 1.0, 0.0};
+  Grouping g;
+  g.m = {5, 7};
+  EXPECT_EQ(why_unsupported(both, p, h100), kGroupedKernelDenseReason) << "not yet dense_too";
+  both.dense_too = true;
+  EXPECT_EQ(why_unsupported(both, p, h100), "dense says");
+  EXPECT_EQ(why_unsupported(both, p, h100, &g), "grouped says");
+  KernelRegistry reg;
+  EXPECT_EQ(reg.problem(both), "");
+  KernelInfo dense_only = both;
+  dense_only.group_layouts.clear();
+  EXPECT_NE(reg.problem(dense_only), "") << "dense_too without a group layout";
+  dense_only.dense_too = false;
+  dense_only.choose_grouped = [](const GemmProblem&, const Grouping&, const DeviceCaps&) {
+    return DispatchChoice{};
+  };
+  EXPECT_NE(reg.problem(dense_only), "") << "choose_grouped without a group layout";
+}
+
+// hgemm (the dispatcher) takes grouped cases through the grouped Hopper kernel, in its tile rows:
+// without a GPU its grouped choice names that candidate and the driver's answer.
+TEST(Registry, HgemmTakesGroupedCasesThroughTheGroupedKernel) {
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  const KernelInfo* k = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  ASSERT_NE(h, nullptr);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(h->dense_too);
+  EXPECT_EQ(h->group_layouts, k->group_layouts);
+  EXPECT_EQ(h->group_tile_rows, k->group_tile_rows) << "the runner builds hgemm's tables";
+  ASSERT_TRUE(static_cast<bool>(h->choose_grouped));
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  const GemmProblem p{256, 256, 256, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+  Grouping g;
+  g.m = {100, 0, 156};
+  const DispatchChoice c = h->choose_grouped(p, g, h100);
+  const std::string why = why_unsupported(*k, p, h100, &g);
+  if (why.empty()) {  // a GPU host with the sm_90a image
+    ASSERT_NE(c.kernel, nullptr);
+    EXPECT_EQ(c.kernel->name, "hgemm_grouped_sm90");
+    EXPECT_EQ(c.rule, "grouped-persistent-sm90");
+  } else {
+    EXPECT_EQ(c.kernel, nullptr);
+    EXPECT_NE(c.why.find("hgemm_grouped_sm90: " + why), std::string::npos) << c.why;
+    EXPECT_EQ(why_unsupported(*h, p, h100, &g), c.why);
+  }
+  GemmProblem odd_k = p;
+  odd_k.k = 100;
+  EXPECT_NE(why_unsupported(*h, odd_k, h100, &g).find("hgemm_grouped_sm90:"), std::string::npos);
+  EXPECT_NE(why_unsupported(*h, p, h100), kGroupedKernelDenseReason) << "hgemm is dense too";
+}
+
 // The registered grouped kernel: it declares both layouts and its tile rows, and turns away dense
 // problems (no GPU needed for either answer).
 TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {

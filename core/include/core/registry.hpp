@@ -65,6 +65,9 @@ struct DispatchChoice {
   std::string why;
 };
 using ChooseFn = std::function<DispatchChoice(const GemmProblem&, const DeviceCaps&)>;
+// A dispatcher's choice for a grouped case (hgemm: the grouped Hopper kernel).
+using ChooseGroupedFn =
+    std::function<DispatchChoice(const GemmProblem&, const Grouping&, const DeviceCaps&)>;
 
 struct KernelInfo {
   std::string name;             // what the user types: short, stable ("sgemm_naive")
@@ -89,6 +92,10 @@ struct KernelInfo {
   std::vector<GroupLayout> group_layouts = {};
   GroupedSupportsFn supports_grouped = {};
   int group_tile_rows = 0;
+  // A dispatcher that takes dense and grouped cases (hgemm): group_layouts then turns no dense
+  // case away; choose_grouped names what a grouped case runs (rows record it).
+  bool dense_too = false;
+  ChooseGroupedFn choose_grouped = {};
 };
 
 class KernelRegistry {
