@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -29,12 +30,15 @@ namespace {
 
 using CandidatesFn = std::vector<RuleCandidate> (*)(const GemmProblem&, const DeviceCaps&);
 
-DispatchChoice choose_with(CandidatesFn candidates, const GemmProblem& p, const DeviceCaps& caps) {
+// The first candidate, best first, that why_unsupported accepts (with `grouping` for a grouped
+// case); else no kernel and every candidate's reason, after `none`.
+DispatchChoice first_that_runs(const std::vector<RuleCandidate>& candidates, const GemmProblem& p,
+                               const DeviceCaps& caps, const Grouping* grouping, const char* none) {
   DispatchChoice out;
-  for (const RuleCandidate& c : candidates(p, caps)) {
+  for (const RuleCandidate& c : candidates) {
     const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
     if (!k) continue;  // a candidate this build does not register
-    const std::string why = why_unsupported(*k, p, caps);
+    const std::string why = why_unsupported(*k, p, caps, grouping);
     if (why.empty()) {
       out.kernel = k;
       out.rule = c.rule;
@@ -43,8 +47,27 @@ DispatchChoice choose_with(CandidatesFn candidates, const GemmProblem& p, const 
     }
     out.why += (out.why.empty() ? "" : "; ") + c.kernel + ": " + why;
   }
-  out.why = "no candidate of the rule table runs this case (" + out.why + ")";
+  out.why = std::string(none) + " (" + out.why + ")";
   return out;
+}
+
+DispatchChoice choose_with(CandidatesFn candidates, const GemmProblem& p, const DeviceCaps& caps) {
+  return first_that_runs(candidates(p, caps), p, caps, nullptr,
+                         "no candidate of the rule table runs this case");
+}
+
+// A choice kept per key (the device and every field the candidates' checks read): a Hopper
+// kernel's supports() asks the driver about its image, which is no call for every timed launch.
+// One cache per caller: each passes its own lambda type.
+template <class Key, class Choose>
+const KernelInfo* cached_choice(const Key& key, Choose&& choose_now) {
+  static std::mutex mutex;
+  static std::map<Key, DispatchChoice> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, choose_now()).first;
+  if (!it->second.kernel) throw std::invalid_argument(it->second.why);
+  return it->second.kernel;
 }
 
 template <CandidatesFn F>
@@ -58,14 +81,11 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   return c.kernel ? std::string() : c.why;
 }
 
-// The launcher's choice, kept per (device, problem): supports() of a Hopper kernel asks the
-// driver about its image, which is no call for every timed launch. Every field a candidate's
-// supports() reads is in the key (B's and C's types too: F2 takes e4m3 x e4m3 only).
+// The launcher's choice, kept per (device, problem). Every field a candidate's supports() reads
+// is in the key (B's and C's types too: F2 takes e4m3 x e4m3 only).
 template <CandidatesFn F>
 const KernelInfo* chosen_for_launch(const GemmProblem& p) {
   using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, int, bool>;
-  static std::mutex mutex;
-  static std::map<Key, DispatchChoice> cache;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   const Key key{dev,
@@ -79,11 +99,7 @@ const KernelInfo* chosen_for_launch(const GemmProblem& p) {
                 int(p.accum),
                 int(p.scale),
                 p.fast_accum};
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, choose_with(F, p, current_device_caps())).first;
-  if (!it->second.kernel) throw std::invalid_argument(it->second.why);
-  return it->second.kernel;
+  return cached_choice(key, [&] { return choose_with(F, p, current_device_caps()); });
 }
 
 template <CandidatesFn F>
@@ -92,38 +108,19 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 }
 
 // ---- Grouped cases (docs/grouped.md): hgemm runs the grouped Hopper kernel ----
-// The candidates, best first, each with the name rows record as the rule that chose it. One
-// kernel so far; it declares both group layouts, whose rows it takes in 128-row tiles
-// (kHgemmGroupTileRows, the launch tables the runner builds for hgemm's rows).
-struct GroupedCandidate {
-  const char* rule;
-  const char* kernel;
-};
-constexpr GroupedCandidate kHgemmGrouped[] = {
-    {"grouped-persistent-sm90", "hgemm_grouped_sm90"},
-};
+// The candidates, best first, with the rule name rows record. One kernel so far; it declares both
+// group layouts, whose rows it takes in 128-row tiles (kHgemmGroupTileRows, the launch tables the
+// runner builds for hgemm's rows: a candidate with other tiles is turned away).
 constexpr int kHgemmGroupTileRows = 128;
 
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
-  DispatchChoice out;
-  for (const GroupedCandidate& c : kHgemmGrouped) {
+  std::vector<RuleCandidate> candidates;
+  for (const RuleCandidate& c : {RuleCandidate{"hgemm_grouped_sm90", "grouped-persistent-sm90"}}) {
     const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
-    if (!k) continue;  // a candidate this build does not register
-    std::string why = why_unsupported(*k, p, caps, &g);
-    if (why.empty() && k->group_tile_rows != kHgemmGroupTileRows)
-      why = "takes tiles of " + std::to_string(k->group_tile_rows) + " rows, hgemm's tables " +
-            std::to_string(kHgemmGroupTileRows);
-    if (why.empty()) {
-      out.kernel = k;
-      out.rule = c.rule;
-      out.why.clear();
-      return out;
-    }
-    out.why += (out.why.empty() ? "" : "; ") + std::string(c.kernel) + ": " + why;
+    if (k && k->group_tile_rows == kHgemmGroupTileRows) candidates.push_back(c);
   }
-  out.why = "no grouped candidate runs this case (" + out.why + ")";
-  return out;
+  return first_that_runs(candidates, p, caps, &g, "no grouped candidate runs this case");
 }
 
 std::string supports_hgemm_grouped(const GemmProblem& p, const Grouping& g,
@@ -142,22 +139,13 @@ void launch_hgemm(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   const Grouping& g = *args.grouped->grouping;
   using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int64_t, int64_t>;
-  static std::mutex mutex;
-  static std::map<Key, DispatchChoice> cache;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   const Key key{
       dev, p.m, p.n, p.k, int(p.dtype), int(p.accum), int(g.layout), g.groups(), g.stored_rows()};
-  const KernelInfo* k = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(key);
-    if (it == cache.end())
-      it = cache.emplace(key, choose_hgemm_grouped(p, g, current_device_caps())).first;
-    if (!it->second.kernel) throw std::invalid_argument(it->second.why);
-    k = it->second.kernel;
-  }
-  k->launch(args, stream);
+  cached_choice(key, [&] {
+    return choose_hgemm_grouped(p, g, current_device_caps());
+  })->launch(args, stream);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/sm90/image.hpp"
 #include "core/device_caps.hpp"
 #include "core/registry.hpp"
 #include "core/types.hpp"
@@ -28,26 +29,6 @@ inline std::string fp8_sm90_problem_unsupported(const GemmProblem& p, const Devi
   if (p.k % 16 != 0) return "K must be a multiple of 16: TMA needs 16-byte aligned row strides";
   if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
-  return {};
-}
-
-// The kernel image: the sm_90a pass declares the mbarriers as static shared memory, the trap stub
-// of every other pass declares none (a build without 90a makes the driver pick the stub); and the
-// ring (`dynamic_smem` bytes) must fit what a block may opt into.
-inline std::string sm90a_image_unsupported(const void* kernel, size_t dynamic_smem,
-                                           const DeviceCaps& caps) {
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
-  }
-  if (attr.sharedSizeBytes == 0)
-    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
-  if (caps.smem_per_block_optin < dynamic_smem + attr.sharedSizeBytes)
-    return "needs " + std::to_string((dynamic_smem + attr.sharedSizeBytes) / 1024) +
-           " KB of shared memory per block, the device allows " +
-           std::to_string(caps.smem_per_block_optin / 1024);
   return {};
 }
 

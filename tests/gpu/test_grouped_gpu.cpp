@@ -13,6 +13,7 @@
 #include "gpu_test_util.hpp"
 #include "runner/grouped_gemm.hpp"
 #include "verify/tolerance.hpp"
+#include "grouping_fixtures.hpp"
 
 namespace gemmbench {
 namespace {
@@ -37,22 +38,6 @@ GemmProblem problem_of(const GroupedCase& c) {
   p.alpha = c.alpha;
   p.beta = c.beta;
   return p;
-}
-
-Grouping contiguous(std::vector<int64_t> m, int64_t align) {
-  Grouping g;
-  g.m = std::move(m);
-  g.layout = GroupLayout::contiguous;
-  g.align = align;
-  return g;
-}
-
-Grouping masked(std::vector<int64_t> m, int64_t max_m) {
-  Grouping g;
-  g.m = std::move(m);
-  g.layout = GroupLayout::masked;
-  g.max_m = max_m;
-  return g;
 }
 
 std::vector<GroupedCase> cases() {

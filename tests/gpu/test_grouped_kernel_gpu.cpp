@@ -16,6 +16,7 @@
 #include "gpu_test_util.hpp"
 #include "runner/grouped_gemm.hpp"
 #include "verify/tolerance.hpp"
+#include "grouping_fixtures.hpp"
 
 namespace gemmbench {
 namespace {
@@ -31,22 +32,6 @@ struct KernelCase {
   double alpha, beta;
   int max_ctas;  // GemmArgs::test_max_ctas (0: the whole grid)
 };
-
-Grouping contiguous(std::vector<int64_t> m, int64_t align) {
-  Grouping g;
-  g.m = std::move(m);
-  g.layout = GroupLayout::contiguous;
-  g.align = align;
-  return g;
-}
-
-Grouping masked(std::vector<int64_t> m, int64_t max_m) {
-  Grouping g;
-  g.m = std::move(m);
-  g.layout = GroupLayout::masked;
-  g.max_m = max_m;
-  return g;
-}
 
 GemmProblem problem_of(const KernelCase& c) {
   GemmProblem p;

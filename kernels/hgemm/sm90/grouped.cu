@@ -18,10 +18,11 @@
 // Constraints: sm_90 and an sm_90a build; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0 (TMA
 // row strides); G*N, stored rows and tiles below 2^31. Both group layouts, any align.
 // Status (2026-11-29, H200, sustained, bench_results/h200/2026-11-29_moe_grouped_first.json.gz):
-// over the faster cuBLAS way on the three MoE presets, 1.110x at 512 tokens, 1.300x at 4096
-// balanced, 1.155x at 4096 zipf:1.2 (geomeans), behind at Mixtral (0.69-0.95x) before the walk's
-// column bands, which took Mixtral's gate_up to 0.968x (2026-11-29_moe_grouped_bands.json.gz).
-// docs/grouped.md has the table and what limits skewed routing (the 128-row tile).
+// each provider alone, not checked interleaved; over the faster cuBLAS way on the three MoE
+// presets, 1.110x at 512 tokens, 1.300x at 4096 balanced, 1.155x at 4096 zipf:1.2 (geomeans),
+// behind at Mixtral (0.69-0.95x) before the walk's column bands, which took Mixtral's gate_up to
+// 0.968x (2026-11-29_moe_grouped_bands.json.gz). docs/grouped.md has the table and what limits
+// skewed routing (the 128-row tile).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -38,6 +39,7 @@
 #include "common/sm90.cuh"
 #include "common/sm90/config.hpp"
 #include "common/sm90/epilogue.cuh"
+#include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
 #include "common/sm90/tma_desc.hpp"
@@ -229,21 +231,7 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
   int64_t row_tiles = 0;
   for (int64_t m : g.m) row_tiles += (m + kTileRows - 1) / kTileRows;
   if (row_tiles * tiles_n >= kMax) return "too many tiles for the 32-bit tile index";
-  // The sm_90a image declares the mbarriers as static shared memory; the trap stub that every
-  // other pass compiles declares none.
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, grouped_kernel_for(p));
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
-  }
-  if (attr.sharedSizeBytes == 0)
-    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
-  if (caps.smem_per_block_optin < size_t(kSmemBytes) + attr.sharedSizeBytes)
-    return "needs " + std::to_string((kSmemBytes + attr.sharedSizeBytes) / 1024) +
-           " KB of shared memory per block, the device allows " +
-           std::to_string(caps.smem_per_block_optin / 1024);
-  return {};
+  return sm90a_image_unsupported(grouped_kernel_for(p), size_t(kSmemBytes), caps);
 }
 
 }  // namespace
