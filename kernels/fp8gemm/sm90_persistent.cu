@@ -31,7 +31,8 @@
 // 0.976x DeepGEMM at M 4096, 0.873x at 128, 0.727x at 64 (bench_results/h200/
 // 2026-11-2{8,9}_fp8_{waves*,small_m_ab}.json.gz). 2026-11-29: _m64 (fp8gemm's pick at 17-64
 // tokens) 1.151x the picks before it at M 64, so fp8gemm 0.821x DeepGEMM there and 1.060x cuBLASLt
-// (2026-11-29_fp8_m64_*.json.gz); its narrow mainloop takes about twice DeepGEMM's time per k-block.
+// (2026-11-29_fp8_m64_*.json.gz; sustained, each alone, not checked interleaved); its narrow
+// mainloop takes about twice DeepGEMM's time per k-block.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
