@@ -414,58 +414,79 @@ struct F2Mainloop {
     ring.advance();
   }
 
-  // V == kF3Pipe: k-block kb + 1's wgmmas go into the other partial before kb's is added, so a
-  // warpgroup's promotion runs while its own next wgmmas do (two partials and the sums: 192
-  // registers, under the consumers' setmaxnreg). The scales of kb + 1 are read before its stage's
-  // wait.
-  __device__ __forceinline__ void issue_next(float (&d)[64], int kb, Factors& f) {
-    f = block_factors(kb);
+  // Pipelined promotion (V == kF3Pipe at 128 rows of B; the narrow tiles, kSplitN): k-block
+  // kb + 1's wgmmas go into the other partial before kb's is added, so a warpgroup's promotion
+  // and its wait for kb's completion run while its own next wgmmas do. At 128 rows of B (two
+  // partials and the sums: 192 registers, under the consumers' setmaxnreg) kb's factors are read
+  // as kb is issued. The narrow tiles (16 to 64 registers a partial) hold kb + 2's raw scales
+  // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
+  // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
+  // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt).
+  static constexpr bool kRawAhead = kSplitN;
+  struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
+    int stage = 0;
+    Scales s;
+    Factors f;
+  };
+  __device__ __forceinline__ void issue_next(float (&d)[NACC], int kb, Pending& p) {
+    if constexpr (!kRawAhead) p.f = block_factors(kb);
+    p.stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
     issue(d, ring.stage, true);
 #pragma unroll
-    for (int i = 0; i < 64; ++i) sm90::fence_operand(d[i]);
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();
   }
-  // kb (in `cur`, stage cur_stage) completes, its stage is released and it is added.
-  __device__ __forceinline__ void retire(float (&acc)[64], float (&cur)[64], int cur_stage,
-                                         const Factors& f) {
-    release(cur_stage);
+  // The k-block in `cur` has completed: its stage is released and it is added; with kRawAhead
+  // the scales of k-block `ahead` take its place in p.
+  __device__ __forceinline__ void retire(float (&acc)[NACC], float (&cur)[NACC], Pending& p,
+                                         const Scales& ahead) {
+    release(p.stage);
 #pragma unroll
-    for (int i = 0; i < 64; ++i) sm90::fence_operand(cur[i]);
-    add_rows(acc, cur, f);
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(cur[i]);
+    if constexpr (kRawAhead) {
+      add_rows(acc, cur, factors(p.s));
+      p.s = ahead;
+    } else {
+      add_rows(acc, cur, p.f);
+    }
+  }
+  __device__ __forceinline__ Scales scales_ahead(int kb, int kb_count) const {
+    if constexpr (kRawAhead) return block_scales(min(kb, kb_count - 1));
+    return Scales{};
   }
   // Two k-blocks per trip so that each partial is a fixed register array; the trip count, not a
   // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
   // prove uniform is serialized: C7518).
-  __device__ __forceinline__ void run_pipelined(float (&acc)[64], int kb_count) {
-    static_assert(MROWS && NW == 128, "the pipelined promotion is rung F3's, at 128 rows of B");
-    float p0[64], p1[64];
+  __device__ __forceinline__ void run_pipelined(float (&acc)[NACC], int kb_count) {
+    static_assert(MROWS && (NW == 128 || kSplitN),
+                  "the pipelined promotion is rung F3's at 128 rows of B, or a narrow tile's");
+    float p0[NACC], p1[NACC];
 #pragma unroll
-    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
-    Factors fa, fb;  // the k-blocks' in p0 and p1
-    int st0 = ring.stage, st1 = 0;
-    issue_next(p0, 0, fa);
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
+    Pending a, b;  // the k-blocks in p0 and p1
+    if constexpr (kRawAhead) a.s = scales_ahead(0, kb_count), b.s = scales_ahead(1, kb_count);
+    issue_next(p0, 0, a);
     int kb = 0;
     for (; kb + 2 < kb_count; kb += 2) {
-      st1 = ring.stage;
-      issue_next(p1, kb + 1, fb);
+      issue_next(p1, kb + 1, b);
+      const Scales n0 = scales_ahead(kb + 2, kb_count);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p0, st0, fa);
-      st0 = ring.stage;
-      issue_next(p0, kb + 2, fa);
+      retire(acc, p0, a, n0);
+      issue_next(p0, kb + 2, a);
+      const Scales n1 = scales_ahead(kb + 3, kb_count);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p1, st1, fb);
+      retire(acc, p1, b, n1);
     }
     if (kb + 1 < kb_count) {  // two left
-      st1 = ring.stage;
-      issue_next(p1, kb + 1, fb);
+      issue_next(p1, kb + 1, b);
       sm90::wgmma_wait_group<1>();
-      retire(acc, p0, st0, fa);
+      retire(acc, p0, a, a.s);
       sm90::wgmma_wait_group<0>();
-      retire(acc, p1, st1, fb);
+      retire(acc, p1, b, b.s);
     } else {
       sm90::wgmma_wait_group<0>();
-      retire(acc, p0, st0, fa);
+      retire(acc, p0, a, a.s);
     }
   }
 
@@ -538,7 +559,8 @@ struct F2Mainloop {
 
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
-    if constexpr (V == kF3Pipe && !kFast) {  // fast accumulation has no promotion to overlap
+    // Fast accumulation has no promotion to overlap.
+    if constexpr ((V == kF3Pipe || kSplitN) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;

@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     // half its work: routed groups are mostly small (zipf:1.2 at 4096 tokens over 256 experts:
     // median 34 rows). Warp-uniform, so that the branch keeps the wgmmas unserialized.
     if (sm90::warp_uniform(rows_left <= consumer * Cfg::WG_N ? 1 : 0)) {
-      mainloop.skip(k_blocks);
+      mainloop.skip(k_blocks, uint32_t(1 + consumer));  // the named barrier: this warpgroup's
       continue;
     }
 

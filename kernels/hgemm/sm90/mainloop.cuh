@@ -124,12 +124,16 @@ struct Sm90Mainloop {
   }
 
   // The kb_count k-blocks of a work item this warpgroup has no rows in (the grouped kernel: its
-  // 64 rows all past the group's last): each stage waited for, as run() waits, and released at
-  // once, no wgmma. The wait keeps the warpgroup within a lap of the ring: the stage's empty
-  // barrier completes a phase only with the other consumers' arrivals too.
-  __device__ __forceinline__ void skip(int kb_count) {
+  // 64 rows all past the group's last): each stage waited for, as run() waits, and released, no
+  // wgmma. The release waits for all four warps' waits (named barrier bar_id, the warpgroup's
+  // 128 threads): in run() the wgmma, which all of them issue, orders them so, and without the
+  // barrier a warp left behind by a lap of the ring read the next lap's full phase as its own,
+  // and the walk hung (64 skewed groups on 3 CTAs, bench_results/h200/gpu_logs/
+  // 2026-11-29_grouped_skip_hang.txt). The release is one arrival, the warpgroup's.
+  __device__ __forceinline__ void skip(int kb_count, uint32_t bar_id) {
     for (int kb = 0; kb < kb_count; ++kb) {
       sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+      sm90::named_barrier_sync(bar_id, 128);
       release(ring.stage);
       ring.advance();
     }
