@@ -1069,6 +1069,7 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 
 // _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
 // narrower width where 128 rows would split each tile many ways or K is short).
+template <bool kFill = false>
 void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
@@ -1078,7 +1079,8 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
       int ctas = resident_clusters<S, kFast, 1, true, true, kF3Narrow, TA, TB>();
       if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
       ctas = std::min(ctas, kSkMaxCtas);
-      switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
+      const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
+      switch (kFill ? (m > 64 ? 128 : fill_tile_n(m, n, 64, ctas)) : m64_tile_n(m, n, k, ctas)) {
         case 32:
           return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
         case 64:
@@ -1159,7 +1161,18 @@ GEMMBENCH_REGISTER_KERNEL(
                   "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
                   "_sk); no rows past M at "
                   "M 64",
-                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+                  supports<1, true, true, kF3Narrow>, launch_m64<false>, kF3Types));
+
+// Experiment (branch exp-m64-fill): _m64 at the width that fills the waves everywhere
+// (fill_tile_n).
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64_fill", 3,
+                  "rung F3 on 64-row tiles: both consumer warpgroups on the tile's 64 rows of A, "
+                  "each on half its 128, 64 or 32 rows of B (narrower where 128 would split "
+                  "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
+                  "_sk); no rows past M at "
+                  "M 64",
+                  supports<1, true, true, kF3Narrow>, launch_m64<true>, kF3Types));
 
 }  // namespace
 }  // namespace gemmbench
