@@ -17,12 +17,11 @@
 // one CTA per SM (occupancy), CTA c takes tiles c, c + grid, ... No cluster, no TMA store.
 // Constraints: sm_90 and an sm_90a build; f16 (f32/f16 acc) or bf16 (f32 acc); K % 8 == 0 (TMA
 // row strides); G*N, stored rows and tiles below 2^31. Both group layouts, any align.
-// Status (2026-11-29, H200, sustained, bench_results/h200/2026-11-29_moe_grouped_first.json.gz):
-// each provider alone, not checked interleaved; over the faster cuBLAS way on the three MoE
-// presets, 1.110x at 512 tokens, 1.300x at 4096 balanced, 1.155x at 4096 zipf:1.2 (geomeans),
-// behind at Mixtral (0.69-0.95x) before the walk's column bands, which took Mixtral's gate_up to
-// 0.968x (2026-11-29_moe_grouped_bands.json.gz). docs/grouped.md has the table and what limits
-// skewed routing (the 128-row tile).
+// Status (2026-11-29, H200, sustained, each provider alone, not checked interleaved; bench_results/
+// h200/2026-11-29_moe_grouped_{skipfix,small}.json.gz): over the faster cuBLAS way on the three MoE
+// presets, 1.105x at 512 tokens, 1.366x at 4096 balanced, 1.190x at 4096 zipf:1.2 (geomeans;
+// Mixtral 0.82-0.99x), 0.94-1.03x at 16-128 tokens with the weights read at 84-102% of the
+// measured roof. docs/grouped.md has the tables and what limits skewed routing (the 128-row tile).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
