@@ -84,7 +84,9 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
 // (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
 // kF3Narrow64 and kF3Narrow32: _m64's tile with 64 or 32 rows of B (wgmma m64n32k32, m64n16k32),
-// the widths m64_tile_n picks where 128-row tiles would split many ways.
+// the widths m64_tile_n picks where 128-row tiles would split many ways. kF3NarrowPlain: _m64's
+// 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
+// (m64_pipelined_promotion).
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -92,7 +94,8 @@ enum F3Variant : int {
   kF3Tall = 3,
   kF3Narrow = 4,
   kF3Narrow64 = 5,
-  kF3Narrow32 = 6
+  kF3Narrow32 = 6,
+  kF3NarrowPlain = 7
 };
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
@@ -141,7 +144,7 @@ using F3CfgOf = std::conditional_t<
     V == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-        std::conditional_t<V == kF3Narrow, F3Cfg<64, 128, 8>,
+        std::conditional_t<V == kF3Narrow || V == kF3NarrowPlain, F3Cfg<64, 128, 8>,
                            std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
                                               std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
                                                                  F3Cfg<128, 128, 6>>>>>>;
@@ -562,7 +565,7 @@ struct F2Mainloop {
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     // Fast accumulation has no promotion to overlap.
-    if constexpr ((V == kF3Pipe || kSplitN) && !kFast) {
+    if constexpr ((V == kF3Pipe || (kSplitN && V != kF3NarrowPlain)) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;
@@ -1086,6 +1089,8 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
         case 64:
           return run<S, kFast, 1, true, true, kF3Narrow64, TA, TB>(a, stream);
         default:
+          if (!m64_pipelined_promotion(int(a.problem.k)))
+            return run<S, kFast, 1, true, true, kF3NarrowPlain, TA, TB>(a, stream);
           return run<S, kFast, 1, true, true, kF3Narrow, TA, TB>(a, stream);
       }
     });

@@ -495,6 +495,18 @@ TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
     }
 }
 
+// _m64's promotion: pipelined where it paid (12 k-blocks and up), a k-block at a time where it
+// lost (4); the boundary is kM64PlainMaxKBlocks. test_kernels' capped grid at 37x1000x400 runs
+// the plain loop (128 rows of B, 4 k-blocks), its longer 128-row cases the pipelined one.
+TEST(Sm90Schedule, M64PipelinesThePromotionOnlyPastShortK) {
+  EXPECT_FALSE(m64_pipelined_promotion(512)) << "64x32768x512: 4 k-blocks, 12.2 against 13.3 us";
+  EXPECT_FALSE(m64_pipelined_promotion(400));
+  EXPECT_FALSE(m64_pipelined_promotion(kM64PlainMaxKBlocks * 128));
+  EXPECT_TRUE(m64_pipelined_promotion(kM64PlainMaxKBlocks * 128 + 1)) << "a partial k-block counts";
+  EXPECT_TRUE(m64_pipelined_promotion(1536)) << "64x24576x1536: 12 k-blocks";
+  EXPECT_TRUE(m64_pipelined_promotion(7168));
+}
+
 TEST(Sm90Schedule, M64TileNNarrowsOnlyWhereMeasuredToPay) {
   // DeepGEMM's six shapes at M 64 and 128, H200 (132 SMs): what was measured best.
   EXPECT_EQ(m64_tile_n(64, 2112, 7168, 132), 32) << "17 tiles of 128 split 7 ways";

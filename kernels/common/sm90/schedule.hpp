@@ -153,6 +153,17 @@ GB_HD int m64_tile_n(int m, int n, int k, int ctas) {
   return 128;
 }
 
+// Whether _m64 pipelines its promotion (k-block kb + 1's wgmmas issued before kb's partial is
+// added). It paid at 7 to 56 k-blocks (64x4096x7168 0.719x to 0.749x DeepGEMM, 64x7168x2048
+// 0.801 to 0.826, 64x2112x7168 0.792 to 0.842; 12 k-blocks even) and lost at 4 (64x32768x512:
+// 12.2 to 13.3 us in two calls): bench_results/h200/2026-11-29_fp8_narrow_pipe.json.gz and
+// _fp8_m64_fill_ab.json.gz against 2026-11-29_fp8_m64_{whole_grid,widths}.json.gz. At most 8
+// k-blocks (a guess between the two measured points) the 128-row-of-B tile runs the plain loop.
+inline constexpr int kM64PlainMaxKBlocks = 8;
+GB_HD bool m64_pipelined_promotion(int k) {
+  return (k + 127) / 128 > kM64PlainMaxKBlocks;
+}
+
 // The plain walk's grid in whole waves: the fewest clusters that walk tiles_total tiles in as
 // many waves as `clusters` would (every cluster then takes the same count but perhaps one, and
 // the tiles a cluster walks, the makespan, do not grow). DeepGEMM sizes its grid so (128 CTAs for
