@@ -32,8 +32,9 @@
 // 2026-11-2{8,9}_fp8_{waves*,small_m_ab}.json.gz). 2026-11-29: _m64 (fp8gemm's pick at 17-64
 // tokens) 1.151x the picks before it at M 64, so fp8gemm 0.821x DeepGEMM there and 1.060x cuBLASLt
 // (2026-11-29_fp8_m64_*.json.gz; sustained, each alone, not checked interleaved). With its
-// promotion pipelined (step 8) 0.829x DeepGEMM at M 64 and fp8gemm 1.074x cuBLASLt there
-// (2026-11-29_fp8_narrow_pipe.json.gz); at DeepGEMM's own 64x32 tiling it takes 1.39x its time,
+// promotion pipelined past 8 k-blocks (step 8) 0.839x DeepGEMM at M 64 and fp8gemm 1.089x
+// cuBLASLt there (2026-11-29_fp8_m64_plain_short_k.json.gz); at DeepGEMM's own 64x32 tiling
+// it takes 1.39x its time,
 // and without any promotion it still trails (2026-11-29_fp8_m64_{fill_ab,decompose}.json.gz).
 #include <cuda.h>
 #include <cuda_bf16.h>
