@@ -47,6 +47,35 @@ std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows) {
   return out;
 }
 
+GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows) {
+  GemmProblem q = p;
+  q.m = p.n;
+  q.n = rows;
+  q.k = p.k;
+  q.layout = Layout::tn;
+  if (is_fp8(p.dtype)) {
+    q.dtype = p.b_type();
+    q.dtype_b.reset();
+    if (p.dtype != q.dtype) q.dtype_b = p.dtype;
+    q.blocks_on_a = p.scale == ScaleMode::block128 && !p.blocks_on_a;
+  }
+  return q;
+}
+
+int64_t GroupedScales::a_offset(int64_t first_row) const {
+  return mode == ScaleMode::tensor ? 0 : scale_count_a(mode, first_row, k);
+}
+
+GroupedScales grouped_scales(ScaleMode mode, const Grouping& g, int64_t n, int64_t k) {
+  GroupedScales s;
+  s.mode = mode;
+  s.k = k;
+  s.a_count = scale_count_a(mode, g.stored_rows(), k);
+  s.per_expert = scale_count_b(mode, n, k);
+  s.experts = g.groups();
+  return s;
+}
+
 GroupStats group_stats(const Grouping& g) {
   GroupStats s;
   if (g.m.empty()) return s;

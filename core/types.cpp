@@ -149,6 +149,14 @@ int64_t scale_count_b(ScaleMode m, int64_t cols_n, int64_t k) {
   return scale_count(m, cols_n, k, kScaleBlock);
 }
 
+int64_t scale_count_a(const GemmProblem& p) {
+  return scale_count(p.scale, p.m, p.k, p.blocks_on_a ? kScaleBlock : 1);
+}
+
+int64_t scale_count_b(const GemmProblem& p) {
+  return scale_count(p.scale, p.n, p.k, p.blocks_on_a ? 1 : kScaleBlock);
+}
+
 Accum default_accum(DType) {
   return Accum::f32;
 }

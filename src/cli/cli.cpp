@@ -47,9 +47,11 @@ Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and 
   --group-layout contiguous (rows stacked; --group-align 128 pads each group, padding neither
   counted nor compared) or masked ([G, max_m, K], --group-max-m). cuBLAS runs f16/bf16 cases two
   ways, rows cublas (a cublasGemmEx per group) and cublas_grouped (the grouped API); a kernel row
-  divides by the faster and names it. Kernel rows: hgemm_grouped_sm90 (f16/bf16, both layouts,
-  H100/H200), the one grouped kernel, and hgemm, which runs it (the row names it); other kernels
-  and FP8 grouped cases are skipped with the reason (issue 51).
+  divides by the faster and names it. FP8 (--dtype e4m3 --scale block128, tensor, row): the
+  cublas row is cuBLASLt, a cublasLtMatmul per group (cuBLAS has no grouped FP8 GEMM), no
+  cublas_grouped row. Kernel rows: hgemm_grouped_sm90 (f16/bf16, both layouts, H100/H200), the
+  one grouped kernel, and hgemm, which runs it (the row names it); other kernels are skipped with
+  the reason (issue 51).
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/grouping.hpp"
+#include "plan/fp8_baseline.hpp"
 #include "plan/ranges.hpp"
 #include "util/edit_distance.hpp"
 
@@ -94,7 +96,18 @@ void check_fp8_options(const RunSpec& run, const std::string& where) {
 }  // namespace
 
 std::string why_group_cannot_run(const ProblemGroup& g) {
-  return g.grouped && is_fp8(g.problem.dtype) ? kGroupedFp8NotRunReason : "";
+  if (!g.grouped || !is_fp8(g.problem.dtype)) return "";
+  // One group stands for all: cuBLASLt's refusals read its M (= N), K and types, never its rows.
+  const std::string why = cublaslt_fp8_unsupported(group_dense_problem(g.problem, 1));
+  if (why.empty()) return "";
+  const GemmProblem& p = g.problem;
+  for (const KernelInfo* k : g.kernels)
+    if (contains(k->group_layouts, g.grouped->grouping.layout) && contains(k->dtypes, p.dtype) &&
+        contains(k->dtypes, p.b_type()))
+      return "";  // a grouped FP8 kernel may run it: its row says whether it does
+  return "grouped FP8 with no provider: its baseline, a cuBLASLt call per group (M = N, N = the "
+         "group's rows), refuses it: " +
+         why;
 }
 
 bool has_grouped_api_row(const ProblemGroup& g) {
@@ -166,15 +179,24 @@ std::string format_plan(const Plan& plan) {
       "\n{} cases ({} problems), {:.4g} FLOP in total (2*M*N*K, one GEMM per case; "
       "dry run: nothing ran)\n",
       plan.row_count(), plan.groups.size(), flop);
-  if (std::any_of(plan.groups.begin(), plan.groups.end(),
-                  [](const ProblemGroup& g) { return g.grouped.has_value(); }))
-    out += fmt::format(
+  const auto any_grouped = [&](bool fp8) {
+    return std::any_of(plan.groups.begin(), plan.groups.end(), [&](const ProblemGroup& g) {
+      return g.grouped.has_value() && is_fp8(g.problem.dtype) == fp8;
+    });
+  };
+  if (any_grouped(false) || any_grouped(true))
+    out +=
         "Grouped cases (G groups, M_g min/median/max, imbalance max/mean, layout): M = sum(M_g), "
-        "FLOP 2*sum(M_g)*N*K; cuBLAS runs them two ways, cublas (one cublasGemmEx per group) "
-        "and {} (cublasGemmGroupedBatchedEx), and the kernel rows divide by the faster; only "
-        "kernels that declare the case's group layout take one, and FP8 ones are skipped: "
-        "cuBLAS has no grouped FP8\n",
+        "FLOP 2*sum(M_g)*N*K; only kernels that declare the case's group layout take one\n";
+  if (any_grouped(false))
+    out += fmt::format(
+        "f16, bf16 and f32 grouped cases: cuBLAS runs them two ways, cublas (one cublasGemmEx "
+        "per group) and {} (cublasGemmGroupedBatchedEx), and the kernel rows divide by the "
+        "faster\n",
         kGroupedApiKernel);
+  if (any_grouped(true))
+    out += fmt::format("FP8 grouped cases: cublas is {}; {}\n", kGroupedFp8BaselineNote,
+                       kGroupedFp8NoApiReason);
   return out;
 }
 

@@ -48,18 +48,26 @@ std::vector<std::string> closest_kernel_names(const std::string& name, const Ker
 
 // Why the runner cannot run any row of `g`, or empty when it can: the one place that decides it
 // before any device work (the runner then writes the group's rows as skipped with this reason).
-// Today: an FP8 grouped case (cuBLAS has no grouped FP8; cuBLASLt per group is to come, issue
-// 51). An f16/bf16/f32 grouped case runs cuBLAS's two ways (has_grouped_api_row); its kernel
-// rows run where the kernel declares the case's group layout (KernelInfo::group_layouts) and are
-// skipped one by one otherwise.
+// Today: an FP8 grouped case that neither its baseline (cuBLASLt per group: a group's problem is
+// group_dense_problem's, whose M is N, so what cuBLASLt refuses is decided by N, K and the types
+// alone, cublaslt_fp8_unsupported) nor a kernel of its own (one declaring its group layout and
+// types) can run; the reason names what cuBLASLt refuses. An f16/bf16/f32 grouped case runs
+// cuBLAS's two ways (has_grouped_api_row); its kernel rows run where the kernel declares the
+// case's group layout (KernelInfo::group_layouts) and are skipped one by one otherwise.
 std::string why_group_cannot_run(const ProblemGroup& g);
-inline constexpr const char* kGroupedFp8NotRunReason =
-    "grouped FP8: cuBLAS has no grouped FP8 GEMM, and the per-group cuBLASLt baseline is not "
-    "wired yet (issue 51)";
+
+// An FP8 grouped case's baseline is its cublas row, provider cuBLASLt: one cublasLtMatmul per
+// group with rows (runner/grouped_gemm.hpp, CublasLtGroupedLoop). The row says so; the plan has no
+// cublas_grouped row for it, for the reason below (format_plan says it once).
+inline constexpr const char* kGroupedFp8BaselineNote =
+    "cuBLASLt FP8, one cublasLtMatmul per group: cuBLAS has no grouped FP8 GEMM";
+inline constexpr const char* kGroupedFp8NoApiReason =
+    "no cublas_grouped row: cuBLAS's grouped API (cublasGemmGroupedBatchedEx) takes no FP8 type";
 
 // A grouped case cuBLAS runs has two baseline rows: "cublas", one cublasGemmEx per group (what
 // many serving engines still do), and "cublas_grouped", cublasGemmGroupedBatchedEx. Its kernel
-// rows divide by the faster of the two and name it (CaseResult::baseline_way).
+// rows divide by the faster of the two and name it (CaseResult::baseline_way). An FP8 grouped
+// case has the first only, a cuBLASLt loop (kGroupedFp8NoApiReason).
 bool has_grouped_api_row(const ProblemGroup& g);
 
 // The rows of `g` in plan order: cublas, cublas_grouped (has_grouped_api_row), cublaslt where the

@@ -13,7 +13,7 @@ void apply_baselines(CaseResult& r, GroupRole role, Baseline baseline, const Gro
   }
   // The cublas figure: the faster of the grouped case's two ways where both were timed.
   std::optional<double> cublas = g.cublas_ms;
-  const char* way = kWayLoop;
+  const char* way = is_fp8(r.problem.dtype) ? kWayLtLoop : kWayLoop;
   if (g.cublas_grouped_ms && (!cublas || *g.cublas_grouped_ms < *cublas))
     cublas = g.cublas_grouped_ms, way = kWayGroupedApi;
   if (cublas && (role == GroupRole::cublaslt || uses_cublas(baseline))) {

@@ -22,15 +22,17 @@ struct GroupBaselines {
 // Which row of the group `r` is.
 enum class GroupRole { cublas, cublaslt, kernel, cublas_grouped };
 
-// The ways CaseResult::baseline_way names.
+// The ways CaseResult::baseline_way names. An FP8 grouped case has one way, cuBLASLt's loop
+// (cuBLAS has no grouped FP8 GEMM).
 inline constexpr const char* kWayLoop = "cublas per-group loop";
 inline constexpr const char* kWayGroupedApi = "cublas grouped API";
+inline constexpr const char* kWayLtLoop = "cublaslt per-group loop";
 
 // Sets cublas_median_ms / ratio_to_cublas and cublaslt_median_ms / ratio_to_cublaslt on `r`
 // (timed: r.time set) from the group's baselines, as `baseline` selects: a kernel row takes the
 // baselines its setting names; the cublaslt row takes the cublas figure; the cublas row none.
 // Grouped: the cublas_grouped row takes the loop's figure (how the API fares against the loop);
-// a kernel row the faster way's, named in baseline_way.
+// a kernel row the faster way's, named in baseline_way (FP8: the cuBLASLt loop's, kWayLtLoop).
 void apply_baselines(CaseResult& r, GroupRole role, Baseline baseline, const GroupBaselines& g);
 
 // The cuBLASLt baseline's row: `r` (a cublas row of the group) renamed kernel, provider and

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "plan/fp8_baseline.hpp"
 #include "runner/cublas_gemm.hpp"
 #include "stats/stats.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 bool same_problem(const GemmProblem& x, const GemmProblem& y) {
   return x.m == y.m && x.n == y.n && x.k == y.k && x.layout == y.layout && x.dtype == y.dtype &&
          x.b_type() == y.b_type() && x.accum == y.accum && x.out == y.out && x.scale == y.scale &&
-         x.fast_accum == y.fast_accum;
+         x.fast_accum == y.fast_accum && x.blocks_on_a == y.blocks_on_a;
 }
 
 int64_t ceil_div(int64_t x, int64_t d) {
@@ -27,25 +28,27 @@ int64_t ceil_div(int64_t x, int64_t d) {
 }
 
 // cuBLASLt's modes for gemmbench's: row is its "outer vector" mode (M scales for A, N for B);
-// block128 is 1x128 along K for A (VEC128) and 128x128 for B (BLK128x128), DeepSeek-V3's split.
-int32_t lt_scale_mode(ScaleMode m, bool operand_a) {
-  switch (m) {
+// block128 is 1x128 along K for A (VEC128) and 128x128 for B (BLK128x128), DeepSeek-V3's split,
+// or the other way round where p.blocks_on_a (a grouped case's group: the weights are A).
+int32_t lt_scale_mode(const GemmProblem& p, bool operand_a) {
+  switch (p.scale) {
     case ScaleMode::row:
       return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     case ScaleMode::block128:
-      return operand_a ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
-                       : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+      return operand_a != p.blocks_on_a ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
+                                        : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     default:
       return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   }
 }
 
 // The layouts cuBLASLt wants for the 128 modes (cuBLAS docs, "Scaling factors layouts",
-// https://docs.nvidia.com/cuda/cublas/#scaling-factors-layouts; KB = ceil(K/128)):
-//   VEC128_32F, A: an M x KB matrix, M-major: scale (m, kb) at kb*M + m. gemmbench's is
-//     row-major, m*KB + kb, so it is transposed.
-//   BLK128x128_32F, B: K-major, ceil(N/128) columns whose stride must be a multiple of 4:
-//     scale (nb, kb) at nb*KB4 + kb, KB4 = KB rounded up to 4. gemmbench's is nb*KB + kb,
+// https://docs.nvidia.com/cuda/cublas/#scaling-factors-layouts; KB = ceil(K/128)), for the
+// operand of X rows (of K) that has the mode, A (X = M) or B (X = N):
+//   VEC128_32F: an X x KB matrix, X-major: scale (x, kb) at kb*X + x. gemmbench's is
+//     row-major, x*KB + kb, so it is transposed.
+//   BLK128x128_32F: K-major, ceil(X/128) columns whose stride must be a multiple of 4:
+//     scale (xb, kb) at xb*KB4 + kb, KB4 = KB rounded up to 4. gemmbench's is xb*KB + kb,
 //     the same when KB is a multiple of 4; otherwise the columns are padded (with zeros, never
 //     read).
 // PyTorch's _scaled_mm checks the same strides before it calls cuBLASLt: a 1x128 scale of
@@ -80,19 +83,6 @@ void upload(DeviceBuffer& buf, const std::vector<float>& h, cudaStream_t stream)
   if (buf.bytes() != bytes) buf = DeviceBuffer(bytes);
   CUDA_CHECK(cudaMemcpyAsync(buf.get(), h.data(), bytes, cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));  // h is pageable and the caller's to free
-}
-
-// The block128 limit on top of fp8_unsupported's. Fast accumulation: PyTorch's scaled_gemm
-// refuses it with both 128 modes ("doesn't support fast accum with 1x128 blockwise scaling",
-// aten/src/ATen/cuda/CUDABlas.cpp), as gemmbench's plan does. N needs no more than the scale
-// layouts' multiple of 4: cuBLAS 13.1 runs VEC128 x BLK128x128 with a partial last 128-column
-// block (4096x2112x7168 verified on an H100, test_cublaslt_fp8_gpu), which PyTorch's wrapper
-// refuses on its own.
-std::string block128_unsupported(const GemmProblem& p) {
-  if (p.fast_accum)
-    return "fast accumulation is not available with block128 scales (cuBLASLt's VEC128 and "
-           "BLK128x128 modes)";
-  return {};
 }
 
 const char* reduction_name(uint32_t scheme) {
@@ -158,8 +148,8 @@ struct CublasLtGemm::Descriptors {
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, attr, &v, sizeof(v)));
   }
   void set_fp8(const GemmProblem& p, ScalePtrs lt) {
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, lt_scale_mode(p.scale, true));
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, lt_scale_mode(p.scale, false));
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, lt_scale_mode(p, true));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, lt_scale_mode(p, false));
     set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(lt.a));
     set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(lt.b));
     if (p.fast_accum) set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, int8_t{1});
@@ -169,13 +159,18 @@ struct CublasLtGemm::Descriptors {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
 };
 
+CublasLtGemm::Plan::Plan() = default;
+CublasLtGemm::Plan::~Plan() = default;
+CublasLtGemm::Plan::Plan(Plan&&) noexcept = default;
+CublasLtGemm::Plan& CublasLtGemm::Plan::operator=(Plan&&) noexcept = default;
+
 CublasLtGemm::CublasLtGemm() : workspace_(kWorkspaceBytes) {
   CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
 CublasLtGemm::~CublasLtGemm() {
   for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  desc_.reset();
+  plan_ = Plan();
   if (handle_) cublasLtDestroy(handle_);
 }
 
@@ -188,10 +183,11 @@ cudaEvent_t CublasLtGemm::event(size_t i) {
   return events_[i];
 }
 
-cublasStatus_t CublasLtGemm::launch(const cublasLtMatmulAlgo_t& algo, const GemmProblem& p,
-                                    const void* a, const void* b, void* c, cudaStream_t stream) {
+cublasStatus_t CublasLtGemm::launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo,
+                                    const GemmProblem& p, const void* a, const void* b, void* c,
+                                    cudaStream_t stream) {
   // Host scalars of the scale type: read before cublasLtMatmul returns.
-  const Descriptors& d = *desc_;
+  const Descriptors& d = *plan.desc_;
   if (p.accum == Accum::f16) {
     const __half alpha = __double2half(p.alpha), beta = __double2half(p.beta);
     return cublasLtMatmul(handle_, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c, d.c, &algo,
@@ -202,26 +198,30 @@ cublasStatus_t CublasLtGemm::launch(const cublasLtMatmulAlgo_t& algo, const Gemm
                         workspace_.get(), workspace_.bytes(), stream);
 }
 
-ScalePtrs CublasLtGemm::lt_scales(const GemmProblem& p, ScalePtrs s, cudaStream_t stream) {
+ScalePtrs CublasLtGemm::lt_scales(Plan& plan, const GemmProblem& p, ScalePtrs s,
+                                  cudaStream_t stream) {
   if (p.scale != ScaleMode::block128) return s;
   const int64_t kb = ceil_div(p.k, kScaleBlock);
-  upload(lt_scale_a_,
-         to_vec128_layout(download(s.a, scale_count_a(p.scale, p.m, p.k), stream), p.m, kb),
-         stream);
-  upload(lt_scale_b_,
-         to_blk128_layout(download(s.b, scale_count_b(p.scale, p.n, p.k), stream),
-                          ceil_div(p.n, kScaleBlock), kb),
-         stream);
-  return {lt_scale_a_.as<float>(), lt_scale_b_.as<float>()};
+  // Each operand's scales in its mode's layout: rows are M for A, N for B.
+  const auto convert = [&](DeviceBuffer& to, const float* from, int64_t count, int64_t rows,
+                           bool operand_a) {
+    const std::vector<float> h = download(from, count, stream);
+    upload(to,
+           lt_scale_mode(p, operand_a) == CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
+               ? to_vec128_layout(h, rows, kb)
+               : to_blk128_layout(h, ceil_div(rows, kScaleBlock), kb),
+           stream);
+  };
+  convert(plan.lt_scale_a_, s.a, scale_count_a(p), p.m, true);
+  convert(plan.lt_scale_b_, s.b, scale_count_b(p), p.n, false);
+  return {plan.lt_scale_a_.as<float>(), plan.lt_scale_b_.as<float>()};
 }
 
-std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const void* a, const void* b,
-                                                 void* c, cudaStream_t stream,
+std::optional<CublasLtChoice> CublasLtGemm::tune(Plan& plan, const GemmProblem& p, const void* a,
+                                                 const void* b, void* c, cudaStream_t stream,
                                                  const std::function<void()>& prepare,
                                                  std::string& why_not, ScalePtrs scales) {
-  tuned_.reset();
-  algos_.clear();
-  desc_.reset();
+  plan = Plan();
   if (is_fp8(p.dtype)) {
     why_not = fp8_unsupported(p);
     if (!why_not.empty()) return std::nullopt;
@@ -229,7 +229,8 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
       throw std::invalid_argument("CublasLtGemm::tune: the FP8 problem " + p.shape_string() +
                                   " was given no scales");
   }
-  desc_ = std::make_unique<Descriptors>(p, lt_scales(p, scales, stream));
+  plan.desc_ = std::make_unique<Descriptors>(p, lt_scales(plan, p, scales, stream));
+  const Descriptors& desc = *plan.desc_;
 
   cublasLtMatmulPreference_t pref = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
@@ -239,8 +240,8 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
   cublasLtMatmulHeuristicResult_t heur[kCandidates] = {};
   int returned = 0;
   if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(handle_, desc_->op, desc_->a, desc_->b, desc_->c, desc_->c,
-                                        pref, kCandidates, heur, &returned);
+    st = cublasLtMatmulAlgoGetHeuristic(handle_, desc.op, desc.a, desc.b, desc.c, desc.c, pref,
+                                        kCandidates, heur, &returned);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st == CUBLAS_STATUS_NOT_SUPPORTED)
     returned = 0;
@@ -248,18 +249,19 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
     CUBLAS_CHECK(st);
 
   // One untimed launch of each: module load, and a candidate that refuses to run drops out.
+  std::vector<cublasLtMatmulAlgo_t>& algos = plan.algos_;
   std::vector<size_t> workspace_needed;
   for (int i = 0; i < returned; ++i) {
     if (heur[i].state != CUBLAS_STATUS_SUCCESS) continue;
     prepare();
-    const cublasStatus_t ls = launch(heur[i].algo, p, a, b, c, stream);
+    const cublasStatus_t ls = launch(plan, heur[i].algo, p, a, b, c, stream);
     if (ls == CUBLAS_STATUS_NOT_SUPPORTED || ls == CUBLAS_STATUS_INVALID_VALUE) continue;
     CUBLAS_CHECK(ls);
-    algos_.push_back(heur[i].algo);
+    algos.push_back(heur[i].algo);
     workspace_needed.push_back(heur[i].workspaceSize);
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (algos_.empty()) {
+  if (algos.empty()) {
     why_not = returned == 0 ? "cublasLtMatmulAlgoGetHeuristic offers no algorithm for this problem"
                             : "none of cublasLtMatmulAlgoGetHeuristic's " +
                                   std::to_string(returned) + " candidates runs this problem";
@@ -269,13 +271,13 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
     return std::nullopt;
   }
 
-  const size_t n = algos_.size();
+  const size_t n = algos.size();
   std::vector<std::vector<double>> times(n);
   for (int s = 0; s < kTuneSamples; ++s) {
     for (size_t i = 0; i < n; ++i) {
       prepare();
       CUDA_CHECK(cudaEventRecord(event(2 * i), stream));
-      CUBLAS_CHECK(launch(algos_[i], p, a, b, c, stream));
+      CUBLAS_CHECK(launch(plan, algos[i], p, a, b, c, stream));
       CUDA_CHECK(cudaEventRecord(event(2 * i + 1), stream));
     }
     CUDA_CHECK(cudaEventSynchronize(event(2 * n - 1)));
@@ -287,13 +289,14 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
   }
   std::vector<double> medians(n);
   for (size_t i = 0; i < n; ++i) medians[i] = summarize(times[i]).median_ms;
-  best_ = size_t(std::min_element(medians.begin(), medians.end()) - medians.begin());
-  tuned_ = p;
-  tuned_scales_ = scales;
+  const size_t best = size_t(std::min_element(medians.begin(), medians.end()) - medians.begin());
+  plan.best_ = best;
+  plan.tuned_ = p;
+  plan.tuned_scales_ = scales;
 
-  const cublasLtMatmulAlgo_t& w = algos_[best_];
+  const cublasLtMatmulAlgo_t& w = algos[best];
   CublasLtChoice ch;
-  ch.heuristic_index = int(best_);
+  ch.heuristic_index = int(best);
   ch.candidates = int(n);
   ch.samples = kTuneSamples;
   ch.algo_id = config_attr<int32_t>(w, CUBLASLT_ALGO_CONFIG_ID);
@@ -305,37 +308,38 @@ std::optional<CublasLtChoice> CublasLtGemm::tune(const GemmProblem& p, const voi
   ch.custom_option = int(config_attr<uint32_t>(w, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION));
   ch.cluster =
       cublaslt_cluster_name(config_attr<uint16_t>(w, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
-  ch.tuned_ms = medians[best_];
+  ch.tuned_ms = medians[best];
   ch.heuristic_first_ms = medians[0];
-  ch.gain_over_heuristic = medians[0] / medians[best_];
+  ch.gain_over_heuristic = medians[0] / medians[best];
   ch.workspace_bytes = int64_t(workspace_.bytes());
-  ch.workspace_needed_bytes = int64_t(workspace_needed[best_]);
+  ch.workspace_needed_bytes = int64_t(workspace_needed[best]);
   return ch;
 }
 
-void CublasLtGemm::check_tuned(const GemmProblem& p, ScalePtrs scales) const {
-  if (!tuned_ || !same_problem(*tuned_, p))
+void CublasLtGemm::check_tuned(const Plan& plan, const GemmProblem& p, ScalePtrs scales) {
+  if (!plan.tuned_ || !same_problem(*plan.tuned_, p))
     throw std::logic_error("CublasLtGemm::run: the problem " + p.shape_string() + " " +
                            p.type_string() + " was not tuned (call tune() first)");
   // The descriptor holds tune()'s scale pointers (block128: its converted copies).
-  if (scales.a != tuned_scales_.a || scales.b != tuned_scales_.b)
+  if (scales.a != plan.tuned_scales_.a || scales.b != plan.tuned_scales_.b)
     throw std::logic_error("CublasLtGemm::run: the problem " + p.shape_string() +
                            " was tuned with other scales (call tune() with these)");
 }
 
-void CublasLtGemm::run(const GemmProblem& p, const void* a, const void* b, void* c,
-                       cudaStream_t stream, ScalePtrs scales) {
-  check_tuned(p, scales);
-  CUBLAS_CHECK(launch(algos_[best_], p, a, b, c, stream));
+void CublasLtGemm::run(const Plan& plan, const GemmProblem& p, const void* a, const void* b,
+                       void* c, cudaStream_t stream, ScalePtrs scales) {
+  check_tuned(plan, p, scales);
+  CUBLAS_CHECK(launch(plan, plan.algos_[plan.best_], p, a, b, c, stream));
 }
 
 void CublasLtGemm::run_candidate(size_t i, const GemmProblem& p, const void* a, const void* b,
                                  void* c, cudaStream_t stream, ScalePtrs scales) {
-  check_tuned(p, scales);
-  if (i >= algos_.size())
+  check_tuned(plan_, p, scales);
+  const std::vector<cublasLtMatmulAlgo_t>& algos = plan_.algos_;
+  if (i >= algos.size())
     throw std::out_of_range("CublasLtGemm::run_candidate: " + std::to_string(i) + " of " +
-                            std::to_string(algos_.size()) + " candidates");
-  CUBLAS_CHECK(launch(algos_[i], p, a, b, c, stream));
+                            std::to_string(algos.size()) + " candidates");
+  CUBLAS_CHECK(launch(plan_, algos[i], p, a, b, c, stream));
 }
 
 std::string CublasLtGemm::method() {
@@ -352,36 +356,15 @@ std::string CublasLtGemm::method() {
       "CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER in the A/B scale mode: tensor SCALAR_32F, row "
       "OUTER_VEC_32F, block128 VEC128_32F for A and BLK128x128_32F for B (converted to "
       "cuBLASLt's layout once per problem, while tuning); CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 "
-      "on rows marked fast (never with block128, which does not offer it)",
+      "on rows marked fast (never with block128, which does not offer it). A grouped FP8 case "
+      "(cuBLAS has no grouped FP8 GEMM): one such call per group with rows, C_g^T = B_g A_g^T "
+      "(the weights as A: block128 BLK128x128_32F for A and VEC128_32F for B), each group "
+      "tuned so once per case, outside timing",
       kCandidates, kWorkspaceBytes >> 20, kTuneSamples);
 }
 
 std::string CublasLtGemm::fp8_unsupported(const GemmProblem& p) {
-  if (!is_fp8(p.dtype)) return {};
-  // cublasLtMatmul's FP8 requirements (https://docs.nvidia.com/cuda/cublas/#cublasltmatmul):
-  // A and B e4m3 or e5m2 but not both e5m2 (its table of FP8 types has no E5M2 x E5M2 row;
-  // PyTorch's _scaled_mm refuses the pair for that reason, "Type restrictions imposed by
-  // CuBLASLt"), the TN format, CUBLAS_COMPUTE_32F, and the 16-byte alignment of "Tensor Core
-  // Usage" for every matrix: K bytes per column of A and B, M * sizeof(C) per column of C. What
-  // else cuBLASLt refuses for a pair with e5m2 (a scale mode, a C type) shows on the row as
-  // cublasLtMatmulAlgoGetHeuristic's refusal (tune()).
-  if (const std::string why = fp8_pair_unsupported(p.dtype, p.b_type()); !why.empty()) return why;
-  if (p.layout != Layout::tn)
-    return "FP8 runs only in the TN layout (cuBLASLt's FP8 kernels take A transposed, B not)";
-  if (p.accum != Accum::f32) return "FP8 products accumulate in f32 (CUBLAS_COMPUTE_32F)";
-  if (!out_valid_for(p.dtype, p.out)) return "C must be bf16, f16 or f32 with FP8 inputs";
-  if (p.scale == ScaleMode::none) return "an FP8 problem needs a scale mode";
-  if (p.k % 16 != 0)
-    return "K must be a multiple of 16: cuBLASLt's FP8 kernels need 16-byte aligned columns "
-           "of A and B (lda = ldb = K bytes)";
-  const int c_bytes = dtype_bytes(p.out_type());
-  if (p.m * c_bytes % 16 != 0)
-    return fmt::format(
-        "M must be a multiple of {}: cuBLASLt's FP8 kernels need 16-byte "
-        "aligned columns of the {} C (ldc = M)",
-        16 / c_bytes, to_string(p.out_type()));
-  if (p.scale == ScaleMode::block128) return block128_unsupported(p);
-  return {};
+  return cublaslt_fp8_unsupported(p);
 }
 
 }  // namespace gemmbench

@@ -41,58 +41,90 @@ struct ScalePtrs {
 };
 
 class CublasLtGemm {
+  struct Descriptors;
+
  public:
   static constexpr int kCandidates = 8;
   static constexpr int kTuneSamples = 5;
   // cuBLAS's recommendation for Hopper, as CublasGemm gives; allocated once per Runner.
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
+  // One problem's tuned call: its descriptors (which hold the scale pointers cuBLASLt reads,
+  // block128's converted copies kept here), the candidates that ran and the winner. tune() fills
+  // one and run() launches it, on the CublasLtGemm that tuned it (its handle and workspace): a
+  // grouped case's loop keeps one per group (runner/grouped_gemm.hpp, CublasLtGroupedLoop) beside
+  // one handle and workspace.
+  class Plan {
+   public:
+    Plan();
+    ~Plan();
+    Plan(Plan&&) noexcept;
+    Plan& operator=(Plan&&) noexcept;
+    size_t candidate_count() const { return algos_.size(); }
+
+   private:
+    friend class CublasLtGemm;
+    std::unique_ptr<Descriptors> desc_;        // of the tuned problem
+    std::optional<GemmProblem> tuned_;         // the problem algos_ belong to
+    ScalePtrs tuned_scales_;                   // the scales tune() was given with it
+    DeviceBuffer lt_scale_a_, lt_scale_b_;     // block128: the scales in cuBLASLt's layout
+    std::vector<cublasLtMatmulAlgo_t> algos_;  // candidates that ran, in the heuristic's order
+    size_t best_ = 0;
+  };
+
   CublasLtGemm();
   ~CublasLtGemm();
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
-  // Tunes for p as described above; writes C. Returns the choice, or nothing with `why_not` set
-  // when fp8_unsupported(p) names a reason or the heuristic offers no algorithm that runs.
-  // FP8 problems need `scales` (std::invalid_argument without them); block128's are read back
-  // and converted here, once. Throws CudaError on CUDA/cuBLAS failures.
+  // Tunes for p as described above into `plan`; writes C. Returns the choice, or nothing with
+  // `why_not` set when fp8_unsupported(p) names a reason or the heuristic offers no algorithm
+  // that runs. FP8 problems need `scales` (std::invalid_argument without them); block128's are
+  // read back and converted here, once. Throws CudaError on CUDA/cuBLAS failures.
+  std::optional<CublasLtChoice> tune(Plan& plan, const GemmProblem& p, const void* a, const void* b,
+                                     void* c, cudaStream_t stream,
+                                     const std::function<void()>& prepare, std::string& why_not,
+                                     ScalePtrs scales = {});
+  // Enqueues C = alpha*op(A)*op(B) + beta*C with the plan's algorithm. p and `scales` must be
+  // those of the plan's successful tune() (std::logic_error otherwise): the block128 scales
+  // cuBLASLt reads are tune()'s conversion, so their values must not change in between either.
+  void run(const Plan& plan, const GemmProblem& p, const void* a, const void* b, void* c,
+           cudaStream_t stream, ScalePtrs scales = {});
+
+  // The same on one plan of its own: the dense baselines' use.
   std::optional<CublasLtChoice> tune(const GemmProblem& p, const void* a, const void* b, void* c,
                                      cudaStream_t stream, const std::function<void()>& prepare,
-                                     std::string& why_not, ScalePtrs scales = {});
-
-  // Enqueues C = alpha*op(A)*op(B) + beta*C with the tuned algorithm. p and `scales` must be
-  // those of the last successful tune() (std::logic_error otherwise): the block128 scales
-  // cuBLASLt reads are tune()'s conversion, so their values must not change in between either.
+                                     std::string& why_not, ScalePtrs scales = {}) {
+    return tune(plan_, p, a, b, c, stream, prepare, why_not, scales);
+  }
   void run(const GemmProblem& p, const void* a, const void* b, void* c, cudaStream_t stream,
-           ScalePtrs scales = {});
+           ScalePtrs scales = {}) {
+    run(plan_, p, a, b, c, stream, scales);
+  }
   // The same with the heuristic's i-th candidate (0: its first choice), for tests.
   void run_candidate(size_t i, const GemmProblem& p, const void* a, const void* b, void* c,
                      cudaStream_t stream, ScalePtrs scales = {});
-  size_t candidate_count() const { return algos_.size(); }
+  size_t candidate_count() const { return plan_.candidate_count(); }
 
   static std::string method();  // how it is called and tuned, for the report's metadata
   // Why cuBLASLt cannot run the FP8 problem p, as a phrase ("K must be a multiple of 16: ..."),
-  // so that a row can be skipped with it; empty when it can, and for every non-FP8 problem.
+  // so that a row can be skipped with it; empty when it can, and for every non-FP8 problem
+  // (plan/fp8_baseline.hpp, cublaslt_fp8_unsupported: the plan asks it too).
   static std::string fp8_unsupported(const GemmProblem& p);
 
  private:
-  struct Descriptors;
-  cublasStatus_t launch(const cublasLtMatmulAlgo_t& algo, const GemmProblem& p, const void* a,
-                        const void* b, void* c, cudaStream_t stream);
-  void check_tuned(const GemmProblem& p, ScalePtrs scales) const;
-  // The scale pointers cuBLASLt is given for p: `scales` itself, or for block128 lt_scale_a_/b_
-  // filled from them (synchronises `stream`).
-  ScalePtrs lt_scales(const GemmProblem& p, ScalePtrs scales, cudaStream_t stream);
+  cublasStatus_t launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo, const GemmProblem& p,
+                        const void* a, const void* b, void* c, cudaStream_t stream);
+  static void check_tuned(const Plan& plan, const GemmProblem& p, ScalePtrs scales);
+  // The scale pointers cuBLASLt is given for p: `scales` itself, or for block128 the plan's
+  // lt_scale_a_/b_ filled from them (synchronises `stream`).
+  static ScalePtrs lt_scales(Plan& plan, const GemmProblem& p, ScalePtrs scales,
+                             cudaStream_t stream);
   cudaEvent_t event(size_t i);
 
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer workspace_;
-  DeviceBuffer lt_scale_a_, lt_scale_b_;     // block128: the scales in cuBLASLt's layout
-  std::unique_ptr<Descriptors> desc_;        // of the tuned problem
-  std::optional<GemmProblem> tuned_;         // the problem algos_ belong to
-  ScalePtrs tuned_scales_;                   // the scales tune() was given with it
-  std::vector<cublasLtMatmulAlgo_t> algos_;  // candidates that ran, in the heuristic's order
-  size_t best_ = 0;
+  Plan plan_;  // the dense baselines' (tune and run without a plan)
   std::vector<cudaEvent_t> events_;
 };
 

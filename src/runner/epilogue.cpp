@@ -92,6 +92,7 @@ void finish_row(Member& m, const ProblemGroup& g, const GroupBaselines& b,
   if (!r.regime.held) {
     r.status = Status::not_held;
     if (s.regime == Regime::sustained) append_note(r, not_steady_reason(r.regime));
+    append_note(r, m.note);
     return;
   }
   if (s.keep_samples) r.samples_ms = m.samples;
@@ -99,6 +100,7 @@ void finish_row(Member& m, const ProblemGroup& g, const GroupBaselines& b,
   apply_baselines(r, m.role, s.baseline, b);
   if (m.role == GroupRole::kernel && lt_algo) r.cublaslt_algo = *lt_algo;
   set_verdict(r, s);
+  append_note(r, m.note);
   if (stop_requested())
     append_note(r, "sampling interrupted after " + std::to_string(r.time->samples) + " samples");
 }

@@ -16,11 +16,17 @@ namespace {
 constexpr uint64_t kTensorA = 0, kTensorB = 1, kTensorC = 2;
 
 void check_problem(const GemmProblem& p, const Grouping& g) {
-  if (is_fp8(p.dtype))
-    throw std::invalid_argument("grouped " + std::string(to_string(p.dtype)) +
-                                ": cuBLAS has no grouped FP8 GEMM (cuBLASLt per group instead)");
   if (p.layout != Layout::tn) throw std::invalid_argument("grouped GEMM is TN");
   if (p.m != g.total_m()) throw std::invalid_argument("the grouped problem's m is not sum(M_g)");
+}
+
+// cuBLAS's two ways take the classic types only.
+void check_cublas(const GemmProblem& p, const Grouping& g) {
+  if (is_fp8(p.dtype))
+    throw std::invalid_argument("grouped " + std::string(to_string(p.dtype)) +
+                                ": cuBLAS has no grouped FP8 GEMM (cuBLASLt per group instead: "
+                                "CublasLtGroupedLoop)");
+  check_problem(p, g);
 }
 
 int narrow(int64_t v, const char* what) {
@@ -36,15 +42,6 @@ char* byte_ptr(DeviceBuffer& b) {
 }
 
 }  // namespace
-
-GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows) {
-  GemmProblem q = p;
-  q.m = p.n;
-  q.n = rows;
-  q.k = p.k;
-  q.layout = Layout::tn;
-  return q;
-}
 
 GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream) {
   const std::vector<int64_t> first = g.row_offsets();
@@ -98,41 +95,129 @@ GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g) {
   return plan;
 }
 
+namespace {
+
+// Each group's place in the reference: the valid rows of the groups before it.
+std::vector<int64_t> reference_rows_before(const Grouping& g) {
+  std::vector<int64_t> out(g.m.size());
+  int64_t done = 0;
+  for (size_t i = 0; i < g.m.size(); ++i) out[i] = done, done += g.m[i];
+  return out;
+}
+
+void allocate_reference(const GemmProblem& p, const Grouping& g, GroupedOperands& d) {
+  const int64_t total = std::max<int64_t>(g.total_m(), 1);
+  d.ref = DeviceBuffer(size_t(total * p.n) * sizeof(double));
+  d.valid = DeviceBuffer(size_t(total * p.n) * dtype_bytes(p.out_type()));
+}
+
+// The seeded initial C where beta != 0, of C's type.
+void seed_c(const GemmProblem& p, const Grouping& g, uint64_t seed, DataDist dist,
+            cudaStream_t stream, GroupedOperands& d) {
+  const int64_t rows = g.stored_rows();
+  const size_t es_out = dtype_bytes(p.out_type());
+  d.c = DeviceBuffer(size_t(rows * p.n) * es_out);
+  if (p.beta == 0) return;
+  d.c0 = DeviceBuffer(size_t(rows * p.n) * es_out);
+  fill_inputs(d.c0.get(), p.out_type(), rows * p.n, seed, kTensorC, dist, stream);
+}
+
+// Group grp's initial C rows (beta != 0), or null.
+const void* c0_of(const GemmProblem& p, const GroupedOperands& d, int64_t grp) {
+  if (!d.c0.get()) return nullptr;
+  return byte_ptr(d.c0) +
+         size_t(d.first_row[size_t(grp)] * p.n) * size_t(dtype_bytes(p.out_type()));
+}
+
+void make_classic_operands(const GemmProblem& p, const Grouping& g, uint64_t seed, DataDist dist,
+                           cudaStream_t stream, bool with_reference, GroupedOperands& d) {
+  const size_t es = dtype_bytes(p.dtype);
+  const int64_t rows = g.stored_rows();
+  d.a = DeviceBuffer(size_t(rows * p.k) * es);
+  d.b = DeviceBuffer(size_t(g.groups() * p.n * p.k) * es);
+  fill_inputs(d.a.get(), p.dtype, rows * p.k, seed, kTensorA, dist, stream);
+  fill_inputs(d.b.get(), p.dtype, g.groups() * p.n * p.k, seed, kTensorB, dist, stream);
+  if (!with_reference) return;
+  allocate_reference(p, g, d);
+  const std::vector<int64_t> place = reference_rows_before(g);
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    const GroupPointers at = group_pointers(p, d, grp);
+    reference_gemm(group_dense_problem(p, m_g), at.weights, at.rows, c0_of(p, d, grp),
+                   d.ref.as<double>() + place[size_t(grp)] * p.n, stream);
+  }
+}
+
+// FP8: expert g's weights are group g's, so the unquantized reference of each group is taken
+// while its expert's f32 weights exist (make_fp8_grouped_inputs keeps one expert's at a time),
+// and the reference of the dequantized inputs once all are quantized, both through the group's
+// dense problem and the dense references.
+void make_fp8_operands(const GemmProblem& p, const Grouping& g, uint64_t seed, DataDist dist,
+                       cudaStream_t stream, bool with_reference, GroupedOperands& d) {
+  const std::vector<int64_t> place = reference_rows_before(g);
+  if (with_reference) {
+    allocate_reference(p, g, d);
+    d.ref_unquantized = DeviceBuffer(d.ref.bytes());
+  }
+  const auto unquantized = [&](int64_t grp, const float* a32, const float* b32) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (!with_reference || m_g == 0) return;
+    reference_gemm_f32_inputs(group_dense_problem(p, m_g), b32,
+                              a32 + d.first_row[size_t(grp)] * p.k, c0_of(p, d, grp),
+                              d.ref_unquantized.as<double>() + place[size_t(grp)] * p.n, stream);
+  };
+  Fp8Inputs in = make_fp8_grouped_inputs(p, g.stored_rows(), g.groups(), seed, kTensorA, kTensorB,
+                                         dist, stream, unquantized);
+  d.a = std::move(in.a);
+  d.b = std::move(in.b);
+  d.scale_a = std::move(in.scale_a);
+  d.scale_b = std::move(in.scale_b);
+  if (!with_reference) return;
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    const GroupPointers at = group_pointers(p, d, grp);
+    reference_gemm_fp8(group_dense_problem(p, m_g), at.weights, at.scales.a, at.rows, at.scales.b,
+                       c0_of(p, d, grp), d.ref.as<double>() + place[size_t(grp)] * p.n, stream);
+  }
+}
+
+}  // namespace
+
+GroupPointers group_pointers(const GemmProblem& p, const GroupedOperands& d, int64_t g) {
+  const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
+  const int64_t first = d.first_row[size_t(g)];
+  GroupPointers at;
+  at.weights = byte_ptr(d.b) + size_t(g * p.n * p.k) * es;
+  at.rows = byte_ptr(d.a) + size_t(first * p.k) * es;
+  at.c = static_cast<char*>(d.c.get()) + size_t(first * p.n) * es_out;
+  if (is_fp8(p.dtype))
+    at.scales = {d.scale_b.as<float>() + d.scales.b_offset(g),
+                 d.scale_a.as<float>() + d.scales.a_offset(first)};
+  return at;
+}
+
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
                                       DataDist dist, ErrorMeter& meter, cudaStream_t stream,
                                       bool with_reference) {
   check_problem(p, g);
-  const size_t es = dtype_bytes(p.dtype);
-  const int64_t rows = g.stored_rows(), total = g.total_m();
   GroupedOperands d;
   d.first_row = g.row_offsets();
-  d.a = DeviceBuffer(size_t(rows * p.k) * es);
-  d.b = DeviceBuffer(size_t(g.groups() * p.n * p.k) * es);
-  d.c = DeviceBuffer(size_t(rows * p.n) * es);
-  fill_inputs(d.a.get(), p.dtype, rows * p.k, seed, kTensorA, dist, stream);
-  fill_inputs(d.b.get(), p.dtype, g.groups() * p.n * p.k, seed, kTensorB, dist, stream);
-  if (p.beta != 0) {
-    d.c0 = DeviceBuffer(size_t(rows * p.n) * es);
-    fill_inputs(d.c0.get(), p.dtype, rows * p.n, seed, kTensorC, dist, stream);
+  seed_c(p, g, seed, dist, stream, d);
+  if (is_fp8(p.dtype)) {
+    d.scales = grouped_scales(p.scale, g, p.n, p.k);
+    make_fp8_operands(p, g, seed, dist, stream, with_reference, d);
+  } else {
+    make_classic_operands(p, g, seed, dist, stream, with_reference, d);
   }
-  if (!with_reference) {  // --no-verify: neither the reference nor the gather buffer
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    return d;
+  const int64_t total = g.total_m();
+  if (with_reference && total > 0) {
+    d.ref_rms = meter.reference_rms(d.ref.as<double>(), total * p.n, stream);
+    if (d.ref_unquantized.get())
+      d.ref_unquantized_rms =
+          meter.reference_rms(d.ref_unquantized.as<double>(), total * p.n, stream);
   }
-  d.ref = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * sizeof(double));
-  d.valid = DeviceBuffer(size_t(std::max<int64_t>(total, 1) * p.n) * dtype_bytes(p.out_type()));
-  int64_t done = 0;  // valid rows referenced so far: the group's place in `ref`
-  for (int64_t grp = 0; grp < g.groups(); ++grp) {
-    const int64_t m_g = g.m[size_t(grp)];
-    if (m_g == 0) continue;
-    const int64_t off = d.first_row[size_t(grp)];
-    reference_gemm(group_dense_problem(p, m_g), byte_ptr(d.b) + size_t(grp * p.n * p.k) * es,
-                   byte_ptr(d.a) + size_t(off * p.k) * es,
-                   d.c0.get() ? byte_ptr(d.c0) + size_t(off * p.n) * es : nullptr,
-                   d.ref.as<double>() + done * p.n, stream);
-    done += m_g;
-  }
-  if (total > 0) d.ref_rms = meter.reference_rms(d.ref.as<double>(), total * p.n, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return d;
 }
@@ -167,6 +252,12 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
   else
     e.computed = true;  // nothing to compute: every group empty
   e.tolerance = verification_tolerance(p);
+  if (total > 0 && d.ref_unquantized.get()) {  // FP8: what the format costs, held to no bound
+    const ErrorStats q = meter.measure(p.out_type(), d.valid.get(), d.ref_unquantized.as<double>(),
+                                       total * p.n, d.ref_unquantized_rms, stream);
+    e.quant_normwise = q.normwise;
+    e.quant_calc_diff = q.calc_diff;
+  }
   return e;
 }
 
@@ -185,7 +276,7 @@ void CublasGrouped::run_loop(const GemmProblem& p, const Grouping& g, GroupedOpe
 
 void CublasGrouped::prepare(const GemmProblem& p, const Grouping& g, const GroupedOperands& d,
                             cudaStream_t stream) {
-  check_problem(p, g);
+  check_cublas(p, g);
   if (p.accum != Accum::f32)
     throw std::invalid_argument(
         "the grouped API runs with f32 accumulation here (CUBLAS_COMPUTE_32F); f16 accumulation "
@@ -223,6 +314,34 @@ void CublasGrouped::run_grouped_api(const GemmProblem& p, cudaStream_t stream) {
       handle, op_a_.data(), op_b_.data(), plan_.m.data(), plan_.n.data(), plan_.k.data(),
       alpha_.data(), ptrs, t, plan_.lda.data(), ptrs + n, t, plan_.ldb.data(), beta_.data(), c_ptrs,
       t, plan_.ldc.data(), api_groups, plan_.group_size.data(), CUBLAS_COMPUTE_32F));
+}
+
+std::string CublasLtGroupedLoop::prepare(const GemmProblem& p, const Grouping& g,
+                                         const GroupedOperands& d, cudaStream_t stream,
+                                         const std::function<void()>& prepare_sample) {
+  check_problem(p, g);
+  calls_.clear();
+  if (!is_fp8(p.dtype))
+    throw std::invalid_argument("CublasLtGroupedLoop: the grouped FP8 baseline, not " +
+                                std::string(to_string(p.dtype)) + " (CublasGrouped runs those)");
+  std::vector<Call> calls;
+  for (int64_t grp = 0; grp < g.groups(); ++grp) {
+    const int64_t m_g = g.m[size_t(grp)];
+    if (m_g == 0) continue;
+    Call call{group_dense_problem(p, m_g), group_pointers(p, d, grp), {}};
+    std::string why_not;
+    if (!lt_.tune(call.plan, call.q, call.at.weights, call.at.rows, call.at.c, stream,
+                  prepare_sample, why_not, call.at.scales))
+      return "group " + std::to_string(grp) + " (" + std::to_string(m_g) + " rows): " + why_not;
+    calls.push_back(std::move(call));
+  }
+  calls_ = std::move(calls);
+  return {};
+}
+
+void CublasLtGroupedLoop::run(cudaStream_t stream) {
+  for (const Call& c : calls_)
+    lt_.run(c.plan, c.q, c.at.weights, c.at.rows, c.at.c, stream, c.at.scales);
 }
 
 }  // namespace gemmbench

@@ -1,16 +1,19 @@
 // Grouped GEMM on the device for the providers of issue 51 (docs/grouped.md): the operands of a
 // grouped case, its fp64 reference group by group, the check of an output against it with the
-// padding rows left out, and cuBLAS's two ways of running it (a cublasGemmEx per group, and the
-// grouped API cublasGemmGroupedBatchedEx). f16, bf16 and f32 inputs: cuBLAS has no grouped FP8.
+// padding rows left out, cuBLAS's two ways of running it (a cublasGemmEx per group, and the
+// grouped API cublasGemmGroupedBatchedEx) for f16, bf16 and f32 inputs, and for FP8 inputs, which
+// neither cuBLAS way takes (cuBLAS has no grouped FP8 GEMM), a cublasLtMatmul per group.
 //
 // Storage (core/grouping.hpp): A [rows, K] K-contiguous, B [G, N, K] K-contiguous, C [rows, N]
-// N-contiguous, group g's rows from row_offsets()[g]. In gemmbench's column-major terms group g's
-// C_g = A_g B_g^T, stored row-major [M_g, N], is the column-major (N, M_g) matrix B_g A_g^T: the
-// dense TN problem group_dense_problem() describes, with B_g as its A and A_g as its B. Every
-// dense piece (the reference, cublasGemmEx) then serves a group unchanged.
+// N-contiguous, group g's rows from row_offsets()[g]; FP8 scales as GroupedScales lays them out.
+// In gemmbench's column-major terms group g's C_g = A_g B_g^T, stored row-major [M_g, N], is the
+// column-major (N, M_g) matrix B_g A_g^T: the dense TN problem group_dense_problem() describes,
+// with B_g as its A and A_g as its B. Every dense piece (the reference, the FP8 reference,
+// cublasGemmEx, cuBLASLt) then serves a group unchanged.
 //
-// The runner's baseline rows of an f16/bf16/f32 grouped case (runner.cpp, bind_baselines):
-// "cublas" the loop, "cublas_grouped" the grouped API (plan.hpp, has_grouped_api_row).
+// The runner's baseline rows of a grouped case (runner.cpp, bind_grouped_baselines): f16, bf16,
+// f32: "cublas" the loop, "cublas_grouped" the grouped API (plan.hpp, has_grouped_api_row); FP8:
+// "cublas", provider cuBLASLt, the per-group cuBLASLt loop (CublasLtGroupedLoop).
 // tests/gpu/test_grouped_gpu.cpp checks these pieces on a GPU, test_runner_gpu the rows.
 #pragma once
 
@@ -25,13 +28,10 @@
 #include "core/types.hpp"
 #include "device/buffer.hpp"
 #include "runner/cublas_gemm.hpp"
+#include "runner/cublaslt_gemm.hpp"
 #include "verify/device_verify.hpp"
 
 namespace gemmbench {
-
-// Group g's product as one dense TN GEMM (see above): m = N, n = rows, k = K; types, alpha and
-// beta those of `p` (the grouped case's problem, m = sum(M_g)).
-GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows);
 
 // The arrays of one cublasGemmGroupedBatchedEx call for a grouping: the groups with rows, bucketed
 // by equal M_g (one API group per distinct M_g, largest first, its experts in group order), each
@@ -46,7 +46,8 @@ GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g);
 
 // A grouped case's operands: A and B seeded (tensors 0 and 1 of `seed`, as a dense case's), C
 // seeded too (tensor 2) and kept in c0 where beta != 0; padding rows hold seeded values as well
-// and are never read into a result.
+// and are never read into a result. FP8: A and B quantized from the f32 values of the same
+// tensors with their scales (make_fp8_grouped_inputs), C of p.out_type().
 struct GroupedOperands {
   std::vector<int64_t> first_row;  // Grouping::row_offsets(), once
   DeviceBuffer a, b, c, c0;
@@ -54,12 +55,29 @@ struct GroupedOperands {
   DeviceBuffer ref;
   double ref_rms = 0;
   DeviceBuffer valid;  // verify_grouped's gather of C's valid rows, the reference's shape
+  // FP8: the scales (core/grouping.hpp, GroupedScales: where each group's begin), and the fp64
+  // product of the f32 inputs before quantization, laid out as `ref`: verification reports the
+  // quantization error against it (docs/fp8.md).
+  GroupedScales scales;
+  DeviceBuffer scale_a, scale_b, ref_unquantized;
+  double ref_unquantized_rms = 0;
 };
 // with_reference false (the case is not verified): no reference and no gather buffer, as
 // Runner::bytes_needed counts it.
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
                                       DataDist d, ErrorMeter& meter, cudaStream_t stream,
                                       bool with_reference = true);
+
+// Group g's operands as its dense problem (group_dense_problem) takes them: its expert's weights
+// (the dense A), its stored rows of activations (the dense B) and of C, and for FP8 their scales
+// (the weights' as the dense A's, the activations' as the dense B's; null otherwise).
+struct GroupPointers {
+  const void* weights = nullptr;
+  const void* rows = nullptr;
+  void* c = nullptr;
+  ScalePtrs scales;
+};
+GroupPointers group_pointers(const GemmProblem& p, const GroupedOperands& d, int64_t g);
 
 // Poisons C (restores it from c0 where beta != 0), runs `launch` once, gathers the valid rows of
 // each group and compares them with the reference: padding rows are neither compared nor able to
@@ -83,7 +101,8 @@ struct GroupedLaunchTables {
 
 // cuBLAS's two ways, on the dense baseline's handle and workspace (the CublasGemm given, which
 // must outlive this). prepare() builds the grouped API's arrays (device pointer arrays included)
-// once per case, outside any timed region.
+// once per case, outside any timed region. Both refuse FP8 (std::invalid_argument): cuBLAS has no
+// grouped FP8 GEMM and cublasGemmEx no FP8 at all (CublasLtGroupedLoop below).
 class CublasGrouped {
  public:
   explicit CublasGrouped(CublasGemm& cublas) : cublas_(cublas) {}
@@ -102,6 +121,36 @@ class CublasGrouped {
   // One per API group: the operations, and alpha and beta (CUBLAS_COMPUTE_32F: float scalars).
   std::vector<cublasOperation_t> op_a_, op_b_;
   std::vector<float> alpha_, beta_;
+};
+
+// The baseline of an FP8 grouped case: one cublasLtMatmul per group with rows, each on its group's
+// dense problem (group_dense_problem: the weights as A, so block128 runs BLK128x128 on A and
+// VEC128 on B) through the runner's dense FP8 path (the CublasLtGemm given, whose handle and
+// workspace every call shares; it must outlive this). cuBLAS has no grouped FP8 GEMM
+// (cublasGemmGroupedBatchedEx takes no FP8 type, and cuBLASLt no grouped matmul), hence a loop,
+// as an engine without a grouped FP8 kernel runs it.
+class CublasLtGroupedLoop {
+ public:
+  explicit CublasLtGroupedLoop(CublasLtGemm& lt) : lt_(lt) {}
+  // Tunes every group with rows as the dense FP8 baseline is tuned (CublasLtGemm::tune: the
+  // fastest of the heuristic's top candidates, block128's scales converted once), once per case,
+  // outside any timed region; `prepare_sample` runs before each of its launches (the runner's L2
+  // flush and C restore). Returns empty when every group has its plan, else why not, naming the
+  // first group cuBLASLt refuses (the loop then runs nothing). Keeps d's pointers.
+  std::string prepare(const GemmProblem& p, const Grouping& g, const GroupedOperands& d,
+                      cudaStream_t stream, const std::function<void()>& prepare_sample);
+  // One cublasLtMatmul per group with rows, in group order, with its tuned algorithm.
+  void run(cudaStream_t stream);
+  size_t calls() const { return calls_.size(); }
+
+ private:
+  struct Call {
+    GemmProblem q;
+    GroupPointers at;
+    CublasLtGemm::Plan plan;
+  };
+  CublasLtGemm& lt_;
+  std::vector<Call> calls_;
 };
 
 }  // namespace gemmbench

@@ -37,6 +37,9 @@ struct Member {
   double settle_s = 0;
   int settles = 0;
   EnergyRun energy;
+  // What the row is where its name does not say it all (an FP8 grouped case's cublas row: a
+  // cuBLASLt loop): added to its reason once it has its figures (finish_row).
+  std::string note;
 };
 
 // Adds `note` to the row's reason, after what is there.

@@ -42,6 +42,8 @@ struct BaselineGemms {
   CublasLtGemm cublaslt;
   CublasLtGemm cublas_fp8;        // the baseline of FP8 problems
   CublasGrouped grouped{cublas};  // a grouped case's two cuBLAS ways, on cublas's handle
+  // An FP8 grouped case's baseline, a cuBLASLt call per group, on cublas_fp8's handle.
+  CublasLtGroupedLoop grouped_fp8{cublas_fp8};
 };
 
 // One group on its way through Runner::run_group's phases: its rows as members, in plan order
@@ -91,11 +93,43 @@ bool set_up(Group& grp, uint64_t seed, ErrorMeter& meter, cudaStream_t stream) {
   }
 }
 
+// An FP8 grouped case's baseline row (plan.hpp, kGroupedFp8BaselineNote): cublas, provider
+// cuBLASLt, one cublasLtMatmul per group with rows, every group tuned here, outside any timed
+// region; skipped with the reason where cuBLASLt refuses a group. No cublas_grouped row (the plan
+// has none: cuBLAS has no grouped FP8 GEMM); the cublaslt row, where selected, says the baseline
+// is cuBLASLt already, as a dense FP8 problem's does.
+void bind_grouped_fp8_baseline(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
+  const GemmProblem& p = grp.g.problem;
+  const MeasureSettings& s = grp.g.measure;
+  GroupData& d = grp.d;
+  const cudaStream_t stream = ctx.stream;
+  Member& loop = grp.members[0];
+  loop.r.provider = "cublaslt";
+  try {
+    const std::string why = gemms.grouped_fp8.prepare(
+        p, grp.g.grouped->grouping, *d.grouped, stream, [&] { prepare_sample(ctx, p, s, d); });
+    if (why.empty()) {
+      loop.launch = [&gemms, stream] { gemms.grouped_fp8.run(stream); };
+      loop.note = kGroupedFp8BaselineNote;
+    } else {
+      loop.r.reason = "cuBLASLt FP8 per group: " + why;
+    }
+  } catch (const CudaError& e) {
+    fail_member(loop, e, grp.summary);
+  }
+  if (grp.with_lt())
+    grp.members[grp.lt_index()].r.reason =
+        "the baseline (cublas) row of an FP8 problem is cuBLASLt already";
+}
+
 // A grouped case's baseline rows (f16/bf16/f32; plan.hpp, has_grouped_api_row): cublas, one
 // cublasGemmEx per group with rows; cublas_grouped, cublasGemmGroupedBatchedEx over the groups
 // bucketed by M_g (its arrays built here, outside any timed region; f32 accumulation only, the
-// row skipped otherwise); cublaslt, where selected, skipped: cuBLASLt has no grouped GEMM.
-void bind_grouped_baselines(Group& grp, BaselineGemms& gemms, cudaStream_t stream) {
+// row skipped otherwise); cublaslt, where selected, skipped: cuBLASLt has no grouped GEMM. FP8:
+// bind_grouped_fp8_baseline.
+void bind_grouped_baselines(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
+  if (is_fp8(grp.g.problem.dtype)) return bind_grouped_fp8_baseline(grp, gemms, ctx);
+  const cudaStream_t stream = ctx.stream;
   const GemmProblem& p = grp.g.problem;
   const Grouping& grouping = grp.g.grouped->grouping;
   GroupedOperands& go = *grp.d.grouped;
@@ -124,7 +158,7 @@ void bind_grouped_baselines(Group& grp, BaselineGemms& gemms, cudaStream_t strea
 // The baseline rows' launches: cuBLAS (an FP8 problem: cuBLASLt, tuned), and the cublaslt row's
 // tuned cuBLASLt call where the group's baseline selects it.
 void bind_baselines(Group& grp, BaselineGemms& gemms, SamplingContext& ctx) {
-  if (grp.g.grouped) return bind_grouped_baselines(grp, gemms, ctx.stream);
+  if (grp.g.grouped) return bind_grouped_baselines(grp, gemms, ctx);
   const GemmProblem& p = grp.g.problem;
   const MeasureSettings& s = grp.g.measure;
   GroupData& d = grp.d;
@@ -209,6 +243,9 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
       if (grouping) {
         tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream);
         args.a = d.grouped->a.get(), args.b = d.grouped->b.get(), args.c = d.grouped->c.get();
+        // FP8: the grouped scales (core/grouping.hpp, GroupedScales); null otherwise.
+        args.scale_a = d.grouped->scale_a.as<float>();
+        args.scale_b = d.grouped->scale_b.as<float>();
         args.grouped = &tables->launch;
       }
       if (k->prepare) {
@@ -393,19 +430,41 @@ std::string Runner::timing_method() {
          "samples (docs/regimes.md, docs/method.md)";
 }
 
+namespace {
+
+// runner/grouped_gemm.hpp's operands: every stored row, G experts' weights. FP8 adds the scales
+// (core/grouping.hpp's GroupedScales), the cuBLASLt loop's block128 copies of each group's in its
+// own layout (CublasLtGemm::Plan), and while setting up, A's f32 values, one expert's and the
+// quantizer's scratch; when it verifies, a second reference (of the unquantized inputs).
+size_t grouped_bytes_needed(const ProblemGroup& g) {
+  const GemmProblem& p = g.problem;
+  const Grouping& gr = g.grouped->grouping;
+  const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
+  const size_t rows = size_t(gr.stored_rows()), valid = size_t(gr.total_m());
+  const size_t n = size_t(p.n), k = size_t(p.k);
+  size_t bytes = rows * k * es + size_t(gr.groups()) * n * k * es + rows * n * es_out;
+  if (p.beta != 0) bytes += rows * n * es_out;
+  // The reference of the valid rows and the valid rows gathered beside it for the check.
+  if (g.measure.verify) bytes += valid * n * (sizeof(double) + es_out);
+  if (!is_fp8(p.dtype)) return bytes;
+  const GroupedScales s = grouped_scales(p.scale, gr, p.n, p.k);
+  bytes += size_t(s.a_count + s.b_count()) * sizeof(float);
+  if (p.scale == ScaleMode::block128) {
+    const size_t kb = (k + kScaleBlock - 1) / kScaleBlock, kb4 = (kb + 3) / 4 * 4;
+    const size_t n_blocks = (n + kScaleBlock - 1) / kScaleBlock;
+    bytes += (valid * kb + size_t(gr.touched()) * n_blocks * kb4) * sizeof(float);
+  }
+  bytes += (rows * k + n * k + std::max(rows, n)) * sizeof(float);
+  if (g.measure.verify) bytes += valid * n * sizeof(double);
+  return bytes;
+}
+
+}  // namespace
+
 size_t Runner::bytes_needed(const ProblemGroup& g) {
+  if (g.grouped) return grouped_bytes_needed(g);
   const GemmProblem& p = g.problem;
   const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
-  if (g.grouped) {  // runner/grouped_gemm.hpp's operands: every stored row, G experts' weights
-    const Grouping& gr = g.grouped->grouping;
-    const size_t rows = size_t(gr.stored_rows()), valid = size_t(gr.total_m());
-    size_t bytes = rows * size_t(p.k) * es + size_t(gr.groups() * p.n * p.k) * es +
-                   rows * size_t(p.n) * es_out;
-    if (p.beta != 0) bytes += rows * size_t(p.n) * es_out;
-    // The reference of the valid rows and the valid rows gathered beside it for the check.
-    if (g.measure.verify) bytes += valid * size_t(p.n) * (sizeof(double) + es_out);
-    return bytes;
-  }
   const size_t mn = size_t(p.m * p.n), inputs = size_t(p.m * p.k + p.k * p.n);
   size_t bytes = inputs * es + mn * es_out;
   if (p.beta != 0) bytes += mn * es_out;

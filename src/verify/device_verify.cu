@@ -212,10 +212,11 @@ __nv_fp8_interpretation_t fp8_format(DType t) {
 // wrong row's or block's scale would still verify; e2 keeps the 128x128 blocks apart too (their
 // amax is the largest of 128 rows' factors, which e1 alone would make the same for all). Real
 // activations and weights differ by more than 16x between rows and blocks.
-__global__ void fp8_spread_kernel(float* x, int64_t rows, int64_t K, uint64_t key) {
+// x's rows are the tensor's rows row0, row0 + 1, ...
+__global__ void fp8_spread_kernel(float* x, int64_t rows, int64_t K, uint64_t key, int64_t row0) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * K;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t row = i / K, kb = (i % K) / kScaleBlock;
+    const int64_t row = row0 + i / K, kb = (i % K) / kScaleBlock;
     const int e1 = int(splitmix64(key ^ (uint64_t(row) << 24) ^ uint64_t(kb)) % 3) - 1;
     const int e2 =
         int(splitmix64(~key ^ (uint64_t(row / kScaleBlock) << 24) ^ uint64_t(kb)) % 3) - 1;
@@ -355,8 +356,9 @@ std::vector<Partial> reduce_on_device(DeviceBuffer& partials, DType t, const voi
 }  // namespace
 
 void fill_inputs(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id, DataDist d,
-                 cudaStream_t stream) {
-  const uint64_t key = splitmix64(seed ^ splitmix64(tensor_id + 1));
+                 cudaStream_t stream, int64_t first) {
+  // Element i hashes key + i (fill_kernel): starting at `first` is a key `first` further on.
+  const uint64_t key = splitmix64(seed ^ splitmix64(tensor_id + 1)) + uint64_t(first);
   by_dtype(t, [&](auto tag) { dispatch_fill<decltype(tag)>(p, count, key, d, stream); });
 }
 
@@ -402,7 +404,8 @@ ScaleIndex scale_index_a(const GemmProblem& p) {
     case ScaleMode::row:
       return {1, p.k, 1};
     case ScaleMode::block128:
-      return {1, kScaleBlock, kb};
+      return p.blocks_on_a ? ScaleIndex{kScaleBlock, kScaleBlock, kb}
+                           : ScaleIndex{1, kScaleBlock, kb};
     default:  // tensor (and none: one scale of 1)
       return {p.m, p.k, 1};
   }
@@ -414,7 +417,8 @@ ScaleIndex scale_index_b(const GemmProblem& p) {
     case ScaleMode::row:
       return {1, p.k, 1};
     case ScaleMode::block128:
-      return {kScaleBlock, kScaleBlock, kb};
+      return p.blocks_on_a ? ScaleIndex{1, kScaleBlock, kb}
+                           : ScaleIndex{kScaleBlock, kScaleBlock, kb};
     default:
       return {p.n, p.k, 1};
   }
@@ -453,32 +457,54 @@ void quantize_fp8(const float* x, int64_t rows, int64_t k, const ScaleIndex& idx
   CUDA_CHECK_LAST_LAUNCH();
 }
 
+Fp8Inputs make_fp8_grouped_inputs(
+    const GemmProblem& p, int64_t rows_a, int64_t experts, uint64_t seed, uint64_t tensor_a,
+    uint64_t tensor_b, DataDist d, cudaStream_t stream,
+    const std::function<void(int64_t, const float*, const float*)>& with_f32) {
+  const auto spread_key = [seed](uint64_t tensor) {
+    return splitmix64(seed * 0x100000001B3ull + tensor + 0x5bd1e995ull);
+  };
+  const Fp8Operand ob = fp8_operand_b(p);
+  const int64_t per_expert = ob.idx.groups(ob.rows);  // one expert's scales
+  Fp8Inputs in;
+  in.a = DeviceBuffer(size_t(rows_a * p.k));
+  in.b = DeviceBuffer(size_t(experts * p.n * p.k));
+  in.scale_a = DeviceBuffer(size_t(scale_count_a(p.scale, rows_a, p.k)) * sizeof(float));
+  in.scale_b = DeviceBuffer(size_t(experts * per_expert) * sizeof(float));
+  DeviceBuffer a32(size_t(rows_a * p.k) * sizeof(float)), b32(size_t(p.n * p.k) * sizeof(float));
+  DeviceBuffer scratch(size_t(std::max(rows_a, p.n)) * sizeof(float));
+  fill_inputs(a32.get(), DType::f32, rows_a * p.k, seed, tensor_a, d, stream);
+  fp8_spread_kernel<<<grid_for(rows_a * p.k), 256, 0, stream>>>(a32.as<float>(), rows_a, p.k,
+                                                                spread_key(tensor_a), 0);
+  CUDA_CHECK_LAST_LAUNCH();
+  GemmProblem pa = p;  // A as a dense A of rows_a rows (tensor: one scale over all of them)
+  pa.m = rows_a;
+  const Fp8Operand oa = fp8_operand_a(pa);
+  quantize_fp8(a32.as<float>(), oa.rows, p.k, oa.idx, oa.format, in.a.get(), in.scale_a.as<float>(),
+               scratch.as<float>(), stream);
+  // Expert by expert, in one buffer: the stream orders each fill after the previous expert's use.
+  for (int64_t g = 0; g < experts; ++g) {
+    fill_inputs(b32.get(), DType::f32, p.n * p.k, seed, tensor_b, d, stream, g * p.n * p.k);
+    fp8_spread_kernel<<<grid_for(p.n * p.k), 256, 0, stream>>>(b32.as<float>(), p.n, p.k,
+                                                               spread_key(tensor_b), g * p.n);
+    CUDA_CHECK_LAST_LAUNCH();
+    quantize_fp8(b32.as<float>(), ob.rows, p.k, ob.idx, ob.format,
+                 static_cast<uint8_t*>(in.b.get()) + g * p.n * p.k,
+                 in.scale_b.as<float>() + g * per_expert, scratch.as<float>(), stream);
+    if (with_f32) with_f32(g, a32.as<float>(), b32.as<float>());
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 values and the scratch are freed
+  return in;
+}
+
 Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a, uint64_t tensor_b,
                           DataDist d, cudaStream_t stream,
                           const std::function<void(const float* a, const float* b)>& with_f32) {
-  Fp8Inputs in;
-  in.a = DeviceBuffer(size_t(p.m * p.k));
-  in.b = DeviceBuffer(size_t(p.k * p.n));
-  in.scale_a = DeviceBuffer(size_t(scale_count_a(p.scale, p.m, p.k)) * sizeof(float));
-  in.scale_b = DeviceBuffer(size_t(scale_count_b(p.scale, p.n, p.k)) * sizeof(float));
-  DeviceBuffer a32(size_t(p.m * p.k) * sizeof(float)), b32(size_t(p.k * p.n) * sizeof(float));
-  DeviceBuffer scratch(size_t(std::max(p.m, p.n)) * sizeof(float));
-  fill_inputs(a32.get(), DType::f32, p.m * p.k, seed, tensor_a, d, stream);
-  fill_inputs(b32.get(), DType::f32, p.k * p.n, seed, tensor_b, d, stream);
-  for (auto [x, rows, tensor] :
-       {std::tuple{a32.as<float>(), p.m, tensor_a}, std::tuple{b32.as<float>(), p.n, tensor_b}}) {
-    fp8_spread_kernel<<<grid_for(rows * p.k), 256, 0, stream>>>(
-        x, rows, p.k, splitmix64(seed * 0x100000001B3ull + tensor + 0x5bd1e995ull));
-    CUDA_CHECK_LAST_LAUNCH();
-  }
-  const Fp8Operand oa = fp8_operand_a(p), ob = fp8_operand_b(p);
-  quantize_fp8(a32.as<float>(), oa.rows, p.k, oa.idx, oa.format, in.a.get(), in.scale_a.as<float>(),
-               scratch.as<float>(), stream);
-  quantize_fp8(b32.as<float>(), ob.rows, p.k, ob.idx, ob.format, in.b.get(), in.scale_b.as<float>(),
-               scratch.as<float>(), stream);
-  if (with_f32) with_f32(a32.as<float>(), b32.as<float>());
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // before the f32 values and the scratch are freed
-  return in;
+  // A dense problem is a grouped one of one expert whose A has M rows: the same values, spread
+  // and scales.
+  std::function<void(int64_t, const float*, const float*)> each;
+  if (with_f32) each = [&](int64_t, const float* a, const float* b) { with_f32(a, b); };
+  return make_fp8_grouped_inputs(p, p.m, 1, seed, tensor_a, tensor_b, d, stream, each);
 }
 
 void reference_gemm_fp8(const GemmProblem& p, const void* a, const float* scale_a, const void* b,

@@ -18,8 +18,9 @@ namespace gemmbench {
 // bits give u in [0, 1): reproducible across runs and devices, and independent of launch
 // configuration. uniform stores 2u - 1 in [-1, 1) rounded to `t`; int3 stores floor(7u) - 3, an
 // integer in [-3, 3], exact in every input type. Both read the same bits for the same seed.
+// `first`: p holds the tensor's elements first, first + 1, ... (one part of a larger tensor).
 void fill_inputs(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id, DataDist d,
-                 cudaStream_t stream);
+                 cudaStream_t stream, int64_t first = 0);
 // fill_inputs with DataDist::uniform.
 void fill_uniform(void* p, DType t, int64_t count, uint64_t seed, uint64_t tensor_id,
                   cudaStream_t stream);
@@ -88,6 +89,18 @@ struct Fp8Inputs {
 Fp8Inputs make_fp8_inputs(const GemmProblem& p, uint64_t seed, uint64_t tensor_a, uint64_t tensor_b,
                           DataDist d, cudaStream_t stream,
                           const std::function<void(const float* a, const float* b)>& with_f32 = {});
+
+// A grouped case's FP8 operands (core/grouping.hpp, GroupedScales): A's `rows_a` stored rows made
+// and quantized as make_fp8_inputs makes a dense A of that many rows (its scales one dense A's
+// layout over them); B's `experts` experts of p.n rows each, expert g the rows [g N, (g+1) N) of
+// one f32 tensor (tensor_b, spread as one tensor too) quantized on its own with a dense B's
+// scales, stacked expert after expert. `with_f32(g, a32, b32_g)`, when given, runs for each
+// expert while A's f32 values and expert g's exist. One expert's f32 weights at a time: all of
+// DeepSeek-V3's 256 would take 30 GB. make_fp8_inputs is this with rows_a = p.m and one expert.
+Fp8Inputs make_fp8_grouped_inputs(
+    const GemmProblem& p, int64_t rows_a, int64_t experts, uint64_t seed, uint64_t tensor_a,
+    uint64_t tensor_b, DataDist d, cudaStream_t stream,
+    const std::function<void(int64_t g, const float* a, const float* b_g)>& with_f32 = {});
 
 // ref = alpha * op(A) * op(B) + beta * C0 in fp64 for an FP8 (TN) problem, from the dequantized
 // inputs (q * scale, exact in fp64; A's bytes read as p.dtype, B's as p.b_type()): exactly what a

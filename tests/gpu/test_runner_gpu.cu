@@ -316,6 +316,66 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
   EXPECT_NE(out.rows[7].reason.find("f32 accumulation"), std::string::npos) << out.rows[7].reason;
 }
 
+// An FP8 grouped case through the runner (issue 51): its baseline row, cublas, is cuBLASLt, a call
+// per group (cuBLAS has no grouped FP8 GEMM) that says so, verified group by group against the
+// dequantized reference with its quantization error, and timed; no cublas_grouped row; the
+// cublaslt row says the baseline is cuBLASLt already; a dense kernel named for it is skipped; a
+// case no provider runs (bf16 C and N % 8 != 0: a group's M is N) is skipped whole, one line.
+TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
+  GEMMBENCH_REQUIRE_GPU();
+  if (current_device_caps().sm < 90) GTEST_SKIP() << "cuBLASLt's FP8 block scales need sm_90";
+  const auto fp8_run = [](Grouping gr, int64_t n, int64_t k) {
+    RunSpec r =
+        quick_run({"fp8gemm"}, Shape{gr.total_m(), n, k, {}, GroupedGemm{gr, std::nullopt}});
+    r.layouts = {Layout::tn};
+    r.dtypes = {DType::e4m3};
+    r.scales = {ScaleMode::block128};
+    r.measure.baseline = Baseline::both;
+    return r;
+  };
+  Grouping padded{{37, 0, 64, 5}, GroupLayout::contiguous, 16, 0};
+  Grouping masked{{7, 16, 0, 2}, GroupLayout::masked, 1, 16};
+  RunSpec a = fp8_run(padded, 200, 272);
+  RunSpec b = fp8_run(masked, 136, 256);
+  b.measure.regime = Regime::burst;
+  const RunSpec c = fp8_run(padded, 100, 272);
+  const Plan plan = build_plan({a, b, c}, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.row_count(), 9u) << "cublas, cublaslt and fp8gemm, three cases";
+  ASSERT_NE(why_group_cannot_run(plan.groups[2]), "");
+  Runner runner(0, 7);
+  Collect out;
+  const RunSummary s = runner.run(plan, out, {});
+  ASSERT_EQ(out.rows.size(), 9u);
+  EXPECT_FALSE(s.aborted);
+  for (size_t i = 0; i < 6; i += 3) {
+    const CaseResult& loop = out.rows[i];
+    const CaseResult& lt = out.rows[i + 1];
+    const CaseResult& k = out.rows[i + 2];
+    EXPECT_EQ(loop.kernel, "cublas");
+    EXPECT_EQ(loop.provider, "cublaslt");
+    ASSERT_EQ(loop.status, Status::ok) << loop.reason;
+    EXPECT_EQ(loop.reason, kGroupedFp8BaselineNote);
+    ASSERT_TRUE(loop.grouped);
+    EXPECT_TRUE(loop.error.computed);
+    EXPECT_LE(loop.error.normwise, loop.error.tolerance);
+    ASSERT_TRUE(loop.error.quant_normwise);
+    EXPECT_GT(*loop.error.quant_normwise, loop.error.normwise);
+    ASSERT_TRUE(loop.time);
+    EXPECT_GT(*loop.tflops, 0);
+    EXPECT_EQ(lt.kernel, "cublaslt");
+    EXPECT_EQ(lt.status, Status::skipped);
+    EXPECT_NE(lt.reason.find("cuBLASLt already"), std::string::npos) << lt.reason;
+    EXPECT_EQ(k.kernel, "fp8gemm");
+    EXPECT_EQ(k.status, Status::skipped);
+    EXPECT_EQ(k.reason, kDenseKernelGroupedReason);
+  }
+  for (size_t i = 6; i < 9; ++i) {
+    EXPECT_EQ(out.rows[i].status, Status::skipped);
+    EXPECT_EQ(out.rows[i].reason, why_group_cannot_run(plan.groups[2]));
+    EXPECT_FALSE(out.rows[i].time);
+  }
+}
+
 // A grouped kernel's row (issue 51): hgemm_grouped_sm90 runs a grouped case of each layout, matched
 // by a glob, verified group by group like the baselines, timed in the group's regime, its ratio
 // to the faster cuBLAS way and that way named; a dense kernel named beside it is skipped.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
+#include "plan/plan.hpp"
 #include "runner/energy.hpp"
 #include "runner/epilogue.hpp"
 
@@ -272,4 +273,43 @@ TEST(GroupEpilogue, AGroupedCaseDividesByTheFasterCublasWayAndNamesIt) {
   Member dense = sampled(GroupRole::kernel, {1.0, 1.0});
   finish_row(dense, group(), GroupBaselines{2.0, 2.0}, RunSummary{}, nullptr);
   EXPECT_FALSE(dense.r.baseline_way);
+}
+
+// An FP8 grouped case (plan.hpp, kGroupedFp8BaselineNote): one baseline row, the cuBLASLt loop
+// (cuBLAS has no grouped FP8 GEMM). Its row says what it is once it has its figures, whatever
+// its verdict; a kernel row divides by it and names that way; the cublaslt row, where selected,
+// is the same loop (lt_is_cublas).
+TEST(GroupEpilogue, AnFp8GroupedCaseDividesByTheCublasltLoopAndTheRowSaysWhatItIs) {
+  ProblemGroup g = group();
+  g.problem.dtype = DType::e4m3;
+  g.problem.scale = ScaleMode::block128;
+  g.problem.out = DType::bf16;
+  g.grouped = GroupedGemm{};
+  Member loop = sampled(GroupRole::cublas, {4.0, 4.0});
+  loop.note = kGroupedFp8BaselineNote;
+  Member k = sampled(GroupRole::kernel, {2.0, 2.0});
+  for (Member* m : {&loop, &k}) {
+    m->r.problem = g.problem;
+    m->r.grouped = g.grouped;
+  }
+  std::vector<Member*> timed{&loop, &k};
+  const GroupBaselines b = baseline_medians(timed, true);
+  EXPECT_EQ(b.cublaslt_ms, 4.0) << "the cublaslt figure of an FP8 group is its cublas row's";
+  for (Member* m : timed) finish_row(*m, g, b, RunSummary{}, nullptr);
+  EXPECT_EQ(loop.r.status, Status::ok);
+  EXPECT_EQ(loop.r.reason, kGroupedFp8BaselineNote);
+  EXPECT_FALSE(loop.r.baseline_way);
+  EXPECT_TRUE(k.r.reason.empty()) << "a kernel row has no note: " << k.r.reason;
+  EXPECT_NEAR(k.r.ratio_to_cublas.value_or(0), 2.0, 1e-12);
+  EXPECT_NEAR(k.r.ratio_to_cublaslt.value_or(0), 2.0, 1e-12);
+  EXPECT_EQ(k.r.baseline_way.value_or(""), kWayLtLoop);
+
+  // Failed verification keeps the failure first and the note after it.
+  Member bad = sampled(GroupRole::cublas, {4.0, 4.0});
+  bad.note = kGroupedFp8BaselineNote;
+  bad.r.error.normwise = 1.0;
+  finish_row(bad, g, b, RunSummary{}, nullptr);
+  EXPECT_EQ(bad.r.status, Status::failed);
+  EXPECT_EQ(bad.r.reason,
+            std::string("normwise error above tolerance; ") + kGroupedFp8BaselineNote);
 }

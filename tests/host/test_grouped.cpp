@@ -364,17 +364,26 @@ TEST(GroupedPlan, GroupsKeyRowsAndTheSkipDecision) {
   EXPECT_EQ(glob.row_count(), 6u * 3 + 2u * 2);
   EXPECT_NE(format_plan(glob).find(std::string(kGroupedApiKernel) + " "), std::string::npos);
 
-  // FP8: cuBLAS has no grouped FP8; the whole case is skipped, one baseline row.
+  // FP8: cuBLAS has no grouped FP8; the case runs, its one baseline row the cuBLASLt loop.
   const Plan fp8 = plan_of(
       request_of({"--preset", "deepseek-v3", "--tokens", "16", "--kernel", "cublas", "--dtype",
                   "e4m3", "--scale", "block128", "--routing", "balanced", "--layers", "moe_*"}),
       reg);
-  ASSERT_FALSE(fp8.groups.empty());
+  ASSERT_EQ(fp8.groups.size(), 2u);
   for (const ProblemGroup& f : fp8.groups) {
     ASSERT_TRUE(f.grouped);
-    EXPECT_EQ(why_group_cannot_run(f), kGroupedFp8NotRunReason);
+    EXPECT_EQ(why_group_cannot_run(f), "");
     EXPECT_FALSE(has_grouped_api_row(f));
+    EXPECT_EQ(group_row_count(f), 1u) << "the cublas row only";
   }
+  EXPECT_EQ(fp8.row_count(), 2u);
+  const std::string fp8_listing = format_plan(fp8);
+  EXPECT_EQ(fp8_listing.find("\n" + std::string(kGroupedApiKernel) + " "), std::string::npos)
+      << "no cublas_grouped row: " << fp8_listing;
+  EXPECT_NE(fp8_listing.find(kGroupedFp8BaselineNote), std::string::npos) << fp8_listing;
+  EXPECT_NE(fp8_listing.find(kGroupedFp8NoApiReason), std::string::npos) << fp8_listing;
+  EXPECT_EQ(fp8_listing.find("cuBLAS runs them two ways"), std::string::npos)
+      << "no f16/bf16/f32 grouped case in this plan";
 
   const Plan named = plan_of(request_of({"--groups", "2", "--group-m", "4,5", "--n", "64", "--k",
                                          "64", "--kernel", "hgemm_tn,hgemm_tn_wide"}),
@@ -450,6 +459,46 @@ TEST(GroupedPlan, GroupedKernelsGetTheRowsOfTheirLayouts) {
       << "by rung, then name";
 }
 
+// An FP8 grouped case is skipped whole only where nothing runs it: its baseline (a cuBLASLt call
+// per group, whose M is N) refuses N and K it cannot align, and no kernel of its own declares the
+// case; every other FP8 grouped case runs, e4m3 x e5m2 and every scaling included.
+TEST(GroupedPlan, AnFp8GroupedCaseNoProviderRunsIsSkippedWithOneLine) {
+  KernelRegistry reg = make_registry();
+  const auto first_group = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--groups", "3", "--group-m", "5,0,7", "--dtype", "e4m3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Plan plan = plan_of(request_of(args), reg);
+    EXPECT_EQ(plan.groups.size(), 1u);
+    return plan.groups.at(0);
+  };
+  for (const char* scale : {"tensor", "row", "block128"})
+    EXPECT_EQ(why_group_cannot_run(first_group({"--n", "64", "--k", "32", "--scale", scale})), "")
+        << scale;
+  EXPECT_EQ(why_group_cannot_run(first_group({"--n", "64", "--k", "32", "--dtype-b", "e5m2"})), "");
+  // A group's M is N: bf16 C needs N % 8 == 0 (the group's own rows are free: 5 and 7 here).
+  const std::string n_bad = why_group_cannot_run(first_group({"--n", "100", "--k", "32"}));
+  EXPECT_EQ(n_bad.find('\n'), std::string::npos) << "one line";
+  EXPECT_NE(n_bad.find("grouped FP8 with no provider"), std::string::npos) << n_bad;
+  EXPECT_NE(n_bad.find("M must be a multiple of 8"), std::string::npos) << n_bad;
+  EXPECT_EQ(why_group_cannot_run(first_group({"--n", "100", "--k", "32", "--out", "f32"})), "")
+      << "f32 C: N % 4 is enough";
+  const std::string k_bad = why_group_cannot_run(first_group({"--n", "64", "--k", "40"}));
+  EXPECT_NE(k_bad.find("K must be a multiple of 16"), std::string::npos) << k_bad;
+  // A grouped FP8 kernel named for the case may run it: the case is not skipped whole.
+  KernelInfo fp8_grouped{"fp8_grouped_x", "fp8gemm",    1,  "", {DType::e4m3},
+                         {Accum::f32},    {Layout::tn}, 90, {}, noop_launch};
+  fp8_grouped.group_layouts = {GroupLayout::contiguous};
+  reg.add(fp8_grouped);
+  const ProblemGroup with_kernel =
+      first_group({"--n", "64", "--k", "40", "--kernel", "fp8_grouped_x"});
+  ASSERT_EQ(with_kernel.kernels.size(), 1u);
+  EXPECT_EQ(why_group_cannot_run(with_kernel), "");
+  EXPECT_NE(why_group_cannot_run(first_group({"--n", "64", "--k", "40", "--group-layout", "masked",
+                                              "--kernel", "fp8_grouped_x"})),
+            "")
+      << "the kernel does not take the masked layout";
+}
+
 TEST(GroupedPlan, StorageTooLargeForThirtyTwoBitIndexingIsRefused) {
   const KernelRegistry reg = make_registry();
   // 65536 groups padded to 65536 rows each: 2^32 stored rows.
@@ -493,6 +542,85 @@ TEST(GroupedStorage, EachGroupIsTheDenseProblemWithOperandsSwapped) {
   EXPECT_EQ(q.dtype, DType::bf16);
 }
 
+// FP8: the operands trade places with their types and block128's blocks (on the weights, the
+// dense A); tensor and row scales read the same either way.
+TEST(GroupedStorage, AnFp8GroupsWeightsAreTheDenseAWithTheirTypeAndBlocks) {
+  GemmProblem p;
+  p.m = 300;
+  p.n = 200;
+  p.k = 300;
+  p.layout = Layout::tn;
+  p.dtype = DType::e5m2;
+  p.dtype_b = DType::e4m3;  // the weights e4m3, the activations e5m2
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  const GemmProblem q = group_dense_problem(p, 37);
+  EXPECT_EQ(q.dtype, DType::e4m3) << "the dense A is the weights";
+  EXPECT_EQ(q.b_type(), DType::e5m2) << "the dense B is the activations";
+  EXPECT_EQ(q.out_type(), DType::bf16);
+  EXPECT_TRUE(q.blocks_on_a);
+  // The dense problem's scale counts are one expert's and one group's.
+  EXPECT_EQ(scale_count_a(q), 2 * 3) << "ceil(200/128) x ceil(300/128) blocks of the weights";
+  EXPECT_EQ(scale_count_b(q), 37 * 3) << "a 1x128 slice per row of the group";
+  EXPECT_EQ(scale_count_a(p), 300 * 3);
+  EXPECT_EQ(scale_count_b(p), 2 * 3);
+  for (ScaleMode m : {ScaleMode::tensor, ScaleMode::row}) {
+    p.scale = m;
+    EXPECT_FALSE(group_dense_problem(p, 37).blocks_on_a) << to_string(m);
+  }
+  p.dtype_b.reset();
+  EXPECT_FALSE(group_dense_problem(p, 37).dtype_b) << "one type: nothing to trade";
+}
+
+// The grouped FP8 scales (core/grouping.hpp, GroupedScales): A's follow its stored rows, padding
+// included; B's are one dense B's per expert, stacked, so an expert's partial last 128-row block
+// is its own; each group's dense problem finds its own at the offsets.
+TEST(GroupedStorage, Fp8ScalesFollowTheRowsAndStackOneDenseBPerExpert) {
+  Grouping g;
+  g.m = {5, 0, 130, 1};
+  g.layout = GroupLayout::contiguous;
+  g.align = 128;  // rows from 0, 128, 128, 384; 512 stored
+  const int64_t n = 200, k = 300, kb = 3, nb = 2;
+  const GroupedScales t = grouped_scales(ScaleMode::tensor, g, n, k);
+  EXPECT_EQ(t.a_count, 1);
+  EXPECT_EQ(t.b_count(), 4) << "one per expert";
+  EXPECT_EQ(t.a_offset(384), 0) << "every group shares A's one scale";
+  EXPECT_EQ(t.b_offset(3), 3);
+  const GroupedScales r = grouped_scales(ScaleMode::row, g, n, k);
+  EXPECT_EQ(r.a_count, 512);
+  EXPECT_EQ(r.b_count(), 4 * n);
+  EXPECT_EQ(r.a_offset(384), 384);
+  EXPECT_EQ(r.b_offset(2), 2 * n);
+  const GroupedScales b = grouped_scales(ScaleMode::block128, g, n, k);
+  EXPECT_EQ(b.a_count, 512 * kb);
+  EXPECT_EQ(b.per_expert, nb * kb);
+  EXPECT_EQ(b.b_count(), 4 * nb * kb) << "not ceil(4 * 200 / 128) blocks: no block spans experts";
+  EXPECT_EQ(b.a_offset(128), 128 * kb);
+  EXPECT_EQ(b.b_offset(3), 3 * nb * kb);
+  // Each group's dense problem reads exactly its part: the last group's end is the arrays' end.
+  GemmProblem p;
+  p.m = g.total_m();
+  p.n = n;
+  p.k = k;
+  p.layout = Layout::tn;
+  p.dtype = DType::e4m3;
+  p.out = DType::bf16;
+  for (ScaleMode m : {ScaleMode::tensor, ScaleMode::row, ScaleMode::block128}) {
+    p.scale = m;
+    const GroupedScales s = grouped_scales(m, g, n, k);
+    const std::vector<int64_t> first = g.row_offsets();
+    const GemmProblem q = group_dense_problem(p, g.m[3]);
+    EXPECT_EQ(s.b_offset(3) + scale_count_a(q), s.b_count()) << to_string(m);
+    EXPECT_LE(s.a_offset(first[3]) + scale_count_b(q), s.a_count) << to_string(m);
+    EXPECT_EQ(s.a_offset(first[2]) + scale_count_b(group_dense_problem(p, g.m[2])),
+              m == ScaleMode::tensor ? 1 : s.a_offset(first[2] + 130))
+        << to_string(m);
+  }
+  g.layout = GroupLayout::masked;
+  g.max_m = 130;
+  EXPECT_EQ(grouped_scales(ScaleMode::block128, g, n, k).a_count, 4 * 130 * kb);
+}
+
 TEST(GroupedStorage, TheGroupedApiBucketsEqualGroupsLargestFirst) {
   Grouping g;
   g.m = {16, 0, 64, 16, 64, 3};
@@ -533,4 +661,36 @@ TEST(GroupedStorage, BytesNeededCountStoredRowsAndEveryExpert) {
   const size_t stored = 128 + 256, valid = 135;  // 5 -> 128, 0 -> 0, 130 -> 256 rows
   EXPECT_EQ(Runner::bytes_needed(g),
             stored * 32 * 2 + 3 * 64 * 32 * 2 + stored * 64 * 2 + valid * 64 * (8 + 2));
+}
+
+// FP8 adds its scales to the device memory a grouped case takes: A's and every expert's, the
+// cuBLASLt loop's block128 copies of each group's (KB rounded up to 4 for the weights), the f32
+// values of A and of one expert while quantizing, and a second reference (of the unquantized
+// inputs) when it verifies.
+TEST(GroupedStorage, BytesNeededCountTheFp8ScalesAndTheSetUp) {
+  const KernelRegistry reg = make_registry();
+  const auto group_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--groups",      "3",   "--group-m", "5,0,130",
+                                  "--group-align", "128", "--n",       "200",
+                                  "--k",           "300", "--dtype",   "e4m3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Plan plan = plan_of(request_of(args), reg);
+    EXPECT_EQ(plan.groups.size(), 1u);
+    return plan.groups.at(0);
+  };
+  const size_t stored = 384, valid = 135, n = 200, k = 300, kb = 3;
+  const size_t operands = stored * k + 3 * n * k + stored * n * 2;  // FP8 A, B; bf16 C
+  const size_t set_up = (stored * k + n * k + stored) * 4;          // f32 A, one expert, scratch
+  const size_t refs = valid * n * (8 + 2 + 8);  // reference, gather, unquantized reference
+  const auto bytes_of = [&](const char* scale) {
+    return Runner::bytes_needed(group_of({"--scale", scale}));
+  };
+  EXPECT_EQ(bytes_of("tensor"), operands + (1 + 3) * 4 + set_up + refs);
+  EXPECT_EQ(bytes_of("row"), operands + (stored + 3 * n) * 4 + set_up + refs);
+  const size_t block_scales = (stored * kb + 3 * 2 * kb) * 4;
+  const size_t lt_copies = (valid * kb + 2 * 2 * 4) * 4;  // 2 groups with rows, 2 blocks, KB4 4
+  EXPECT_EQ(bytes_of("block128"), operands + block_scales + lt_copies + set_up + refs);
+  ProblemGroup unverified = group_of({"--scale", "block128"});
+  unverified.measure.verify = false;
+  EXPECT_EQ(Runner::bytes_needed(unverified), operands + block_scales + lt_copies + set_up);
 }

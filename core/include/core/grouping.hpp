@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/types.hpp"
+
 namespace gemmbench {
 
 // contiguous: the rows of all groups stacked in one [rows, K] activation (DeepGEMM's m-grouped
@@ -90,5 +92,41 @@ std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows);
 constexpr int64_t round_up_rows(int64_t rows, int64_t align) {
   return (rows + align - 1) / align * align;
 }
+
+// Group g's product as one dense TN GEMM. C_g = A_g B_g^T stored row-major [M_g, N] is the
+// column-major (N, M_g) matrix B_g A_g^T: m = N, n = `rows` (M_g), k = K, the group's weights as
+// the dense A and its activations as the dense B; types, alpha, beta and the FP8 settings those
+// of `p` (the grouped case's problem, m = sum(M_g)). FP8 operands trade places with their types
+// (A's type is the dense B's) and their scales: tensor and row read the same either way, and
+// block128's 128x128 blocks, on the weights, land on the dense A (GemmProblem::blocks_on_a). The
+// dense reference and the dense baselines (cublasGemmEx, cuBLASLt) then serve a group unchanged.
+GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows);
+
+// The f32 scales of an FP8 grouped case (docs/grouped.md, "FP8 grouped cases"), laid out so that
+// each group's are a dense problem's (core/types.hpp's layouts, above ScaleMode), found by an
+// offset:
+//   A (the activations): the layout of one dense A over all stored rows, padding included.
+//     tensor: one scale for all of A, every group's; row: one per stored row; block128: [rows,
+//     KB] row-major, scale_a[row * KB + kb], KB = ceil(K/128). Group g's begin at its first
+//     stored row (Grouping::row_offsets), the tensor scale shared.
+//   B (the weights, [G*N, K]): one dense B's layout per expert, G of them stacked. tensor: one
+//     scale per expert; row: N per expert; block128: ceil(N/128) x KB per expert, so an expert's
+//     partial last 128-row block is its own and never takes rows of the next one. Expert g's
+//     begin at g times one expert's count.
+// group_dense_problem(p, M_g) then reads group g's weights' scales (at b_offset(g)) as its A's and
+// its activations' (at a_offset(first row)) as its B's.
+struct GroupedScales {
+  ScaleMode mode = ScaleMode::none;
+  int64_t k = 0;
+  int64_t a_count = 0;                                      // scales of A in all
+  int64_t per_expert = 0;                                   // scales of one expert's weights
+  int64_t experts = 0;                                      // G
+  int64_t b_count() const { return per_expert * experts; }  // scales of B in all
+  // The first scale of A's row `first_row` (tensor: 0, the one scale).
+  int64_t a_offset(int64_t first_row) const;
+  // The first scale of expert `group`'s weights.
+  int64_t b_offset(int64_t group) const { return group * per_expert; }
+};
+GroupedScales grouped_scales(ScaleMode mode, const Grouping& g, int64_t n, int64_t k);
 
 }  // namespace gemmbench

@@ -29,7 +29,8 @@ struct GemmArgs {
                             // (ldc = N) for a kernel that declares c_row_major
   float alpha = 1.f, beta = 0.f;
   // FP8 problems: the f32 scales of A and B in problem.scale's layout (core/types.hpp,
-  // ScaleMode): a value of op(A) is a[...] * scale_a[...]. Null for the other types.
+  // ScaleMode): a value of op(A) is a[...] * scale_a[...]. Null for the other types. A grouped
+  // case's: the grouped scales (core/grouping.hpp, GroupedScales).
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
   // Test-only: caps the persistent grid at this many CTAs (whole clusters, at least one, for

@@ -93,6 +93,11 @@ inline constexpr const char* kFlopsConvention = "2*M*N*K per GEMM";
 inline constexpr int64_t kScaleBlock = 128;
 int64_t scale_count_a(ScaleMode m, int64_t rows_m, int64_t k);
 int64_t scale_count_b(ScaleMode m, int64_t cols_n, int64_t k);
+struct GemmProblem;
+// The scales of p's op(A) and op(B): scale_count_a(p.scale, p.m, p.k) and scale_count_b(p.scale,
+// p.n, p.k), each operand's the other's where p.blocks_on_a.
+int64_t scale_count_a(const GemmProblem& p);
+int64_t scale_count_b(const GemmProblem& p);
 
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
@@ -108,6 +113,13 @@ struct GemmProblem {
   // FP8 only: B's type where it differs from A's (e4m3 x e5m2, e5m2 x e4m3); unset, B has A's
   // type. Read it through b_type(), which is the same for "unset" and "set to A's type".
   std::optional<DType> dtype_b;
+  // block128 only: the 128x128 blocks on A and the 1x128 slices on B, the other way round from
+  // the layout above. DeepSeek-V3's split puts the blocks on the weights, which a problem the
+  // plan makes holds as B; one group of a grouped case computed as C_g^T = B_g A_g^T
+  // (group_dense_problem, core/grouping.hpp) holds them as A. Only that function sets it: no
+  // command line, config, report or kernel sees such a problem, only the fp64 reference and the
+  // cuBLASLt baseline, which read each operand's scales by it (scale_count_a/b below).
+  bool blocks_on_a = false;
 
   DType out_type() const { return is_fp8(dtype) ? out : dtype; }
   DType b_type() const { return is_fp8(dtype) ? dtype_b.value_or(dtype) : dtype; }
