@@ -13,8 +13,11 @@
  *     version-1 prefix of each struct, and are only ever handed f32, f16 and bf16 problems).
  *   - Within a major version the structs only grow at their end. Each starts with struct_size
  *     (sizeof as the plugin was compiled): gemmbench reads a field only when struct_size covers
- *     it, and a field a plugin does not have reads as 0 / NULL. New enum values may appear; a
- *     plugin that meets one it does not know declines the case in supports().
+ *     it, and a field a plugin does not have reads as 0 / NULL. A field appended later starts at
+ *     or past the sizeof the struct had before it, never in its tail padding (which an older
+ *     build's struct_size covers, holding whatever its compiler left there): hence the `pad_*`
+ *     fields below. New enum values may appear; a plugin that meets one it does not know
+ *     declines the case in supports().
  * Strings and arrays the plugin returns from the entry point must stay valid until the process
  * exits (static storage is simplest): gemmbench copies what it lists and never unloads a plugin.
  * Threading: gemmbench calls the entry point once, and supports() and launch() from one host
@@ -74,13 +77,44 @@ enum {
  * another (DeepGEMM's A scales K-block by K-block, say) builds it in prepare(), outside timing. */
 enum { GEMMBENCH_SCALE_LAYOUT_ROW_MAJOR = 1 };
 
+/* Grouped (Mixture-of-Experts) problems (docs/grouped.md): G GEMMs that share N and K, group g
+ * multiplying its M_g rows of activations by its own weights. The layout of the activations and
+ * outputs; each value is also its bit in gemmbench_kernel.group_layouts (later values: the next
+ * powers of two).
+ *   CONTIGUOUS: the groups' rows stacked, [stored_rows, K]; each group's first row a multiple of
+ *               group_align, the rows up to the next group's first are padding (DeepGEMM's
+ *               m-grouped contiguous layout, torch._grouped_mm's offsets).
+ *   MASKED:     [G, group_max_m, K]; group g's first M_g rows valid, the rest padding (DeepGEMM's
+ *               masked layout, decode under CUDA graphs). */
+enum { GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS = 1, GEMMBENCH_GROUP_LAYOUT_MASKED = 2 };
+
 /* Return values of supports() and launch(). Any non-zero launch() return is an error. */
 #define GEMMBENCH_PLUGIN_OK 0
 #define GEMMBENCH_PLUGIN_DECLINE 1
 
 /* One GEMM case. Version 1: A, B and C share the element type `dtype`. Version 2 adds the FP8
  * fields at the end: A is `dtype`, B `dtype_b`, C `out_dtype` (the three equal for f32, f16 and
- * bf16 problems), how the inputs were scaled, and C's order. */
+ * bf16 problems), how the inputs were scaled, and C's order; then the grouped fields.
+ *
+ * A grouped problem (groups > 0; only a kernel that declares its group_layout ever sees one) is
+ * TN, and its m is sum(M_g), the rows computed, counted in the FLOP (2 * m * n * k) and verified;
+ * padding rows are in stored_rows only. n and k are the N and K every group shares. Its memory
+ * (gemmbench_launch_args: a, b, c, first_row[g] = the group's first stored row):
+ *   A: [stored_rows, K] row-major (K contiguous, lda = K): group g's rows are
+ *      a[(first_row[g] + i) * K + kk], i < M_g.
+ *   B: the weights [G, N, K] row-major (K contiguous, ldb = K): group g's are b[(g * N + j) * K
+ *      + kk], i.e. one [G*N, K] matrix.
+ *   C: [stored_rows, N] row-major (N contiguous, ldc = N; c_row_major reads 1 whatever the
+ *      kernel declared): C_g = alpha * A_g * B_g^T + beta * C_g, group g's rows from first_row[g].
+ *      Only the M_g valid rows of each group are verified; padding rows of C may be written.
+ *   FP8 scales (f32, scale_layout ROW_MAJOR), KB = ceil(K/128):
+ *     scale_a, the activations, one dense A's layout over all stored rows (padding rows have
+ *       theirs): TENSOR one scale for every group; ROW scale_a[row]; BLOCK128 scale_a[row * KB
+ *       + kb], row the stored row.
+ *     scale_b, the weights, one dense B's layout per group, G of them stacked: TENSOR scale_b[g];
+ *       ROW scale_b[g * N + j]; BLOCK128 scale_b[(g * ceil(N/128) + j / 128) * KB + kb] (each
+ *       group's last 128-row block its own, never shared with the next group's rows).
+ * A kernel that declares c_row_major still runs with beta = 0 only, grouped or not. */
 typedef struct gemmbench_problem {
   uint32_t struct_size;
   int32_t layout; /* GEMMBENCH_LAYOUT_* */
@@ -95,7 +129,17 @@ typedef struct gemmbench_problem {
   int32_t scale;       /* GEMMBENCH_SCALE_* */
   int32_t fast_accum;  /* FP8: 1 = the tensor cores' own accumulator kept over all of K (the row
                           records it; a kernel that always promotes declines it) */
-  int32_t c_row_major; /* 1 when the kernel declared c_row_major (C (M,N) N-contiguous, ldc = N) */
+  int32_t c_row_major; /* 1 when the kernel declared c_row_major (C (M,N) N-contiguous, ldc = N),
+                          and for every grouped problem */
+  /* ---- version 2, grouped problems ---- */
+  int32_t pad_grouped;  /* the tail padding of the struct before these fields: never read */
+  int64_t groups;       /* G; 0: a dense problem (and every field below 0) */
+  int64_t stored_rows;  /* rows of A and C in memory: contiguous, the groups' padded rows summed
+                           (>= m); masked, G * group_max_m */
+  int64_t group_max_m;  /* masked: rows per group in memory, >= every M_g; 0 for contiguous */
+  int64_t group_align;  /* contiguous: each group's first row is a multiple of it (1: no padding);
+                           0 for masked */
+  int32_t group_layout; /* GEMMBENCH_GROUP_LAYOUT_*; 0 for a dense problem */
 } gemmbench_problem;
 
 /* What supports() may ask of the device the case would run on. */
@@ -126,6 +170,12 @@ typedef struct gemmbench_launch_args {
   const float* scale_a; /* FP8: A's scales (problem->scale, scale_layout); NULL otherwise */
   const float* scale_b; /* FP8: B's scales */
   int32_t scale_layout; /* GEMMBENCH_SCALE_LAYOUT_* of scale_a and scale_b */
+  /* ---- version 2, grouped problems (NULL for a dense one) ---- */
+  const int64_t* group_first_row; /* device, G entries: each group's first stored row of A and C
+                                     (contiguous: the padded rows before it; masked: g * max_m) */
+  const int32_t* group_m;         /* device, G entries: M_g */
+  const int64_t* host_group_m;    /* host, G entries: M_g, valid for the problem's launches: for
+                                     what prepare() builds, e.g. a per-row group index */
 } gemmbench_launch_args;
 
 /* GEMMBENCH_PLUGIN_OK when the kernel can run the case; else GEMMBENCH_PLUGIN_DECLINE with a
@@ -180,6 +230,13 @@ typedef struct gemmbench_kernel {
                           an LLM layer's output has; DeepGEMM writes it). gemmbench verifies it
                           in that order, and runs such a kernel with beta = 0 only. 0: column-
                           major, M contiguous, as in version 1 */
+  /* ---- version 2, grouped problems ---- */
+  int32_t pad_grouped;    /* the tail padding of the struct before these fields: never read */
+  uint32_t group_layouts; /* the GEMMBENCH_GROUP_LAYOUT_* bits of the grouped problems the kernel
+                             takes; 0: dense problems only. A kernel with bits gets grouped
+                             problems of those layouts and no dense one (a kernel that takes both
+                             is two entries). supports(), workspace_bytes(), prepare() and launch()
+                             then see the grouped fields */
 } gemmbench_kernel;
 
 /* What the entry point returns. struct_size and abi_version stay its first two fields in every

@@ -14,6 +14,7 @@
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "gemmbench/plugin.h"
+#include "plugin/plugin_abi.hpp"
 #include "plugin/sha256.hpp"
 
 namespace gemmbench {
@@ -24,13 +25,36 @@ namespace {
 // smallest structs a plugin of that version may hand over. Version 2 appended fields to version
 // 1's structs, so a version-1 plugin's structs are a prefix of version 2's; a field is read only
 // where the plugin's struct_size covers it (and where fields are appended within a version, its
-// smallest size stays the offset of the first appended field).
+// smallest size stays the size it first shipped with).
 constexpr int kOldestAbi = 1;
 constexpr size_t kPluginSizeV1 = sizeof(gemmbench_plugin);
 constexpr size_t kKernelSizeV1 = offsetof(gemmbench_kernel, prepare);
-constexpr size_t kKernelSizeV2 = sizeof(gemmbench_kernel);
+// The sizeof a struct had when `last` was its last field: where the next field may start. A field
+// placed in the tail padding before it would be read from a plugin built then, whose struct_size
+// covers that padding and whose compiler left anything there.
+constexpr size_t size_ending_at(size_t last_offset, size_t last_size, size_t align) {
+  return (last_offset + last_size + align - 1) / align * align;
+}
+// Version 2 as it first shipped (the FP8 fields): the grouped fields came after it.
+constexpr size_t kKernelSizeV2 = size_ending_at(offsetof(gemmbench_kernel, c_row_major),
+                                                sizeof(int32_t), alignof(gemmbench_kernel));
+static_assert(offsetof(gemmbench_kernel, group_layouts) >= kKernelSizeV2,
+              "a grouped field in the tail padding of version 2's first gemmbench_kernel would "
+              "read what an older plugin's compiler left there");
+static_assert(offsetof(gemmbench_problem, groups) >=
+                  size_ending_at(offsetof(gemmbench_problem, c_row_major), sizeof(int32_t),
+                                 alignof(gemmbench_problem)),
+              "the grouped fields of gemmbench_problem must start past its earlier tail padding");
+static_assert(offsetof(gemmbench_launch_args, group_first_row) >=
+                  size_ending_at(offsetof(gemmbench_launch_args, scale_layout), sizeof(int32_t),
+                                 alignof(gemmbench_launch_args)),
+              "the grouped fields of gemmbench_launch_args must start past its earlier padding");
 size_t min_kernel_size(int abi) {
   return abi >= 2 ? kKernelSizeV2 : kKernelSizeV1;
+}
+// Whether a kernel of `struct_size` bytes has the field at `offset` of `size` bytes.
+constexpr bool covers(uint32_t struct_size, size_t offset, size_t size) {
+  return struct_size >= offset + size;
 }
 std::string entry_name(int abi) {
   return fmt::format("gemmbench_plugin_v{}", abi);
@@ -126,23 +150,73 @@ int32_t to_c(Layout l) {
   return 0;
 }
 
-// A plugin of any version gets version 2's struct: a version-1 plugin reads its prefix.
-gemmbench_problem to_c(const GemmProblem& p, bool c_row_major) {
+int32_t to_c(GroupLayout l) {
+  return l == GroupLayout::contiguous ? GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS
+                                      : GEMMBENCH_GROUP_LAYOUT_MASKED;
+}
+constexpr uint32_t kKnownGroupLayouts =
+    GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS | GEMMBENCH_GROUP_LAYOUT_MASKED;
+std::vector<GroupLayout> group_layouts_from_c(uint32_t bits) {
+  std::vector<GroupLayout> out;
+  for (GroupLayout l : {GroupLayout::contiguous, GroupLayout::masked})
+    if (bits & uint32_t(to_c(l))) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+// A plugin of any version gets the newest struct: an older plugin reads its prefix.
+gemmbench_problem plugin_problem(const GemmProblem& p, const Grouping* grouping, bool c_row_major) {
+  // A grouped case's C is [stored_rows, N], N-contiguous (core/grouping.hpp), for every kernel.
+  const bool rows = c_row_major || grouping;
   gemmbench_problem c{};
   c.struct_size = sizeof(c);
   c.layout = to_c(p.layout);
   c.dtype = to_c(p.dtype);
   c.accum = to_c(p.accum);
   c.m = p.m, c.n = p.n, c.k = p.k;
-  c.lda = p.lda(), c.ldb = p.ldb(), c.ldc = c_row_major ? p.n : p.ldc();
+  c.lda = p.lda(), c.ldb = p.ldb(), c.ldc = rows ? p.n : p.ldc();
   c.alpha = p.alpha, c.beta = p.beta;
   c.dtype_b = to_c(p.b_type());
   c.out_dtype = to_c(p.out_type());
   c.scale = to_c(p.scale);
   c.fast_accum = p.fast_accum ? 1 : 0;
-  c.c_row_major = c_row_major ? 1 : 0;
+  c.c_row_major = rows ? 1 : 0;
+  if (grouping) {
+    const bool masked = grouping->layout == GroupLayout::masked;
+    c.groups = grouping->groups();
+    c.stored_rows = grouping->stored_rows();
+    c.group_max_m = masked ? grouping->max_m : 0;
+    c.group_align = masked ? 0 : std::max<int64_t>(grouping->align, 1);
+    c.group_layout = to_c(grouping->layout);
+  }
   return c;
 }
+
+gemmbench_launch_args plugin_launch_args(const GemmArgs& args, const gemmbench_problem& problem,
+                                         cudaStream_t stream) {
+  gemmbench_launch_args c{};
+  c.struct_size = sizeof(c);
+  c.problem = &problem;
+  c.a = args.a;
+  c.b = args.b;
+  c.c = args.c;
+  c.alpha = args.alpha;
+  c.beta = args.beta;
+  c.stream = static_cast<void*>(stream);
+  c.scale_a = args.scale_a;
+  c.scale_b = args.scale_b;
+  c.scale_layout = GEMMBENCH_SCALE_LAYOUT_ROW_MAJOR;
+  if (const GroupedLaunch* g = args.grouped) {
+    static_assert(sizeof(*g->rows) == sizeof(int32_t), "M_g on the device is handed over as int32");
+    c.group_first_row = g->first_row;
+    c.group_m = reinterpret_cast<const int32_t*>(g->rows);
+    c.host_group_m = g->grouping ? g->grouping->m.data() : nullptr;
+  }
+  return c;
+}
+
+namespace {
 
 gemmbench_device to_c(const DeviceCaps& caps) {
   gemmbench_device c{};
@@ -168,6 +242,7 @@ struct Adapter {
   gemmbench_workspace_fn workspace_bytes = nullptr;
   gemmbench_prepare_fn prepare = nullptr;
   bool c_row_major = false;
+  bool grouped = false;  // declares group layouts: handed grouped cases only
   void* user = nullptr;
   void* workspace = nullptr;
   size_t workspace_size = 0;
@@ -207,22 +282,13 @@ using PluginCallFn = int (*)(const gemmbench_launch_args*, char*, size_t, void*)
 // prepare() keeps (host state keyed by them, the workspace's contents) matches the launches.
 void call_plugin_kernel(Adapter& a, PluginCallFn fn, const char* what, const GemmArgs& args,
                         cudaStream_t stream) {
-  const gemmbench_problem p = to_c(args.problem, a.c_row_major);
+  // The runner hands grouped arguments only to a kernel that declared the case's layout.
+  const Grouping* grouping = args.grouped ? args.grouped->grouping : nullptr;
+  const gemmbench_problem p = plugin_problem(args.problem, grouping, a.c_row_major);
   const size_t ws_bytes = a.workspace_bytes ? a.workspace_bytes(&p, a.user) : 0;
-  gemmbench_launch_args c{};
-  c.struct_size = sizeof(c);
-  c.problem = &p;
-  c.a = args.a;
-  c.b = args.b;
-  c.c = args.c;
-  c.alpha = args.alpha;
-  c.beta = args.beta;
-  c.stream = static_cast<void*>(stream);
+  gemmbench_launch_args c = plugin_launch_args(args, p, stream);
   c.workspace = ws_bytes ? a.workspace_for(ws_bytes) : nullptr;
   c.workspace_bytes = ws_bytes;
-  c.scale_a = args.scale_a;
-  c.scale_b = args.scale_b;
-  c.scale_layout = GEMMBENCH_SCALE_LAYOUT_ROW_MAJOR;
   char error[kMessageBytes] = {};
   const int rc = fn(&c, error, sizeof(error), a.user);
   if (rc == GEMMBENCH_PLUGIN_OK) return;
@@ -234,9 +300,9 @@ void call_plugin_kernel(Adapter& a, PluginCallFn fn, const char* what, const Gem
 }
 
 std::string supports_plugin_kernel(const Adapter& a, const GemmProblem& problem,
-                                   const DeviceCaps& caps) {
+                                   const Grouping* grouping, const DeviceCaps& caps) {
   if (!a.supports) return {};
-  const gemmbench_problem p = to_c(problem, a.c_row_major);
+  const gemmbench_problem p = plugin_problem(problem, grouping, a.c_row_major);
   const gemmbench_device d = to_c(caps);
   char reason[kMessageBytes] = {};
   if (a.supports(&p, &d, reason, sizeof(reason), a.user) == GEMMBENCH_PLUGIN_OK) return {};
@@ -307,10 +373,29 @@ KernelInfo adapt(const gemmbench_kernel& k, int abi, const std::string& path) {
     a->prepare = k.prepare;
     a->c_row_major = k.c_row_major == 1;
   }
+  // A plugin built before the grouped fields (its struct_size short of them) is dense only:
+  // why_unsupported turns a kernel without group layouts away from every grouped case.
+  if (abi >= 2 &&
+      covers(k.struct_size, offsetof(gemmbench_kernel, group_layouts), sizeof(k.group_layouts))) {
+    if (k.group_layouts & ~kKnownGroupLayouts)
+      throw BadPlugin(fmt::format(
+          "group_layouts is {:#x}, has bits other than GEMMBENCH_GROUP_LAYOUT_* ({:#x})",
+          k.group_layouts, kKnownGroupLayouts));
+    info.group_layouts = group_layouts_from_c(k.group_layouts);
+    a->grouped = !info.group_layouts.empty();
+  }
   info.c_row_major = a->c_row_major;
-  info.supports = [a](const GemmProblem& p, const DeviceCaps& caps) {
-    return supports_plugin_kernel(*a, p, caps);
-  };
+  if (a->grouped) {
+    // Grouped only (dense_too false); no tile prefix: a plugin walks its own tiles.
+    info.supports_grouped = [a](const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+      return supports_plugin_kernel(*a, p, &g, caps);
+    };
+    info.group_tile_rows = 0;
+  } else {
+    info.supports = [a](const GemmProblem& p, const DeviceCaps& caps) {
+      return supports_plugin_kernel(*a, p, nullptr, caps);
+    };
+  }
   info.launch = [a](const GemmArgs& args, cudaStream_t stream) {
     call_plugin_kernel(*a, a->launch, "launch", args, stream);
   };

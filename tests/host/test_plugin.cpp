@@ -1,7 +1,8 @@
 // Plugins without a GPU: the example plugin (examples/plugin, built by tests/CMakeLists.txt)
 // loads and its kernel carries the facts it declared; every bad plugin is refused with a UsageError
 // that names it, and registers nothing; --plugin and a config's "plugins" reach the request;
-// reports record the plugin and its SHA-256.
+// grouped plugin kernels get grouped cases with their groups, older plugins none; reports record
+// the plugin and its SHA-256.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "core/registry.hpp"
 #include "merge/merge.hpp"
 #include "plugin/plugin.hpp"
+#include "plugin/plugin_abi.hpp"
 #include "plugin/sha256.hpp"
 #include "report/json_codec.hpp"
 
@@ -244,6 +246,180 @@ TEST(Plugin, Version2CarriesFp8PrepareAndRowMajorC) {
   // The plugin's supports() sees version 2's fields: it declines an unscaled problem.
   EXPECT_EQ(why_unsupported(*cols, tn_fp8(64, 64, 256, ScaleMode::none), h100()),
             "FP8 inputs only");
+}
+
+// ---- Grouped problems (docs/plugins.md, "Grouped problems") ----
+
+// 5, 0, 17 and 128 rows: M = 150; contiguous with align 8 stores 8 + 0 + 24 + 128 = 160 rows,
+// masked with max_m 130 stores 4 * 130 = 520.
+Grouping four_groups(GroupLayout layout) {
+  Grouping g;
+  g.m = {5, 0, 17, 128};
+  g.layout = layout;
+  if (layout == GroupLayout::contiguous)
+    g.align = 8;
+  else
+    g.max_m = 130;
+  return g;
+}
+
+GemmProblem grouped_bf16(const Grouping& g, int64_t n, int64_t k) {
+  GemmProblem p = tn_f16(g.total_m(), n, k);
+  p.dtype = DType::bf16;
+  return p;
+}
+
+TEST(PluginGrouped, AKernelDeclaringGroupLayoutsRegistersAsGrouped) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_GROUPED, "--plugin"});
+  const KernelInfo* contig = reg.find("grouped_contig");
+  const KernelInfo* both = reg.find("grouped_both");
+  ASSERT_NE(contig, nullptr);
+  ASSERT_NE(both, nullptr);
+  EXPECT_EQ(contig->group_layouts, std::vector<GroupLayout>{GroupLayout::contiguous});
+  EXPECT_EQ(both->group_layouts,
+            (std::vector<GroupLayout>{GroupLayout::contiguous, GroupLayout::masked}));
+  for (const KernelInfo* k : {contig, both}) {
+    EXPECT_TRUE(k->supports_grouped);
+    EXPECT_FALSE(k->supports);
+    EXPECT_EQ(k->group_tile_rows, 0);
+    EXPECT_FALSE(k->dense_too);
+    // Grouped only: a dense case is turned away before the plugin's supports().
+    EXPECT_EQ(why_unsupported(*k, tn_f16(64, 64, 64), h100()), kGroupedKernelDenseReason);
+  }
+  const Grouping masked = four_groups(GroupLayout::masked);
+  EXPECT_EQ(why_unsupported(*contig, grouped_bf16(masked, 256, 256), h100(), &masked),
+            "group layout masked not implemented by this kernel");
+  EXPECT_EQ(why_unsupported(*both, grouped_bf16(masked, 256, 256), h100(), &masked), "");
+}
+
+// The plugin's supports() declines K = 7 with the grouped fields it read.
+TEST(PluginGrouped, SupportsSeesTheGroups) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_GROUPED, "--plugin"});
+  const KernelInfo& contig = *reg.find("grouped_contig");
+  const KernelInfo& both = *reg.find("grouped_both");
+  const Grouping c = four_groups(GroupLayout::contiguous);
+  EXPECT_EQ(why_unsupported(contig, grouped_bf16(c, 256, 7), h100(), &c),
+            "G 4 layout 1 m 150 n 256 stored_rows 160 max_m 0 align 8 ldc 256 c_row_major 1");
+  EXPECT_EQ(why_unsupported(contig, grouped_bf16(c, 256, 256), h100(), &c), "");
+  const Grouping m = four_groups(GroupLayout::masked);
+  EXPECT_EQ(why_unsupported(both, grouped_bf16(m, 96, 7), h100(), &m),
+            "G 4 layout 2 m 150 n 96 stored_rows 520 max_m 130 align 0 ldc 96 c_row_major 1");
+  // What the declared lists rule out still never reaches the plugin.
+  GemmProblem f32 = grouped_bf16(c, 256, 7);
+  f32.dtype = DType::f32;
+  EXPECT_EQ(why_unsupported(contig, f32, h100(), &c), "dtype f32 not implemented by this kernel");
+}
+
+// A grouped launch through the registry's launcher: the plugin's launch() fails at alpha = 7
+// with the grouped fields it read. No workspace is asked for, so no CUDA call is made.
+TEST(PluginGrouped, LaunchSeesTheGroupArrays) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_GROUPED, "--plugin"});
+  const KernelInfo& contig = *reg.find("grouped_contig");
+  const Grouping g = four_groups(GroupLayout::contiguous);
+  const std::vector<int64_t> first = g.row_offsets();
+  const std::vector<int> rows = {5, 0, 17, 128};
+  GroupedLaunch launch;  // host arrays stand in for the device ones: the plugin reads neither
+  launch.grouping = &g;
+  launch.first_row = first.data();
+  launch.rows = rows.data();
+  GemmArgs args{grouped_bf16(g, 256, 256)};
+  args.alpha = 7;
+  args.grouped = &launch;
+  try {
+    contig.launch(args, nullptr);
+    FAIL() << "the grouped launch did not report what it saw";
+  } catch (const CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "launch returned 5: G 4, device arrays first_row m, M_g 5 0 17 128"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The launch arguments a plugin kernel gets, built on the host from gemmbench's own.
+TEST(PluginGrouped, LaunchArgsCarryTheDeviceAndHostArrays) {
+  const Grouping g = four_groups(GroupLayout::contiguous);
+  const std::vector<int64_t> first = g.row_offsets();
+  const std::vector<int> rows = {5, 0, 17, 128};
+  const std::vector<int> prefix = {0, 1, 1, 2, 3};
+  GroupedLaunch launch;
+  launch.grouping = &g;
+  launch.first_row = first.data();
+  launch.rows = rows.data();
+  launch.tile_prefix = prefix.data();
+  launch.tile_rows = 128;
+  int a = 0, b = 0, c = 0;
+  float sa = 0, sb = 0;
+  GemmArgs args{grouped_bf16(g, 256, 512), &a, &b, &c, 1.5f, 0.5f, &sa, &sb};
+  args.grouped = &launch;
+  const auto stream = reinterpret_cast<cudaStream_t>(uintptr_t(0x1234));
+  const gemmbench_problem p = plugin_problem(args.problem, &g, false);
+  const gemmbench_launch_args la = plugin_launch_args(args, p, stream);
+  EXPECT_EQ(la.struct_size, sizeof(gemmbench_launch_args));
+  EXPECT_EQ(la.problem, &p);
+  EXPECT_EQ(la.a, &a);
+  EXPECT_EQ(la.b, &b);
+  EXPECT_EQ(la.c, &c);
+  EXPECT_EQ(la.alpha, 1.5f);
+  EXPECT_EQ(la.beta, 0.5f);
+  EXPECT_EQ(la.stream, reinterpret_cast<void*>(stream));
+  EXPECT_EQ(la.scale_a, &sa);
+  EXPECT_EQ(la.scale_b, &sb);
+  EXPECT_EQ(la.workspace, nullptr);
+  EXPECT_EQ(la.workspace_bytes, 0u);
+  EXPECT_EQ(la.group_first_row, first.data());
+  EXPECT_EQ(static_cast<const void*>(la.group_m), static_cast<const void*>(rows.data()));
+  EXPECT_EQ(la.host_group_m, g.m.data());
+  // The grouped problem: m = sum(M_g), C [stored_rows, N] row-major, A and B K-contiguous.
+  EXPECT_EQ(p.groups, 4);
+  EXPECT_EQ(p.group_layout, GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS);
+  EXPECT_EQ(p.m, 150);
+  EXPECT_EQ(p.stored_rows, 160);
+  EXPECT_EQ(p.group_align, 8);
+  EXPECT_EQ(p.group_max_m, 0);
+  EXPECT_EQ(p.lda, 512);
+  EXPECT_EQ(p.ldb, 512);
+  EXPECT_EQ(p.ldc, 256);
+  EXPECT_EQ(p.c_row_major, 1);
+
+  // A dense problem: no group fields, no arrays, C column-major unless the kernel says otherwise.
+  GemmArgs dense{tn_f16(64, 32, 16), &a, &b, &c};
+  const gemmbench_problem dp = plugin_problem(dense.problem, nullptr, false);
+  const gemmbench_launch_args dl = plugin_launch_args(dense, dp, stream);
+  EXPECT_EQ(dp.groups, 0);
+  EXPECT_EQ(dp.group_layout, 0);
+  EXPECT_EQ(dp.stored_rows, 0);
+  EXPECT_EQ(dp.ldc, 64);
+  EXPECT_EQ(dp.c_row_major, 0);
+  EXPECT_EQ(dl.group_first_row, nullptr);
+  EXPECT_EQ(dl.group_m, nullptr);
+  EXPECT_EQ(dl.host_group_m, nullptr);
+  EXPECT_EQ(plugin_problem(dense.problem, nullptr, true).ldc, 32);
+}
+
+// A version-2 plugin built before the grouped fields (tests/plugins/abi2_fp8, its tail padding
+// filled with 0xff) loads as a dense kernel and is refused every grouped case with the one-line
+// reason, its supports() never called for one.
+TEST(PluginGrouped, APluginBuiltBeforeTheGroupedFieldsIsDenseOnly) {
+  KernelRegistry reg;
+  PluginSet plugins(reg);
+  plugins.load({GB_PLUGIN_PREGROUPED, "--plugin"});
+  const KernelInfo* k = reg.find("pregrouped");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->group_layouts.empty());
+  EXPECT_FALSE(k->supports_grouped);
+  const GemmProblem dense = grouped_bf16(four_groups(GroupLayout::contiguous), 64, 7);
+  EXPECT_EQ(why_unsupported(*k, dense, h100()), "pregrouped: m 150");
+  for (GroupLayout l : {GroupLayout::contiguous, GroupLayout::masked}) {
+    const Grouping g = four_groups(l);
+    EXPECT_EQ(why_unsupported(*k, grouped_bf16(g, 64, 7), h100(), &g), kDenseKernelGroupedReason);
+  }
 }
 
 TEST(Plugin, AMalformedKernelRefusesThePluginWhole) {

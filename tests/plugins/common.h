@@ -19,7 +19,7 @@ __attribute__((unused)) static int launch_nothing(const gemmbench_launch_args* a
 #define TEST_KERNEL(name, launch_fn)                                                             \
   {                                                                                              \
     sizeof(gemmbench_kernel), name, "test", 1, "test plugin", kF16, 1, kF32Accum, 1, kTN, 1, 70, \
-        NULL, launch_fn, NULL, NULL, NULL, 0                                                     \
+        NULL, launch_fn, NULL, NULL, NULL, 0, 0, 0                                               \
   }
 
 #endif

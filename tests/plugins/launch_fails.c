@@ -39,6 +39,8 @@ static const gemmbench_kernel kKernel = {sizeof(gemmbench_kernel),
                                          NULL,
                                          NULL,
                                          NULL,
+                                         0,
+                                         0,
                                          0};
 static const gemmbench_kernel* const kKernels[] = {&kKernel};
 static const gemmbench_plugin kPlugin = {sizeof(gemmbench_plugin), GEMMBENCH_PLUGIN_ABI_VERSION,
