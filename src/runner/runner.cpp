@@ -344,7 +344,7 @@ void epilogue(Group& grp, const SamplingContext& ctx,
   const bool with_lt = grp.with_lt();
   const GroupBaselines b = baseline_medians(grp.timed, with_lt && is_fp8(grp.g.problem.dtype));
   const std::optional<CublasLtChoice>* lt_algo =
-      with_lt ? &grp.members[1].r.cublaslt_algo : nullptr;
+      with_lt ? &grp.members[grp.lt_index()].r.cublaslt_algo : nullptr;
   for (Member* m : grp.timed) finish_row(*m, grp.g, b, grp.summary, lt_algo);
 }
 
