@@ -110,8 +110,8 @@ std::string GroupedGemm::brief() const {
                               st.imbalance, to_string(g.layout));
   if (g.layout == GroupLayout::masked)
     s += fmt::format("<={}", g.max_m);
-  else if (g.align > 1)
-    s += fmt::format("/{}", g.align);
+  else if (g.align > 1)  // and the rows in memory, padding included (a peer's build needs them)
+    s += fmt::format("/{} stored {}", g.align, g.stored_rows());
   if (routing) s += " " + to_string(routing->spec);
   return s;
 }

@@ -107,7 +107,7 @@ struct GroupedGemm {
   // k=2 seed=1".
   std::string key() const;
   // A few words for a table: "G8 m 0/1.5/5 x1.60 contiguous zipf:1.2", masked "masked<=512",
-  // contiguous padding "contiguous/128".
+  // contiguous padding "contiguous/128 stored 1024" (the rows in memory, padding included).
   std::string brief() const;
 };
 

@@ -853,7 +853,7 @@ TEST(Csv, GroupedColumnsAndConsoleBracket) {
   auto rep = make_console_reporter(out);
   rep->begin(sample_meta());
   rep->add(r);
-  EXPECT_NE(out.str().find("[G4 m 0/4/9 x2.12 contiguous/8 random]"), std::string::npos)
+  EXPECT_NE(out.str().find("[G4 m 0/4/9 x2.12 contiguous/8 stored 32 random]"), std::string::npos)
       << out.str();
 }
 

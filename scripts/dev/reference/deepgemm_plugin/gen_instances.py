@@ -20,6 +20,13 @@ Shapes: --shapes MxNxK,... | --m LIST --nk NxK,... | --config FILE (a gemmbench 
 explicit "shapes") | --plan FILE (the output of `gemmbench ... --dry-run`: its e4m3 block128 rows).
 Shapes DeepGEMM's dense API refuses (N not a multiple of 64, K not a multiple of 128) are left out
 and listed on stderr.
+
+Grouped cases (DeepGEMM's m-grouped kernels, issue 51) come from --plan only: its e4m3 block128
+rows whose grouping reads "G<g> ... contiguous/128 stored <rows>" (a multiple of 128: DeepGEMM's
+contiguous layout) or "G<g> ... masked<=<max_m>"; each is instantiated with the configuration
+DeepGEMM's m_grouped_gemm.py asks get_best_configs for (contiguous: the stored rows, one group,
+BLOCK_M 128; masked: the mean M_g as expected_m, G groups) and written to table.cu's
+kGroupedShapes.
 """
 import argparse
 import ast
@@ -121,6 +128,51 @@ def shapes_from_args(a):
     return [(m_, n, k) for m_ in ms for (n, k) in nks]
 
 
+GROUPED_RE = re.compile(r"\bG(\d+) m \S+ x\S+ (?:contiguous/(\d+) stored (\d+)|masked<=(\d+))")
+
+
+def grouped_from_plan(path):
+    """(kind, G, N, K, m, hint) of the plan's e4m3 block128 grouped rows: contiguous m = the stored
+    rows (hint the same), masked m = max_m and hint = ceil(sum M_g / G), DeepGEMM's expected_m."""
+    out = []
+    if not path:
+        return out
+    for line in open(path):
+        if "e4m3" not in line or "block128" not in line or "e5m2" in line:
+            continue
+        shape = re.search(r"\b(\d+)x(\d+)x(\d+)\b", line)
+        g = GROUPED_RE.search(line)
+        if not shape or not g:
+            continue
+        total, n, k = (int(v) for v in shape.groups())
+        groups = int(g.group(1))
+        if g.group(2):
+            align, stored = int(g.group(2)), int(g.group(3))
+            if align % 128:
+                print(f"gen_instances: {line.split()[1]} G{groups} contiguous/{align} left out: "
+                      f"DeepGEMM's contiguous layout pads each group to 128 rows "
+                      f"(--group-align 128)", file=sys.stderr)
+                continue
+            item = ("contiguous", groups, n, k, stored, stored)
+        else:
+            max_m = int(g.group(4))
+            item = ("masked", groups, n, k, max_m, max(1, -(-total // groups)))
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def shapes_from_args_or_none(a):
+    """A plan's dense e4m3 block128 rows (the grouped ones are read apart), none allowed."""
+    out = []
+    for line in open(a.plan):
+        if "e4m3" in line and "block128" in line and "e5m2" not in line and not GROUPED_RE.search(line):
+            m = re.search(r"\b(\d+)x(\d+)x(\d+)\b", line)
+            if m:
+                out.append(tuple(int(v) for v in m.groups()))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deepgemm", required=True, help="DeepGEMM checkout or unpacked pack")
@@ -134,15 +186,17 @@ def main():
     a = ap.parse_args()
 
     best_configs, block_n_padding = load_deepgemm_heuristic(a.deepgemm)
+    grouped = grouped_from_plan(a.plan)
     shapes = []
-    for s in shapes_from_args(a):
+    dense = shapes_from_args(a) if not (a.plan and grouped) else shapes_from_args_or_none(a)
+    for s in dense:
         m, n, k = s
         if m < 1 or n % 64 or k % 128 or n == 0:
             print(f"gen_instances: {m}x{n}x{k} left out: DeepGEMM's dense API needs N % 64 == 0 "
                   f"and K % 128 == 0", file=sys.stderr)
         elif s not in shapes:
             shapes.append(s)
-    if not shapes:
+    if not shapes and not grouped:
         die("no shape left to build")
 
     instances, rows = [], []
@@ -153,8 +207,26 @@ def main():
             instances.append(key)
         rows.append((m, n, k, num_sms, smem, instances.index(key)))
 
+    grouped_rows = []
+    for (kind, groups, n, k, m, hint) in grouped:
+        if n % 64 or k % 128:
+            print(f"gen_instances: G{groups} {kind} {n}x{k} left out: DeepGEMM's m-grouped API "
+                  f"needs N % 64 == 0 and K % 128 == 0", file=sys.stderr)
+            continue
+        if kind == "contiguous":  # m_grouped_gemm.py: get_best_configs(m, n, k, 1, ..., contiguous)
+            cfg = best_configs(m, n, k, 1, a.num_sms, is_grouped_contiguous=True)
+        else:  # get_best_configs(expected_m, n, k, num_groups, ..., masked)
+            cfg = best_configs(hint, n, k, groups, a.num_sms, is_grouped_masked=True)
+        num_sms, bm, bn, stages, (mc, on_a), smem = cfg
+        gemm_type = "GroupedContiguous" if kind == "contiguous" else "GroupedMasked"
+        key = (n, k, bm, bn, block_n_padding(bn), stages, mc, bool(on_a), groups, gemm_type)
+        if key not in instances:
+            instances.append(key)
+        grouped_rows.append((kind, groups, n, k, m, num_sms, smem, instances.index(key)))
+
     os.makedirs(a.out, exist_ok=True)
-    for i, (n, k, bm, bn, pad, st, mc, on_a) in enumerate(instances):
+    instances = [key if len(key) == 10 else key + (1, "Normal") for key in instances]
+    for i, (n, k, bm, bn, pad, st, mc, on_a, groups, gemm_type) in enumerate(instances):
         with open(os.path.join(a.out, f"instance_{i}.cu"), "w") as f:
             f.write(f"// Generated by gen_instances.py: DeepGEMM's Gemm<N={n}, K={k}, BLOCK_M={bm}, "
                     f"BLOCK_N={bn}, stages {st}, multicast {mc}{' on A' if on_a else ''}>.\n"
@@ -162,7 +234,8 @@ def main():
                     f"namespace gb_deepgemm {{\n"
                     f"extern const Instance kInstance{i};\n"
                     f"const Instance kInstance{i} = Make<{n}, {k}, {bm}, {bn}, {pad}, {st}, {mc}, "
-                    f"{'true' if on_a else 'false'}>::instance();\n"
+                    f"{'true' if on_a else 'false'}, {groups}, deep_gemm::GemmType::{gemm_type}>"
+                    f"::instance();\n"
                     f"}}  // namespace gb_deepgemm\n")
     with open(os.path.join(a.out, "table.cu"), "w") as f:
         f.write("// Generated by gen_instances.py: each shape with DeepGEMM's own configuration.\n"
@@ -174,11 +247,23 @@ def main():
             f.write(f"    {{{m}, {n}, {k}, {sms}, {smem}, &kInstance{i}}},\n")
         f.write("};\n")
         f.write(f"const int kNumShapes = {len(rows)};\n")
+        f.write("const GroupedShape kGroupedShapes[] = {\n")
+        for (kind, groups, n, k, m, sms, smem, i) in grouped_rows:
+            f.write(f"    {{{'kContiguous' if kind == 'contiguous' else 'kMasked'}, {groups}, {n}, "
+                    f"{k}, {m}, {sms}, {smem}, &kInstance{i}}},\n")
+        if not grouped_rows:
+            f.write("    {0, 0, 0, 0, 0, 0, 0, nullptr},  // none: a zero-length array is not C++\n")
+        f.write("};\n")
+        f.write(f"const int kNumGroupedShapes = {len(grouped_rows)};\n")
         f.write(f"const int kBuiltForSms = {a.num_sms};\n")
         f.write(f"const char* const kBuiltFrom = {json.dumps(provenance(a.deepgemm))};\n")
         f.write("}  // namespace gb_deepgemm\n")
+    for (kind, groups, n, k, m, sms, smem, i) in grouped_rows:
+        bm, bn, st, mc = instances[i][2], instances[i][3], instances[i][5], instances[i][6]
+        print(f"G{groups} {kind} m {m} {n}x{k}: BLOCK_M {bm} BLOCK_N {bn} stages {st} "
+              f"multicast {mc} grid {sms} smem {smem} -> instance_{i}.cu")
     for (m, n, k, sms, smem, i) in rows:
-        n_, k_, bm, bn, pad, st, mc, on_a = instances[i]
+        n_, k_, bm, bn, pad, st, mc, on_a = instances[i][:8]
         on = (" on A" if on_a else " on B") if mc > 1 else ""
         print(f"{m}x{n}x{k}: BLOCK_M {bm} BLOCK_N {bn} stages {st} multicast {mc}{on}"
               f" grid {sms} smem {smem}"

@@ -1,6 +1,8 @@
 // DeepGEMM's dense FP8 GEMM (v1: e4m3 A and B, A scaled per 1x128 slice along K, B per 128x128
 // block, bf16 D) as a gemmbench plugin of ABI version 2, so that one gemmbench report holds
-// `fp8gemm`, cuBLASLt and DeepGEMM on the same data, flush, regime and timer. A reference peer,
+// `fp8gemm`, cuBLASLt and DeepGEMM on the same data, flush, regime and timer; and its m-grouped
+// contiguous and masked kernels as grouped plugin kernels (deepgemm_contiguous, deepgemm_masked;
+// below, "DeepGEMM's m-grouped kernels"). A reference peer,
 // not part of gemmbench: built only when CMake is given GEMMBENCH_DEEPGEMM_DIR (CMakeLists.txt
 // beside this file; docs/plugins.md, "DeepGEMM in the harness").
 //
@@ -18,11 +20,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 #include "deepgemm_plugin.hpp"
 #include "gemmbench/plugin.h"
@@ -44,8 +49,7 @@ int64_t aligned_m(int64_t m) {
 }
 
 // gemmbench's A scales [m][kb] -> DeepGEMM's [kb][aligned m] (the padding rows are zeroed first).
-__global__ void scales_by_kblock(const float* in, float* out, int64_t m, int64_t kb,
-                                 int64_t ld) {
+__global__ void scales_by_kblock(const float* in, float* out, int64_t m, int64_t kb, int64_t ld) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * kb;
        i += int64_t(gridDim.x) * blockDim.x)
     out[(i % kb) * ld + i / kb] = in[i];
@@ -57,6 +61,7 @@ using Key = std::tuple<const void*, const void*, const void*, const void*, const
                        int64_t, int64_t>;
 std::mutex g_mutex;
 std::map<Key, Descriptors> g_prepared;
+std::map<Key, std::vector<int>> g_indices;  // the grouped contiguous cases' m_indices, host side
 
 Key key_of(const gemmbench_launch_args* a) {
   const gemmbench_problem* p = a->problem;
@@ -116,8 +121,8 @@ int prepare(const gemmbench_launch_args* a, char* error, size_t size, void*) {
   const int64_t kb = (p->k + kBlock - 1) / kBlock;
   auto* scales_a = static_cast<float*>(a->workspace);
   cudaMemsetAsync(scales_a, 0, a->workspace_bytes, stream);
-  scales_by_kblock<<<unsigned(std::min<int64_t>((p->m * kb + 255) / 256, 4096)), 256, 0,
-                     stream>>>(a->scale_a, scales_a, p->m, kb, aligned_m(p->m));
+  scales_by_kblock<<<unsigned(std::min<int64_t>((p->m * kb + 255) / 256, 4096)), 256, 0, stream>>>(
+      a->scale_a, scales_a, p->m, kb, aligned_m(p->m));
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return say(error, size, 3, "prepare(): laying out A's scales: %s", cudaGetErrorString(e));
   try {
@@ -142,7 +147,159 @@ int launch(const gemmbench_launch_args* a, char* error, size_t size, void*) {
     d = it->second;
   }
   try {
-    s->instance->run(d, a->c, a->scale_b, uint32_t(p->m), static_cast<cudaStream_t>(a->stream),
+    s->instance->run(d, a->c, a->scale_b, nullptr, uint32_t(p->m),
+                     static_cast<cudaStream_t>(a->stream), s->num_sms, s->smem_bytes);
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
+  }
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return say(error, size, 3, "launch: %s", cudaGetErrorString(e));
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+// ---- DeepGEMM's m-grouped kernels (issue 51): contiguous and masked -------------------------
+// gemmbench's grouped memory (gemmbench/plugin.h) is DeepGEMM's: A [stored rows, K] (masked
+// [G, max_m, K]), B [G, N, K], B's scales [G, N/128, K/128], D [stored rows, N]. What its Python
+// API builds per call is built here once per problem, in prepare(): contiguous, m_indices (each
+// stored row's group; DeepGEMM needs every 128-row block in one group, so the groups are padded
+// to 128 rows: --group-align 128) and A's scales K-block by K-block over all stored rows; masked,
+// A's scales K-block by K-block per group (get_col_major_tma_aligned_tensor of a 3-D tensor), and
+// masked_m is gemmbench's own device M_g array.
+
+const GroupedShape* find_grouped(const gemmbench_problem* p, int kind) {
+  const int64_t m = kind == kContiguous ? p->stored_rows : p->group_max_m;
+  for (int i = 0; i < kNumGroupedShapes; ++i) {
+    const GroupedShape& g = kGroupedShapes[i];
+    if (g.kind == kind && g.groups == p->groups && g.n == p->n && g.k == p->k && g.m == m)
+      return &g;
+  }
+  return nullptr;
+}
+
+int grouped_kind(const gemmbench_problem* p) {
+  return p->group_layout == GEMMBENCH_GROUP_LAYOUT_MASKED ? kMasked : kContiguous;
+}
+
+template <int KIND>
+int supports_grouped(const gemmbench_problem* p, const gemmbench_device* dev, char* reason,
+                     size_t size, void* user) {
+  const auto no = [&](const char* why) { return say(reason, size, 1, "%s", why); };
+  if (p->struct_size < offsetof(gemmbench_problem, group_layout) + sizeof(int32_t))
+    return no("needs a gemmbench that hands plugins grouped problems");
+  if (p->groups < 1 || grouped_kind(p) != KIND) return no("not this kernel's group layout");
+  if (KIND == kContiguous && p->group_align % 128 != 0)
+    return no(
+        "DeepGEMM's contiguous layout pads each group to 128 rows: run with "
+        "--group-align 128");
+  // The dense checks (types, scales, C, alpha/beta, N and K, the device) hold as they are.
+  gemmbench_problem dense = *p;
+  if (const int rc = supports(&dense, dev, reason, size, user); rc != GEMMBENCH_PLUGIN_OK) {
+    // supports() also looks the dense shape up; a grouped case has its own table.
+    if (std::strncmp(reason, "this build has no instance", 26) != 0) return rc;
+  }
+  if (!find_grouped(p, KIND)) {
+    char why[220];
+    std::snprintf(why, sizeof(why),
+                  "this build has no %s instance for G%lld %lldx%lld with %lld rows: DeepGEMM "
+                  "compiles one per configuration; build with GEMMBENCH_DEEPGEMM_PLAN from this "
+                  "case's --dry-run",
+                  KIND == kContiguous ? "contiguous" : "masked", static_cast<long long>(p->groups),
+                  static_cast<long long>(p->n), static_cast<long long>(p->k),
+                  static_cast<long long>(KIND == kContiguous ? p->stored_rows : p->group_max_m));
+    return no(why);
+  }
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+// Workspace: contiguous, m_indices (int, stored rows) then A's scales (K/128 x stored rows
+// rounded up to 4); masked, A's scales (G x K/128 x max_m rounded up to 4).
+size_t grouped_scales_offset(const gemmbench_problem* p) {
+  return p->group_layout == GEMMBENCH_GROUP_LAYOUT_MASKED
+             ? 0
+             : (size_t(p->stored_rows) * sizeof(int) + 255) / 256 * 256;
+}
+size_t workspace_grouped(const gemmbench_problem* p, void*) {
+  const int64_t kb = (p->k + kBlock - 1) / kBlock;
+  const int64_t rows = p->group_layout == GEMMBENCH_GROUP_LAYOUT_MASKED
+                           ? p->groups * kb * aligned_m(p->group_max_m)
+                           : kb * aligned_m(p->stored_rows);
+  return grouped_scales_offset(p) + size_t(rows) * sizeof(float);
+}
+
+// A's scales [rows][kb] per group of `rows` rows -> [group][kb][aligned rows].
+__global__ void scales_by_kblock_grouped(const float* in, float* out, int64_t groups, int64_t rows,
+                                         int64_t kb, int64_t ld) {
+  const int64_t per = rows * kb;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < groups * per;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t g = i / per, r = (i % per) / kb, j = i % kb;
+    out[(g * kb + j) * ld + r] = in[i];
+  }
+}
+
+int prepare_grouped(const gemmbench_launch_args* a, char* error, size_t size, void*) {
+  const gemmbench_problem* p = a->problem;
+  const int kind = grouped_kind(p);
+  const GroupedShape* s = find_grouped(p, kind);
+  if (!s) return say(error, size, 2, "%s", "prepare(): a grouped case supports() declines");
+  if (!a->host_group_m || !a->group_m)
+    return say(error, size, 2, "%s", "prepare(): no group sizes in the launch arguments");
+  const auto stream = static_cast<cudaStream_t>(a->stream);
+  const int64_t kb = (p->k + kBlock - 1) / kBlock;
+  auto* base = static_cast<char*>(a->workspace);
+  auto* scales_a = reinterpret_cast<float*>(base + grouped_scales_offset(p));
+  cudaMemsetAsync(a->workspace, 0, a->workspace_bytes, stream);
+  const bool masked = kind == kMasked;
+  const int64_t rows = masked ? p->group_max_m : p->stored_rows;
+  const int64_t groups = masked ? p->groups : 1;
+  scales_by_kblock_grouped<<<unsigned(std::min<int64_t>((groups * rows * kb + 255) / 256, 4096)),
+                             256, 0, stream>>>(a->scale_a, scales_a, groups, rows, kb,
+                                               aligned_m(rows));
+  if (!masked) {  // m_indices: each stored row's group, padding rows their group's
+    std::vector<int> index(size_t(p->stored_rows), 0);
+    int64_t row = 0;
+    for (int64_t g = 0; g < p->groups; ++g) {
+      const int64_t m_g = a->host_group_m[g];
+      const int64_t padded = (m_g + p->group_align - 1) / p->group_align * p->group_align;
+      for (int64_t i = 0; i < padded && row < p->stored_rows; ++i) index[size_t(row++)] = int(g);
+    }
+    // Kept until the process ends (prepare() may not synchronise): the copy reads it later.
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::vector<int>& kept = g_indices[key_of(a)];
+    kept = std::move(index);
+    cudaMemcpyAsync(base, kept.data(), kept.size() * sizeof(int), cudaMemcpyHostToDevice, stream);
+  }
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return say(error, size, 3, "prepare(): laying out the grouped inputs: %s",
+               cudaGetErrorString(e));
+  try {
+    const Descriptors d = s->instance->describe(a->a, a->b, scales_a, a->c, uint32_t(rows));
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_prepared[key_of(a)] = d;
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "prepare(): DeepGEMM's descriptors: %s", e.what());
+  }
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+int launch_grouped(const gemmbench_launch_args* a, char* error, size_t size, void*) {
+  const gemmbench_problem* p = a->problem;
+  const int kind = grouped_kind(p);
+  const GroupedShape* s = find_grouped(p, kind);
+  Descriptors d;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = g_prepared.find(key_of(a));
+    if (!s || it == g_prepared.end())
+      return say(error, size, 2, "%s", "launch() of a problem prepare() did not see");
+    d = it->second;
+  }
+  // contiguous: m_indices at the workspace's start; masked: gemmbench's device M_g (int32).
+  int* layout = kind == kMasked ? const_cast<int*>(reinterpret_cast<const int*>(a->group_m))
+                                : static_cast<int*>(a->workspace);
+  const uint32_t m = uint32_t(kind == kMasked ? p->group_max_m : p->stored_rows);
+  try {
+    s->instance->run(d, a->c, a->scale_b, layout, m, static_cast<cudaStream_t>(a->stream),
                      s->num_sms, s->smem_bytes);
   } catch (const std::exception& e) {
     return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
@@ -176,13 +333,57 @@ const gemmbench_kernel kDeepGemm = {
     nullptr,
     prepare,
     1};
-const gemmbench_kernel* const kKernels[] = {&kDeepGemm};
+const gemmbench_kernel kDeepGemmContiguous = {
+    sizeof(gemmbench_kernel),
+    "deepgemm_contiguous",
+    "peer",
+    1,
+    "DeepGEMM v1's m-grouped contiguous FP8 GEMM (block128, groups padded to 128 rows, bf16 D), "
+    "built ahead of time with its own configuration per case (reference peer)",
+    kDtypes,
+    1,
+    kAccums,
+    1,
+    kLayouts,
+    1,
+    90,
+    supports_grouped<kContiguous>,
+    launch_grouped,
+    workspace_grouped,
+    nullptr,
+    prepare_grouped,
+    1,
+    0,
+    GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS};
+const gemmbench_kernel kDeepGemmMasked = {
+    sizeof(gemmbench_kernel),
+    "deepgemm_masked",
+    "peer",
+    1,
+    "DeepGEMM v1's m-grouped masked FP8 GEMM ([G, max_m, K], block128, bf16 D), built ahead of "
+    "time with its own configuration per case (reference peer)",
+    kDtypes,
+    1,
+    kAccums,
+    1,
+    kLayouts,
+    1,
+    90,
+    supports_grouped<kMasked>,
+    launch_grouped,
+    workspace_grouped,
+    nullptr,
+    prepare_grouped,
+    1,
+    0,
+    GEMMBENCH_GROUP_LAYOUT_MASKED};
+const gemmbench_kernel* const kKernels[] = {&kDeepGemm, &kDeepGemmContiguous, &kDeepGemmMasked};
 
 }  // namespace
 }  // namespace gb_deepgemm
 
 GEMMBENCH_PLUGIN_ENTRY {
   static const gemmbench_plugin plugin = {sizeof(gemmbench_plugin), GEMMBENCH_PLUGIN_ABI_VERSION,
-                                          gb_deepgemm::kBuiltFrom, gb_deepgemm::kKernels, 1};
+                                          gb_deepgemm::kBuiltFrom, gb_deepgemm::kKernels, 3};
   return &plugin;
 }
