@@ -36,16 +36,7 @@ struct GroupedCase {
 };
 
 GemmProblem problem_of(const GroupedCase& c) {
-  GemmProblem p;
-  p.m = c.grouping.total_m();
-  p.n = c.n;
-  p.k = c.k;
-  p.layout = Layout::tn;
-  p.dtype = c.type;
-  p.accum = c.accum;
-  p.alpha = c.alpha;
-  p.beta = c.beta;
-  return p;
+  return grouped_problem(c.grouping, c.n, c.k, c.type, c.accum, c.alpha, c.beta);
 }
 
 std::vector<GroupedCase> cases() {

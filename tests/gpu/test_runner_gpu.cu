@@ -77,6 +77,17 @@ RunSpec quick_run(std::vector<std::string> kernels, Shape s, double beta = 0) {
   return r;
 }
 
+// quick_run's spec for one grouped case (TN, M = sum(M_g)) of the given type and accumulation.
+RunSpec grouped_quick_run(std::vector<std::string> kernels, const Grouping& gr, int64_t n,
+                          int64_t k, DType t, Accum acc, double beta) {
+  RunSpec r = quick_run(std::move(kernels),
+                        Shape{gr.total_m(), n, k, {}, GroupedGemm{gr, std::nullopt}}, beta);
+  r.layouts = {Layout::tn};
+  r.dtypes = {t};
+  r.accums = {acc};
+  return r;
+}
+
 const CaseResult& row(const std::vector<CaseResult>& rows, const std::string& kernel) {
   for (const auto& r : rows)
     if (r.kernel == kernel) return r;
@@ -268,15 +279,8 @@ TEST(Runner, ShapeAwareRowsRecordTheirChoice) {
 // (why_unsupported's), never launched on grouped operands.
 TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
   GEMMBENCH_REQUIRE_GPU();
-  const auto grouped_run = [](Grouping gr, DType t, Accum acc, double beta) {
-    int64_t total = 0;
-    for (int64_t m : gr.m) total += m;
-    RunSpec r =
-        quick_run({"hgemm_tn"}, Shape{total, 96, 128, {}, GroupedGemm{gr, std::nullopt}}, beta);
-    r.layouts = {Layout::tn};
-    r.dtypes = {t};
-    r.accums = {acc};
-    return r;
+  const auto grouped_run = [](const Grouping& gr, DType t, Accum acc, double beta) {
+    return grouped_quick_run({"hgemm_tn"}, gr, 96, 128, t, acc, beta);
   };
   Grouping padded{{37, 0, 64, 5}, GroupLayout::contiguous, 16, 0};
   Grouping masked{{7, 16, 0, 2}, GroupLayout::masked, 1, 16};
@@ -324,11 +328,8 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
 TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
   GEMMBENCH_REQUIRE_GPU();
   if (current_device_caps().sm < 90) GTEST_SKIP() << "cuBLASLt's FP8 block scales need sm_90";
-  const auto fp8_run = [](Grouping gr, int64_t n, int64_t k) {
-    RunSpec r =
-        quick_run({"fp8gemm"}, Shape{gr.total_m(), n, k, {}, GroupedGemm{gr, std::nullopt}});
-    r.layouts = {Layout::tn};
-    r.dtypes = {DType::e4m3};
+  const auto fp8_run = [](const Grouping& gr, int64_t n, int64_t k) {
+    RunSpec r = grouped_quick_run({"fp8gemm"}, gr, n, k, DType::e4m3, Accum::f32, 0);
     r.scales = {ScaleMode::block128};
     r.measure.baseline = Baseline::both;
     return r;
@@ -382,13 +383,8 @@ TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
 TEST(Runner, AGroupedCaseRunsTheGroupedKernel) {
   GEMMBENCH_REQUIRE_GPU();
   if (current_device_caps().sm != 90) GTEST_SKIP() << "hgemm_grouped_sm90 runs on sm_90 only";
-  const auto grouped_run = [](Grouping gr, DType t, double beta) {
-    RunSpec r = quick_run({"hgemm_grouped*", "hgemm_tn"},
-                          Shape{gr.total_m(), 264, 136, {}, GroupedGemm{gr, std::nullopt}}, beta);
-    r.layouts = {Layout::tn};
-    r.dtypes = {t};
-    r.accums = {Accum::f32};
-    return r;
+  const auto grouped_run = [](const Grouping& gr, DType t, double beta) {
+    return grouped_quick_run({"hgemm_grouped*", "hgemm_tn"}, gr, 264, 136, t, Accum::f32, beta);
   };
   RunSpec a = grouped_run({{130, 0, 1, 257}, GroupLayout::contiguous, 128, 0}, DType::bf16, 0);
   RunSpec b = grouped_run({{7, 129, 0, 2}, GroupLayout::masked, 1, 160}, DType::f16, 0.5);
@@ -431,11 +427,7 @@ TEST(Runner, HgemmRunsAGroupedCaseThroughTheGroupedKernel) {
   GEMMBENCH_REQUIRE_GPU();
   if (current_device_caps().sm != 90) GTEST_SKIP() << "hgemm_grouped_sm90 runs on sm_90 only";
   Grouping gr{{130, 0, 1, 257}, GroupLayout::contiguous, 1, 0};
-  RunSpec r =
-      quick_run({"hgemm"}, Shape{gr.total_m(), 264, 136, {}, GroupedGemm{gr, std::nullopt}}, 0);
-  r.layouts = {Layout::tn};
-  r.dtypes = {DType::bf16};
-  r.accums = {Accum::f32};
+  const RunSpec r = grouped_quick_run({"hgemm"}, gr, 264, 136, DType::bf16, Accum::f32, 0);
   const Plan plan = build_plan({r}, {}, {}, KernelRegistry::instance());
   ASSERT_EQ(plan.row_count(), 3u) << "cublas, cublas_grouped, hgemm";
   Runner runner(0, 13);

@@ -73,6 +73,43 @@ int say(char* buf, size_t size, int rc, const char* fmt, const char* what) {
   return rc;
 }
 
+// prepare()'s last step, dense or grouped: DeepGEMM's descriptors of the launch's tensors (m: the
+// rows it describes), kept for the problem's launches.
+int describe_and_keep(const gemmbench_launch_args* a, const Instance& instance,
+                      const float* scales_a, uint32_t m, char* error, size_t size) {
+  try {
+    const Descriptors d = instance.describe(a->a, a->b, scales_a, a->c, m);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_prepared[key_of(a)] = d;
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "prepare(): DeepGEMM's descriptors: %s", e.what());
+  }
+  return GEMMBENCH_PLUGIN_OK;
+}
+
+// launch(), dense or grouped: the descriptors prepare() kept, and DeepGEMM's Gemm::run on them
+// with its grid and shared memory (instance null: a case supports() declines).
+int run_prepared(const gemmbench_launch_args* a, const Instance* instance, int* grouped_layout,
+                 uint32_t m, int num_sms, uint32_t smem_bytes, char* error, size_t size) {
+  Descriptors d;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = g_prepared.find(key_of(a));
+    if (!instance || it == g_prepared.end())
+      return say(error, size, 2, "%s", "launch() of a problem prepare() did not see");
+    d = it->second;
+  }
+  try {
+    instance->run(d, a->c, a->scale_b, grouped_layout, m, static_cast<cudaStream_t>(a->stream),
+                  num_sms, smem_bytes);
+  } catch (const std::exception& e) {
+    return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
+  }
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return say(error, size, 3, "launch: %s", cudaGetErrorString(e));
+  return GEMMBENCH_PLUGIN_OK;
+}
+
 int supports(const gemmbench_problem* p, const gemmbench_device* dev, char* reason, size_t size,
              void*) {
   const auto no = [&](const char* why) { return say(reason, size, 1, "%s", why); };
@@ -125,36 +162,14 @@ int prepare(const gemmbench_launch_args* a, char* error, size_t size, void*) {
       a->scale_a, scales_a, p->m, kb, aligned_m(p->m));
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return say(error, size, 3, "prepare(): laying out A's scales: %s", cudaGetErrorString(e));
-  try {
-    const Descriptors d = s->instance->describe(a->a, a->b, scales_a, a->c, uint32_t(p->m));
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_prepared[key_of(a)] = d;
-  } catch (const std::exception& e) {
-    return say(error, size, 4, "prepare(): DeepGEMM's descriptors: %s", e.what());
-  }
-  return GEMMBENCH_PLUGIN_OK;
+  return describe_and_keep(a, *s->instance, scales_a, uint32_t(p->m), error, size);
 }
 
 int launch(const gemmbench_launch_args* a, char* error, size_t size, void*) {
   const gemmbench_problem* p = a->problem;
   const Shape* s = find_shape(p->m, p->n, p->k);
-  Descriptors d;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    const auto it = g_prepared.find(key_of(a));
-    if (!s || it == g_prepared.end())
-      return say(error, size, 2, "%s", "launch() of a problem prepare() did not see");
-    d = it->second;
-  }
-  try {
-    s->instance->run(d, a->c, a->scale_b, nullptr, uint32_t(p->m),
-                     static_cast<cudaStream_t>(a->stream), s->num_sms, s->smem_bytes);
-  } catch (const std::exception& e) {
-    return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
-  }
-  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-    return say(error, size, 3, "launch: %s", cudaGetErrorString(e));
-  return GEMMBENCH_PLUGIN_OK;
+  return run_prepared(a, s ? s->instance : nullptr, nullptr, uint32_t(p->m), s ? s->num_sms : 0,
+                      s ? s->smem_bytes : 0, error, size);
 }
 
 // ---- DeepGEMM's m-grouped kernels (issue 51): contiguous and masked -------------------------
@@ -272,41 +287,19 @@ int prepare_grouped(const gemmbench_launch_args* a, char* error, size_t size, vo
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return say(error, size, 3, "prepare(): laying out the grouped inputs: %s",
                cudaGetErrorString(e));
-  try {
-    const Descriptors d = s->instance->describe(a->a, a->b, scales_a, a->c, uint32_t(rows));
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_prepared[key_of(a)] = d;
-  } catch (const std::exception& e) {
-    return say(error, size, 4, "prepare(): DeepGEMM's descriptors: %s", e.what());
-  }
-  return GEMMBENCH_PLUGIN_OK;
+  return describe_and_keep(a, *s->instance, scales_a, uint32_t(rows), error, size);
 }
 
 int launch_grouped(const gemmbench_launch_args* a, char* error, size_t size, void*) {
   const gemmbench_problem* p = a->problem;
   const int kind = grouped_kind(p);
   const GroupedShape* s = find_grouped(p, kind);
-  Descriptors d;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    const auto it = g_prepared.find(key_of(a));
-    if (!s || it == g_prepared.end())
-      return say(error, size, 2, "%s", "launch() of a problem prepare() did not see");
-    d = it->second;
-  }
   // contiguous: m_indices at the workspace's start; masked: gemmbench's device M_g (int32).
   int* layout = kind == kMasked ? const_cast<int*>(reinterpret_cast<const int*>(a->group_m))
                                 : static_cast<int*>(a->workspace);
   const uint32_t m = uint32_t(kind == kMasked ? p->group_max_m : p->stored_rows);
-  try {
-    s->instance->run(d, a->c, a->scale_b, layout, m, static_cast<cudaStream_t>(a->stream),
-                     s->num_sms, s->smem_bytes);
-  } catch (const std::exception& e) {
-    return say(error, size, 4, "DeepGEMM's Gemm::run: %s", e.what());
-  }
-  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-    return say(error, size, 3, "launch: %s", cudaGetErrorString(e));
-  return GEMMBENCH_PLUGIN_OK;
+  return run_prepared(a, s ? s->instance : nullptr, layout, m, s ? s->num_sms : 0,
+                      s ? s->smem_bytes : 0, error, size);
 }
 
 const int32_t kDtypes[] = {GEMMBENCH_DTYPE_E4M3};
