@@ -96,7 +96,12 @@ enum F3Variant : int {
   kF3Narrow = 4,
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
-  kF3NarrowPlain = 7
+  kF3NarrowPlain = 7,
+  // Experiment (branch exp-m64-solo): _m64's tile with ONE consumer warpgroup on all of it (wgmma
+  // N = the tile's 128, 64 or 32 rows of B), as DeepGEMM runs BLOCK_M 64; the other exits.
+  kF3Solo = 8,
+  kF3Solo64 = 9,
+  kF3Solo32 = 10
 };
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
@@ -109,12 +114,15 @@ enum F3Variant : int {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, int CONSUMERS_ = 2>
 struct F3Cfg {
-  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_,
+                       CONSUMERS = CONSUMERS_;
   static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
-  // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow).
-  static constexpr bool SPLIT_N = BM == WG_N;
+  // A 64-row tile (NARROW): the consumers share A's rows and split B's (kF3Narrow), or one
+  // consumer takes it all (kF3Solo).
+  static constexpr bool NARROW = BM == WG_N;
+  static constexpr bool SPLIT_N = NARROW && CONSUMERS == 2;
   static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
   static constexpr int HALVES = SPLIT_N ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
   static constexpr bool CLUSTER_M = false;
@@ -145,10 +153,17 @@ using F3CfgOf = std::conditional_t<
     V == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-        std::conditional_t<V == kF3Narrow || V == kF3NarrowPlain, F3Cfg<64, 128, 8>,
-                           std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
-                                              std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
-                                                                 F3Cfg<128, 128, 6>>>>>>;
+        std::conditional_t<
+            V == kF3Solo, F3Cfg<64, 128, 8, 1, 1>,
+            std::conditional_t<
+                V == kF3Solo64, F3Cfg<64, 64, 8, 1, 1>,
+                std::conditional_t<
+                    V == kF3Solo32, F3Cfg<64, 32, 8, 1, 1>,
+                    std::conditional_t<
+                        V == kF3Narrow || V == kF3NarrowPlain, F3Cfg<64, 128, 8>,
+                        std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
+                                           std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
+                                                              F3Cfg<128, 128, 6>>>>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -183,6 +198,11 @@ constexpr int f3_nw() {
 template <class Cfg, bool MROWS>
 constexpr bool f3_split_n() {
   if constexpr (MROWS) return Cfg::SPLIT_N;
+  return false;
+}
+template <class Cfg, bool MROWS>
+constexpr bool f3_narrow() {
+  if constexpr (MROWS) return Cfg::NARROW;
   return false;
 }
 
@@ -231,6 +251,7 @@ struct F2Mainloop {
   static constexpr int NW = f3_nw<Cfg, MROWS>();
   static constexpr int NACC = NW / 2;
   static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
+  static constexpr bool kNarrow = f3_narrow<Cfg, MROWS>();   // a 64-row tile (_m64, solo too)
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
@@ -428,7 +449,7 @@ struct F2Mainloop {
   // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
   // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
   // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt).
-  static constexpr bool kRawAhead = kSplitN;
+  static constexpr bool kRawAhead = kNarrow && NW <= 64;
   struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
     int stage = 0;
     Scales s;
@@ -465,7 +486,7 @@ struct F2Mainloop {
   // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
   // prove uniform is serialized: C7518).
   __device__ __forceinline__ void run_pipelined(float (&acc)[NACC], int kb_count) {
-    static_assert(MROWS && (NW == 128 || kSplitN),
+    static_assert(MROWS && (NW == 128 || kNarrow),
                   "the pipelined promotion is rung F3's at 128 rows of B, or a narrow tile's");
     float p0[NACC], p1[NACC];
 #pragma unroll
@@ -566,7 +587,7 @@ struct F2Mainloop {
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     // Fast accumulation has no promotion to overlap.
-    if constexpr ((V == kF3Pipe || (kSplitN && V != kF3NarrowPlain)) && !kFast) {
+    if constexpr ((V == kF3Pipe || (kNarrow && V != kF3NarrowPlain)) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;
@@ -853,6 +874,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   sm90::setmaxnreg_inc<kConsumerRegs>();
   // Warp-uniform: the wgmma descriptors built from it go in uniform registers.
   const int consumer = sm90::warp_uniform(wg - 1);
+  if (consumer >= Cfg::CONSUMERS) return;  // kF3Solo: one consumer warpgroup
   const int g = lane / 4, q = lane % 4;
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
@@ -1075,6 +1097,7 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 
 // _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
 // narrower width where 128 rows would split each tile many ways or K is short).
+template <bool kSolo = false, bool kFill = false>
 void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
@@ -1084,7 +1107,20 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
       int ctas = resident_clusters<S, kFast, 1, true, true, kF3Narrow, TA, TB>();
       if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
       ctas = std::min(ctas, kSkMaxCtas);
-      switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
+      const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
+      const int width =
+          kFill ? (m > 64 ? 128 : fill_tile_n(m, n, 64, ctas)) : m64_tile_n(m, n, k, ctas);
+      if constexpr (kSolo) {
+        switch (width) {
+          case 32:
+            return run<S, kFast, 1, true, true, kF3Solo32, TA, TB>(a, stream);
+          case 64:
+            return run<S, kFast, 1, true, true, kF3Solo64, TA, TB>(a, stream);
+          default:
+            return run<S, kFast, 1, true, true, kF3Solo, TA, TB>(a, stream);
+        }
+      }
+      switch (width) {
         case 32:
           return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
         case 64:
@@ -1167,7 +1203,20 @@ GEMMBENCH_REGISTER_KERNEL(
                   "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
                   "_sk); no rows past M at "
                   "M 64",
-                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+                  supports<1, true, true, kF3Narrow>, launch_m64<>, kF3Types));
+
+// Experiment (branch exp-m64-solo): _m64 with one consumer warpgroup on the whole tile, at
+// m64_tile_n's widths (_m64s) and at the width that fills the waves (_m64s_fill, DeepGEMM's own
+// tiling at M 64).
+GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info("fp8gemm_sm90_persistent_t_m64s", 3,
+                                        "_m64 with one consumer warpgroup on the whole tile "
+                                        "(wgmma N = its rows of B), as DeepGEMM at BLOCK_M 64",
+                                        supports<1, true, true, kF3Solo>, launch_m64<true>,
+                                        kF3Types));
+GEMMBENCH_REGISTER_KERNEL(fp8_sm90_info("fp8gemm_sm90_persistent_t_m64s_fill", 3,
+                                        "_m64s at the width that fills the grid's waves",
+                                        supports<1, true, true, kF3Solo>, launch_m64<true, true>,
+                                        kF3Types));
 
 }  // namespace
 }  // namespace gemmbench
