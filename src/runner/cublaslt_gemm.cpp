@@ -200,7 +200,20 @@ cublasStatus_t CublasLtGemm::launch(const Plan& plan, const cublasLtMatmulAlgo_t
 
 ScalePtrs CublasLtGemm::lt_scales(Plan& plan, const GemmProblem& p, ScalePtrs s,
                                   cudaStream_t stream) {
-  if (p.scale != ScaleMode::block128) return s;
+  if (p.scale != ScaleMode::block128) {
+    // A scale pointer that is not 16-byte aligned is copied once into the plan's own buffer:
+    // cuBLASLt's heuristic offers candidates for it, but none of them runs (a grouped case's
+    // per-expert tensor scale at expert 2, 8 bytes past an aligned address; H200, cuBLAS 13.1,
+    // test_grouped_gpu's unequal_tensor).
+    const auto aligned = [&](DeviceBuffer& to, const float* from, int64_t count) {
+      if (reinterpret_cast<uintptr_t>(from) % 16 == 0) return from;
+      to = DeviceBuffer(size_t(count) * sizeof(float));
+      CUDA_CHECK(cudaMemcpyAsync(to.get(), from, to.bytes(), cudaMemcpyDeviceToDevice, stream));
+      return static_cast<const float*>(to.as<float>());
+    };
+    return {aligned(plan.lt_scale_a_, s.a, scale_count_a(p)),
+            aligned(plan.lt_scale_b_, s.b, scale_count_b(p))};
+  }
   const int64_t kb = ceil_div(p.k, kScaleBlock);
   // Each operand's scales in its mode's layout: rows are M for A, N for B.
   const auto convert = [&](DeviceBuffer& to, const float* from, int64_t count, int64_t rows,
@@ -355,11 +368,15 @@ std::string CublasLtGemm::method() {
       "or f32), CUBLAS_COMPUTE_32F with f32 scalars, and the row's scales through "
       "CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER in the A/B scale mode: tensor SCALAR_32F, row "
       "OUTER_VEC_32F, block128 VEC128_32F for A and BLK128x128_32F for B (converted to "
-      "cuBLASLt's layout once per problem, while tuning); CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 "
+      "cuBLASLt's layout once per problem, while tuning; a tensor or row scale pointer that is "
+      "not 16-byte aligned is copied once to one that is); CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 "
       "on rows marked fast (never with block128, which does not offer it). A grouped FP8 case "
       "(cuBLAS has no grouped FP8 GEMM): one such call per group with rows, C_g^T = B_g A_g^T "
       "(the weights as A: block128 BLK128x128_32F for A and VEC128_32F for B), each group "
-      "tuned so once per case, outside timing",
+      "tuned so once per case, outside timing; a group cuBLASLt's block128 refuses (rows not a "
+      "multiple of 4) runs on its rows rounded up to a multiple of 4, 8 or 16, the first it "
+      "takes (the rows past the group are padding, or later groups' rows their own calls "
+      "overwrite, or slack rows past the last), and the row's note counts such groups",
       kCandidates, kWorkspaceBytes >> 20, kTuneSamples);
 }
 

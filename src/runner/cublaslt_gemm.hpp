@@ -67,7 +67,9 @@ class CublasLtGemm {
     std::unique_ptr<Descriptors> desc_;        // of the tuned problem
     std::optional<GemmProblem> tuned_;         // the problem algos_ belong to
     ScalePtrs tuned_scales_;                   // the scales tune() was given with it
-    DeviceBuffer lt_scale_a_, lt_scale_b_;     // block128: the scales in cuBLASLt's layout
+    // block128: the scales in cuBLASLt's layout; tensor and row: a copy of a scale pointer that
+    // is not 16-byte aligned (lt_scales).
+    DeviceBuffer lt_scale_a_, lt_scale_b_;
     std::vector<cublasLtMatmulAlgo_t> algos_;  // candidates that ran, in the heuristic's order
     size_t best_ = 0;
   };

@@ -114,7 +114,7 @@ void allocate_reference(const GemmProblem& p, const Grouping& g, GroupedOperands
 // The seeded initial C where beta != 0, of C's type.
 void seed_c(const GemmProblem& p, const Grouping& g, uint64_t seed, DataDist dist,
             cudaStream_t stream, GroupedOperands& d) {
-  const int64_t rows = g.stored_rows();
+  const int64_t rows = g.stored_rows() + (is_fp8(p.dtype) ? kGroupedFp8SlackRows : 0);
   const size_t es_out = dtype_bytes(p.out_type());
   d.c = DeviceBuffer(size_t(rows * p.n) * es_out);
   if (p.beta == 0) return;
@@ -167,8 +167,8 @@ void make_fp8_operands(const GemmProblem& p, const Grouping& g, uint64_t seed, D
                               a32 + d.first_row[size_t(grp)] * p.k, c0_of(p, d, grp),
                               d.ref_unquantized.as<double>() + place[size_t(grp)] * p.n, stream);
   };
-  Fp8Inputs in = make_fp8_grouped_inputs(p, g.stored_rows(), g.groups(), seed, kTensorA, kTensorB,
-                                         dist, stream, unquantized);
+  Fp8Inputs in = make_fp8_grouped_inputs(p, g.stored_rows() + kGroupedFp8SlackRows, g.groups(),
+                                         seed, kTensorA, kTensorB, dist, stream, unquantized);
   d.a = std::move(in.a);
   d.b = std::move(in.b);
   d.scale_a = std::move(in.scale_a);
@@ -325,17 +325,37 @@ std::string CublasLtGroupedLoop::prepare(const GemmProblem& p, const Grouping& g
     throw std::invalid_argument("CublasLtGroupedLoop: the grouped FP8 baseline, not " +
                                 std::string(to_string(p.dtype)) + " (CublasGrouped runs those)");
   std::vector<Call> calls;
+  int padded = 0;
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
+    const std::string group = "group " + std::to_string(grp) + " (" + std::to_string(m_g) + " rows)";
+    // The group's own stored rows (its padding included) end where the next group's begin.
+    const int64_t own_end =
+        grp + 1 < g.groups() ? d.first_row[size_t(grp + 1)] : g.stored_rows();
     Call call{group_dense_problem(p, m_g), group_pointers(p, d, grp), {}};
     std::string why_not;
-    if (!lt_.tune(call.plan, call.q, call.at.weights, call.at.rows, call.at.c, stream,
-                  prepare_sample, why_not, call.at.scales))
-      return "group " + std::to_string(grp) + " (" + std::to_string(m_g) + " rows): " + why_not;
+    bool tuned = bool(lt_.tune(call.plan, call.q, call.at.weights, call.at.rows, call.at.c, stream,
+                               prepare_sample, why_not, call.at.scales));
+    for (int multiple : kLtPadMultiples) {
+      if (tuned || p.scale != ScaleMode::block128) break;
+      const int64_t rows = (m_g + multiple - 1) / multiple * multiple;
+      if (rows == m_g) continue;
+      if (p.beta != 0 && d.first_row[size_t(grp)] + rows > own_end)
+        return group + ": " + why_not + "; padded to " + std::to_string(rows) +
+               " rows it would write the next group's C before that group reads it (beta != 0): "
+               "pad the groups (--group-align 4)";
+      call.q = group_dense_problem(p, rows);
+      std::string why_padded;
+      tuned = bool(lt_.tune(call.plan, call.q, call.at.weights, call.at.rows, call.at.c, stream,
+                            prepare_sample, why_padded, call.at.scales));
+    }
+    if (!tuned) return group + ": " + why_not;
+    if (call.q.n != m_g) ++padded;
     calls.push_back(std::move(call));
   }
   calls_ = std::move(calls);
+  padded_ = padded;
   return {};
 }
 

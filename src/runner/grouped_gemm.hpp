@@ -142,6 +142,8 @@ class CublasLtGroupedLoop {
   // One cublasLtMatmul per group with rows, in group order, with its tuned algorithm.
   void run(cudaStream_t stream);
   size_t calls() const { return calls_.size(); }
+  // The groups prepare() ran on more rows than their own (kLtPadMultiples below).
+  int padded_groups() const { return padded_; }
 
  private:
   struct Call {
@@ -151,6 +153,19 @@ class CublasLtGroupedLoop {
   };
   CublasLtGemm& lt_;
   std::vector<Call> calls_;
+  int padded_ = 0;
 };
+
+// cuBLASLt's block128 (VEC128 on the tokens) offers no algorithm for a group whose rows are not a
+// multiple of 4 (37, 7 and 3 rows refused, 32, 64, 100 and 128 run; H200, cuBLAS 13.1,
+// test_grouped_gpu's GroupedCublasLtFp8 cases). Such a group runs on its rows rounded up to the
+// first of these multiples cuBLASLt takes, as an engine that pads each expert's tokens would: the
+// rows past the group are its padding or the next groups' rows, which their own calls, later in
+// group order, overwrite; past the last stored row, the slack rows below. beta != 0 with rows of
+// another group in reach is refused (that group's C would be read after it was written).
+inline constexpr int kLtPadMultiples[] = {4, 8, 16};
+// Rows allocated past an FP8 grouped case's stored rows (A, A's scales, C): the most the padding
+// above adds to the last group. Never read into a result.
+inline constexpr int64_t kGroupedFp8SlackRows = 15;
 
 }  // namespace gemmbench

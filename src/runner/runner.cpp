@@ -1,6 +1,7 @@
 #include "runner/runner.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -111,6 +112,11 @@ void bind_grouped_fp8_baseline(Group& grp, BaselineGemms& gemms, SamplingContext
     if (why.empty()) {
       loop.launch = [&gemms, stream] { gemms.grouped_fp8.run(stream); };
       loop.note = kGroupedFp8BaselineNote;
+      if (const int padded = gemms.grouped_fp8.padded_groups(); padded > 0)
+        loop.note += fmt::format(
+            "; {} of its groups ran on their rows rounded up to a multiple of 4, 8 or 16 "
+            "(cuBLASLt's block128 refuses them otherwise)",
+            padded);
     } else {
       loop.r.reason = "cuBLASLt FP8 per group: " + why;
     }
@@ -440,7 +446,9 @@ size_t grouped_bytes_needed(const ProblemGroup& g) {
   const GemmProblem& p = g.problem;
   const Grouping& gr = g.grouped->grouping;
   const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
-  const size_t rows = size_t(gr.stored_rows()), valid = size_t(gr.total_m());
+  // FP8: the cuBLASLt loop's slack rows past the stored ones (kGroupedFp8SlackRows).
+  const size_t rows = size_t(gr.stored_rows() + (is_fp8(p.dtype) ? kGroupedFp8SlackRows : 0));
+  const size_t valid = size_t(gr.total_m());
   const size_t n = size_t(p.n), k = size_t(p.k);
   size_t bytes = rows * k * es + size_t(gr.groups()) * n * k * es + rows * n * es_out;
   if (p.beta != 0) bytes += rows * n * es_out;
@@ -448,11 +456,14 @@ size_t grouped_bytes_needed(const ProblemGroup& g) {
   if (g.measure.verify) bytes += valid * n * (sizeof(double) + es_out);
   if (!is_fp8(p.dtype)) return bytes;
   const GroupedScales s = grouped_scales(p.scale, gr, p.n, p.k);
-  bytes += size_t(s.a_count + s.b_count()) * sizeof(float);
+  bytes += size_t(scale_count_a(p.scale, int64_t(rows), p.k) + s.b_count()) * sizeof(float);
   if (p.scale == ScaleMode::block128) {
     const size_t kb = (k + kScaleBlock - 1) / kScaleBlock, kb4 = (kb + 3) / 4 * 4;
     const size_t n_blocks = (n + kScaleBlock - 1) / kScaleBlock;
-    bytes += (valid * kb + size_t(gr.touched()) * n_blocks * kb4) * sizeof(float);
+    // The tokens' copies cover each group's rows rounded up to cuBLASLt's multiple (at most 15
+    // more a group).
+    const size_t padded = valid + size_t(gr.touched()) * size_t(kGroupedFp8SlackRows);
+    bytes += (padded * kb + size_t(gr.touched()) * n_blocks * kb4) * sizeof(float);
   }
   bytes += (rows * k + n * k + std::max(rows, n)) * sizeof(float);
   if (g.measure.verify) bytes += valid * n * sizeof(double);

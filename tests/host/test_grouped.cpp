@@ -664,9 +664,10 @@ TEST(GroupedStorage, BytesNeededCountStoredRowsAndEveryExpert) {
 }
 
 // FP8 adds its scales to the device memory a grouped case takes: A's and every expert's, the
-// cuBLASLt loop's block128 copies of each group's (KB rounded up to 4 for the weights), the f32
-// values of A and of one expert while quantizing, and a second reference (of the unquantized
-// inputs) when it verifies.
+// cuBLASLt loop's block128 copies of each group's (its tokens' rows rounded up as cuBLASLt takes
+// them, KB rounded up to 4 for the weights), the f32 values of A and of one expert while
+// quantizing, and a second reference (of the unquantized inputs) when it verifies; A, its scales
+// and C have kGroupedFp8SlackRows past the stored rows (the loop's padding of the last group).
 TEST(GroupedStorage, BytesNeededCountTheFp8ScalesAndTheSetUp) {
   const KernelRegistry reg = make_registry();
   const auto group_of = [&](std::vector<std::string> extra) {
@@ -678,7 +679,7 @@ TEST(GroupedStorage, BytesNeededCountTheFp8ScalesAndTheSetUp) {
     EXPECT_EQ(plan.groups.size(), 1u);
     return plan.groups.at(0);
   };
-  const size_t stored = 384, valid = 135, n = 200, k = 300, kb = 3;
+  const size_t stored = 384 + kGroupedFp8SlackRows, valid = 135, n = 200, k = 300, kb = 3;
   const size_t operands = stored * k + 3 * n * k + stored * n * 2;  // FP8 A, B; bf16 C
   const size_t set_up = (stored * k + n * k + stored) * 4;          // f32 A, one expert, scratch
   const size_t refs = valid * n * (8 + 2 + 8);  // reference, gather, unquantized reference
@@ -688,7 +689,8 @@ TEST(GroupedStorage, BytesNeededCountTheFp8ScalesAndTheSetUp) {
   EXPECT_EQ(bytes_of("tensor"), operands + (1 + 3) * 4 + set_up + refs);
   EXPECT_EQ(bytes_of("row"), operands + (stored + 3 * n) * 4 + set_up + refs);
   const size_t block_scales = (stored * kb + 3 * 2 * kb) * 4;
-  const size_t lt_copies = (valid * kb + 2 * 2 * 4) * 4;  // 2 groups with rows, 2 blocks, KB4 4
+  // 2 groups with rows, each up to kGroupedFp8SlackRows more; 2 blocks of the weights, KB4 4.
+  const size_t lt_copies = ((valid + 2 * kGroupedFp8SlackRows) * kb + 2 * 2 * 4) * 4;
   EXPECT_EQ(bytes_of("block128"), operands + block_scales + lt_copies + set_up + refs);
   ProblemGroup unverified = group_of({"--scale", "block128"});
   unverified.measure.verify = false;
