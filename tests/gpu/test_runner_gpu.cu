@@ -355,7 +355,8 @@ TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
     EXPECT_EQ(loop.kernel, "cublas");
     EXPECT_EQ(loop.provider, "cublaslt");
     ASSERT_EQ(loop.status, Status::ok) << loop.reason;
-    EXPECT_EQ(loop.reason, kGroupedFp8BaselineNote);
+    // The note, then how many groups ran padded (cuBLASLt's block128 refuses 37, 5, 7 and 2 rows).
+    EXPECT_EQ(loop.reason.rfind(kGroupedFp8BaselineNote, 0), 0u) << loop.reason;
     ASSERT_TRUE(loop.grouped);
     EXPECT_TRUE(loop.error.computed);
     EXPECT_LE(loop.error.normwise, loop.error.tolerance);
