@@ -485,6 +485,23 @@ struct F2Mainloop {
     }
   }
 
+  // The kb_count k-blocks of a tile this warpgroup has no rows in (the grouped kernel,
+  // fp8gemm/grouped.cu: its 64 rows all past the group's last): each stage waited for and
+  // released, no wgmma. No barrier beyond the warp's is needed, unlike hgemm's skip (hgemm/sm90/
+  // mainloop.cuh, where one arrival stands for the whole warpgroup): here every warp arrives on
+  // the stage's empty barrier itself (release: after __syncwarp, so after all its lanes' waits),
+  // and the producer refills a stage only once all the consumers' warps have arrived. So no lap
+  // of a stage's full barrier completes before every warp has waited on the lap before it: no
+  // warp can read the next lap's phase as its own.
+  __device__ __forceinline__ void skip(int kb_count) {
+    for (int kb = 0; kb < kb_count; ++kb) {
+      const int stage = ring.stage;
+      sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+      release(stage);
+      ring.advance();
+    }
+  }
+
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     // Fast accumulation has no promotion to overlap.
