@@ -280,6 +280,48 @@ TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
   EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g), why);
 }
 
+// fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
+// rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
+TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
+  const KernelInfo* f = KernelRegistry::instance().find("fp8gemm");
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(f->dense_too);
+  EXPECT_EQ(f->group_layouts, k->group_layouts);
+  EXPECT_EQ(f->group_tile_rows, k->group_tile_rows) << "the runner builds fp8gemm's tables";
+  ASSERT_TRUE(static_cast<bool>(f->choose_grouped));
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping g;
+  g.m = {100, 0, 156};
+  g.layout = GroupLayout::masked;
+  g.max_m = 160;
+  const GemmProblem p = fp8_grouped_problem(g, 256, 512);
+  const DispatchChoice c = f->choose_grouped(p, g, h100);
+  const std::string why = why_unsupported(*k, p, h100, &g);
+  if (why.empty()) {  // a GPU host with the sm_90a image
+    ASSERT_NE(c.kernel, nullptr);
+    EXPECT_EQ(c.kernel->name, "fp8gemm_grouped_sm90");
+    EXPECT_EQ(c.rule, "grouped-persistent-sm90");
+  } else {
+    EXPECT_EQ(c.kernel, nullptr);
+    EXPECT_NE(c.why.find("fp8gemm_grouped_sm90: " + why), std::string::npos) << c.why;
+    EXPECT_EQ(why_unsupported(*f, p, h100, &g), c.why);
+  }
+  GemmProblem tensor = p;
+  tensor.scale = ScaleMode::tensor;
+  EXPECT_NE(why_unsupported(*f, tensor, h100, &g).find("fp8gemm_grouped_sm90: block128 scales only"),
+            std::string::npos)
+      << "the grouped candidate's reason, named";
+  EXPECT_NE(why_unsupported(*f, p, h100), kGroupedKernelDenseReason) << "fp8gemm is dense too";
+  // hgemm's grouped choice is not fp8gemm's: an FP8 case names no hgemm kernel.
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(why_unsupported(*h, p, h100, &g).find("fp8gemm_grouped_sm90"), std::string::npos);
+}
+
 TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
   DeviceCaps h100;
   h100.sm = 90;
