@@ -136,8 +136,7 @@ DispatchChoice choose_fp8gemm_grouped(const GemmProblem& p, const Grouping& g,
   return choose_grouped_among({{"fp8gemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
 }
 
-using ChooseGroupedPtr = DispatchChoice (*)(const GemmProblem&, const Grouping&,
-                                            const DeviceCaps&);
+using ChooseGroupedPtr = DispatchChoice (*)(const GemmProblem&, const Grouping&, const DeviceCaps&);
 
 template <ChooseGroupedPtr F>
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {

@@ -108,8 +108,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
     if (wg_thread == 0) {
-      const Sm90Producer<Cfg, true, true, false, kBK> producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0,
-                                                               0u};
+      using Producer = Sm90Producer<Cfg, true, true, false, kBK>;     // K-major, no cluster
+      const Producer producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0, 0u};  // load_tile places rows
       for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
         const GroupedTile tile = grouped_tile(walk, t);
         // Both boxes start inside the group (row_tile * BM < M_g, n_tile * BN < N); rows past
@@ -186,8 +186,8 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
     throw std::invalid_argument("fp8gemm_grouped_sm90: needs the grouped block128 scales");
-  const Sm90GroupedLaunch l = sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows,
-                                                  grouped_resident_ctas());
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows, grouped_resident_ctas());
   const GroupedLaunch& gl = *args.grouped;
   fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, kSmemBytes, stream>>>(
       l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,

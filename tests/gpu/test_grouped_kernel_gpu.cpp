@@ -228,8 +228,14 @@ void run_fp8_case(const char* kernel, const Fp8KernelCase& c, After&& after) {
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, 20261130, DataDist::uniform, meter, stream);
   const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
-  GemmArgs args{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha), float(p.beta),
-                d.scale_a.as<float>(), d.scale_b.as<float>()};
+  GemmArgs args{p,
+                d.a.get(),
+                d.b.get(),
+                d.c.get(),
+                float(p.alpha),
+                float(p.beta),
+                d.scale_a.as<float>(),
+                d.scale_b.as<float>()};
   args.grouped = &tables.launch;
   args.test_max_ctas = c.max_ctas;
   const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {

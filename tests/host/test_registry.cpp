@@ -312,8 +312,9 @@ TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
   }
   GemmProblem tensor = p;
   tensor.scale = ScaleMode::tensor;
-  EXPECT_NE(why_unsupported(*f, tensor, h100, &g).find("fp8gemm_grouped_sm90: block128 scales only"),
-            std::string::npos)
+  EXPECT_NE(
+      why_unsupported(*f, tensor, h100, &g).find("fp8gemm_grouped_sm90: block128 scales only"),
+      std::string::npos)
       << "the grouped candidate's reason, named";
   EXPECT_NE(why_unsupported(*f, p, h100), kGroupedKernelDenseReason) << "fp8gemm is dense too";
   // hgemm's grouped choice is not fp8gemm's: an FP8 case names no hgemm kernel.
