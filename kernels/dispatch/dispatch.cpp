@@ -11,6 +11,7 @@
 // Constraints: those of the chosen kernel; a problem no candidate runs is a skipped row whose
 // reason lists every candidate's.
 // Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json.gz (docs/dispatch.md).
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -107,45 +108,71 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
   chosen_for_launch<F>(args.problem)->launch(args, stream);
 }
 
-// ---- Grouped cases (docs/grouped.md): hgemm runs the grouped Hopper kernel ----
-// The candidates, best first, with the rule name rows record. One kernel so far; it declares both
-// group layouts, whose rows it takes in 128-row tiles (kHgemmGroupTileRows, the launch tables the
-// runner builds for hgemm's rows: a candidate with other tiles is turned away).
-constexpr int kHgemmGroupTileRows = 128;
+// ---- Grouped cases (docs/grouped.md): hgemm and fp8gemm run their grouped Hopper kernels ----
+// A dispatcher's grouped candidates, best first, with the rule name rows record: one kernel each
+// so far, declaring both group layouts, whose rows it takes in 128-row tiles (the dispatcher's
+// group_tile_rows: the runner builds the launch tables of the dispatcher's rows in them, so a
+// candidate with other tiles is turned away).
+constexpr int kGroupTileRows = 128;
 
-DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
+DispatchChoice choose_grouped_among(std::initializer_list<RuleCandidate> listed,
+                                    const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
   std::vector<RuleCandidate> candidates;
-  for (const RuleCandidate& c : {RuleCandidate{"hgemm_grouped_sm90", "grouped-persistent-sm90"}}) {
+  for (const RuleCandidate& c : listed) {
     const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
-    if (k && k->group_tile_rows == kHgemmGroupTileRows) candidates.push_back(c);
+    if (k && k->group_tile_rows == kGroupTileRows) candidates.push_back(c);
   }
   return first_that_runs(candidates, p, caps, &g, "no grouped candidate runs this case");
 }
 
-std::string supports_hgemm_grouped(const GemmProblem& p, const Grouping& g,
-                                   const DeviceCaps& caps) {
-  const DispatchChoice c = choose_hgemm_grouped(p, g, caps);
+DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
+                                    const DeviceCaps& caps) {
+  return choose_grouped_among({{"hgemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
+}
+
+DispatchChoice choose_fp8gemm_grouped(const GemmProblem& p, const Grouping& g,
+                                      const DeviceCaps& caps) {
+  return choose_grouped_among({{"fp8gemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
+}
+
+using ChooseGroupedPtr = DispatchChoice (*)(const GemmProblem&, const Grouping&, const DeviceCaps&);
+
+template <ChooseGroupedPtr F>
+std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  const DispatchChoice c = F(p, g, caps);
   return c.kernel ? std::string() : c.why;
 }
 
-// hgemm's launch: a grouped case goes to the grouped choice (kept per device, problem and
-// grouping shape, as the dense choice is), a dense one to the rule table's.
-void launch_hgemm(const GemmArgs& args, cudaStream_t stream) {
+// A dispatcher's launch: a grouped case goes to its grouped choice (kept per device, problem and
+// grouping shape, as the dense choice is; every field a grouped candidate's supports reads is in
+// the key), a dense one to the rule table's.
+template <CandidatesFn DENSE, ChooseGroupedPtr GROUPED>
+void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
   if (!args.grouped || !args.grouped->grouping) {
-    chosen_for_launch<hgemm_candidates>(args.problem)->launch(args, stream);
+    chosen_for_launch<DENSE>(args.problem)->launch(args, stream);
     return;
   }
   const GemmProblem& p = args.problem;
   const Grouping& g = *args.grouped->grouping;
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int64_t, int64_t>;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, bool, int,
+                         int64_t, int64_t>;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
-  const Key key{
-      dev, p.m, p.n, p.k, int(p.dtype), int(p.accum), int(g.layout), g.groups(), g.stored_rows()};
-  cached_choice(key, [&] {
-    return choose_hgemm_grouped(p, g, current_device_caps());
-  })->launch(args, stream);
+  const Key key{dev,
+                p.m,
+                p.n,
+                p.k,
+                int(p.dtype),
+                int(p.b_type()),
+                int(p.out_type()),
+                int(p.accum),
+                int(p.scale),
+                p.fast_accum,
+                int(g.layout),
+                g.groups(),
+                g.stored_rows()};
+  cached_choice(key, [&] { return GROUPED(p, g, current_device_caps()); })->launch(args, stream);
 }
 
 }  // namespace
@@ -162,11 +189,11 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
     .min_sm = 80,
     .supports = supports<hgemm_candidates>,
-    .launch = launch_hgemm,
+    .launch = launch_dense_or_grouped<hgemm_candidates, choose_hgemm_grouped>,
     .choose = choose<hgemm_candidates>,
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_hgemm_grouped,
-    .group_tile_rows = kHgemmGroupTileRows,
+    .supports_grouped = supports_grouped<choose_hgemm_grouped>,
+    .group_tile_rows = kGroupTileRows,
     .dense_too = true,
     .choose_grouped = choose_hgemm_grouped,
 });
@@ -195,15 +222,20 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .rung = 5,
     .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (F4, "
                "the decode path, at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few "
-               "tiles, F3's variants above; e4m3 x e5m2 and e5m2 x e4m3 take the same rules), "
-               "rows record which",
+               "tiles, F3's variants above; e4m3 x e5m2 and e5m2 x e4m3 take the same rules; "
+               "grouped block128 cases fp8gemm_grouped_sm90), rows record which",
     .dtypes = {DType::e4m3, DType::e5m2},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
     .min_sm = 89,
     .supports = supports<fp8gemm_candidates>,
-    .launch = launch<fp8gemm_candidates>,
+    .launch = launch_dense_or_grouped<fp8gemm_candidates, choose_fp8gemm_grouped>,
     .choose = choose<fp8gemm_candidates>,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped<choose_fp8gemm_grouped>,
+    .group_tile_rows = kGroupTileRows,
+    .dense_too = true,
+    .choose_grouped = choose_fp8gemm_grouped,
 });
 GEMMBENCH_REGISTER_RULES(RuleTable{"fp8gemm", fp8gemm_rule_rows});
 

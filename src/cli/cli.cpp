@@ -49,9 +49,10 @@ Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and 
   ways, rows cublas (a cublasGemmEx per group) and cublas_grouped (the grouped API); a kernel row
   divides by the faster and names it. FP8 (--dtype e4m3 --scale block128, tensor, row): the
   cublas row is cuBLASLt, a cublasLtMatmul per group (cuBLAS has no grouped FP8 GEMM), no
-  cublas_grouped row. Kernel rows: hgemm_grouped_sm90 (f16/bf16, both layouts, H100/H200), the
-  one grouped kernel, and hgemm, which runs it (the row names it); other kernels are skipped with
-  the reason (issue 51).
+  cublas_grouped row. Kernel rows, both layouts, H100/H200: hgemm_grouped_sm90 (f16/bf16) and
+  hgemm, which runs it; fp8gemm_grouped_sm90 (e4m3 x e4m3, block128, bf16 C; not yet run on a
+  GPU) and fp8gemm, which runs it (a dispatcher's row names its kernel); other kernels are
+  skipped with the reason (issue 51).
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
@@ -642,10 +643,14 @@ std::string format_kernel_list(const KernelRegistry& reg, bool as_json, bool all
       const KernelInfo* rep = kernels[i];
       while (end < kernels.size() && kernels[end]->family == kernels[i]->family &&
              kernels[end]->rung == kernels[i]->rung) {
-        // The rung's face: the shortest name, then the TN kernel (the seeds' layout), then A-Z.
+        // The rung's face: a dense kernel (a grouped one, fp8gemm_grouped_sm90 at rung F3, runs
+        // the rung's technique on another problem), the shortest name, then the TN kernel (the
+        // seeds' layout), then A-Z.
         const KernelInfo* k = kernels[end++];
         const auto key = [](const KernelInfo* x) {
-          return std::make_tuple(x->name.size(), x->layouts.front() != Layout::tn, x->name);
+          const bool grouped_only = !x->group_layouts.empty() && !x->dense_too;
+          return std::make_tuple(grouped_only, x->name.size(), x->layouts.front() != Layout::tn,
+                                 x->name);
         };
         if (key(k) < key(rep)) rep = k;
       }

@@ -4,9 +4,15 @@
 // with empty ones, one-row groups and rows that are not a multiple of the 128-row tile, N and K at
 // and beside the tile edges, f16 and bf16, alpha and beta != 0, and a capped grid that walks many
 // tiles per CTA. Then what the kernel refuses, with its reasons.
+// The grouped FP8 kernel fp8gemm_grouped_sm90 (kernels/fp8gemm/grouped.cu) the same way, with
+// block128 scales and the tolerance of every FP8 block128 row (verification_passed): both layouts,
+// balanced and skewed groups, empty and one-row groups, M_g beside 64 and 128 (a consumer with no
+// rows skips its tile), N and K beside 128, beta != 0, grids capped to 1 and 3 CTAs; that padding
+// rows stay as they were (NaN poison); and that fp8gemm runs it on a grouped case.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -146,6 +152,188 @@ TEST(GroupedKernelSupport, ALaunchWithoutItsTablesThrows) {
   const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
   GemmArgs args{p};
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument);
+  const GroupedLaunchTables no_tiles(g, 0, nullptr);
+  args.grouped = &no_tiles.launch;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";
+}
+
+// ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
+
+constexpr const char* kFp8Kernel = "fp8gemm_grouped_sm90";
+
+struct Fp8KernelCase {
+  const char* name;
+  Grouping grouping;
+  int64_t n, k;
+  double alpha, beta;
+  int max_ctas;  // GemmArgs::test_max_ctas (0: the whole grid)
+};
+
+GemmProblem fp8_problem_of(const Fp8KernelCase& c) {
+  GemmProblem p = grouped_problem(c.grouping, c.n, c.k, DType::e4m3, Accum::f32, c.alpha, c.beta);
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  return p;
+}
+
+std::vector<Fp8KernelCase> fp8_cases() {
+  using G = std::vector<int64_t>;
+  return {
+      // Balanced: every group two whole row tiles; N two tiles, K four k-blocks.
+      {"balanced_align1", contiguous(G{256, 256, 256, 256}, 1), 256, 512, 1, 0, 0},
+      // Skewed, empty and one-row groups, rows beside 64 and 128; N = 2 tiles + 8 (an expert's
+      // partial last scale block), K = 2 k-blocks + 16 (a partial last k-block).
+      {"skewed_align1", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 272, 1, 0, 0},
+      // Last row tiles of exactly 64, 65 and 63 rows: the second consumer skips the first and
+      // the third, computes one row of the second.
+      {"rows_beside_64", contiguous(G{64, 65, 63, 192, 191}, 1), 128, 256, 1, 0, 0},
+      // DeepGEMM's contiguous layout: each group padded to 128 rows.
+      {"align128", contiguous(G{130, 0, 1, 257, 128}, 128), 256, 384, 1, 0, 0},
+      // Masked, alpha and beta (C read back), N past four tiles, K one k-block and a half.
+      {"masked_beta", masked(G{7, 129, 0, 2, 160}, 160), 520, 192, -0.75, 0.5, 0},
+      {"masked_one_row", masked(G{0, 1, 128, 64}, 130), 128, 128, 1, 0, 0},
+      // N % 8 != 0: the epilogue's 2-byte stores; align 8.
+      {"n100_align8", contiguous(G{33, 0, 65, 5}, 8), 100, 128, 1.5, 0, 0},
+      // One group of one row; only the last group has rows.
+      {"one_row", contiguous(G{1}, 1), 128, 128, 1, 0, 0},
+      {"last_only", contiguous(G{0, 0, 0, 77}, 1), 136, 256, 1, 0, 0},
+      // 64 skewed groups on 3 CTAs and on 1 (many tiles each, skipped halves among them: the case
+      // that hung hgemm's grouped kernel), and on the whole grid.
+      {"skewed64_capped3", contiguous(skewed(64), 1), 384, 256, 1, -1, 3},
+      {"skewed64_capped1", contiguous(skewed(64), 1), 256, 384, 1, 0, 1},
+      {"skewed64_grid", contiguous(skewed(64), 16), 384, 256, 1, 0, 0},
+  };
+}
+
+const KernelInfo& require_fp8_kernel(const char* name) {
+  const KernelInfo* k = KernelRegistry::instance().find(name);
+  if (!k) throw std::runtime_error(std::string(name) + " is not registered");
+  return *k;
+}
+
+// Runs `kernel` (the grouped FP8 kernel or the fp8gemm dispatcher) on case c once, verified group
+// by group; `after` sees the operands once the check is done (C as the launch left it).
+template <class After>
+void run_fp8_case(const char* kernel, const Fp8KernelCase& c, After&& after) {
+  const KernelInfo& k = require_fp8_kernel(kernel);
+  const GemmProblem p = fp8_problem_of(c);
+  const Grouping& g = c.grouping;
+  const DeviceCaps caps = current_device_caps();
+  if (const std::string why = why_unsupported(k, p, caps, &g); !why.empty()) {
+    if (caps.sm != 90) GTEST_SKIP() << kernel << ": " << why;
+    FAIL() << "refused on sm_90: " << why;
+  }
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  ErrorMeter meter;
+  GroupedOperands d = make_grouped_operands(p, g, 20261130, DataDist::uniform, meter, stream);
+  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
+  GemmArgs args{p,
+                d.a.get(),
+                d.b.get(),
+                d.c.get(),
+                float(p.alpha),
+                float(p.beta),
+                d.scale_a.as<float>(),
+                d.scale_b.as<float>()};
+  args.grouped = &tables.launch;
+  args.test_max_ctas = c.max_ctas;
+  const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
+    k.launch(args, stream);
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+  EXPECT_EQ(e.nonfinite, 0) << "valid rows left unwritten (NaN poison) or overflowed";
+  EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
+                                      << " (max abs " << e.max_abs << ")";
+  after(p, d);
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+class GroupedFp8Kernel : public ::testing::TestWithParam<Fp8KernelCase> {};
+
+TEST_P(GroupedFp8Kernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_fp8_case(kFp8Kernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8Kernel, ::testing::ValuesIn(fp8_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Rows outside every group (a padded contiguous layout's, a masked layout's past M_g) are left as
+// they were: still the NaN poison verify_grouped wrote before the launch. The tiles cover them
+// (a group of 130 rows computes 256), so an epilogue that stored whole tiles would overwrite them.
+TEST(GroupedFp8KernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const Fp8KernelCase& c :
+       {Fp8KernelCase{"align128", contiguous(G{130, 0, 1, 257, 64}, 128), 264, 256, 1, 0, 0},
+        Fp8KernelCase{"masked", masked(G{7, 129, 0, 65}, 192), 256, 128, 1, 0, 0}}) {
+    SCOPED_TRACE(c.name);
+    run_fp8_case(kFp8Kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      const Grouping& g = c.grouping;
+      std::vector<uint16_t> out(size_t(g.stored_rows() * p.n));
+      CUDA_CHECK(cudaMemcpy(out.data(), d.c.get(), out.size() * 2, cudaMemcpyDeviceToHost));
+      std::vector<bool> valid(size_t(g.stored_rows()), false);
+      for (size_t grp = 0; grp < g.m.size(); ++grp)
+        for (int64_t i = 0; i < g.m[grp]; ++i) valid[size_t(d.first_row[grp] + i)] = true;
+      int64_t padding = 0, written = 0;
+      for (int64_t r = 0; r < g.stored_rows(); ++r) {
+        if (valid[size_t(r)]) continue;
+        ++padding;
+        for (int64_t n = 0; n < p.n; ++n) {
+          const uint16_t u = out[size_t(r * p.n + n)];
+          written += !((u & 0x7f80) == 0x7f80 && (u & 0x7f) != 0);  // not a bf16 NaN
+        }
+      }
+      EXPECT_GT(padding, 100) << "the case has padding rows to check";
+      EXPECT_EQ(written, 0) << "elements of padding rows overwritten";
+    });
+  }
+}
+
+// fp8gemm, the dispatcher, runs a grouped FP8 case through the grouped kernel: its launch with
+// its own tile rows' tables, verified like the kernel's, and its choice names the kernel.
+TEST(GroupedFp8KernelSupport, Fp8gemmRunsGroupedCases) {
+  GEMMBENCH_REQUIRE_GPU();
+  const Fp8KernelCase c{"dispatch", contiguous({300, 0, 1, 129}, 1), 264, 272, 1, 0, 0};
+  const KernelInfo& f = require_fp8_kernel("fp8gemm");
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm == 90) {
+    const DispatchChoice choice = f.choose_grouped(fp8_problem_of(c), c.grouping, caps);
+    ASSERT_NE(choice.kernel, nullptr) << choice.why;
+    EXPECT_EQ(choice.kernel->name, kFp8Kernel);
+  }
+  run_fp8_case("fp8gemm", c, [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+// What the kernel refuses on a GPU, each with its one-line reason, and a launch without the grouped
+// scales or tables throws instead of reading a null pointer.
+TEST(GroupedFp8KernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_fp8_kernel(kFp8Kernel);
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 7}, 1);
+  GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  if (caps.sm != 90) {
+    EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "sm_" << caps.sm << " has no wgmma";
+    GTEST_SKIP() << kFp8Kernel << " runs on sm_90 only; the rest needs one";
+  }
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  GemmProblem q = p;
+  q.k = 120;
+  EXPECT_EQ(why_unsupported(k, q, caps, &g),
+            "K must be a multiple of 16: TMA needs 16-byte aligned row strides");
+  q = p;
+  q.scale = ScaleMode::tensor;
+  EXPECT_EQ(why_unsupported(k, q, caps, &g),
+            "block128 scales only (DeepSeek-V3's FP8 experts); tensor and row are not built");
+  GemmArgs args{p};
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "no scales";
+  const float scale = 1.f;
+  args.scale_a = &scale;
+  args.scale_b = &scale;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "no grouped tables";
   const GroupedLaunchTables no_tiles(g, 0, nullptr);
   args.grouped = &no_tiles.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";

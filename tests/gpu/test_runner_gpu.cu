@@ -323,35 +323,47 @@ TEST(Runner, AGroupedCaseRunsCublasTwoWays) {
 // An FP8 grouped case through the runner (issue 51): its baseline row, cublas, is cuBLASLt, a call
 // per group (cuBLAS has no grouped FP8 GEMM) that says so, verified group by group against the
 // dequantized reference with its quantization error, and timed; no cublas_grouped row; the
-// cublaslt row says the baseline is cuBLASLt already; a dense kernel named for it is skipped; a
-// case no provider runs (bf16 C and N % 8 != 0: a group's M is N) is skipped whole, one line.
+// cublaslt row says the baseline is cuBLASLt already; fp8gemm runs the grouped FP8 kernel
+// (fp8gemm_grouped_sm90, its row names it), verified the same way; a case cuBLASLt cannot run
+// (bf16 C and N % 8 != 0: a group's M is N) is skipped whole, one line, where only a dense kernel
+// is named for it, and runs fp8gemm's row where fp8gemm is.
 TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
   GEMMBENCH_REQUIRE_GPU();
   if (current_device_caps().sm < 90) GTEST_SKIP() << "cuBLASLt's FP8 block scales need sm_90";
-  const auto fp8_run = [](const Grouping& gr, int64_t n, int64_t k) {
-    RunSpec r = grouped_quick_run({"fp8gemm"}, gr, n, k, DType::e4m3, Accum::f32, 0);
+  const auto fp8_run = [](const char* kernel, const Grouping& gr, int64_t n, int64_t k) {
+    RunSpec r = grouped_quick_run({kernel}, gr, n, k, DType::e4m3, Accum::f32, 0);
     r.scales = {ScaleMode::block128};
     r.measure.baseline = Baseline::both;
     return r;
   };
   Grouping padded{{37, 0, 64, 5}, GroupLayout::contiguous, 16, 0};
   Grouping masked{{7, 16, 0, 2}, GroupLayout::masked, 1, 16};
-  RunSpec a = fp8_run(padded, 200, 272);
-  RunSpec b = fp8_run(masked, 136, 256);
+  RunSpec a = fp8_run("fp8gemm", padded, 200, 272);
+  RunSpec b = fp8_run("fp8gemm", masked, 136, 256);
   b.measure.regime = Regime::burst;
-  const RunSpec c = fp8_run(padded, 100, 272);
-  const Plan plan = build_plan({a, b, c}, {}, {}, KernelRegistry::instance());
-  ASSERT_EQ(plan.row_count(), 9u) << "cublas, cublaslt and fp8gemm, three cases";
+  const RunSpec c = fp8_run("fp8gemm_sm90", padded, 100, 272);  // a dense kernel: no provider
+  const RunSpec d = fp8_run("fp8gemm", masked, 100, 256);       // cuBLASLt refuses, fp8gemm runs
+  const Plan plan = build_plan({a, b, c, d}, {}, {}, KernelRegistry::instance());
+  ASSERT_EQ(plan.row_count(), 12u) << "cublas, cublaslt and a kernel, four cases";
   ASSERT_NE(why_group_cannot_run(plan.groups[2]), "");
+  ASSERT_EQ(why_group_cannot_run(plan.groups[3]), "") << "fp8gemm declares the layout";
   Runner runner(0, 7);
   Collect out;
   const RunSummary s = runner.run(plan, out, {});
-  ASSERT_EQ(out.rows.size(), 9u);
+  ASSERT_EQ(out.rows.size(), 12u);
   EXPECT_FALSE(s.aborted);
+  const auto expect_kernel_row = [](const CaseResult& k) {
+    EXPECT_EQ(k.kernel, "fp8gemm");
+    ASSERT_EQ(k.status, Status::ok) << k.reason;
+    EXPECT_EQ(k.chosen_kernel, "fp8gemm_grouped_sm90");
+    EXPECT_EQ(k.chosen_rule, "grouped-persistent-sm90");
+    EXPECT_TRUE(k.error.computed);
+    EXPECT_LE(k.error.normwise, k.error.tolerance);
+    EXPECT_TRUE(k.time);
+  };
   for (size_t i = 0; i < 6; i += 3) {
     const CaseResult& loop = out.rows[i];
     const CaseResult& lt = out.rows[i + 1];
-    const CaseResult& k = out.rows[i + 2];
     EXPECT_EQ(loop.kernel, "cublas");
     EXPECT_EQ(loop.provider, "cublaslt");
     ASSERT_EQ(loop.status, Status::ok) << loop.reason;
@@ -367,15 +379,16 @@ TEST(Runner, AnFp8GroupedCaseRunsTheCublasltLoop) {
     EXPECT_EQ(lt.kernel, "cublaslt");
     EXPECT_EQ(lt.status, Status::skipped);
     EXPECT_NE(lt.reason.find("cuBLASLt already"), std::string::npos) << lt.reason;
-    EXPECT_EQ(k.kernel, "fp8gemm");
-    EXPECT_EQ(k.status, Status::skipped);
-    EXPECT_EQ(k.reason, kDenseKernelGroupedReason);
+    expect_kernel_row(out.rows[i + 2]);
   }
   for (size_t i = 6; i < 9; ++i) {
     EXPECT_EQ(out.rows[i].status, Status::skipped);
     EXPECT_EQ(out.rows[i].reason, why_group_cannot_run(plan.groups[2]));
     EXPECT_FALSE(out.rows[i].time);
   }
+  EXPECT_EQ(out.rows[9].status, Status::skipped);
+  EXPECT_EQ(out.rows[9].reason.rfind("cuBLASLt FP8 per group: ", 0), 0u) << out.rows[9].reason;
+  expect_kernel_row(out.rows[11]);
 }
 
 // A grouped kernel's row (issue 51): hgemm_grouped_sm90 runs a grouped case of each layout, matched

@@ -289,6 +289,20 @@ TEST(Cli, ListShowsTheTnKernelOfARungWithLayouts) {
   EXPECT_NE(ladder.find("+2 variants"), std::string::npos) << ladder;
 }
 
+// A rung's grouped kernel (shorter named than the rung's dense kernel, as fp8gemm_grouped_sm90 is
+// than fp8gemm_sm90_persistent_t) is a variant, not the rung's face.
+TEST(Cli, ListShowsADenseKernelOfARungWithAGroupedOne) {
+  KernelRegistry reg;
+  reg.add(fake_kernel("hgemm_tn_sm90_persistent", "hgemm", 3));
+  KernelInfo grouped = fake_kernel("hgemm_grouped", "hgemm", 3);
+  grouped.group_layouts = {GroupLayout::contiguous};
+  reg.add(grouped);
+  const std::string ladder = format_kernel_list(reg, false);
+  EXPECT_NE(ladder.find("hgemm_tn_sm90_persistent "), std::string::npos) << ladder;
+  EXPECT_EQ(ladder.find("hgemm_grouped"), std::string::npos) << ladder;
+  EXPECT_NE(ladder.find("+1 variant "), std::string::npos) << ladder;
+}
+
 // The real registry: the ladder has one line per rung, and every kernel is in --all.
 TEST(Cli, ListOfTheRegisteredKernels) {
   const KernelRegistry& reg = KernelRegistry::instance();

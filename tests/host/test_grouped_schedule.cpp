@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "common/grouped_schedule.hpp"
+#include "common/sm90/grouped_launch.hpp"
 #include "core/grouping.hpp"
 
 using namespace gemmbench;
@@ -146,4 +149,62 @@ TEST(GroupedSchedule, StridedCtasShareTheTilesEvenly) {
     fewest = std::min(fewest, mine), most = std::max(most, mine);
   }
   EXPECT_LE(most - fewest, 1);
+}
+
+// What both grouped Hopper kernels check on the host before a launch (common/sm90/
+// grouped_launch.hpp): the 32-bit tensor-map rows and tile index, and a launch's arguments. No GPU
+// is needed: each refusal comes before any device call.
+TEST(GroupedLaunch, SizesPastThe32BitCoordinatesAreRefused) {
+  GemmProblem p;
+  p.n = 4096;
+  p.k = 7168;
+  const Grouping g = contiguous({128, 0, 37});
+  EXPECT_EQ(sm90_grouped_size_unsupported(p, g, 128, 128), "");
+  GemmProblem wide = p;
+  wide.n = int64_t(1) << 30;  // G * N = 3 * 2^30
+  EXPECT_EQ(sm90_grouped_size_unsupported(wide, g, 128, 128),
+            "G*N, the stored rows and K must be below 2^31 (32-bit tensor-map rows)");
+  const Grouping tall = contiguous({int64_t(1) << 31});
+  EXPECT_EQ(sm90_grouped_size_unsupported(p, tall, 128, 128),
+            "G*N, the stored rows and K must be below 2^31 (32-bit tensor-map rows)");
+  // One group of 2^30 rows by N = 2^24: rows and G*N in range, 2^23 x 2^17 tiles.
+  const Grouping big = contiguous({int64_t(1) << 30});
+  GemmProblem tiled = p;
+  tiled.n = int64_t(1) << 24;
+  EXPECT_EQ(sm90_grouped_size_unsupported(tiled, big, 128, 128),
+            "too many tiles for the 32-bit tile index");
+  tiled.n = 128;  // 2^23 tiles
+  EXPECT_EQ(sm90_grouped_size_unsupported(tiled, big, 128, 128), "");
+}
+
+TEST(GroupedLaunch, ALaunchWithoutItsTableOrWithUnalignedOperandsThrows) {
+  GemmProblem p;
+  p.n = 256;
+  p.k = 256;
+  const Grouping g = contiguous({5, 7});
+  const std::vector<int> prefix = group_tile_prefix(g, 128);
+  GroupedLaunch gl;
+  gl.grouping = &g;
+  GemmArgs args{p};
+  const auto message = [&] {
+    try {
+      sm90_grouped_launch(args, "a_kernel", 128, 128, 132);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no throw");
+  };
+  EXPECT_EQ(message(), "a_kernel: needs GemmArgs::grouped with its tile table of 128-row tiles");
+  args.grouped = &gl;
+  EXPECT_EQ(message(), "a_kernel: needs GemmArgs::grouped with its tile table of 128-row tiles")
+      << "no tile table";
+  gl.tile_prefix = prefix.data();
+  gl.tile_rows = 64;
+  EXPECT_EQ(message(), "a_kernel: needs GemmArgs::grouped with its tile table of 128-row tiles")
+      << "a table of other tiles";
+  gl.tile_rows = 128;
+  alignas(16) static const unsigned char operand[32] = {};
+  args.a = operand + 8;
+  args.b = operand;
+  EXPECT_EQ(message(), "a_kernel: TMA needs 16-byte aligned A and B");
 }

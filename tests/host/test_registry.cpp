@@ -222,6 +222,107 @@ TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {
   EXPECT_NE(why_unsupported(*k, p, a100, &g).find("needs sm_90"), std::string::npos);
 }
 
+// The FP8 problem of a grouped case (tests/gpu/grouping_fixtures.hpp states the same): TN,
+// e4m3, bf16 C, block128 scales, M = sum(M_g).
+GemmProblem fp8_grouped_problem(const Grouping& g, int64_t n, int64_t k) {
+  GemmProblem p{g.total_m(), n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  return p;
+}
+
+// The grouped FP8 kernel declares both layouts and its 128-row tiles, turns away dense problems,
+// and names each thing it does not build: no GPU needed for any of these answers.
+TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->family, "fp8gemm");
+  EXPECT_EQ(k->group_layouts,
+            (std::vector<GroupLayout>{GroupLayout::contiguous, GroupLayout::masked}));
+  EXPECT_EQ(k->group_tile_rows, 128);
+  EXPECT_FALSE(k->dense_too);
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping g;
+  g.m = {100, 0, 1, 156};
+  const GemmProblem p = fp8_grouped_problem(g, 256, 512);
+  EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
+  GemmProblem e5m2 = p;
+  e5m2.dtype_b = DType::e5m2;
+  EXPECT_EQ(why_unsupported(*k, e5m2, h100, &g),
+            "e4m3 x e4m3 only (the grouped FP8 kernel is built for that pair alone)");
+  for (ScaleMode s : {ScaleMode::tensor, ScaleMode::row}) {
+    GemmProblem q = p;
+    q.scale = s;
+    EXPECT_EQ(why_unsupported(*k, q, h100, &g),
+              "block128 scales only (DeepSeek-V3's FP8 experts); tensor and row are not built")
+        << to_string(s);
+  }
+  GemmProblem odd_k = p;
+  odd_k.k = 520;
+  EXPECT_EQ(why_unsupported(*k, odd_k, h100, &g),
+            "K must be a multiple of 16: TMA needs 16-byte aligned row strides");
+  GemmProblem f16_out = p;
+  f16_out.out = DType::f16;
+  EXPECT_EQ(why_unsupported(*k, f16_out, h100, &g), "writes bf16 C only (--out bf16)");
+  GemmProblem fast = p;
+  fast.fast_accum = true;
+  EXPECT_NE(why_unsupported(*k, fast, h100, &g).find("no fast accumulation"), std::string::npos);
+  DeviceCaps ada;
+  ada.sm = 89;
+  EXPECT_NE(why_unsupported(*k, p, ada, &g).find("needs sm_90"), std::string::npos);
+  // Past the host checks the answer is the driver's (the sm_90a image): none of the above.
+  const std::string why = why_unsupported(*k, p, h100, &g);
+  EXPECT_EQ(why.find("e4m3 x e4m3"), std::string::npos) << why;
+  EXPECT_EQ(why.find("block128"), std::string::npos) << why;
+  // N not a multiple of 128 and a K with a partial last 128-block are taken (TMA zero fill).
+  EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g), why);
+}
+
+// fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
+// rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
+TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
+  const KernelInfo* f = KernelRegistry::instance().find("fp8gemm");
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(f->dense_too);
+  EXPECT_EQ(f->group_layouts, k->group_layouts);
+  EXPECT_EQ(f->group_tile_rows, k->group_tile_rows) << "the runner builds fp8gemm's tables";
+  ASSERT_TRUE(static_cast<bool>(f->choose_grouped));
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping g;
+  g.m = {100, 0, 156};
+  g.layout = GroupLayout::masked;
+  g.max_m = 160;
+  const GemmProblem p = fp8_grouped_problem(g, 256, 512);
+  const DispatchChoice c = f->choose_grouped(p, g, h100);
+  const std::string why = why_unsupported(*k, p, h100, &g);
+  if (why.empty()) {  // a GPU host with the sm_90a image
+    ASSERT_NE(c.kernel, nullptr);
+    EXPECT_EQ(c.kernel->name, "fp8gemm_grouped_sm90");
+    EXPECT_EQ(c.rule, "grouped-persistent-sm90");
+  } else {
+    EXPECT_EQ(c.kernel, nullptr);
+    EXPECT_NE(c.why.find("fp8gemm_grouped_sm90: " + why), std::string::npos) << c.why;
+    EXPECT_EQ(why_unsupported(*f, p, h100, &g), c.why);
+  }
+  GemmProblem tensor = p;
+  tensor.scale = ScaleMode::tensor;
+  EXPECT_NE(
+      why_unsupported(*f, tensor, h100, &g).find("fp8gemm_grouped_sm90: block128 scales only"),
+      std::string::npos)
+      << "the grouped candidate's reason, named";
+  EXPECT_NE(why_unsupported(*f, p, h100), kGroupedKernelDenseReason) << "fp8gemm is dense too";
+  // hgemm's grouped choice is not fp8gemm's: an FP8 case names no hgemm kernel.
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(why_unsupported(*h, p, h100, &g).find("fp8gemm_grouped_sm90"), std::string::npos);
+}
+
 TEST(Registry, SupportsAnswersWithoutThrowingForOddShapes) {
   DeviceCaps h100;
   h100.sm = 90;
@@ -288,14 +389,15 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
         << name
         << " was deleted (a duplicate or a loser, or renamed: _n64_wmc is _wmc; _t_m256 lost to "
            "_t_m256c2, which runs its code on clusters)";
-  // Per rung and layout: the same technique in another layout (hgemm_nn_sm90 beside
-  // hgemm_tn_sm90) is not a tile variant.
-  std::map<std::tuple<std::string, int, Layout>, std::vector<std::string>> rungs;
+  // Per rung, layout and kind: the same technique in another layout (hgemm_nn_sm90 beside
+  // hgemm_tn_sm90) or for grouped problems (fp8gemm_grouped_sm90 beside rung F3's kernels) is
+  // not a tile variant.
+  std::map<std::tuple<std::string, int, Layout, bool>, std::vector<std::string>> rungs;
   for (const KernelInfo* k : reg.all())
-    rungs[{k->family, k->rung, k->layouts.front()}].push_back(k->name);
+    rungs[{k->family, k->rung, k->layouts.front(), k->group_layouts.empty()}].push_back(k->name);
   for (const auto& [rung, names] : rungs) {
     SCOPED_TRACE(std::get<0>(rung) + " rung " + std::to_string(std::get<1>(rung)) + " " +
-                 to_string(std::get<2>(rung)));
+                 to_string(std::get<2>(rung)) + (std::get<3>(rung) ? "" : " grouped"));
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M).
     EXPECT_LE(names.size(), 6u) << "a rung registers its main kernel and a few variants";

@@ -27,7 +27,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -38,10 +37,10 @@
 #include "common/sm90.cuh"
 #include "common/sm90/config.hpp"
 #include "common/sm90/epilogue.cuh"
+#include "common/sm90/grouped_launch.hpp"
 #include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
-#include "common/sm90/tma_desc.hpp"
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
@@ -177,25 +176,14 @@ int grouped_resident_ctas() {
 
 template <class T, bool F16_ACCUM>
 void run_grouped(const GemmArgs& args, cudaStream_t stream) {
-  if (!args.grouped || !args.grouped->grouping || !args.grouped->tile_prefix ||
-      args.grouped->tile_rows != kTileRows)
-    throw std::invalid_argument(
-        "hgemm_grouped_sm90: needs GemmArgs::grouped with its tile table of 128-row tiles");
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, "hgemm_grouped_sm90", kTileN, kTileRows,
+                                                  grouped_resident_ctas<T, F16_ACCUM>());
   const GroupedLaunch& gl = *args.grouped;
-  const Grouping& g = *gl.grouping;
-  const GemmProblem& p = args.problem;
-  const int N = int(p.n), K = int(p.k), G = int(g.groups());
-  if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16)
-    throw std::invalid_argument("hgemm_grouped_sm90: TMA needs 16-byte aligned A and B");
-  const CUtensorMap map_w = make_kmajor_map(args.b, p.dtype, G * N, K, kTileN);
-  const CUtensorMap map_x = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K, kTileRows);
-  const GroupedWalk walk{gl.tile_prefix, G, (N + kTileN - 1) / kTileN};
-  int ctas = grouped_resident_ctas<T, F16_ACCUM>();
-  if (args.test_max_ctas > 0) ctas = std::min(ctas, args.test_max_ctas);
+  const int K = int(args.problem.k);
   hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
-      <<<ctas, GroupedCfg::THREADS, kSmemBytes, stream>>>(
-          map_w, map_x, static_cast<T*>(args.c), walk, gl.first_row, gl.rows, N,
-          (K + GroupedCfg::BK - 1) / GroupedCfg::BK, args.alpha, args.beta);
+      <<<l.ctas, GroupedCfg::THREADS, kSmemBytes, stream>>>(
+          l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+          int(args.problem.n), (K + GroupedCfg::BK - 1) / GroupedCfg::BK, args.alpha, args.beta);
 }
 
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
@@ -223,13 +211,8 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
-  constexpr int64_t kMax = int64_t(1) << 31;
-  if (g.groups() * p.n >= kMax || g.stored_rows() >= kMax || p.k >= kMax)
-    return "G*N, the stored rows and K must be below 2^31 (32-bit tensor-map rows)";
-  const int64_t tiles_n = (p.n + kTileN - 1) / kTileN;
-  int64_t row_tiles = 0;
-  for (int64_t m : g.m) row_tiles += (m + kTileRows - 1) / kTileRows;
-  if (row_tiles * tiles_n >= kMax) return "too many tiles for the 32-bit tile index";
+  if (std::string why = sm90_grouped_size_unsupported(p, g, kTileN, kTileRows); !why.empty())
+    return why;
   return sm90a_image_unsupported(grouped_kernel_for(p), size_t(kSmemBytes), caps);
 }
 

@@ -1,0 +1,44 @@
+// Host side of the grouped Hopper kernels' launches (common/sm90/grouped_launch.hpp).
+#include "common/sm90/grouped_launch.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/sm90/tma_desc.hpp"
+
+namespace gemmbench {
+
+std::string sm90_grouped_size_unsupported(const GemmProblem& p, const Grouping& g, int tile_n,
+                                          int tile_rows) {
+  constexpr int64_t kMax = int64_t(1) << 31;
+  if (g.groups() * p.n >= kMax || g.stored_rows() >= kMax || p.k >= kMax)
+    return "G*N, the stored rows and K must be below 2^31 (32-bit tensor-map rows)";
+  const int64_t tiles_n = (p.n + tile_n - 1) / tile_n;
+  int64_t row_tiles = 0;
+  for (int64_t m : g.m) row_tiles += (m + tile_rows - 1) / tile_rows;
+  if (row_tiles * tiles_n >= kMax) return "too many tiles for the 32-bit tile index";
+  return {};
+}
+
+Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
+                                      int tile_rows, int resident_ctas) {
+  if (!args.grouped || !args.grouped->grouping || !args.grouped->tile_prefix ||
+      args.grouped->tile_rows != tile_rows)
+    throw std::invalid_argument(std::string(kernel) +
+                                ": needs GemmArgs::grouped with its tile table of " +
+                                std::to_string(tile_rows) + "-row tiles");
+  const Grouping& g = *args.grouped->grouping;
+  const GemmProblem& p = args.problem;
+  const int N = int(p.n), K = int(p.k), G = int(g.groups());
+  if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16)
+    throw std::invalid_argument(std::string(kernel) + ": TMA needs 16-byte aligned A and B");
+  Sm90GroupedLaunch l;
+  l.weights = make_kmajor_map(args.b, p.b_type(), G * N, K, tile_n);
+  l.rows = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K, tile_rows);
+  l.walk = GroupedWalk{args.grouped->tile_prefix, G, (N + tile_n - 1) / tile_n};
+  l.ctas = args.test_max_ctas > 0 ? std::min(resident_ctas, args.test_max_ctas) : resident_ctas;
+  return l;
+}
+
+}  // namespace gemmbench

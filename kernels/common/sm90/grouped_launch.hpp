@@ -1,0 +1,39 @@
+// What the grouped Hopper kernels (hgemm/sm90/grouped.cu, fp8gemm/grouped.cu) share on the host:
+// the checks of a grouped case that come from the tile walk and the tensor maps rather than from
+// the kernel's arithmetic, and a launch's tensor maps, walk and grid. Both kernels place every
+// tile the same way (common/grouped_schedule.hpp): the weights of all G experts as one K-major
+// map [G*N, K], all activation rows as one K-major map [stored_rows, K], group g's tiles read at
+// rows g*N + n_tile * tile_n and first_row[g] + row_tile * tile_rows. Host code.
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+#include "common/grouped_schedule.hpp"
+#include "core/grouping.hpp"
+#include "core/registry.hpp"
+
+namespace gemmbench {
+
+// Empty when the case fits the walk's and the tensor maps' 32-bit coordinates, else why not:
+// G*N, the stored rows and K below 2^31 (tensor-map rows), and every tile of the walk
+// (sum over groups of ceil(M_g / tile_rows), times ceil(N / tile_n)) below 2^31.
+std::string sm90_grouped_size_unsupported(const GemmProblem& p, const Grouping& g, int tile_n,
+                                          int tile_rows);
+
+// One launch of a grouped Hopper kernel, from its arguments.
+struct Sm90GroupedLaunch {
+  CUtensorMap weights;  // B (G*N, K) of p.b_type(): box (128 bytes of K, tile_n rows)
+  CUtensorMap rows;     // A (stored_rows, K) of p.dtype: box (128 bytes of K, tile_rows rows)
+  GroupedWalk walk;     // tile_prefix on the device, tiles_n = ceil(N / tile_n)
+  int ctas;             // the grid: the resident CTAs, capped by GemmArgs::test_max_ctas
+};
+
+// Throws std::invalid_argument, naming `kernel`, where the arguments lack the case's tile table
+// in tile_rows-row tiles (GemmArgs::grouped, built for KernelInfo::group_tile_rows) or A or B is
+// not 16-byte aligned (TMA).
+Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
+                                      int tile_rows, int resident_ctas);
+
+}  // namespace gemmbench

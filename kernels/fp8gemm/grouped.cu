@@ -1,0 +1,230 @@
+// fp8gemm_grouped_sm90 — FP8 ladder, rung F3 for grouped GEMM: the experts of a Mixture-of-Experts
+// layer with DeepSeek-V3's block128 scales in one persistent launch (docs/grouped.md, issue 51).
+//
+// Adds over rung F3 (fp8gemm/sm90_persistent.cu), whose orientation (wgmma M = the token rows)
+// and block128 promotion (F2Mainloop, fp8gemm/sm90_mainloop.cuh) it runs unchanged, the grouped
+// Hopper kernel's frame (hgemm/sm90/grouped.cu): one tile walk over all the groups
+// (common/grouped_schedule.hpp), so that skewed groups spread over every SM; one tensor map of all
+// G experts' weights [G*N, K] and one of all activation rows [stored_rows, K]
+// (common/sm90/grouped_launch.hpp); a register epilogue that stores only the group's rows
+// [first_row_g, first_row_g + M_g) and columns < N of C [stored_rows, N] row-major, alpha and beta
+// in f32. Tokens as wgmma's M put a thread's two rows' A scales and the tile's one B scale per
+// k-block in registers, as F3 does; C's rows are then the fragment's rows, N-contiguous pairs.
+// Tile: 128 token rows (64 per consumer warpgroup) x 128 of N (one block of an expert's scales)
+// x 128 of K (one scale block), 6 stages, one producer and two consumer warpgroups (384 threads).
+// Persistent: one CTA per SM, CTA c takes tiles c, c + grid, ... A consumer whose 64 rows all lie
+// past its group passes the tile's stages on without wgmma (F2Mainloop::skip).
+// Constraints: sm_90a; e4m3 x e4m3; block128 scales; bf16 C; K % 16 == 0 (TMA row strides; a
+// partial last k-block reads zeros past K); any N (an expert's partial last 128-row block is its
+// own scale block; columns past N are computed from the next expert's rows and never stored);
+// G*N, stored rows and tiles below 2^31. Both group layouts, any align.
+// Status: built, not yet run on a GPU; no measured numbers.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/grouped_schedule.hpp"
+#include "common/occupancy.hpp"
+#include "common/ptx.cuh"
+#include "common/sm90.cuh"
+#include "common/sm90/epilogue.cuh"
+#include "common/sm90/grouped_launch.hpp"
+#include "common/sm90/image.hpp"
+#include "common/sm90/pipeline.cuh"
+#include "common/sm90/producer.cuh"
+#include "core/cuda_check.hpp"
+#include "core/per_device.hpp"
+#include "core/registry.hpp"
+#include "fp8gemm/sm90_mainloop.cuh"
+#include "fp8gemm/sm90_rules.hpp"
+
+namespace gemmbench {
+namespace {
+
+// Rung F3's 128 x 128 tile and ring: BM the token rows (wgmma M, 64 per consumer), BN the rows of
+// B (wgmma N). The register epilogue stages nothing, so the ring alone (+ 1024 for the swizzle
+// alignment) is the dynamic shared memory, not F3Cfg's SMEM_BYTES with its store boxes.
+using GroupedCfg = F3Cfg<128, 128, 6>;
+constexpr int kTileRows = GroupedCfg::BM, kTileN = GroupedCfg::BN;
+constexpr int kSmemBytes = GroupedCfg::STAGES * int(GroupedCfg::STAGE_BYTES) + 1024;
+static_assert(kTileN == int(kScaleBlock) && kBK == int(kScaleBlock),
+              "a tile is one 128-row block of an expert's scales along N and one along K");
+static_assert(kSmemBytes + 2 * GroupedCfg::STAGES * 8 <= 227 * 1024, "the SM's shared memory");
+constexpr int kThreads = 128 * (1 + GroupedCfg::CONSUMERS);  // producer, two consumers
+
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (128, 128)
+    __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
+    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
+    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device; tiles_n
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  using Cfg = GroupedCfg;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+  static_assert(Cfg::CLUSTER == 1, "one CTA per tile: load_tile places the boxes of one CTA");
+  using Mainloop = F2Mainloop<ScaleMode::block128, false, Cfg, true, kF3>;  // e4m3 x e4m3
+  static_assert(Mainloop::NW == BN && !Mainloop::kSplitN, "each consumer on the whole B tile");
+
+  // The barriers are the kernel's only static shared memory: supports() reads its size back to
+  // learn that the driver picked this (sm_90a) image.
+  __shared__ alignas(8) uint64_t full_bar[STAGES];   // TMA -> consumers: stage landed
+  __shared__ alignas(8) uint64_t empty_bar[STAGES];  // consumer warps -> producer: stage free
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t s_a = smem;                                // (STAGES, BM x 128 B) SW128, tokens
+  const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x 128 B) SW128, weights
+
+  const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
+  const int wg_thread = threadIdx.x % 128;
+  const int tiles_total = grouped_tiles_total(walk);
+
+  // ======== PROLOGUE ========
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
+      // F2Mainloop releases a stage per warp (release: lane 0 of each consumer warp).
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4);
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(&tmap_x);
+    sm90::tma_prefetch_descriptor(&tmap_w);
+  }
+  __syncthreads();
+
+  int stage = 0;
+  uint32_t phase = 0;
+  const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
+
+  if (wg == 0) {
+    // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
+    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (wg_thread == 0) {
+      using Producer = Sm90Producer<Cfg, true, true, false, kBK>;     // K-major, no cluster
+      const Producer producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0, 0u};  // load_tile places rows
+      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+        const GroupedTile tile = grouped_tile(walk, t);
+        // Both boxes start inside the group (row_tile * BM < M_g, n_tile * BN < N); rows past
+        // the stored rows or past G*N read as zero.
+        producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * BM,
+                           tile.group * N + tile.n_tile * BN, k_blocks);
+      }
+    }
+    return;
+  }
+
+  // ======== CONSUMERS ========
+  sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+  // Warp-uniform: the wgmma descriptors built from it go in uniform registers.
+  const int consumer = sm90::warp_uniform(wg - 1);  // which 64 token rows of the tile (wgmma M)
+  const int warp = wg_thread / 32, lane = wg_thread % 32;
+  const int q = lane % 4;
+  const int own_row = consumer * Cfg::WG_N + 16 * warp + lane / 4;  // the tile's row for h = 0
+  // 16-byte C stores need every row start (r * N) and the base 16-byte aligned.
+  const bool vec = (N % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0);
+  Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  float acc[Mainloop::NACC];  // (64 token rows, 128 of N) per warpgroup, wgmma D fragment
+  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+    const GroupedTile tile = grouped_tile(walk, t);
+    const int row0 = tile.row_tile * BM;
+    const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
+    // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
+    // the group. It only passes the stages on, so the tensor pipe runs half the tile's work.
+    // Warp-uniform, so that the branch keeps the wgmmas unserialized.
+    if (sm90::warp_uniform(rows_left <= consumer * Cfg::WG_N ? 1 : 0)) {
+      mainloop.skip(k_blocks);
+      continue;
+    }
+    const int64_t tile_row = first_row[tile.group] + row0;  // the tile's first stored row
+
+    // ======== MAINLOOP (fp8gemm/sm90_mainloop.cuh): block128 promotion, F3's ========
+    // This thread's two rows' A scales along K (rows past the stored rows, which only feed
+    // outputs that are never stored, read the last stored row's) and the tile's block of expert
+    // g's B scales: block row n_tile of its (tiles_n, k_blocks) grid.
+    const auto row_scales = [&](int h) {
+      const int64_t r = min(tile_row + own_row + 8 * h, stored_rows - 1);
+      return scale_a + r * k_blocks;
+    };
+    mainloop.sa0 = row_scales(0);
+    mainloop.sa1 = row_scales(1);
+    mainloop.sb = scale_b + (int64_t(tile.group) * walk.tiles_n + tile.n_tile) * k_blocks;
+    mainloop.template run<0>(acc, k_blocks, [](auto) {});
+
+    // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
+    // store_tile_registers sees the tile as column-major (its M = N columns contiguous, its "N"
+    // the rows left in the group): it stores rows < rows_left and columns < N, nothing else.
+    // The block scales are in the sums already: alpha alone remains, as in the dense F3.
+    __nv_bfloat16* c_tile = c + tile_row * int64_t(N);  // (rows_left, N) row-major
+    store_tile_registers<__nv_bfloat16, false, BN>(acc, c_tile, N, rows_left, own_row,
+                                                   tile.n_tile * BN, q, vec, alpha, beta);
+  }
+#else
+  // Not the sm_90a image: supports() keeps the runner from launching it.
+  __trap();
+#endif
+}
+
+// Per device, once: the shared-memory limit raised, and the CTAs resident at once (the grid).
+int grouped_resident_ctas() {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    CUDA_CHECK(cudaFuncSetAttribute(fp8gemm_grouped_sm90_kernel,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    return resident_ctas(fp8gemm_grouped_sm90_kernel, kThreads, kSmemBytes, dev);
+  });
+}
+
+void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
+    throw std::invalid_argument("fp8gemm_grouped_sm90: needs the grouped block128 scales");
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows, grouped_resident_ctas());
+  const GroupedLaunch& gl = *args.grouped;
+  fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, kSmemBytes, stream>>>(
+      l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,
+      gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK),
+      args.alpha, args.beta);
+}
+
+std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  // The Hopper, bf16 C, K % 16 and fast-accumulation checks of the dense FP8 rungs.
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
+    return "e4m3 x e4m3 only (the grouped FP8 kernel is built for that pair alone)";
+  if (p.scale != ScaleMode::block128)
+    return "block128 scales only (DeepSeek-V3's FP8 experts); tensor and row are not built";
+  if (std::string why = sm90_grouped_size_unsupported(p, g, kTileN, kTileRows); !why.empty())
+    return why;
+  return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel),
+                                 size_t(kSmemBytes), caps);
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "grouped (MoE experts) FP8 block128 Hopper kernel, rung F3's orientation and "
+               "promotion, persistent over all groups' tiles; 128x128x128 (rows x N), 6 stages, "
+               "register epilogue masked to each group's rows",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped,
+    .group_tile_rows = kTileRows,
+});
+
+}  // namespace gemmbench

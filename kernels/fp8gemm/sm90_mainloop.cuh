@@ -1,0 +1,545 @@
+// The FP8 Hopper rungs' consumer mainloop (fp8gemm/sm90_persistent.cu; the grouped kernel,
+// fp8gemm/grouped.cu): a consumer warpgroup's walk over the ring for one tile, wgmma FP8 into a
+// partial per k-block, promoted into f32 sums with the scales (F2Mainloop), with what it needs:
+// the tile sizes, rung F3's variants and configuration (F3Cfg), F2's scale-slot order. Moved here
+// unchanged from sm90_persistent.cu so that a second translation unit runs the same mainloop; the
+// dense kernels' machine code did not change with the move (scripts/dev/sass_diff.sh: its 145
+// sm_90a functions identical).
+//   stage s (MROWS, rung F3): A (BM, 128 B) at s_a + s * A_STAGE_BYTES, wgmma's A, 64 rows per
+//                             consumer; B (BN, 128 B) at s_b + s * B_STAGE_BYTES, wgmma's B
+#pragma once
+
+#include <cstdint>
+
+#include "common/sm90.cuh"
+#include "common/static_for.cuh"
+#include "common/sm90/config.hpp"
+#include "common/sm90/pipeline.cuh"
+#include "core/types.hpp"
+
+namespace gemmbench {
+namespace {
+
+constexpr int kBM = 128, kBN = 128, kBK = 128;  // kBK e4m3 elements: one 128-byte swizzle row
+static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
+              "a k-block is one scale block along K, and a tile's rows of B one block of B");
+// Rung F3's variants (V): kF3 the rung; kF3Pipe (_pipe) each warpgroup's promotion of k-block
+// kb under its own wgmmas of kb + 1; kF3N192 (_n192) a B tile of 192 rows (wgmma m64n192k32);
+// kF3Tall (_m256, _m256c2) an A tile of 256 rows, 128 per consumer warpgroup in two 64-row
+// halves, on clusters of CLUSTER CTAs along N that share it (multicast); kF3Narrow (_m64)
+// an A tile of 64 rows that both consumers share, each taking half of the 128-row B tile
+// (wgmma m64n64k32), 8 stages: DeepGEMM's 64-row tile at M 64-128 (issue 50).
+// kF3Narrow64 and kF3Narrow32: _m64's tile with 64 or 32 rows of B (wgmma m64n32k32, m64n16k32),
+// the widths m64_tile_n picks where 128-row tiles would split many ways. kF3NarrowPlain: _m64's
+// 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
+// (m64_pipelined_promotion).
+enum F3Variant : int {
+  kF3 = 0,
+  kF3Pipe = 1,
+  kF3N192 = 2,
+  kF3Tall = 3,
+  kF3Narrow = 4,
+  kF3Narrow64 = 5,
+  kF3Narrow32 = 6,
+  kF3NarrowPlain = 7
+};
+// Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
+// 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
+// epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
+// 6 stages (as F2's Sm90Config<128, 128, 6, 1> lays them out); 128 x 192: 4 stages of 40 KB beside
+// 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes; 64 x 128 (SPLIT_N: both
+// consumers on the 64 rows of A, each on 64 rows of B, one box each): 8 stages of 24 KB beside
+// 16 KB of boxes; 64 x 64 and 64 x 32 (each consumer on 32 or 16 rows of B): 8 stages of 16 or
+// 12 KB and no boxes (the fragment is stored straight to C).
+// CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
+// multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
+// counts the whole tile's bytes.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
+struct F3Cfg {
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
+  static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
+  // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow).
+  static constexpr bool SPLIT_N = BM == WG_N;
+  static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
+  static constexpr int HALVES = SPLIT_N ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
+  static constexpr bool CLUSTER_M = false;
+  static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
+  static constexpr uint32_t ROW_BYTES = kBK;
+  static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES,
+                            A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
+  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
+  static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
+  static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
+  static constexpr int SMEM_BYTES =
+      STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
+  static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+  static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
+                "wgmma m64n{16,32,64,128,192}k32");
+  static_assert(
+      (BM == 64 && (BN == 128 || BN == 64 || BN == 32)) ||
+          ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
+      "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
+      "sums of both halves and one partial: 192 registers); 64 rows beside 128, 64 or 32 of B");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
+                "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
+  static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
+};
+// A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
+// read them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
+// 2(j%2) + e, so that its eight 16-byte loads i = j/2 read 16i + 4q: the four quad positions of
+// a warp read 64 contiguous bytes, no bank conflict (32q, one load's addresses 128 B apart, was a
+// 4-way conflict and ran block128 at 568 TFLOP/s against 738 at 4096x7168x2048), and no multiply.
+[[maybe_unused]] constexpr int kScaleSlot = kBM;
+[[maybe_unused]] __host__ __device__ constexpr int scale_slot_index(int m) {
+  return 16 * (m / 16) + 4 * ((m % 8) / 2) + 2 * ((m / 8) % 2) + m % 2;
+}
+
+// A consumer's wgmma N and whether the consumers split the B tile: rung F3's Cfg::NW and
+// Cfg::SPLIT_N; F2's 128 (its 64 rows of B are wgmma's M) and no.
+template <class Cfg, bool MROWS>
+constexpr int f3_nw() {
+  if constexpr (MROWS) return Cfg::NW;
+  return 128;
+}
+template <class Cfg, bool MROWS>
+constexpr bool f3_split_n() {
+  if constexpr (MROWS) return Cfg::SPLIT_N;
+  return false;
+}
+
+#if GEMMBENCH_SM90A
+
+// A consumer warpgroup's walk over the ring for one tile: its (64 GEMM-N, 128 GEMM-M) fragment
+// of the tile's kb_count k-blocks into acc; between(box) after each of the first BOXES k-blocks
+// (the previous tile's deferred stores). On return every wgmma has completed and every stage is
+// released.
+// MROWS: each consumer takes 64 rows of the A tile (wgmma's A) against the whole B tile (wgmma's
+// B); a thread's fragment rows are two rows of A, so block128 needs two A scales and B's one per
+// k-block, read from global memory (sa0, sa1, sb: this thread's rows' and the tile's scales along
+// K, set per tile) before the stage's wait.
+template <ScaleMode S, bool kFast, class Cfg, bool MROWS, int V = 0, DType TA = DType::e4m3,
+          DType TB = DType::e4m3>
+struct F2Mainloop {
+  Sm90Ring<Cfg::STAGES> ring;
+  uint32_t s_a, s_b;
+  uint32_t s_scale;  // F2, block128: this consumer's (2, kScaleSlot) floats, shared-window address
+  int consumer, lane, q;
+  const float* sa0 = nullptr;  // MROWS, block128: scale_a of the thread's rows (h = 0, 1), per kb
+  const float* sa1 = nullptr;
+  const float* sa2 = nullptr;  // kF3Tall: the rows of the second half (h = 0, 1)
+  const float* sa3 = nullptr;
+  const float* sb = nullptr;  // MROWS, block128: scale_b of the tile's 128 rows of B, per kb
+  // _n192: a 192-row B tile spans two blocks of B: sb (its first rows), sb_hi (the rest), and
+  // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
+  const float* sb_hi = nullptr;
+  bool mid_lo = true;
+  // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
+  // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
+  // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
+  // read, and a named barrier of the warpgroup (f2_publish) orders each slot's stores before its
+  // reads and its reads before the stores two k-blocks later: an ordering racecheck follows.
+  // Loading the products two k-blocks ahead, and a tile's first two before the previous tile's
+  // epilogue, bought nothing (0.665x cuBLASLt against 0.656x, bench_results/h100/
+  // 2026-11-27_fp8_f2_slot_*) and was removed: the cost is the barrier each k-block and the
+  // consumers' own loads and stores, not their latency.
+  // (The producer's spare warps filled per-stage slots before, handed over by the stage's
+  // mbarriers: ordered as well, but racecheck reported each slot's stores and loads as hazards,
+  // bench_results/h100/gpu_logs/2026-11-27_fp8_gpu_checks.txt.)
+  int wg_thread = 0;
+  bool f2_valid = false;
+  uint32_t slot = 0;  // k-blocks of the consumer's walk so far
+  // wgmma's N (rung F3: the consumer's rows of the B tile) and the fragment's registers.
+  static constexpr int NW = f3_nw<Cfg, MROWS>();
+  static constexpr int NACC = NW / 2;
+  static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
+
+  // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
+  // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
+  // ordered before the arrival by the __syncwarp.
+  __device__ __forceinline__ void release(int s) {
+    __syncwarp();
+    if constexpr (Cfg::CLUSTER > 1) {
+      if (lane < Cfg::CLUSTER) sm90::mbarrier_arrive_cluster(ring.empty(s), uint32_t(lane));
+    } else {
+      if (lane == 0) sm90::mbarrier_arrive(ring.empty(s));
+    }
+  }
+  // The k-block's wgmmas of stage `stage` into d, without the fence and commit around them (issue).
+  // h: which 64-row half of the consumer's rows of A (kF3Tall's 256-row tiles: two).
+  __device__ __forceinline__ void issue_wgmmas(float (&d)[NACC], int stage, bool first, int h) {
+    // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
+    // kSplitN: A's 64 rows for both consumers, each its own 64 rows of B.
+    constexpr int kOwnRows = kSplitN ? 0 : MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
+    const uint32_t own =
+        (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
+        (consumer * kOwnRows + h * Cfg::WG_N) * Cfg::ROW_BYTES;
+    const uint32_t all =
+        (MROWS ? s_b + stage * Cfg::B_STAGE_BYTES : s_a + stage * Cfg::A_STAGE_BYTES) +
+        (kSplitN ? consumer * NW * Cfg::ROW_BYTES : 0);
+    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(own);  // (64, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(all);  // (NW, 128)
+#pragma unroll
+    for (int ks = 0; ks < kBK / 32; ++ks) {
+      const uint64_t da = sm90::wgmma_desc_advance(desc_a, uint32_t(32 * ks));
+      const uint64_t db = sm90::wgmma_desc_advance(desc_b, uint32_t(32 * ks));
+      // The kind: wgmma's A is GEMM A with MROWS (rung F3), GEMM B in F2's orientation.
+      constexpr DType KA = MROWS ? TA : TB, KB = MROWS ? TB : TA;
+      sm90::wgmma_m64k32_fp8_f32<KA, KB, NW>(d, da, db, first && ks == 0 ? 0 : 1);
+    }
+  }
+  __device__ __forceinline__ void issue(float (&d)[NACC], int stage, bool first, int h = 0) {
+    sm90::wgmma_fence();
+    issue_wgmmas(d, stage, first, h);
+    sm90::wgmma_commit_group();
+  }
+
+  // MROWS, block128: k-block kb's factors of the thread's two rows (h) in B's first block (f0,
+  // f1) and, _n192, its second (g0, g1); columns j = 8..15 take m0, m1 (either). 1 elsewhere.
+  struct Factors {
+    float f0 = 1.f, f1 = 1.f, m0 = 1.f, m1 = 1.f, g0 = 1.f, g1 = 1.f;
+  };
+  __device__ __forceinline__ Factors block_factors(int kb) const {
+    Factors f;
+    if constexpr (MROWS && S == ScaleMode::block128) {
+      const float a0 = __ldg(sa0 + kb), a1 = __ldg(sa1 + kb), b = __ldg(sb + kb);
+      f.f0 = a0 * b, f.f1 = a1 * b, f.m0 = f.f0, f.m1 = f.f1;
+      if constexpr (NW == 192) {
+        const float bh = __ldg(sb_hi + kb);
+        f.g0 = a0 * bh, f.g1 = a1 * bh;
+        f.m0 = mid_lo ? f.f0 : f.g0, f.m1 = mid_lo ? f.f1 : f.g1;
+      }
+    }
+    return f;
+  }
+  // F3 and _sk (128 rows of B), block128: k-block kb's scales as read, read a k-block ahead of
+  // their use (k_block_promoted), and the factors they give.
+  struct Scales {
+    float a0 = 1.f, a1 = 1.f, b = 1.f;
+  };
+  __device__ __forceinline__ Scales block_scales(int kb) const {
+    Scales s;
+    if constexpr (MROWS && S == ScaleMode::block128)
+      s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
+    return s;
+  }
+  __device__ __forceinline__ static Factors factors(const Scales& s) {
+    static_assert(NW <= 128, "one block of B under the consumer's rows");
+    Factors f;
+    f.f0 = s.a0 * s.b, f.f1 = s.a1 * s.b, f.m0 = f.f0, f.m1 = f.f1;
+    return f;
+  }
+  // A completed partial into the sums: times the factors with MROWS block scales, as it is with
+  // tensor and row scales (applied per tile). F2's block scales have their own loop (the slot).
+  __device__ __forceinline__ void add_rows(float (&acc)[NACC], const float (&part)[NACC],
+                                           const Factors& f) {
+#pragma unroll
+    for (int j = 0; j < NW / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * j + 2 * h;
+        if constexpr (S == ScaleMode::block128) {
+          const float x = j < 8    ? (h ? f.f1 : f.f0)
+                          : j < 16 ? (h ? f.m1 : f.m0)
+                                   : (h ? f.g1 : f.g0);
+          acc[i] = fmaf(part[i], x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], x, acc[i + 1]);
+        } else {
+          acc[i] += part[i];
+          acc[i + 1] += part[i + 1];
+        }
+      }
+  }
+
+  // F2, block128: k-block kb's scale of this thread's row of A times B's, and its store into the
+  // slot k-block k of the walk reads (k % 2), published to the warpgroup.
+  __device__ __forceinline__ float f2_scale(int kb) const {
+    return f2_valid ? __ldg(sa0 + kb) * __ldg(sb + kb) : 0.f;
+  }
+  __device__ __forceinline__ void f2_publish(float v, uint32_t k) {
+    sm90::st_shared_f32(
+        s_scale + uint32_t(4 * ((k % 2) * kScaleSlot + scale_slot_index(wg_thread))), v);
+    sm90::named_barrier_sync(3 + consumer, 128);  // 1 + consumer: the epilogue's
+  }
+
+  // Two-level accumulation: the k-block's partial (a fresh wgmma accumulator) is complete before
+  // it is added into acc, times A's and B's block scales with block128.
+  // MROWS at 128 rows of B (F3, _sk): the scales of kb were read during k-block kb - 1 (`next`),
+  // those of kb + 1 are read now, so a whole k-block's wgmmas hide the loads' latency; read at
+  // the start of kb itself, the promotion's multiplies waited on them (ncu's warp samples). Read
+  // ahead, F3 block128 ran 1.7-9.7% and _sk 2.3-9.1% faster per layer (bench_results/h100/
+  // 2026-11-27_fp8_{f3,sk}_scales_ahead_*). _n192 reads them at the start of kb: read ahead, with
+  // four more registers held through the k-block, it ran up to 4.6% slower (_scales_ahead_first_*).
+  static constexpr bool kScalesAhead = MROWS && (NW == 128 || kSplitN);
+  static_assert(!kScalesAhead || Cfg::BN <= 128, "one block of B under the tile");
+  __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
+                                                   Scales& next, int kb_count) {
+    const int stage = ring.stage;
+    Factors f;
+    if constexpr (kScalesAhead)
+      f = factors(next);
+    else
+      f = block_factors(kb);
+    // Kept as read: a product formed here would wait on the loads just issued.
+    if constexpr (kScalesAhead) next = block_scales(min(kb + 1, kb_count - 1));
+    constexpr bool kSlot = !MROWS && S == ScaleMode::block128;
+    float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
+    if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    issue(part, stage, true);
+    float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
+    if constexpr (kSlot) {
+      // By shared-window address: an ld.shared, never a generic load.
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const uint4 u =
+            sm90::ld_shared_v4(s_scale + uint32_t(4 * ((slot % 2) * kScaleSlot + 16 * i + 4 * q)));
+        sa[i] = make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z),
+                            __uint_as_float(u.w));
+      }
+    }
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
+    release(stage);  // the operands, read by the completed wgmmas
+    ring.advance();
+    if constexpr (kSlot) {
+      if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
+      ++slot;
+    }
+    if constexpr (MROWS || S != ScaleMode::block128) {
+      add_rows(acc, part, f);
+    } else {
+#pragma unroll
+      for (int j = 0; j < NW / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int i = 4 * j + 2 * h;
+          const float4& fs = sa[j / 2];
+          acc[i] = fmaf(part[i], j % 2 ? fs.z : fs.x, acc[i]);
+          acc[i + 1] = fmaf(part[i + 1], j % 2 ? fs.w : fs.y, acc[i + 1]);
+        }
+    }
+  }
+
+  // Fast accumulation: one accumulator over all of K; the previous k-block's wgmmas finish while
+  // this one's are issued, and release their stage then.
+  __device__ __forceinline__ void k_block_fast(float (&acc)[NACC], int kb, int& prev_stage) {
+    k_block_fast_by(kb, prev_stage, [&](int stage) { issue(acc, stage, kb == 0); });
+  }
+  // The same walk with the k-block's wgmmas (one commit group) issued by issue_group(stage).
+  template <class IssueGroup>
+  __device__ __forceinline__ void k_block_fast_by(int kb, int& prev_stage,
+                                                  IssueGroup&& issue_group) {
+    const int stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    issue_group(stage);
+    if (kb > 0) {
+      sm90::wgmma_wait_group<1>();
+      release(prev_stage);
+    }
+    prev_stage = stage;
+    ring.advance();
+  }
+
+  // Pipelined promotion (V == kF3Pipe at 128 rows of B; the narrow tiles, kSplitN): k-block
+  // kb + 1's wgmmas go into the other partial before kb's is added, so a warpgroup's promotion
+  // and its wait for kb's completion run while its own next wgmmas do. At 128 rows of B (two
+  // partials and the sums: 192 registers, under the consumers' setmaxnreg) kb's factors are read
+  // as kb is issued. The narrow tiles (16 to 64 registers a partial) hold kb + 2's raw scales
+  // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
+  // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
+  // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt).
+  static constexpr bool kRawAhead = kSplitN;
+  struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
+    int stage = 0;
+    Scales s;
+    Factors f;
+  };
+  __device__ __forceinline__ void issue_next(float (&d)[NACC], int kb, Pending& p) {
+    if constexpr (!kRawAhead) p.f = block_factors(kb);
+    p.stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+    issue(d, ring.stage, true);
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
+    ring.advance();
+  }
+  // The k-block in `cur` has completed: its stage is released and it is added; with kRawAhead
+  // the scales of k-block `ahead` take its place in p.
+  __device__ __forceinline__ void retire(float (&acc)[NACC], float (&cur)[NACC], Pending& p,
+                                         const Scales& ahead) {
+    release(p.stage);
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) sm90::fence_operand(cur[i]);
+    if constexpr (kRawAhead) {
+      add_rows(acc, cur, factors(p.s));
+      p.s = ahead;
+    } else {
+      add_rows(acc, cur, p.f);
+    }
+  }
+  __device__ __forceinline__ Scales scales_ahead(int kb, int kb_count) const {
+    if constexpr (kRawAhead) return block_scales(min(kb, kb_count - 1));
+    return Scales{};
+  }
+  // Two k-blocks per trip so that each partial is a fixed register array; the trip count, not a
+  // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
+  // prove uniform is serialized: C7518).
+  __device__ __forceinline__ void run_pipelined(float (&acc)[NACC], int kb_count) {
+    static_assert(MROWS && (NW == 128 || kSplitN),
+                  "the pipelined promotion is rung F3's at 128 rows of B, or a narrow tile's");
+    float p0[NACC], p1[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
+    Pending a, b;  // the k-blocks in p0 and p1
+    if constexpr (kRawAhead) a.s = scales_ahead(0, kb_count), b.s = scales_ahead(1, kb_count);
+    issue_next(p0, 0, a);
+    int kb = 0;
+    for (; kb + 2 < kb_count; kb += 2) {
+      issue_next(p1, kb + 1, b);
+      const Scales n0 = scales_ahead(kb + 2, kb_count);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p0, a, n0);
+      issue_next(p0, kb + 2, a);
+      const Scales n1 = scales_ahead(kb + 3, kb_count);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p1, b, n1);
+    }
+    if (kb + 1 < kb_count) {  // two left
+      issue_next(p1, kb + 1, b);
+      sm90::wgmma_wait_group<1>();
+      retire(acc, p0, a, a.s);
+      sm90::wgmma_wait_group<0>();
+      retire(acc, p1, b, b.s);
+    } else {
+      sm90::wgmma_wait_group<0>();
+      retire(acc, p0, a, a.s);
+    }
+  }
+
+  // V == kF3Tall: each k-block's two halves in turn through one partial, each added into its own
+  // sums as soon as its wgmmas complete (the partials of both and the sums would need 256
+  // registers); the other consumer's wgmmas keep the tensor pipe busy meanwhile. The stage is
+  // released after the second half's. Fast accumulation: both halves into their sums, one commit
+  // group a k-block, the previous k-block's completing while this one's are issued.
+  __device__ __forceinline__ void run_tall(float (&acc)[2][NACC], int kb_count) {
+    static_assert(MROWS && Cfg::HALVES == 2 && NW == 128, "kF3Tall's 256 x 128 tiles");
+    if constexpr (kFast) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[h][i]);
+      int prev_stage = 0;
+      for (int kb = 0; kb < kb_count; ++kb)
+        k_block_fast_by(kb, prev_stage, [&](int stage) {
+          sm90::wgmma_fence();
+          issue_wgmmas(acc[0], stage, kb == 0, 0);
+          issue_wgmmas(acc[1], stage, kb == 0, 1);
+          sm90::wgmma_commit_group();
+        });
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[h][i]);
+    } else {
+      float part[NACC];
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) acc[h][i] = 0.f;
+      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead).
+      float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
+      const auto read = [&](int kb, float(&ra)[4], float& rb) {
+        if constexpr (S == ScaleMode::block128) {
+          ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
+          ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);
+        }
+      };
+      read(0, a, b);
+      for (int kb = 0; kb < kb_count; ++kb) {
+        const int stage = ring.stage;
+        float na[4] = {1.f, 1.f, 1.f, 1.f}, nb = 1.f;
+        read(min(kb + 1, kb_count - 1), na, nb);
+        sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          issue(part, stage, true, h);
+          sm90::wgmma_wait_group<0>();
+#pragma unroll
+          for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
+          if (h == 1) {
+            release(stage);  // the operands, read by both halves' completed wgmmas
+            ring.advance();
+          }
+          Factors f;
+          f.f0 = a[2 * h] * b, f.f1 = a[2 * h + 1] * b, f.m0 = f.f0, f.m1 = f.f1;
+          add_rows(acc[h], part, f);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[i] = na[i];
+        b = nb;
+      }
+    }
+  }
+
+  // The kb_count k-blocks of a tile this warpgroup has no rows in (the grouped kernel,
+  // fp8gemm/grouped.cu: its 64 rows all past the group's last): each stage waited for and
+  // released, no wgmma. No barrier beyond the warp's is needed, unlike hgemm's skip (hgemm/sm90/
+  // mainloop.cuh, where one arrival stands for the whole warpgroup): here every warp arrives on
+  // the stage's empty barrier itself (release: after __syncwarp, so after all its lanes' waits),
+  // and the producer refills a stage only once all the consumers' warps have arrived. So no lap
+  // of a stage's full barrier completes before every warp has waited on the lap before it: no
+  // warp can read the next lap's phase as its own.
+  __device__ __forceinline__ void skip(int kb_count) {
+    for (int kb = 0; kb < kb_count; ++kb) {
+      const int stage = ring.stage;
+      sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+      release(stage);
+      ring.advance();
+    }
+  }
+
+  template <int BOXES, class Between>
+  __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
+    // Fast accumulation has no promotion to overlap.
+    if constexpr ((V == kF3Pipe || (kSplitN && V != kF3NarrowPlain)) && !kFast) {
+      static_assert(BOXES == 0, "rung F3 stores each tile at once");
+      run_pipelined(acc, kb_count);
+      return;
+    }
+    int kb = 0, prev_stage = 0;
+    if constexpr (kFast) {
+#pragma unroll
+      for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[i]);
+      static_for<BOXES>([&](auto box) {
+        if (kb < kb_count) k_block_fast(acc, kb++, prev_stage);
+        between(box);
+      });
+      for (; kb < kb_count; ++kb) k_block_fast(acc, kb, prev_stage);
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+#pragma unroll
+      for (int i = 0; i < NACC; ++i) sm90::fence_operand(acc[i]);
+    } else {
+      float part[NACC];
+#pragma unroll
+      for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
+      Scales next;
+      if constexpr (kScalesAhead) next = block_scales(0);
+      if constexpr (!MROWS && S == ScaleMode::block128) f2_publish(f2_scale(0), slot);
+      static_for<BOXES>([&](auto box) {
+        if (kb < kb_count) k_block_promoted(acc, part, kb, next, kb_count), ++kb;
+        between(box);
+      });
+      for (; kb < kb_count; ++kb) k_block_promoted(acc, part, kb, next, kb_count);
+    }
+  }
+};
+
+#endif  // GEMMBENCH_SM90A
+
+}  // namespace
+}  // namespace gemmbench
