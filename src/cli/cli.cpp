@@ -50,8 +50,8 @@ Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and 
   divides by the faster and names it. FP8 (--dtype e4m3 --scale block128, tensor, row): the
   cublas row is cuBLASLt, a cublasLtMatmul per group (cuBLAS has no grouped FP8 GEMM), no
   cublas_grouped row. Kernel rows, both layouts, H100/H200: hgemm_grouped_sm90 (f16/bf16) and
-  hgemm, which runs it; fp8gemm_grouped_sm90 (e4m3 x e4m3, block128, bf16 C; not yet run on a
-  GPU) and fp8gemm, which runs it (a dispatcher's row names its kernel); other kernels are
+  hgemm, which runs it; fp8gemm_grouped_sm90 (e4m3 x e4m3, block128, bf16 C) and
+  fp8gemm, which runs it (a dispatcher's row names its kernel); other kernels are
   skipped with the reason (issue 51).
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
