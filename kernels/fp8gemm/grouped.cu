@@ -21,8 +21,8 @@
 // Status (2026-11-29, H200, sustained, each provider alone, DeepGEMM v1 by its plugin in the same
 // reports; bench_results/h200/2026-11-29_moe_fp8_grouped_{first,masked}.json.gz): on the three MoE
 // presets' expert layers, 0.893x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.938x
-// at zipf:1.2 (Mixtral's large groups 0.85-0.88x, short K 0.86-0.90x), 0.953x its masked kernel at
-// 16 and 128 tokens; tests and compute-sanitizer clean (docs/grouped.md).
+// at zipf:1.2 (Mixtral's large groups 0.85-0.88x, short K 0.86-0.90x balanced), 0.953x its masked
+// kernel at 16 and 128 tokens; tests and compute-sanitizer clean (docs/grouped.md).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
