@@ -64,9 +64,9 @@ class CublasLtGemm {
 
    private:
     friend class CublasLtGemm;
-    std::unique_ptr<Descriptors> desc_;        // of the tuned problem
-    std::optional<GemmProblem> tuned_;         // the problem algos_ belong to
-    ScalePtrs tuned_scales_;                   // the scales tune() was given with it
+    std::unique_ptr<Descriptors> desc_;  // of the tuned problem
+    std::optional<GemmProblem> tuned_;   // the problem algos_ belong to
+    ScalePtrs tuned_scales_;             // the scales tune() was given with it
     // block128: the scales in cuBLASLt's layout; tensor and row: a copy of a scale pointer that
     // is not 16-byte aligned (lt_scales).
     DeviceBuffer lt_scale_a_, lt_scale_b_;

@@ -329,10 +329,10 @@ std::string CublasLtGroupedLoop::prepare(const GemmProblem& p, const Grouping& g
   for (int64_t grp = 0; grp < g.groups(); ++grp) {
     const int64_t m_g = g.m[size_t(grp)];
     if (m_g == 0) continue;
-    const std::string group = "group " + std::to_string(grp) + " (" + std::to_string(m_g) + " rows)";
+    const std::string group =
+        "group " + std::to_string(grp) + " (" + std::to_string(m_g) + " rows)";
     // The group's own stored rows (its padding included) end where the next group's begin.
-    const int64_t own_end =
-        grp + 1 < g.groups() ? d.first_row[size_t(grp + 1)] : g.stored_rows();
+    const int64_t own_end = grp + 1 < g.groups() ? d.first_row[size_t(grp + 1)] : g.stored_rows();
     Call call{group_dense_problem(p, m_g), group_pointers(p, d, grp), {}};
     std::string why_not;
     bool tuned = bool(lt_.tune(call.plan, call.q, call.at.weights, call.at.rows, call.at.c, stream,

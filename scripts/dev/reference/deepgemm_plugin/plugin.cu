@@ -221,11 +221,11 @@ int supports_grouped(const gemmbench_problem* p, const gemmbench_device* dev, ch
     if (const GroupedShape* s = find_grouped(p, KIND);
         s && p->group_max_m % int64_t(s->instance->block_m) != 0) {
       char why[200];
-      std::snprintf(why, sizeof(why),
-                    "DeepGEMM's masked kernel stores whole %u-row boxes: max_m %lld would let a "
-                    "group overwrite the next one's rows; run with --group-max-m %u (or a multiple)",
-                    s->instance->block_m, static_cast<long long>(p->group_max_m),
-                    s->instance->block_m);
+      std::snprintf(
+          why, sizeof(why),
+          "DeepGEMM's masked kernel stores whole %u-row boxes: max_m %lld would let a "
+          "group overwrite the next one's rows; run with --group-max-m %u (or a multiple)",
+          s->instance->block_m, static_cast<long long>(p->group_max_m), s->instance->block_m);
       return no(why);
     }
   }
