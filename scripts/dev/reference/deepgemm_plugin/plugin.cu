@@ -212,24 +212,8 @@ int supports_grouped(const gemmbench_problem* p, const gemmbench_device* dev, ch
     // supports() also looks the dense shape up; a grouped case has its own table.
     if (std::strncmp(reason, "this build has no instance", 26) != 0) return rc;
   }
-  if (KIND == kMasked) {
-    // DeepGEMM's masked kernel stores D in whole BLOCK_M-row TMA boxes over all groups' rows, so
-    // a max_m that is not a multiple of BLOCK_M lets a group's box write the next group's rows
-    // (m_grouped_gemm.py asserts the multiple above BLOCK_M only; below it, 11 of 12 masked rows
-    // failed verification here at max_m 1-32, H200, 2026-11-29). Every masked configuration
-    // get_best_configs picks has BLOCK_M 64.
-    if (const GroupedShape* s = find_grouped(p, KIND);
-        s && p->group_max_m % int64_t(s->instance->block_m) != 0) {
-      char why[200];
-      std::snprintf(
-          why, sizeof(why),
-          "DeepGEMM's masked kernel stores whole %u-row boxes: max_m %lld would let a "
-          "group overwrite the next one's rows; run with --group-max-m %u (or a multiple)",
-          s->instance->block_m, static_cast<long long>(p->group_max_m), s->instance->block_m);
-      return no(why);
-    }
-  }
-  if (!find_grouped(p, KIND)) {
+  const GroupedShape* s = find_grouped(p, KIND);
+  if (!s) {
     char why[220];
     std::snprintf(why, sizeof(why),
                   "this build has no %s instance for G%lld %lldx%lld with %lld rows: DeepGEMM "
@@ -238,6 +222,22 @@ int supports_grouped(const gemmbench_problem* p, const gemmbench_device* dev, ch
                   KIND == kContiguous ? "contiguous" : "masked", static_cast<long long>(p->groups),
                   static_cast<long long>(p->n), static_cast<long long>(p->k),
                   static_cast<long long>(KIND == kContiguous ? p->stored_rows : p->group_max_m));
+    return no(why);
+  }
+  // DeepGEMM's masked kernel stores D in whole BLOCK_M-row TMA boxes over all groups' rows, so a
+  // max_m that is not a multiple of BLOCK_M lets a group's box write the next group's rows
+  // (m_grouped_gemm.py asserts the multiple above BLOCK_M only; below it, 11 of 12 masked rows
+  // failed verification here at max_m 1-32, H200, 2026-11-29). Every masked configuration
+  // get_best_configs picks has BLOCK_M 64.
+  const int64_t block_m = s->instance->block_m;
+  if (KIND == kMasked && p->group_max_m % block_m != 0) {
+    char why[200];
+    std::snprintf(why, sizeof(why),
+                  "DeepGEMM's masked kernel stores whole %lld-row boxes: max_m %lld would let a "
+                  "group overwrite the next one's rows; run with --group-max-m %lld (or a "
+                  "multiple)",
+                  static_cast<long long>(block_m), static_cast<long long>(p->group_max_m),
+                  static_cast<long long>(block_m));
     return no(why);
   }
   return GEMMBENCH_PLUGIN_OK;
