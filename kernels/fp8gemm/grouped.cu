@@ -23,6 +23,13 @@
 // presets' expert layers, 0.893x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.938x
 // at zipf:1.2 (Mixtral's large groups 0.85-0.88x, short K 0.86-0.90x balanced), 0.953x its masked
 // kernel at 16 and 128 tokens; tests and compute-sanitizer clean (docs/grouped.md).
+// Variant _tma (an experiment, run by its own name only; docs/grouped.md): the dense Hopper rungs'
+// TMA-store epilogue (common/sm90/epilogue.cuh) for the register one. Each consumer packs its
+// 64 x 128 fragment to bf16 into two 128B-swizzled 64 x 64 staging boxes, one thread stores them
+// with TMA, and the wait for the boxes' reads is deferred to the consumer's next stored tile, so
+// the store drains under the next mainloop. Whole 64-row boxes: only layouts where every row tile
+// lies in its group's stored rows (--group-align 128, --group-max-m a multiple of 128); N % 8 == 0;
+// beta == 0. Status: built, not yet run on a GPU; nothing measured.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -40,6 +47,7 @@
 #include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
+#include "common/static_for.cuh"
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
@@ -51,26 +59,35 @@ namespace {
 
 // Rung F3's 128 x 128 tile and ring: BM the token rows (wgmma M, 64 per consumer), BN the rows of
 // B (wgmma N). The register epilogue stages nothing, so the ring alone (+ 1024 for the swizzle
-// alignment) is the dynamic shared memory, not F3Cfg's SMEM_BYTES with its store boxes.
+// alignment) is the dynamic shared memory, not F3Cfg's SMEM_BYTES with its store boxes. The _tma
+// variant's boxes (two of 8 KB per consumer) fit beside the same six stages: F3Cfg's SMEM_BYTES,
+// 225 KB.
 using GroupedCfg = F3Cfg<128, 128, 6>;
 constexpr int kTileRows = GroupedCfg::BM, kTileN = GroupedCfg::BN;
-constexpr int kSmemBytes = GroupedCfg::STAGES * int(GroupedCfg::STAGE_BYTES) + 1024;
+constexpr int grouped_smem_bytes(bool tma_store) {
+  return tma_store ? GroupedCfg::SMEM_BYTES
+                   : GroupedCfg::STAGES * int(GroupedCfg::STAGE_BYTES) + 1024;
+}
 static_assert(kTileN == int(kScaleBlock) && kBK == int(kScaleBlock),
               "a tile is one 128-row block of an expert's scales along N and one along K");
-static_assert(kSmemBytes + 2 * GroupedCfg::STAGES * 8 <= 227 * 1024, "the SM's shared memory");
+static_assert(grouped_smem_bytes(true) + 2 * GroupedCfg::STAGES * 8 <= 227 * 1024,
+              "the SM's shared memory: six stages and the _tma variant's staging boxes");
+static_assert(kTileRows % GroupedCfg::EPI_BOX == 0 && GroupedCfg::WG_N == GroupedCfg::EPI_BOX &&
+                  GroupedCfg::EPI_BUFS * GroupedCfg::EPI_BOX == kTileN,
+              "_tma: a consumer's 64 rows are one box high, its 128 columns two boxes wide");
 constexpr int kThreads = 128 * (1 + GroupedCfg::CONSUMERS);  // producer, two consumers
 
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
-    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
-    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (128, 128)
-    __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
-    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
-    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
-    const GroupedWalk walk,                      // tile_prefix (G + 1), device; tiles_n
-    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
-    const int* __restrict__ rows,                // (G) M_g
-    int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
 #if GEMMBENCH_SM90A
+// The body of both kernels, which differ in the epilogue alone: kTmaStore stages each consumer's
+// 64 x 128 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
+// store_tile_registers writes the group's rows from the fragment (tmap_c unread).
+template <bool kTmaStore>
+__device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CUtensorMap& tmap_w,
+                                             const CUtensorMap* tmap_c, __nv_bfloat16* c,
+                                             const float* scale_a, const float* scale_b,
+                                             const GroupedWalk& walk, const int64_t* first_row,
+                                             const int* rows, int N, int64_t stored_rows,
+                                             int k_blocks, float alpha, float beta) {
   using Cfg = GroupedCfg;
   constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
   static_assert(Cfg::CLUSTER == 1, "one CTA per tile: load_tile places the boxes of one CTA");
@@ -85,6 +102,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t s_a = smem;                                // (STAGES, BM x 128 B) SW128, tokens
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x 128 B) SW128, weights
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // _tma: (CONSUMERS, 2, 64, 64) SW128
 
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
@@ -101,6 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&tmap_x);
     sm90::tma_prefetch_descriptor(&tmap_w);
+    if constexpr (kTmaStore) sm90::tma_prefetch_descriptor(tmap_c);
   }
   __syncthreads();
 
@@ -142,7 +161,9 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
     // the group. It only passes the stages on, so the tensor pipe runs half the tile's work.
-    // Warp-uniform, so that the branch keeps the wgmmas unserialized.
+    // Warp-uniform, so that the branch keeps the wgmmas unserialized. _tma: the skip touches
+    // neither its staging boxes nor its named barrier, and its stores still in flight stay
+    // committed to its thread 0's bulk groups, for its next stored tile's wait (or the last).
     if (sm90::warp_uniform(rows_left <= consumer * Cfg::WG_N ? 1 : 0)) {
       mainloop.skip(k_blocks);
       continue;
@@ -162,27 +183,93 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     mainloop.sb = scale_b + (int64_t(tile.group) * walk.tiles_n + tile.n_tile) * k_blocks;
     mainloop.template run<0>(acc, k_blocks, [](auto) {});
 
-    // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
-    // store_tile_registers sees the tile as column-major (its M = N columns contiguous, its "N"
-    // the rows left in the group): it stores rows < rows_left and columns < N, nothing else.
-    // The block scales are in the sums already: alpha alone remains, as in the dense F3.
-    __nv_bfloat16* c_tile = c + tile_row * int64_t(N);  // (rows_left, N) row-major
-    store_tile_registers<__nv_bfloat16, false, BN>(acc, c_tile, N, rows_left, own_row,
-                                                   tile.n_tile * BN, q, vec, alpha, beta);
+    if constexpr (kTmaStore) {
+      // ======== EPILOGUE: TMA stores of whole boxes (common/sm90/epilogue.cuh) ========
+      // The fragment is rung 10's with its two GEMM dimensions renamed: C row-major
+      // (stored_rows, N) is the column-major (N, stored_rows) of make_c_store_map, the boxes'
+      // 128-byte rows are this consumer's 64 token rows and the box index runs along N. Box 0
+      // first waits for this consumer's previous stored tile's boxes to have been read: the
+      // deferred wait, so those stores drained under this tile's mainloop. A box starting past
+      // N stores nothing; one crossing N, or the stored rows, is clipped by the map. Rows past
+      // M_g are written: they lie in the group's own padding (supports_grouped: every row tile
+      // inside the group's stored rows), never in another group's rows.
+      const int box_row = int(tile_row) + consumer * Cfg::WG_N;  // (64, 128) this consumer's
+      const int n0 = tile.n_tile * BN;
+      const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+      uint32_t packed[Mainloop::NACC / 2];  // (64 rows, 128 of N) bf16 pairs, alpha applied
+      if (alpha == 1.f)
+        pack_tile<__nv_bfloat16, false, false>(acc, alpha, packed);
+      else
+        pack_tile<__nv_bfloat16, false, true>(acc, alpha, packed);
+      static_for<Cfg::EPI_BUFS>([&](auto box) {
+        store_packed_box<decltype(box)::value, Cfg::EPI_BUFS, Cfg::EPI_BUFS>(
+            packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, n0, box_row, N, warp, lane, wg_thread,
+            uint32_t(1 + consumer));
+      });
+    } else {
+      // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
+      // store_tile_registers sees the tile as column-major (its M = N columns contiguous, its
+      // "N" the rows left in the group): it stores rows < rows_left and columns < N, nothing
+      // else. The block scales are in the sums already: alpha alone remains, as in the dense F3.
+      __nv_bfloat16* c_tile = c + tile_row * int64_t(N);  // (rows_left, N) row-major
+      store_tile_registers<__nv_bfloat16, false, BN>(acc, c_tile, N, rows_left, own_row,
+                                                     tile.n_tile * BN, q, vec, alpha, beta);
+    }
   }
+  // The CTA may not exit while its last stores still read the boxes (their global writes
+  // complete by the kernel's end).
+  if constexpr (kTmaStore)
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
+}
+#endif  // GEMMBENCH_SM90A
+
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (128, 128)
+    __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
+    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
+    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device; tiles_n
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  grouped_body<false>(tmap_x, tmap_w, nullptr, c, scale_a, scale_b, walk, first_row, rows, N,
+                      stored_rows, k_blocks, alpha, beta);
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
   __trap();
 #endif
 }
 
-// Per device, once: the shared-memory limit raised, and the CTAs resident at once (the grid).
-int grouped_resident_ctas() {
+// _tma: the same with C through its TMA-store map (beta == 0: C is never read).
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_tma_kernel(
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (128, 128)
+    const __grid_constant__ CUtensorMap tmap_c,  // C (stored_rows, N) row-major: box (64, 64)
+    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
+    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device; tiles_n
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int64_t stored_rows, int k_blocks, float alpha) {
+#if GEMMBENCH_SM90A
+  grouped_body<true>(tmap_x, tmap_w, &tmap_c, nullptr, scale_a, scale_b, walk, first_row, rows, N,
+                     stored_rows, k_blocks, alpha, 0.f);
+#else
+  __trap();
+#endif
+}
+
+// Per device, once per kernel: the shared-memory limit raised, and the CTAs resident at once (the
+// grid).
+template <bool kTmaStore, class Kernel>
+int grouped_resident_ctas(Kernel* kernel) {
   static PerDevice<int> count;
-  return count.get([](int dev) {
-    CUDA_CHECK(cudaFuncSetAttribute(fp8gemm_grouped_sm90_kernel,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return resident_ctas(fp8gemm_grouped_sm90_kernel, kThreads, kSmemBytes, dev);
+  return count.get([kernel](int dev) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    grouped_smem_bytes(kTmaStore)));
+    return resident_ctas(kernel, kThreads, grouped_smem_bytes(kTmaStore), dev);
   });
 }
 
@@ -191,25 +278,61 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
     throw std::invalid_argument("fp8gemm_grouped_sm90: needs the grouped block128 scales");
   const Sm90GroupedLaunch l =
-      sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows, grouped_resident_ctas());
+      sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows,
+                          grouped_resident_ctas<false>(fp8gemm_grouped_sm90_kernel));
   const GroupedLaunch& gl = *args.grouped;
-  fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, kSmemBytes, stream>>>(
+  fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, grouped_smem_bytes(false), stream>>>(
       l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,
       gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK),
       args.alpha, args.beta);
 }
 
-std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+void launch_grouped_tma(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
+    throw std::invalid_argument("fp8gemm_grouped_sm90_tma: needs the grouped block128 scales");
+  if (args.beta != 0.f)
+    throw std::invalid_argument("fp8gemm_grouped_sm90_tma: beta != 0 (C is never read)");
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, "fp8gemm_grouped_sm90_tma", kTileN, kTileRows,
+                          grouped_resident_ctas<true>(fp8gemm_grouped_sm90_tma_kernel));
+  const CUtensorMap map_c =
+      sm90_grouped_c_store_map(args, "fp8gemm_grouped_sm90_tma", GroupedCfg::EPI_BOX);
+  const GroupedLaunch& gl = *args.grouped;
+  fp8gemm_grouped_sm90_tma_kernel<<<l.ctas, kThreads, grouped_smem_bytes(true), stream>>>(
+      l.rows, l.weights, map_c, args.scale_a, args.scale_b, l.walk, gl.first_row, gl.rows, int(p.n),
+      gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK), args.alpha);
+}
+
+// The host checks both kernels share; the driver's answer for the image comes after each one's own.
+std::string fp8_grouped_unsupported(const GemmProblem& p, const Grouping& g,
+                                    const DeviceCaps& caps) {
   // The Hopper, bf16 C, K % 16 and fast-accumulation checks of the dense FP8 rungs.
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (the grouped FP8 kernel is built for that pair alone)";
   if (p.scale != ScaleMode::block128)
     return "block128 scales only (DeepSeek-V3's FP8 experts); tensor and row are not built";
-  if (std::string why = sm90_grouped_size_unsupported(p, g, kTileN, kTileRows); !why.empty())
-    return why;
+  return sm90_grouped_size_unsupported(p, g, kTileN, kTileRows);
+}
+
+std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = fp8_grouped_unsupported(p, g, caps); !why.empty()) return why;
   return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel),
-                                 size_t(kSmemBytes), caps);
+                                 size_t(grouped_smem_bytes(false)), caps);
+}
+
+// _tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp): beta == 0
+// (C is never read), 16-byte row strides, no row tile reaching past its group's stored rows.
+std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = fp8_grouped_unsupported(p, g, caps); !why.empty()) return why;
+  if (p.beta != 0)
+    return "beta != 0 is not built: the TMA-store epilogue never reads C (fp8gemm_grouped_sm90 "
+           "takes it)";
+  if (std::string why = sm90_grouped_tile_store_unsupported(p, g, kTileRows); !why.empty())
+    return why;
+  return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_tma_kernel),
+                                 size_t(grouped_smem_bytes(true)), caps);
 }
 
 }  // namespace
@@ -228,6 +351,25 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .launch = launch_grouped,
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
     .supports_grouped = supports_grouped,
+    .group_tile_rows = kTileRows,
+});
+
+// An experiment to A/B against fp8gemm_grouped_sm90 on a GPU (docs/grouped.md): fp8gemm does not
+// pick it; only its name runs it.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90_tma",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+               "padded to 128 rows (align or max_m), N % 8 == 0, beta == 0",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_tma,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_tma,
     .group_tile_rows = kTileRows,
 });
 

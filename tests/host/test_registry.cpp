@@ -280,6 +280,66 @@ TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
   EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g), why);
 }
 
+// Its TMA-store variant (an experiment, fp8gemm_grouped_sm90_tma) sits beside it on the same rung
+// with the same layouts and tiles, and refuses on the host what whole 64-row box stores cannot
+// do, each reason naming the flag that fixes it: groups not padded to 128 rows (they would let a
+// group's last tile write the next group's rows), beta != 0, N % 8 != 0. The layouts it takes go
+// on to the driver's answer, the same as the kernel's.
+TEST(Registry, TheGroupedFp8TmaVariantRefusesWhatWholeBoxStoresCannotDo) {
+  const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90_tma");
+  ASSERT_NE(base, nullptr);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->family, base->family);
+  EXPECT_EQ(k->rung, base->rung);
+  EXPECT_EQ(k->group_layouts, base->group_layouts);
+  EXPECT_EQ(k->group_tile_rows, base->group_tile_rows);
+  EXPECT_FALSE(k->dense_too);
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping g;
+  g.m = {100, 0, 1, 156};
+  g.align = 128;
+  const GemmProblem p = fp8_grouped_problem(g, 256, 512);
+  EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
+  // The kernel's own refusals come first, word for word.
+  GemmProblem tensor = p;
+  tensor.scale = ScaleMode::tensor;
+  EXPECT_EQ(why_unsupported(*k, tensor, h100, &g), why_unsupported(*base, tensor, h100, &g));
+  Grouping align1 = g;
+  align1.align = 1;
+  EXPECT_EQ(why_unsupported(*k, p, h100, &align1),
+            "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
+            "128): align 1 would let a group's last tile write the next group's rows");
+  Grouping align64 = g;
+  align64.align = 64;
+  EXPECT_NE(why_unsupported(*k, p, h100, &align64).find("--group-align 128"), std::string::npos);
+  Grouping masked = g;
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 160;
+  EXPECT_EQ(why_unsupported(*k, p, h100, &masked),
+            "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
+            "max_m 160 would let a group's last tile write the next group's rows");
+  GemmProblem beta = p;
+  beta.beta = 0.5;
+  EXPECT_EQ(why_unsupported(*k, beta, h100, &g),
+            "beta != 0 is not built: the TMA-store epilogue never reads C (fp8gemm_grouped_sm90 "
+            "takes it)");
+  EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 100, 512), h100, &g),
+            "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides");
+  // Taken layouts (align 256, max_m 256) and an N past the last 128-column tile reach the
+  // driver's answer, as the kernel's same case does: none of the reasons above.
+  Grouping align256 = g;
+  align256.align = 256;
+  masked.max_m = 256;
+  const std::string why = why_unsupported(*base, p, h100, &g);
+  for (const Grouping* taken : {&g, &align256, &masked})
+    EXPECT_EQ(why_unsupported(*k, p, h100, taken), why);
+  EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g),
+            why_unsupported(*base, fp8_grouped_problem(g, 200, 272), h100, &g));
+}
+
 // fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
 // rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
 TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
