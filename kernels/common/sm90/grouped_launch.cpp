@@ -41,4 +41,29 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
   return l;
 }
 
+std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
+                                                int tile_rows) {
+  if (p.n % 8 != 0)
+    return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
+  const std::string rows = std::to_string(tile_rows);
+  if (g.layout == GroupLayout::contiguous && g.align % tile_rows != 0)
+    return "TMA stores of whole " + rows + "-row tiles need each group padded to " + rows +
+           " rows (--group-align " + rows + "): align " + std::to_string(g.align) +
+           " would let a group's last tile write the next group's rows";
+  if (g.layout == GroupLayout::masked && g.max_m % tile_rows != 0)
+    return "TMA stores of whole " + rows + "-row tiles need max_m a multiple of " + rows +
+           " (--group-max-m " + rows + "): max_m " + std::to_string(g.max_m) +
+           " would let a group's last tile write the next group's rows";
+  return {};
+}
+
+CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box) {
+  const GemmProblem& p = args.problem;
+  if (reinterpret_cast<uintptr_t>(args.c) % 16 != 0 || p.n % 8 != 0)
+    throw std::invalid_argument(std::string(kernel) +
+                                ": TMA stores need a 16-byte aligned C and N % 8 == 0");
+  return make_c_store_map(args.c, DType::bf16, int(p.n), int(args.grouped->grouping->stored_rows()),
+                          box);
+}
+
 }  // namespace gemmbench

@@ -3,7 +3,9 @@
 // the kernel's arithmetic, and a launch's tensor maps, walk and grid. Both kernels place every
 // tile the same way (common/grouped_schedule.hpp): the weights of all G experts as one K-major
 // map [G*N, K], all activation rows as one K-major map [stored_rows, K], group g's tiles read at
-// rows g*N + n_tile * tile_n and first_row[g] + row_tile * tile_rows. Host code.
+// rows g*N + n_tile * tile_n and first_row[g] + row_tile * tile_rows. A kernel that stores C
+// [stored_rows, N] with whole-tile TMA stores (fp8gemm_grouped_sm90_tma) adds the layout check and
+// the C map at the end. Host code.
 #pragma once
 
 #include <cuda.h>
@@ -35,5 +37,19 @@ struct Sm90GroupedLaunch {
 // not 16-byte aligned (TMA).
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
                                       int tile_rows, int resident_ctas);
+
+// Whole-tile TMA stores of C write every row of a row tile, the group's or not: empty when each
+// group's row tiles lie inside its own stored rows (contiguous: align a multiple of tile_rows;
+// masked: max_m a multiple of tile_rows), so that a tile's rows past M_g are the group's padding
+// and never another group's rows, and N % 8 == 0 (16-byte row strides of C); else the one-line
+// reason, naming the flag that fixes it.
+std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
+                                                int tile_rows);
+
+// C [stored_rows, N] bf16 row-major, as make_c_store_map's column-major (N, stored_rows): boxes of
+// (box columns of N, box rows), read from 128B-swizzled staging boxes of box rows x 128 bytes;
+// stores past N or past the stored rows are clipped. Throws std::invalid_argument, naming
+// `kernel`, where C is not 16-byte aligned or N % 8 != 0.
+CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box);
 
 }  // namespace gemmbench
