@@ -3,7 +3,9 @@
 // an unwritten valid row fails): both layouts, contiguous with align 1, 8 and 128, skewed groups
 // with empty ones, one-row groups and rows that are not a multiple of the 128-row tile, N and K at
 // and beside the tile edges, f16 and bf16, alpha and beta != 0, and a capped grid that walks many
-// tiles per CTA. Then what the kernel refuses, with its reasons.
+// tiles per CTA. Then what the kernel refuses, with its reasons. Its variant hgemm_grouped_sm90_tma
+// (a TMA-store epilogue) on the cases of its layouts (groups padded to 128 rows), that no store
+// reaches another group's rows, and its refusals.
 // The grouped FP8 kernel fp8gemm_grouped_sm90 (kernels/fp8gemm/grouped.cu) the same way, with
 // block128 scales and the tolerance of every FP8 block128 row (verification_passed): both layouts,
 // balanced and skewed groups, empty and one-row groups, M_g beside 64 and 128 (a consumer with no
@@ -84,23 +86,22 @@ std::vector<KernelCase> cases() {
 }
 
 // Skips visibly without a GPU, and off Hopper (the kernel says why in its supports()).
-const KernelInfo& require_kernel() {
-  const KernelInfo* k = KernelRegistry::instance().find(kKernel);
-  if (!k) throw std::runtime_error(std::string(kKernel) + " is not registered");
+const KernelInfo& require_kernel(const char* name = kKernel) {
+  const KernelInfo* k = KernelRegistry::instance().find(name);
+  if (!k) throw std::runtime_error(std::string(name) + " is not registered");
   return *k;
 }
 
-class GroupedKernel : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(GroupedKernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel();
-  const KernelCase& c = GetParam();
+// Runs `kernel` on case c once, verified group by group; `after` sees the operands once the check
+// is done (C as the launch left it).
+template <class After>
+void run_case(const char* kernel, const KernelCase& c, After&& after) {
+  const KernelInfo& k = require_kernel(kernel);
   const GemmProblem p = problem_of(c);
   const Grouping& g = c.grouping;
   const DeviceCaps caps = current_device_caps();
   if (const std::string why = why_unsupported(k, p, caps, &g); !why.empty()) {
-    if (caps.sm != 90) GTEST_SKIP() << kKernel << ": " << why;
+    if (caps.sm != 90) GTEST_SKIP() << kernel << ": " << why;
     FAIL() << "refused on sm_90: " << why;
   }
   cudaStream_t stream = nullptr;
@@ -118,7 +119,15 @@ TEST_P(GroupedKernel, MatchesThePerGroupReference) {
   EXPECT_EQ(e.nonfinite, 0) << "valid rows left unwritten (NaN poison) or overflowed";
   EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
                                       << " (max abs " << e.max_abs << ")";
+  after(p, d);
   CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+class GroupedKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
 }
 
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedKernel, ::testing::ValuesIn(cases()),
@@ -157,6 +166,144 @@ TEST(GroupedKernelSupport, ALaunchWithoutItsTablesThrows) {
   const GroupedLaunchTables no_tiles(g, 0, nullptr);
   args.grouped = &no_tiles.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";
+}
+
+// ---- hgemm_grouped_sm90_tma: the same kernel with a TMA-store epilogue ----
+// Its stores write whole 64-row boxes, so it takes only groups padded to 128 rows (contiguous
+// align 128, masked max_m a multiple of 128), N % 8 == 0 and beta == 0: every case below is one of
+// those, checked at the same tolerance as the kernel it varies.
+
+constexpr const char* kTmaKernel = "hgemm_grouped_sm90_tma";
+
+std::vector<KernelCase> tma_cases() {
+  using G = std::vector<int64_t>;
+  return {
+      // Balanced: every group two whole row tiles; N two tiles, K four k-blocks.
+      {"balanced_align128_bf16", contiguous(G{256, 256, 256, 256}, 128), 512, 256, DType::bf16,
+       Accum::f32, 1, 0, 0},
+      // Skewed, empty and one-row groups; N = 256 + 8 (the last N tile's first box clipped to 8
+      // columns, its other three starting past N), K = 2 k-blocks + 8.
+      {"skewed_align128_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 128), 264, 136, DType::f16,
+       Accum::f32, 1, 0, 0},
+      // Last row tiles of 63, 64, 65, 127, 128 and 129 rows: the second consumer skips (63, 64,
+      // 129's second tile) or stores a box of 1, 63 or 64 valid rows; N = 200: the last box
+      // clipped to its first 8 columns.
+      {"rows_beside_64_128_bf16", contiguous(G{63, 64, 65, 127, 128, 129}, 128), 200, 128,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 128), 200, 128,
+       DType::f16, Accum::f16, 1.5, 0, 0},
+      // Masked at the tightest max_m: each group exactly one row tile of storage; alpha != 1, a
+      // partial k-block, N past two tiles.
+      {"masked128_alpha_bf16", masked(G{7, 128, 0, 2, 65}, 128), 520, 72, DType::bf16, Accum::f32,
+       -0.75, 0, 0},
+      {"masked256_skewed_f16", masked(G{129, 0, 1, 256, 64, 255}, 256), 136, 192, DType::f16,
+       Accum::f32, 1, 0, 0},
+      // One group of one row, N and K below one box and one k-block; only the last group has rows.
+      {"one_row_tiny", contiguous(G{1}, 128), 8, 8, DType::bf16, Accum::f32, 1, 0, 0},
+      {"last_only", contiguous(G{0, 0, 0, 77}, 128), 136, 64, DType::bf16, Accum::f32, 1, 0, 0},
+      // Many tiles a CTA: each consumer's boxes reused tile after tile behind the deferred wait,
+      // with skipped halves between; one k-block a tile (short_k) leaves the stores the least
+      // mainloop to drain under.
+      {"skewed64_capped3", contiguous(skewed(64), 128), 384, 256, DType::bf16, Accum::f32, 1, 0, 3},
+      {"skewed64_capped1_f16", contiguous(skewed(64), 128), 256, 384, DType::f16, Accum::f32, 1, 0,
+       1},
+      {"short_k_capped1", contiguous(G{129, 0, 255, 64, 1, 65}, 128), 200, 64, DType::bf16,
+       Accum::f32, 1, 0, 1},
+      {"skewed64_masked_capped3", masked(skewed(64), 768), 264, 256, DType::bf16, Accum::f32, 1, 0,
+       3},
+      {"skewed64_grid", contiguous(skewed(64), 128), 384, 256, DType::bf16, Accum::f32, 1, 0, 0},
+  };
+}
+
+class GroupedTmaKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedTmaKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kTmaKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedTmaKernel, ::testing::ValuesIn(tma_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// No store reaches another group's rows. The reference check above cannot see a tile that writes
+// into the next group's rows when that group's own tiles store over them later, so: run a case
+// (verified), then run again on the same C with every odd group cut to no rows (masked) or one row
+// (contiguous, which keeps each group's 128 stored rows, so the same offsets). The even groups'
+// tiles are computed again bit for bit (same tiles, same order of k), the odd groups' rows are
+// left alone or (the one row's box) rewritten with what they hold: C must not change at all in
+// the first run's valid rows. A box of an even group's tile that reached the next group's rows
+// would write there the next group's activations times this group's weights.
+TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const KernelCase& c : {KernelCase{"masked", masked(G{100, 128, 65, 127, 1, 64}, 128), 264,
+                                         256, DType::bf16, Accum::f32, 1, 0, 0},
+                              KernelCase{"contiguous", contiguous(G{100, 128, 65, 127, 1, 64}, 128),
+                                         264, 256, DType::f16, Accum::f32, 1, 0, 1}}) {
+    SCOPED_TRACE(c.name);
+    run_case(kTmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      const Grouping& x = c.grouping;
+      Grouping y = x;
+      for (size_t grp = 1; grp < y.m.size(); grp += 2)
+        y.m[grp] = y.layout == GroupLayout::masked ? 0 : 1;
+      ASSERT_EQ(y.row_offsets(), x.row_offsets()) << "the second run keeps every group's rows";
+      ASSERT_EQ(y.stored_rows(), x.stored_rows()) << "and C's stored rows";
+      const size_t elems = size_t(x.stored_rows() * p.n);
+      std::vector<uint16_t> first(elems), second(elems);
+      CUDA_CHECK(cudaMemcpy(first.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
+
+      const KernelInfo& k = require_kernel(kTmaKernel);
+      GemmProblem q = p;
+      q.m = y.total_m();
+      const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
+      GemmArgs args{q, d.a.get(), d.b.get(), d.c.get(), float(q.alpha), float(q.beta)};
+      args.grouped = &tables.launch;
+      args.test_max_ctas = c.max_ctas;
+      k.launch(args, nullptr);
+      CUDA_CHECK_LAST_LAUNCH();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      CUDA_CHECK(cudaMemcpy(second.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
+
+      int64_t checked = 0, changed = 0;
+      for (size_t grp = 0; grp < x.m.size(); ++grp)
+        for (int64_t i = 0; i < x.m[grp]; ++i)
+          for (int64_t n = 0; n < p.n; ++n) {
+            const size_t at = size_t((d.first_row[grp] + i) * p.n + n);
+            ++checked;
+            changed += first[at] != second[at];
+          }
+      EXPECT_GT(checked, 0);
+      EXPECT_EQ(changed, 0) << "elements of the first run's valid rows changed by the second";
+    });
+  }
+}
+
+// What the variant refuses beside the kernel's own refusals, each naming the flag that fixes it,
+// and a launch with beta != 0 throws rather than ignoring beta.
+TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kTmaKernel);
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 7}, 128);
+  const GemmProblem p = problem_of({"", g, 128, 128, DType::bf16, Accum::f32, 1, 0, 0});
+  if (caps.sm != 90) {
+    EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "sm_" << caps.sm << " has no wgmma";
+    GTEST_SKIP() << kTmaKernel << " runs on sm_90 only; the rest needs one";
+  }
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  const Grouping align8 = contiguous({5, 0, 7}, 8);
+  EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
+  const Grouping max_m_160 = masked({5, 0, 7}, 160);
+  EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
+  GemmProblem q = p;
+  q.beta = 0.5;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
+  q = p;
+  q.n = 100;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+  GemmArgs args{p};
+  args.beta = 0.5f;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----

@@ -22,6 +22,13 @@
 // presets, 1.105x at 512 tokens, 1.366x at 4096 balanced, 1.190x at 4096 zipf:1.2 (geomeans;
 // Mixtral 0.82-0.99x), 0.94-1.03x at 16-128 tokens with the weights read at 84-102% of the
 // measured roof. docs/grouped.md has the tables and what limits skewed routing (the 128-row tile).
+// Variant _tma (an experiment, run by its own name only; docs/grouped.md): the dense rung 10's
+// TMA-store epilogue (common/sm90/epilogue.cuh) for the register one. Each consumer packs its
+// 64 x 256 fragment into four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread
+// stores them with TMA, and the wait for the last box's read is deferred to the consumer's next
+// stored tile, so that store drains under the next mainloop. Whole 64-row boxes: only layouts where
+// every row tile lies in its group's stored rows (--group-align 128, --group-max-m a multiple of
+// 128); N % 8 == 0; beta == 0. Status: built, not yet run on a GPU; nothing measured.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -41,6 +48,7 @@
 #include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
+#include "common/static_for.cuh"
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
 #include "core/registry.hpp"
@@ -53,20 +61,28 @@ namespace {
 // warpgroup, wgmma M). Sm90Config's names are the dense kernel's GEMM M and N.
 constexpr int kTileN = 256, kTileRows = 128, kStages = 4;
 using GroupedCfg = Sm90Config<kTileN, kTileRows, kStages, 1>;
-// The ring alone (+ 1024 for the swizzle alignment): the register epilogue stages nothing.
-constexpr int kSmemBytes = kStages * int(GroupedCfg::STAGE_BYTES) + 1024;
-static_assert(kSmemBytes + 2 * kStages * 8 <= 227 * 1024, "the ring must fit in shared memory");
+// The register epilogue stages nothing: the ring alone (+ 1024 for the swizzle alignment). The
+// _tma variant adds the dense rung 10's staging buffers of the same tile, two 8 KB boxes per
+// consumer: 4 x 48 KB + 32 KB + 1 KB = 225 KB (GroupedCfg::SMEM_BYTES), so it keeps the 4 stages.
+constexpr int grouped_smem_bytes(bool tma_store) {
+  return tma_store ? GroupedCfg::SMEM_BYTES : kStages * int(GroupedCfg::STAGE_BYTES) + 1024;
+}
+static_assert(grouped_smem_bytes(true) + 2 * kStages * 8 <= 227 * 1024,
+              "the SM's shared memory: four stages and the _tma variant's staging boxes");
+static_assert(GroupedCfg::TMA_STORE && GroupedCfg::WG_N == GroupedCfg::EPI_BOX &&
+                  kTileRows % GroupedCfg::EPI_BOX == 0,
+              "_tma: a consumer's 64 rows are one box high, its 256 columns four boxes wide");
 
-template <class T, bool F16_ACCUM, class Cfg>
-__global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
-    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, BM)
-    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, BN)
-    T* __restrict__ c,                           // C (stored_rows, N) row-major
-    const GroupedWalk walk,                      // tile_prefix (G + 1), device
-    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
-    const int* __restrict__ rows,                // (G) M_g
-    int N, int k_blocks, float alpha, float beta) {
 #if GEMMBENCH_SM90A
+// The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
+// 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
+// store_tile_registers writes the group's rows from the fragment (tmap_c unread).
+template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE>
+__device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CUtensorMap& tmap_x,
+                                             const CUtensorMap* tmap_c, T* c,
+                                             const GroupedWalk& walk, const int64_t* first_row,
+                                             const int* rows, int N, int k_blocks, float alpha,
+                                             float beta) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
   static_assert(Cfg::CLUSTER == 1 && !Cfg::PARTIAL, "one CTA per tile, whole consumer warpgroups");
@@ -79,6 +95,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t s_w = smem;                                // (STAGES, BM x BK) SW128, weights
   const uint32_t s_x = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x BK) SW128, tokens
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // _tma: (CONSUMERS, 2, 64, 64) SW128
 
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
@@ -94,6 +111,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&tmap_w);
     sm90::tma_prefetch_descriptor(&tmap_x);
+    if constexpr (TMA_STORE) sm90::tma_prefetch_descriptor(tmap_c);
   }
   __syncthreads();
 
@@ -134,7 +152,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
     // the group. It only passes the stages on (no wgmma), so the tensor pipe runs the tile at
     // half its work: routed groups are mostly small (zipf:1.2 at 4096 tokens over 256 experts:
-    // median 34 rows). Warp-uniform, so that the branch keeps the wgmmas unserialized.
+    // median 34 rows). Warp-uniform, so that the branch keeps the wgmmas unserialized. _tma:
+    // the skip touches no staging box, and its stores still in flight stay committed to its
+    // thread 0's bulk groups, for its next stored tile's wait (or the last).
     if (sm90::warp_uniform(rows_left <= consumer * Cfg::WG_N ? 1 : 0)) {
       mainloop.skip(k_blocks, uint32_t(1 + consumer));  // the named barrier: this warpgroup's
       continue;
@@ -143,77 +163,186 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     // ======== MAINLOOP (sm90/mainloop.cuh) ========
     mainloop.template run<1>(acc, k_blocks, [](auto) {});
 
-    // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
-    // store_tile_registers sees the tile as column-major (M = N columns contiguous, its "N" the
-    // rows left in the group): it stores rows < rows_left and columns < N, nothing else.
-    T* c_tile = c + (first_row[tile.group] + row0) * int64_t(N);  // (rows_left, N) row-major
-    store_tile_registers<T, F16_ACCUM, BM>(acc, c_tile, N, rows_left,
-                                           consumer * Cfg::WG_N + 16 * warp + lane / 4,
-                                           tile.n_tile * BM, q, vec, alpha, beta);
+    if constexpr (TMA_STORE) {
+      // ======== EPILOGUE: TMA stores of whole boxes (common/sm90/epilogue.cuh) ========
+      // The fragment is the dense rung 10's, whose column-major C (M, N) is here C row-major
+      // (stored_rows, N): its M is N, the boxes' 128-byte rows are this consumer's 64 token rows
+      // and the box index runs along N. Box 0 first waits for this consumer's previous stored
+      // tile's boxes to have been read: the deferred wait, so that its last box drained under
+      // this tile's mainloop. A box starting past N stores nothing; one crossing N, or the stored
+      // rows, is clipped by the map. Rows past M_g are written: they lie in the group's own
+      // padding (supports_grouped_tma: every row tile inside its group's stored rows), never in
+      // another group's rows.
+      const int box_row = int(first_row[tile.group]) + row0 + consumer * Cfg::WG_N;
+      const int n0 = tile.n_tile * BM;
+      const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+      constexpr int BOXES = BM / Cfg::EPI_BOX;
+      uint32_t packed[BM / 4];  // (64 rows, BM of N) 16-bit pairs, alpha applied
+      if (alpha == 1.f)
+        pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
+      else
+        pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
+      static_for<BOXES>([&](auto box) {
+        store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+            packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, n0, box_row, N, warp, lane, wg_thread,
+            uint32_t(1 + consumer));
+      });
+    } else {
+      // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
+      // store_tile_registers sees the tile as column-major (M = N columns contiguous, its "N"
+      // the rows left in the group): it stores rows < rows_left and columns < N, nothing else.
+      T* c_tile = c + (first_row[tile.group] + row0) * int64_t(N);  // (rows_left, N) row-major
+      store_tile_registers<T, F16_ACCUM, BM>(acc, c_tile, N, rows_left,
+                                             consumer * Cfg::WG_N + 16 * warp + lane / 4,
+                                             tile.n_tile * BM, q, vec, alpha, beta);
+    }
   }
+  // The CTA may not exit while its last stores still read the boxes (their global writes
+  // complete by the kernel's end).
+  if constexpr (TMA_STORE)
+    if (wg_thread == 0) sm90::bulk_wait_group_read<0>();
+}
+#endif  // GEMMBENCH_SM90A
+
+template <class T, bool F16_ACCUM, class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, BM)
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, BN)
+    T* __restrict__ c,                           // C (stored_rows, N) row-major
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  grouped_body<T, F16_ACCUM, Cfg, false>(tmap_w, tmap_x, nullptr, c, walk, first_row, rows, N,
+                                         k_blocks, alpha, beta);
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
   __trap();
 #endif
 }
 
-template <class T, bool F16_ACCUM>
-constexpr auto grouped_kernel_ptr() {
-  return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>;
+// _tma: the same with C through its TMA-store map (beta == 0: C is never read).
+template <class T, bool F16_ACCUM, class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel(
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, BM)
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, BN)
+    const __grid_constant__ CUtensorMap tmap_c,  // C (stored_rows, N) row-major: box (64, 64)
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int k_blocks, float alpha) {
+#if GEMMBENCH_SM90A
+  grouped_body<T, F16_ACCUM, Cfg, true>(tmap_w, tmap_x, &tmap_c, static_cast<T*>(nullptr), walk,
+                                        first_row, rows, N, k_blocks, alpha, 0.f);
+#else
+  __trap();
+#endif
 }
 
-// Per device, once: the shared-memory limit raised, and the CTAs resident at once (the grid).
-template <class T, bool F16_ACCUM>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
+constexpr auto grouped_kernel_ptr() {
+  if constexpr (TMA_STORE)
+    return &hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>;
+  else
+    return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>;
+}
+
+// Per device and kernel, once: the shared-memory limit raised, and the CTAs resident at once (the
+// grid).
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 int grouped_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM>();
-    CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return resident_ctas(kernel, GroupedCfg::THREADS, kSmemBytes, dev);
+    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE>();
+    constexpr int smem = grouped_smem_bytes(TMA_STORE);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return resident_ctas(kernel, GroupedCfg::THREADS, smem, dev);
   });
 }
 
-template <class T, bool F16_ACCUM>
+constexpr const char* grouped_name(bool tma_store) {
+  return tma_store ? "hgemm_grouped_sm90_tma" : "hgemm_grouped_sm90";
+}
+
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 void run_grouped(const GemmArgs& args, cudaStream_t stream) {
-  const Sm90GroupedLaunch l = sm90_grouped_launch(args, "hgemm_grouped_sm90", kTileN, kTileRows,
-                                                  grouped_resident_ctas<T, F16_ACCUM>());
+  const char* name = grouped_name(TMA_STORE);
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, name, kTileN, kTileRows,
+                                                  grouped_resident_ctas<T, F16_ACCUM, TMA_STORE>());
   const GroupedLaunch& gl = *args.grouped;
   const int K = int(args.problem.k);
-  hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
-      <<<l.ctas, GroupedCfg::THREADS, kSmemBytes, stream>>>(
-          l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
-          int(args.problem.n), (K + GroupedCfg::BK - 1) / GroupedCfg::BK, args.alpha, args.beta);
+  const int k_blocks = (K + GroupedCfg::BK - 1) / GroupedCfg::BK;
+  constexpr int smem = grouped_smem_bytes(TMA_STORE);
+  if constexpr (TMA_STORE) {
+    // The map is bf16's; a plain (non-reducing) TMA store copies the 16-bit elements as they are,
+    // so it stores f16 C the same.
+    const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, GroupedCfg::EPI_BOX);
+    hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>
+        <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(l.weights, l.rows, map_c, l.walk,
+                                                        gl.first_row, gl.rows, int(args.problem.n),
+                                                        k_blocks, args.alpha);
+  } else {
+    hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
+        <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
+            l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+            int(args.problem.n), k_blocks, args.alpha, args.beta);
+  }
 }
 
+template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
+  if constexpr (TMA_STORE)
+    if (args.beta != 0.f)
+      throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
   if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run_grouped<__half, false>(args, stream);
+    run_grouped<__half, false, TMA_STORE>(args, stream);
   else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run_grouped<__half, true>(args, stream);
+    run_grouped<__half, true, TMA_STORE>(args, stream);
   else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run_grouped<__nv_bfloat16, false>(args, stream);
+    run_grouped<__nv_bfloat16, false, TMA_STORE>(args, stream);
   else
-    throw std::invalid_argument("hgemm_grouped_sm90: unsupported dtype/accumulate pair");
+    throw std::invalid_argument(std::string(grouped_name(TMA_STORE)) +
+                                ": unsupported dtype/accumulate pair");
 }
 
+template <bool TMA_STORE>
 const void* grouped_kernel_for(const GemmProblem& p) {
   if (p.dtype == DType::bf16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__nv_bfloat16, false>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE>());
   if (p.accum == Accum::f16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true>());
-  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE>());
+  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE>());
 }
 
-std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+// The host checks both kernels share; the driver's answer for the image comes after each one's own.
+std::string hgemm_grouped_unsupported(const GemmProblem& p, const Grouping& g,
+                                      const DeviceCaps& caps) {
   if (caps.sm != 90)
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
-  if (std::string why = sm90_grouped_size_unsupported(p, g, kTileN, kTileRows); !why.empty())
+  return sm90_grouped_size_unsupported(p, g, kTileN, kTileRows);
+}
+
+std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
+  return sm90a_image_unsupported(grouped_kernel_for<false>(p), size_t(grouped_smem_bytes(false)),
+                                 caps);
+}
+
+// _tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp): beta == 0
+// (C is never read), 16-byte row strides, no row tile reaching past its group's stored rows.
+std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
+  if (p.beta != 0)
+    return "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
+           "takes it)";
+  if (std::string why = sm90_grouped_tile_store_unsupported(p, g, kTileRows); !why.empty())
     return why;
-  return sm90a_image_unsupported(grouped_kernel_for(p), size_t(kSmemBytes), caps);
+  return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
+                                 caps);
 }
 
 }  // namespace
@@ -228,9 +357,28 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn},
     .min_sm = 90,
-    .launch = launch_grouped,
+    .launch = launch_grouped<false>,
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
     .supports_grouped = supports_grouped,
+    .group_tile_rows = kTileRows,
+});
+
+// An experiment to A/B against hgemm_grouped_sm90 on a GPU (docs/grouped.md,
+// scripts/dev/moe_epi_ab.json): hgemm does not pick it; only its name runs it.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_grouped_sm90_tma",
+    .family = "hgemm",
+    .rung = 10,
+    .summary = "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+               "padded to 128 rows (align or max_m), N % 8 == 0, beta == 0",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped<true>,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_tma,
     .group_tile_rows = kTileRows,
 });
 
