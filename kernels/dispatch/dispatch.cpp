@@ -109,8 +109,8 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 }
 
 // ---- Grouped cases (docs/grouped.md): hgemm and fp8gemm run their grouped Hopper kernels ----
-// A dispatcher's grouped candidates, best first, with the rule name rows record: one kernel each
-// so far, declaring both group layouts, whose rows it takes in 128-row tiles (the dispatcher's
+// A dispatcher's grouped candidates, best first, with the rule name rows record: kernels
+// declaring both group layouts, whose rows it takes in 128-row tiles (the dispatcher's
 // group_tile_rows: the runner builds the launch tables of the dispatcher's rows in them, so a
 // candidate with other tiles is turned away).
 constexpr int kGroupTileRows = 128;
@@ -126,13 +126,34 @@ DispatchChoice choose_grouped_among(std::initializer_list<RuleCandidate> listed,
   return first_that_runs(candidates, p, caps, &g, "no grouped candidate runs this case");
 }
 
+// The TMA-store variants (_tma) stage each tile in shared memory and store it while the next
+// tile's mainloop runs, in whole 64-row boxes: padding rows are stored too. Measured on an H200
+// (bench_results/h200/2026-11-29_moe_{fp8_,}epi_ab.json.gz, the MoE presets' expert layers): where
+// at least half the stored rows are the groups' own, _tma ran 1.047x the register epilogue in FP8
+// (geomean of 12, 0.971-1.088) and 1.026x in bf16 (8, 0.998-1.083); where three quarters or more
+// are padding (masked decode, experts of 1-32 rows padded to 128) 0.990x (12, 0.961-1.006) and
+// 0.985x (4). So the dispatchers try _tma first only on groupings whose rows are mostly their own;
+// where _tma refuses the case (a row tile reaching another group, beta != 0, N % 8), the
+// register-epilogue kernel runs it.
+bool grouped_rows_mostly_own(const Grouping& g) {
+  return 2 * g.total_m() >= g.stored_rows();
+}
+
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
+  if (grouped_rows_mostly_own(g))
+    return choose_grouped_among({{"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"},
+                                 {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
+                                p, g, caps);
   return choose_grouped_among({{"hgemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
 }
 
 DispatchChoice choose_fp8gemm_grouped(const GemmProblem& p, const Grouping& g,
                                       const DeviceCaps& caps) {
+  if (grouped_rows_mostly_own(g))
+    return choose_grouped_among({{"fp8gemm_grouped_sm90_tma", "grouped-tma-store-sm90"},
+                                 {"fp8gemm_grouped_sm90", "grouped-persistent-sm90"}},
+                                p, g, caps);
   return choose_grouped_among({{"fp8gemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
 }
 

@@ -624,5 +624,41 @@ TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
 }
 
+// The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:
+// hgemm and fp8gemm choose the TMA-store variants (kernels/dispatch/dispatch.cpp) and run them,
+// verified per group; on one that is mostly padding, and with beta != 0, the register-epilogue
+// kernels.
+TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping own = contiguous({300, 0, 1, 129}, 128);  // 430 of 768 stored rows
+  const Grouping padded = contiguous({30, 0, 1, 9}, 128);  // 40 of 384
+  const KernelCase h{"dispatch_tma", own, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const Fp8KernelCase f{"dispatch_tma", own, 264, 272, 1, 0, 0};
+  struct Want {
+    const KernelInfo& dispatcher;
+    GemmProblem p;
+    const Grouping& g;
+    const char* kernel;
+  };
+  GemmProblem h_beta = problem_of(h), f_beta = fp8_problem_of(f);
+  h_beta.beta = f_beta.beta = 0.5;
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const KernelInfo& fp8gemm = require_fp8_kernel("fp8gemm");
+  for (const Want& w :
+       {Want{hgemm, problem_of(h), own, kTmaKernel}, Want{hgemm, problem_of(h), padded, kKernel},
+        Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8TmaKernel},
+        Want{fp8gemm, fp8_problem_of(f), padded, kFp8Kernel},
+        Want{fp8gemm, f_beta, own, kFp8Kernel}}) {
+    const DispatchChoice c = w.dispatcher.choose_grouped(w.p, w.g, caps);
+    ASSERT_NE(c.kernel, nullptr) << c.why;
+    EXPECT_EQ(c.kernel->name, w.kernel) << w.dispatcher.name << ", " << w.g.total_m() << " of "
+                                        << w.g.stored_rows() << " rows, beta " << w.p.beta;
+  }
+  run_case("hgemm", h, [](const GemmProblem&, const GroupedOperands&) {});
+  run_fp8_case("fp8gemm", f, [](const GemmProblem&, const GroupedOperands&) {});
+}
+
 }  // namespace
 }  // namespace gemmbench

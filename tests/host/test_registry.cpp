@@ -414,6 +414,82 @@ TEST(Registry, TheGroupedFp8TmaVariantRefusesWhatWholeBoxStoresCannotDo) {
             why_unsupported(*base, fp8_grouped_problem(g, 200, 272), h100, &g));
 }
 
+// The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): the TMA-store variant first
+// where at least half the stored rows are the groups' own, then the register-epilogue kernel,
+// which alone is tried where padding is most of the rows (the variant stores whole boxes of it).
+// On a host without the sm_90a image each tried candidate's reason is in the choice's; on a GPU
+// host the variant runs what it takes and the kernel the rest (align 1, beta, mostly padding).
+TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroupsOwn) {
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping own;  // 768 rows stored, all of them the groups' own
+  own.m = {256, 128, 384};
+  own.align = 128;
+  Grouping half = own;  // 192 of 256 + 128 stored rows: half, exactly
+  half.m = {129, 0, 0, 63};
+  Grouping padded = own;  // 28 of 384 stored rows
+  padded.m = {16, 8, 4};
+  Grouping below_half = own;  // 191 of 384: one row under half
+  below_half.m = {129, 0, 0, 62};
+  Grouping align1 = own;
+  align1.align = 1;
+  Grouping masked;  // 4 of 128 x 2 rows
+  masked.m = {3, 1};
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 128;
+  for (const char* family : {"hgemm", "fp8gemm"}) {
+    SCOPED_TRACE(family);
+    const KernelInfo* d = KernelRegistry::instance().find(family);
+    ASSERT_NE(d, nullptr);
+    ASSERT_TRUE(static_cast<bool>(d->choose_grouped));
+    const std::string kernel = std::string(family) + "_grouped_sm90";
+    const std::string tma = kernel + "_tma";
+    const KernelInfo* k = KernelRegistry::instance().find(kernel);
+    const KernelInfo* t = KernelRegistry::instance().find(tma);
+    ASSERT_NE(k, nullptr);
+    ASSERT_NE(t, nullptr);
+    const auto problem = [&](const Grouping& g, double beta) {
+      GemmProblem p =
+          std::string(family) == "fp8gemm"
+              ? fp8_grouped_problem(g, 256, 512)
+              : GemmProblem{g.total_m(), 256, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+      p.beta = beta;
+      return p;
+    };
+    struct Want {
+      const Grouping* g;
+      double beta;
+      bool tries_tma, tma_takes;
+    };
+    for (const Want& w :
+         {Want{&own, 0.0, true, true}, Want{&half, 0.0, true, true}, Want{&own, 0.5, true, false},
+          Want{&align1, 0.0, true, false}, Want{&padded, 0.0, false, true},
+          Want{&below_half, 0.0, false, true}, Want{&masked, 0.0, false, true}}) {
+      SCOPED_TRACE(testing::Message() << "rows " << w.g->total_m() << " of " << w.g->stored_rows()
+                                      << " stored, beta " << w.beta);
+      const GemmProblem p = problem(*w.g, w.beta);
+      const DispatchChoice c = d->choose_grouped(p, *w.g, h100);
+      const std::string why_k = why_unsupported(*k, p, h100, w.g);
+      const std::string why_t = why_unsupported(*t, p, h100, w.g);
+      EXPECT_EQ(why_t.empty(), w.tma_takes && why_k.empty()) << why_t;
+      if (w.tries_tma && why_t.empty()) {  // a GPU host with the sm_90a image
+        ASSERT_NE(c.kernel, nullptr) << c.why;
+        EXPECT_EQ(c.kernel->name, tma);
+        EXPECT_EQ(c.rule, "grouped-tma-store-sm90");
+      } else if (why_k.empty()) {
+        ASSERT_NE(c.kernel, nullptr) << c.why;
+        EXPECT_EQ(c.kernel->name, kernel);
+        EXPECT_EQ(c.rule, "grouped-persistent-sm90");
+      } else {  // no GPU: the reasons of the candidates tried, and only those
+        EXPECT_EQ(c.kernel, nullptr);
+        EXPECT_NE(c.why.find(kernel + ": " + why_k), std::string::npos) << c.why;
+        EXPECT_EQ(c.why.find(tma + ": ") != std::string::npos, w.tries_tma) << c.why;
+      }
+    }
+  }
+}
+
 // fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
 // rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
 TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
