@@ -203,8 +203,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "hgemm",
     .rung = 13,
     .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
-               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout), "
-               "rows record which",
+               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
+               "grouped cases hgemm_grouped_sm90 or its TMA-store variant), rows record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
@@ -241,10 +241,11 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "fp8gemm",
     .family = "fp8gemm",
     .rung = 5,
-    .summary = "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (F4, "
-               "the decode path, at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few "
-               "tiles, F3's variants above; e4m3 x e5m2 and e5m2 x e4m3 take the same rules; "
-               "grouped block128 cases fp8gemm_grouped_sm90), rows record which",
+    .summary =
+        "shape-aware FP8: runs the fp8gemm rung the rule table picks for the case (F4, "
+        "the decode path, at 1-16 tokens, F3 on stream-K where 17-128 tokens leave few "
+        "tiles, F3's variants above; e4m3 x e5m2 and e5m2 x e4m3 take the same rules; "
+        "grouped block128 cases fp8gemm_grouped_sm90 or its TMA-store variant), rows record which",
     .dtypes = {DType::e4m3, DType::e5m2},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},

@@ -23,13 +23,17 @@
 // presets' expert layers, 0.893x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.938x
 // at zipf:1.2 (Mixtral's large groups 0.85-0.88x, short K 0.86-0.90x balanced), 0.953x its masked
 // kernel at 16 and 128 tokens; tests and compute-sanitizer clean (docs/grouped.md).
-// Variant _tma (an experiment, run by its own name only; docs/grouped.md): the dense Hopper rungs'
-// TMA-store epilogue (common/sm90/epilogue.cuh) for the register one. Each consumer packs its
-// 64 x 128 fragment to bf16 into two 128B-swizzled 64 x 64 staging boxes, one thread stores them
-// with TMA, and the wait for the boxes' reads is deferred to the consumer's next stored tile, so
-// the store drains under the next mainloop. Whole 64-row boxes: only layouts where every row tile
-// lies in its group's stored rows (--group-align 128, --group-max-m a multiple of 128); N % 8 == 0;
-// beta == 0. Status: built, not yet run on a GPU; nothing measured.
+// Variant _tma (docs/grouped.md): the dense Hopper rungs' TMA-store epilogue
+// (common/sm90/epilogue.cuh) for the register one. Each consumer packs its 64 x 128 fragment to
+// bf16 into two 128B-swizzled 64 x 64 staging boxes, one thread stores them with TMA, and the wait
+// for the boxes' reads is deferred to the consumer's next stored tile, so the store drains under
+// the next mainloop. Whole 64-row boxes: only layouts where every row tile lies in its group's
+// stored rows (--group-align 128, --group-max-m a multiple of 128); N % 8 == 0; beta == 0. fp8gemm
+// runs it where at least half the stored rows are the groups' own. Status (2026-11-29, H200,
+// sustained; bench_results/h200/2026-11-29_moe_fp8_epi_ab.json.gz): 1.047x the register epilogue
+// on such groupings (0.971-1.088), 0.990x where padding is most of the rows; through fp8gemm
+// 0.927x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.958x at zipf:1.2
+// (2026-11-29_moe_fp8_grouped_route); tests and compute-sanitizer clean.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -354,8 +358,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_tile_rows = kTileRows,
 });
 
-// An experiment to A/B against fp8gemm_grouped_sm90 on a GPU (docs/grouped.md): fp8gemm does not
-// pick it; only its name runs it.
+// fp8gemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
+// kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "fp8gemm_grouped_sm90_tma",
     .family = "fp8gemm",

@@ -22,13 +22,16 @@
 // presets, 1.105x at 512 tokens, 1.366x at 4096 balanced, 1.190x at 4096 zipf:1.2 (geomeans;
 // Mixtral 0.82-0.99x), 0.94-1.03x at 16-128 tokens with the weights read at 84-102% of the
 // measured roof. docs/grouped.md has the tables and what limits skewed routing (the 128-row tile).
-// Variant _tma (an experiment, run by its own name only; docs/grouped.md): the dense rung 10's
-// TMA-store epilogue (common/sm90/epilogue.cuh) for the register one. Each consumer packs its
-// 64 x 256 fragment into four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread
-// stores them with TMA, and the wait for the last box's read is deferred to the consumer's next
-// stored tile, so that store drains under the next mainloop. Whole 64-row boxes: only layouts where
-// every row tile lies in its group's stored rows (--group-align 128, --group-max-m a multiple of
-// 128); N % 8 == 0; beta == 0. Status: built, not yet run on a GPU; nothing measured.
+// Variant _tma (docs/grouped.md): the dense rung 10's TMA-store epilogue
+// (common/sm90/epilogue.cuh) for the register one. Each consumer packs its 64 x 256 fragment into
+// four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread stores them with TMA,
+// and the wait for the last box's read is deferred to the consumer's next stored tile, so that
+// store drains under the next mainloop. Whole 64-row boxes: only layouts where every row tile lies
+// in its group's stored rows (--group-align 128, --group-max-m a multiple of 128); N % 8 == 0;
+// beta == 0. hgemm runs it where at least half the stored rows are the groups' own. Status
+// (2026-11-29, H200, sustained; bench_results/h200/2026-11-29_moe_epi_ab_partial.json.gz): 1.026x
+// the register epilogue on such groupings (0.998-1.083), 0.985x where padding is most of the rows;
+// tests and compute-sanitizer clean.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -363,8 +366,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_tile_rows = kTileRows,
 });
 
-// An experiment to A/B against hgemm_grouped_sm90 on a GPU (docs/grouped.md,
-// scripts/dev/moe_epi_ab.json): hgemm does not pick it; only its name runs it.
+// hgemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
+// kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm_grouped_sm90_tma",
     .family = "hgemm",
