@@ -225,14 +225,53 @@ TEST_P(GroupedTmaKernel, MatchesThePerGroupReference) {
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedTmaKernel, ::testing::ValuesIn(tma_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The second run of the TMA-store variants' NoStoreReachesAnotherGroupsRows tests (below): `kernel`
+// again on the operands of a verified run of grouping x, now with every odd group cut to no rows
+// (masked) or one row (contiguous: each group keeps its 128 stored rows, so the same offsets). The
+// even groups' tiles are computed again bit for bit (same tiles, same order of k), the odd groups'
+// rows are left alone or (the one row's box) rewritten with what they hold: C must not change at
+// all in the first run's valid rows. A box of an even group's tile that reached the next group's
+// rows would write there the next group's activations times this group's weights. The scales are
+// the FP8 kernels' (null for f16/bf16).
+void expect_second_run_keeps_valid_rows(const KernelInfo& k, const Grouping& x,
+                                        const GemmProblem& p, const GroupedOperands& d,
+                                        int max_ctas, const float* scale_a, const float* scale_b) {
+  Grouping y = x;
+  for (size_t grp = 1; grp < y.m.size(); grp += 2)
+    y.m[grp] = y.layout == GroupLayout::masked ? 0 : 1;
+  ASSERT_EQ(y.row_offsets(), x.row_offsets()) << "the second run keeps every group's rows";
+  ASSERT_EQ(y.stored_rows(), x.stored_rows()) << "and C's stored rows (the A scales' clamp)";
+  const size_t elems = size_t(x.stored_rows() * p.n);
+  std::vector<uint16_t> first(elems), second(elems);
+  CUDA_CHECK(cudaMemcpy(first.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
+
+  GemmProblem q = p;
+  q.m = y.total_m();
+  const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
+  GemmArgs args{q,       d.a.get(), d.b.get(), d.c.get(), float(q.alpha), float(q.beta),
+                scale_a, scale_b};
+  args.grouped = &tables.launch;
+  args.test_max_ctas = max_ctas;
+  k.launch(args, nullptr);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(second.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
+
+  int64_t checked = 0, changed = 0;
+  for (size_t grp = 0; grp < x.m.size(); ++grp)
+    for (int64_t i = 0; i < x.m[grp]; ++i)
+      for (int64_t n = 0; n < p.n; ++n) {
+        const size_t at = size_t((d.first_row[grp] + i) * p.n + n);
+        ++checked;
+        changed += first[at] != second[at];
+      }
+  EXPECT_GT(checked, 0);
+  EXPECT_EQ(changed, 0) << "elements of the first run's valid rows changed by the second";
+}
+
 // No store reaches another group's rows. The reference check above cannot see a tile that writes
 // into the next group's rows when that group's own tiles store over them later, so: run a case
-// (verified), then run again on the same C with every odd group cut to no rows (masked) or one row
-// (contiguous, which keeps each group's 128 stored rows, so the same offsets). The even groups'
-// tiles are computed again bit for bit (same tiles, same order of k), the odd groups' rows are
-// left alone or (the one row's box) rewritten with what they hold: C must not change at all in
-// the first run's valid rows. A box of an even group's tile that reached the next group's rows
-// would write there the next group's activations times this group's weights.
+// (verified), then again with every odd group cut (expect_second_run_keeps_valid_rows).
 TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
@@ -242,38 +281,8 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
                                          264, 256, DType::f16, Accum::f32, 1, 0, 1}}) {
     SCOPED_TRACE(c.name);
     run_case(kTmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      const Grouping& x = c.grouping;
-      Grouping y = x;
-      for (size_t grp = 1; grp < y.m.size(); grp += 2)
-        y.m[grp] = y.layout == GroupLayout::masked ? 0 : 1;
-      ASSERT_EQ(y.row_offsets(), x.row_offsets()) << "the second run keeps every group's rows";
-      ASSERT_EQ(y.stored_rows(), x.stored_rows()) << "and C's stored rows";
-      const size_t elems = size_t(x.stored_rows() * p.n);
-      std::vector<uint16_t> first(elems), second(elems);
-      CUDA_CHECK(cudaMemcpy(first.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
-
-      const KernelInfo& k = require_kernel(kTmaKernel);
-      GemmProblem q = p;
-      q.m = y.total_m();
-      const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
-      GemmArgs args{q, d.a.get(), d.b.get(), d.c.get(), float(q.alpha), float(q.beta)};
-      args.grouped = &tables.launch;
-      args.test_max_ctas = c.max_ctas;
-      k.launch(args, nullptr);
-      CUDA_CHECK_LAST_LAUNCH();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemcpy(second.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
-
-      int64_t checked = 0, changed = 0;
-      for (size_t grp = 0; grp < x.m.size(); ++grp)
-        for (int64_t i = 0; i < x.m[grp]; ++i)
-          for (int64_t n = 0; n < p.n; ++n) {
-            const size_t at = size_t((d.first_row[grp] + i) * p.n + n);
-            ++checked;
-            changed += first[at] != second[at];
-          }
-      EXPECT_GT(checked, 0);
-      EXPECT_EQ(changed, 0) << "elements of the first run's valid rows changed by the second";
+      expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), c.grouping, p, d, c.max_ctas,
+                                         nullptr, nullptr);
     });
   }
 }
@@ -535,12 +544,7 @@ INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8TmaKernel, ::testing::ValuesIn(fp8
 
 // No store reaches another group's rows. The reference check above cannot see a tile that writes
 // into the next group's rows when that group's own tiles store over them later, so: run a case
-// (verified), then run again on the same C with every odd group cut to no rows (masked) or one row
-// (contiguous, which keeps each group's 128 stored rows, so the same offsets). The even groups'
-// tiles are computed again bit for bit (same tiles, same order of k), the odd groups' rows are
-// left alone or (the one row's box) rewritten with what they hold: C must not change at all in
-// the first run's valid rows. A box of an even group's tile that reached the next group's rows
-// would write there the next group's activations times this group's weights.
+// (verified), then again with every odd group cut (expect_second_run_keeps_valid_rows).
 TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
@@ -550,45 +554,8 @@ TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
                       1}}) {
     SCOPED_TRACE(c.name);
     run_fp8_case(kFp8TmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      const Grouping& x = c.grouping;
-      Grouping y = x;
-      for (size_t grp = 1; grp < y.m.size(); grp += 2)
-        y.m[grp] = y.layout == GroupLayout::masked ? 0 : 1;
-      ASSERT_EQ(y.row_offsets(), x.row_offsets()) << "the second run keeps every group's rows";
-      ASSERT_EQ(y.stored_rows(), x.stored_rows()) << "and its A scales' clamp";
-      const size_t elems = size_t(x.stored_rows() * p.n);
-      std::vector<uint16_t> first(elems), second(elems);
-      CUDA_CHECK(cudaMemcpy(first.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
-
-      const KernelInfo& k = require_fp8_kernel(kFp8TmaKernel);
-      GemmProblem q = p;
-      q.m = y.total_m();
-      const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
-      GemmArgs args{q,
-                    d.a.get(),
-                    d.b.get(),
-                    d.c.get(),
-                    float(q.alpha),
-                    float(q.beta),
-                    d.scale_a.as<float>(),
-                    d.scale_b.as<float>()};
-      args.grouped = &tables.launch;
-      args.test_max_ctas = c.max_ctas;
-      k.launch(args, nullptr);
-      CUDA_CHECK_LAST_LAUNCH();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      CUDA_CHECK(cudaMemcpy(second.data(), d.c.get(), elems * 2, cudaMemcpyDeviceToHost));
-
-      int64_t checked = 0, changed = 0;
-      for (size_t grp = 0; grp < x.m.size(); ++grp)
-        for (int64_t i = 0; i < x.m[grp]; ++i)
-          for (int64_t n = 0; n < p.n; ++n) {
-            const size_t at = size_t((d.first_row[grp] + i) * p.n + n);
-            ++checked;
-            changed += first[at] != second[at];
-          }
-      EXPECT_GT(checked, 0);
-      EXPECT_EQ(changed, 0) << "elements of the first run's valid rows changed by the second";
+      expect_second_run_keeps_valid_rows(require_fp8_kernel(kFp8TmaKernel), c.grouping, p, d,
+                                         c.max_ctas, d.scale_a.as<float>(), d.scale_b.as<float>());
     });
   }
 }

@@ -222,32 +222,81 @@ TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {
   EXPECT_NE(why_unsupported(*k, p, a100, &g).find("needs sm_90"), std::string::npos);
 }
 
-// Its TMA-store variant (an experiment, hgemm_grouped_sm90_tma) sits beside it on the same rung
-// with the same types, layouts and tiles, and refuses on the host what whole 64-row box stores
-// cannot do, each reason naming the flag that fixes it: groups not padded to 128 rows (they would
-// let a group's last tile write the next group's rows), beta != 0, N % 8 != 0. The layouts it
-// takes go on to the driver's answer, the same as the kernel's.
-TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
-  const KernelInfo* base = KernelRegistry::instance().find("hgemm_grouped_sm90");
-  const KernelInfo* k = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
-  ASSERT_NE(base, nullptr);
-  ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->family, base->family);
-  EXPECT_EQ(k->rung, base->rung);
-  EXPECT_EQ(k->dtypes, base->dtypes);
-  EXPECT_EQ(k->accums, base->accums);
-  EXPECT_EQ(k->group_layouts, base->group_layouts);
-  EXPECT_EQ(k->group_tile_rows, base->group_tile_rows);
-  EXPECT_FALSE(k->dense_too);
+// What a grouped kernel's TMA-store variant refuses on the host beyond the kernel, each reason
+// naming the flag that fixes it: groups not padded to 128 rows (they would let a group's last
+// tile write the next group's rows), beta != 0, N % 8 != 0. The layouts it takes (align 128 and
+// 256, max_m 256) go on to the driver's answer, the same as the kernel's same case. problem(g, n):
+// the kernel's problem of grouping g with N = n.
+template <class Problem>
+void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Problem&& problem) {
+  EXPECT_EQ(k.family, base.family);
+  EXPECT_EQ(k.rung, base.rung);
+  EXPECT_EQ(k.dtypes, base.dtypes);
+  EXPECT_EQ(k.accums, base.accums);
+  EXPECT_EQ(k.group_layouts, base.group_layouts);
+  EXPECT_EQ(k.group_tile_rows, base.group_tile_rows);
+  EXPECT_FALSE(k.dense_too);
   DeviceCaps h100;
   h100.sm = 90;
   h100.smem_per_block_optin = 227 * 1024;
   Grouping g;
   g.m = {100, 0, 1, 156};
   g.align = 128;
-  const GemmProblem p{g.total_m(), 256, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
-  EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
-  // The kernel's own refusals come first, word for word.
+  const GemmProblem p = problem(g, 256);
+  EXPECT_EQ(why_unsupported(k, p, h100), kGroupedKernelDenseReason);
+  Grouping align1 = g;
+  align1.align = 1;
+  EXPECT_EQ(why_unsupported(k, p, h100, &align1),
+            "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
+            "128): align 1 would let a group's last tile write the next group's rows");
+  Grouping align64 = g;
+  align64.align = 64;
+  EXPECT_NE(why_unsupported(k, p, h100, &align64).find("--group-align 128"), std::string::npos);
+  Grouping masked = g;
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 160;
+  EXPECT_EQ(why_unsupported(k, p, h100, &masked),
+            "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
+            "max_m 160 would let a group's last tile write the next group's rows");
+  GemmProblem beta = p;
+  beta.beta = 0.5;
+  EXPECT_EQ(
+      why_unsupported(k, beta, h100, &g),
+      "beta != 0 is not built: the TMA-store epilogue never reads C (" + base.name + " takes it)");
+  EXPECT_EQ(why_unsupported(base, beta, h100, &g), why_unsupported(base, p, h100, &g))
+      << "the kernel itself takes beta";
+  EXPECT_EQ(why_unsupported(k, problem(g, 100), h100, &g),
+            "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides");
+  Grouping align256 = g;
+  align256.align = 256;
+  masked.max_m = 256;
+  const std::string why = why_unsupported(base, p, h100, &g);
+  for (const Grouping* taken : {&g, &align256, &masked})
+    EXPECT_EQ(why_unsupported(k, p, h100, taken), why);
+  // An N past the last tile, also the kernel's answer.
+  EXPECT_EQ(why_unsupported(k, problem(g, 264), h100, &g),
+            why_unsupported(base, problem(g, 264), h100, &g));
+}
+
+// hgemm_grouped_sm90's TMA-store variant sits beside it on the same rung with the same types,
+// layouts and tiles; the kernel's own refusals come first, word for word (K, bf16 with f16
+// accumulation), and f16 with f16 accumulation goes on to the driver's answer.
+TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
+  const KernelInfo* base = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  const KernelInfo* k = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
+  ASSERT_NE(base, nullptr);
+  ASSERT_NE(k, nullptr);
+  const auto problem = [](const Grouping& g, int64_t n) {
+    return GemmProblem{g.total_m(), n, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+  };
+  expect_tma_variant_refusals(*base, *k, problem);
+  DeviceCaps h100;
+  h100.sm = 90;
+  h100.smem_per_block_optin = 227 * 1024;
+  Grouping g;
+  g.m = {100, 0, 1, 156};
+  g.align = 128;
+  const GemmProblem p = problem(g, 256);
   GemmProblem odd_k = p;
   odd_k.k = 100;
   EXPECT_EQ(why_unsupported(*k, odd_k, h100, &g), why_unsupported(*base, odd_k, h100, &g));
@@ -255,40 +304,6 @@ TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
   bf16_f16acc.accum = Accum::f16;
   EXPECT_EQ(why_unsupported(*k, bf16_f16acc, h100, &g),
             why_unsupported(*base, bf16_f16acc, h100, &g));
-  Grouping align1 = g;
-  align1.align = 1;
-  EXPECT_EQ(why_unsupported(*k, p, h100, &align1),
-            "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
-            "128): align 1 would let a group's last tile write the next group's rows");
-  Grouping align64 = g;
-  align64.align = 64;
-  EXPECT_NE(why_unsupported(*k, p, h100, &align64).find("--group-align 128"), std::string::npos);
-  Grouping masked = g;
-  masked.layout = GroupLayout::masked;
-  masked.max_m = 160;
-  EXPECT_EQ(why_unsupported(*k, p, h100, &masked),
-            "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
-            "max_m 160 would let a group's last tile write the next group's rows");
-  GemmProblem beta = p;
-  beta.beta = 0.5;
-  EXPECT_EQ(why_unsupported(*k, beta, h100, &g),
-            "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
-            "takes it)");
-  EXPECT_EQ(why_unsupported(*base, beta, h100, &g), why_unsupported(*base, p, h100, &g))
-      << "the kernel itself takes beta";
-  GemmProblem n100 = p;
-  n100.n = 100;
-  EXPECT_EQ(why_unsupported(*k, n100, h100, &g),
-            "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides");
-  // Taken layouts (align 256, max_m 256), f16 with f16 accumulation and an N past the last
-  // 256-column tile reach the driver's answer, as the kernel's same case does: none of the
-  // reasons above.
-  Grouping align256 = g;
-  align256.align = 256;
-  masked.max_m = 256;
-  const std::string why = why_unsupported(*base, p, h100, &g);
-  for (const Grouping* taken : {&g, &align256, &masked})
-    EXPECT_EQ(why_unsupported(*k, p, h100, taken), why);
   GemmProblem f16 = p;
   f16.dtype = DType::f16;
   f16.accum = Accum::f16;
@@ -354,64 +369,24 @@ TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
   EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g), why);
 }
 
-// Its TMA-store variant (an experiment, fp8gemm_grouped_sm90_tma) sits beside it on the same rung
-// with the same layouts and tiles, and refuses on the host what whole 64-row box stores cannot
-// do, each reason naming the flag that fixes it: groups not padded to 128 rows (they would let a
-// group's last tile write the next group's rows), beta != 0, N % 8 != 0. The layouts it takes go
-// on to the driver's answer, the same as the kernel's.
+// fp8gemm_grouped_sm90's TMA-store variant, the same way; the kernel's own refusals (tensor
+// scales) come first, word for word.
 TEST(Registry, TheGroupedFp8TmaVariantRefusesWhatWholeBoxStoresCannotDo) {
   const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
   const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90_tma");
   ASSERT_NE(base, nullptr);
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->family, base->family);
-  EXPECT_EQ(k->rung, base->rung);
-  EXPECT_EQ(k->group_layouts, base->group_layouts);
-  EXPECT_EQ(k->group_tile_rows, base->group_tile_rows);
-  EXPECT_FALSE(k->dense_too);
+  const auto problem = [](const Grouping& g, int64_t n) { return fp8_grouped_problem(g, n, 512); };
+  expect_tma_variant_refusals(*base, *k, problem);
   DeviceCaps h100;
   h100.sm = 90;
   h100.smem_per_block_optin = 227 * 1024;
   Grouping g;
   g.m = {100, 0, 1, 156};
   g.align = 128;
-  const GemmProblem p = fp8_grouped_problem(g, 256, 512);
-  EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
-  // The kernel's own refusals come first, word for word.
-  GemmProblem tensor = p;
+  GemmProblem tensor = problem(g, 256);
   tensor.scale = ScaleMode::tensor;
   EXPECT_EQ(why_unsupported(*k, tensor, h100, &g), why_unsupported(*base, tensor, h100, &g));
-  Grouping align1 = g;
-  align1.align = 1;
-  EXPECT_EQ(why_unsupported(*k, p, h100, &align1),
-            "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
-            "128): align 1 would let a group's last tile write the next group's rows");
-  Grouping align64 = g;
-  align64.align = 64;
-  EXPECT_NE(why_unsupported(*k, p, h100, &align64).find("--group-align 128"), std::string::npos);
-  Grouping masked = g;
-  masked.layout = GroupLayout::masked;
-  masked.max_m = 160;
-  EXPECT_EQ(why_unsupported(*k, p, h100, &masked),
-            "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
-            "max_m 160 would let a group's last tile write the next group's rows");
-  GemmProblem beta = p;
-  beta.beta = 0.5;
-  EXPECT_EQ(why_unsupported(*k, beta, h100, &g),
-            "beta != 0 is not built: the TMA-store epilogue never reads C (fp8gemm_grouped_sm90 "
-            "takes it)");
-  EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 100, 512), h100, &g),
-            "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides");
-  // Taken layouts (align 256, max_m 256) and an N past the last 128-column tile reach the
-  // driver's answer, as the kernel's same case does: none of the reasons above.
-  Grouping align256 = g;
-  align256.align = 256;
-  masked.max_m = 256;
-  const std::string why = why_unsupported(*base, p, h100, &g);
-  for (const Grouping* taken : {&g, &align256, &masked})
-    EXPECT_EQ(why_unsupported(*k, p, h100, taken), why);
-  EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g),
-            why_unsupported(*base, fp8_grouped_problem(g, 200, 272), h100, &g));
 }
 
 // The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): the TMA-store variant first
