@@ -330,10 +330,9 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
 // (C is never read), 16-byte row strides, no row tile reaching past its group's stored rows.
 std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = fp8_grouped_unsupported(p, g, caps); !why.empty()) return why;
-  if (p.beta != 0)
-    return "beta != 0 is not built: the TMA-store epilogue never reads C (fp8gemm_grouped_sm90 "
-           "takes it)";
-  if (std::string why = sm90_grouped_tile_store_unsupported(p, g, kTileRows); !why.empty())
+  if (std::string why =
+          sm90_grouped_tile_store_unsupported(p, g, kTileRows, "fp8gemm_grouped_sm90");
+      !why.empty())
     return why;
   return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_tma_kernel),
                                  size_t(grouped_smem_bytes(true)), caps);

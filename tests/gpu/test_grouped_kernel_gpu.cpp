@@ -92,13 +92,13 @@ const KernelInfo& require_kernel(const char* name = kKernel) {
   return *k;
 }
 
-// Runs `kernel` on case c once, verified group by group; `after` sees the operands once the check
-// is done (C as the launch left it).
+// Runs `kernel` on problem p of grouping g once, verified group by group; `after` sees the
+// operands once the check is done (C as the launch left it). The FP8 kernels' scales are the
+// operands' own (null for f16 and bf16).
 template <class After>
-void run_case(const char* kernel, const KernelCase& c, After&& after) {
+void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& g, int max_ctas,
+                      uint64_t seed, After&& after) {
   const KernelInfo& k = require_kernel(kernel);
-  const GemmProblem p = problem_of(c);
-  const Grouping& g = c.grouping;
   const DeviceCaps caps = current_device_caps();
   if (const std::string why = why_unsupported(k, p, caps, &g); !why.empty()) {
     if (caps.sm != 90) GTEST_SKIP() << kernel << ": " << why;
@@ -107,11 +107,18 @@ void run_case(const char* kernel, const KernelCase& c, After&& after) {
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreate(&stream));
   ErrorMeter meter;
-  GroupedOperands d = make_grouped_operands(p, g, 20261129, DataDist::uniform, meter, stream);
+  GroupedOperands d = make_grouped_operands(p, g, seed, DataDist::uniform, meter, stream);
   const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
-  GemmArgs args{p, d.a.get(), d.b.get(), d.c.get(), float(p.alpha), float(p.beta)};
+  GemmArgs args{p,
+                d.a.get(),
+                d.b.get(),
+                d.c.get(),
+                float(p.alpha),
+                float(p.beta),
+                d.scale_a.as<float>(),
+                d.scale_b.as<float>()};
   args.grouped = &tables.launch;
-  args.test_max_ctas = c.max_ctas;
+  args.test_max_ctas = max_ctas;
   const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
     k.launch(args, stream);
     CUDA_CHECK_LAST_LAUNCH();
@@ -121,6 +128,12 @@ void run_case(const char* kernel, const KernelCase& c, After&& after) {
                                       << " (max abs " << e.max_abs << ")";
   after(p, d);
   CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// The bf16/f16 kernels' cases (hgemm_grouped_sm90, its variant, the hgemm dispatcher).
+template <class After>
+void run_case(const char* kernel, const KernelCase& c, After&& after) {
+  run_grouped_case(kernel, problem_of(c), c.grouping, c.max_ctas, 20261129, after);
 }
 
 class GroupedKernel : public ::testing::TestWithParam<KernelCase> {};
@@ -232,10 +245,10 @@ INSTANTIATE_TEST_SUITE_P(Groupings, GroupedTmaKernel, ::testing::ValuesIn(tma_ca
 // rows are left alone or (the one row's box) rewritten with what they hold: C must not change at
 // all in the first run's valid rows. A box of an even group's tile that reached the next group's
 // rows would write there the next group's activations times this group's weights. The scales are
-// the FP8 kernels' (null for f16/bf16).
+// the operands' own (null for f16/bf16).
 void expect_second_run_keeps_valid_rows(const KernelInfo& k, const Grouping& x,
                                         const GemmProblem& p, const GroupedOperands& d,
-                                        int max_ctas, const float* scale_a, const float* scale_b) {
+                                        int max_ctas) {
   Grouping y = x;
   for (size_t grp = 1; grp < y.m.size(); grp += 2)
     y.m[grp] = y.layout == GroupLayout::masked ? 0 : 1;
@@ -248,8 +261,14 @@ void expect_second_run_keeps_valid_rows(const KernelInfo& k, const Grouping& x,
   GemmProblem q = p;
   q.m = y.total_m();
   const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
-  GemmArgs args{q,       d.a.get(), d.b.get(), d.c.get(), float(q.alpha), float(q.beta),
-                scale_a, scale_b};
+  GemmArgs args{q,
+                d.a.get(),
+                d.b.get(),
+                d.c.get(),
+                float(q.alpha),
+                float(q.beta),
+                d.scale_a.as<float>(),
+                d.scale_b.as<float>()};
   args.grouped = &tables.launch;
   args.test_max_ctas = max_ctas;
   k.launch(args, nullptr);
@@ -281,8 +300,7 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
                                          264, 256, DType::f16, Accum::f32, 1, 0, 1}}) {
     SCOPED_TRACE(c.name);
     run_case(kTmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), c.grouping, p, d, c.max_ctas,
-                                         nullptr, nullptr);
+      expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), c.grouping, p, d, c.max_ctas);
     });
   }
 }
@@ -363,48 +381,10 @@ std::vector<Fp8KernelCase> fp8_cases() {
   };
 }
 
-const KernelInfo& require_fp8_kernel(const char* name) {
-  const KernelInfo* k = KernelRegistry::instance().find(name);
-  if (!k) throw std::runtime_error(std::string(name) + " is not registered");
-  return *k;
-}
-
-// Runs `kernel` (the grouped FP8 kernel or the fp8gemm dispatcher) on case c once, verified group
-// by group; `after` sees the operands once the check is done (C as the launch left it).
+// The FP8 kernels' cases (fp8gemm_grouped_sm90, its variant, the fp8gemm dispatcher).
 template <class After>
 void run_fp8_case(const char* kernel, const Fp8KernelCase& c, After&& after) {
-  const KernelInfo& k = require_fp8_kernel(kernel);
-  const GemmProblem p = fp8_problem_of(c);
-  const Grouping& g = c.grouping;
-  const DeviceCaps caps = current_device_caps();
-  if (const std::string why = why_unsupported(k, p, caps, &g); !why.empty()) {
-    if (caps.sm != 90) GTEST_SKIP() << kernel << ": " << why;
-    FAIL() << "refused on sm_90: " << why;
-  }
-  cudaStream_t stream = nullptr;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  ErrorMeter meter;
-  GroupedOperands d = make_grouped_operands(p, g, 20261130, DataDist::uniform, meter, stream);
-  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
-  GemmArgs args{p,
-                d.a.get(),
-                d.b.get(),
-                d.c.get(),
-                float(p.alpha),
-                float(p.beta),
-                d.scale_a.as<float>(),
-                d.scale_b.as<float>()};
-  args.grouped = &tables.launch;
-  args.test_max_ctas = c.max_ctas;
-  const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
-    k.launch(args, stream);
-    CUDA_CHECK_LAST_LAUNCH();
-  });
-  EXPECT_EQ(e.nonfinite, 0) << "valid rows left unwritten (NaN poison) or overflowed";
-  EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
-                                      << " (max abs " << e.max_abs << ")";
-  after(p, d);
-  CUDA_CHECK(cudaStreamDestroy(stream));
+  run_grouped_case(kernel, fp8_problem_of(c), c.grouping, c.max_ctas, 20261130, after);
 }
 
 class GroupedFp8Kernel : public ::testing::TestWithParam<Fp8KernelCase> {};
@@ -454,7 +434,7 @@ TEST(GroupedFp8KernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 TEST(GroupedFp8KernelSupport, Fp8gemmRunsGroupedCases) {
   GEMMBENCH_REQUIRE_GPU();
   const Fp8KernelCase c{"dispatch", contiguous({300, 0, 1, 129}, 1), 264, 272, 1, 0, 0};
-  const KernelInfo& f = require_fp8_kernel("fp8gemm");
+  const KernelInfo& f = require_kernel("fp8gemm");
   const DeviceCaps caps = current_device_caps();
   if (caps.sm == 90) {
     const DispatchChoice choice = f.choose_grouped(fp8_problem_of(c), c.grouping, caps);
@@ -468,7 +448,7 @@ TEST(GroupedFp8KernelSupport, Fp8gemmRunsGroupedCases) {
 // scales or tables throws instead of reading a null pointer.
 TEST(GroupedFp8KernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_fp8_kernel(kFp8Kernel);
+  const KernelInfo& k = require_kernel(kFp8Kernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 1);
   GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
@@ -554,8 +534,8 @@ TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
                       1}}) {
     SCOPED_TRACE(c.name);
     run_fp8_case(kFp8TmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_second_run_keeps_valid_rows(require_fp8_kernel(kFp8TmaKernel), c.grouping, p, d,
-                                         c.max_ctas, d.scale_a.as<float>(), d.scale_b.as<float>());
+      expect_second_run_keeps_valid_rows(require_kernel(kFp8TmaKernel), c.grouping, p, d,
+                                         c.max_ctas);
     });
   }
 }
@@ -564,7 +544,7 @@ TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
 // and a launch with beta != 0 throws rather than ignoring beta.
 TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_fp8_kernel(kFp8TmaKernel);
+  const KernelInfo& k = require_kernel(kFp8TmaKernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 128);
   const GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
@@ -612,7 +592,7 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   GemmProblem h_beta = problem_of(h), f_beta = fp8_problem_of(f);
   h_beta.beta = f_beta.beta = 0.5;
   const KernelInfo& hgemm = require_kernel("hgemm");
-  const KernelInfo& fp8gemm = require_fp8_kernel("fp8gemm");
+  const KernelInfo& fp8gemm = require_kernel("fp8gemm");
   for (const Want& w :
        {Want{hgemm, problem_of(h), own, kTmaKernel}, Want{hgemm, problem_of(h), padded, kKernel},
         Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8TmaKernel},

@@ -42,7 +42,10 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
 }
 
 std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
-                                                int tile_rows) {
+                                                int tile_rows, const char* register_kernel) {
+  if (p.beta != 0)
+    return std::string("beta != 0 is not built: the TMA-store epilogue never reads C (") +
+           register_kernel + " takes it)";
   if (p.n % 8 != 0)
     return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
   const std::string rows = std::to_string(tile_rows);

@@ -38,13 +38,14 @@ struct Sm90GroupedLaunch {
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
                                       int tile_rows, int resident_ctas);
 
-// Whole-tile TMA stores of C write every row of a row tile, the group's or not: empty when each
-// group's row tiles lie inside its own stored rows (contiguous: align a multiple of tile_rows;
-// masked: max_m a multiple of tile_rows), so that a tile's rows past M_g are the group's padding
-// and never another group's rows, and N % 8 == 0 (16-byte row strides of C); else the one-line
-// reason, naming the flag that fixes it.
+// Whole-tile TMA stores of C write every row of a row tile, the group's or not, and never read C:
+// empty when beta == 0, each group's row tiles lie inside its own stored rows (contiguous: align a
+// multiple of tile_rows; masked: max_m a multiple of tile_rows), so that a tile's rows past M_g
+// are the group's padding and never another group's rows, and N % 8 == 0 (16-byte row strides of
+// C); else the one-line reason, naming the flag that fixes it or (beta) `register_kernel`, the
+// register-epilogue kernel that takes the case.
 std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
-                                                int tile_rows);
+                                                int tile_rows, const char* register_kernel);
 
 // C [stored_rows, N] bf16 row-major, as make_c_store_map's column-major (N, stored_rows): boxes of
 // (box columns of N, box rows), read from 128B-swizzled staging boxes of box rows x 128 bytes;
