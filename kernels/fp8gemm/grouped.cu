@@ -84,7 +84,7 @@ static_assert(kTileN == int(kScaleBlock) && kBK == int(kScaleBlock),
               "a tile is one 128-row block of an expert's scales along N and one along K");
 static_assert(kTileN192 % 64 == 0 && kTileN192 <= 2 * int(kScaleBlock) - 64,
               "_n192: a tile starts on a 64-column boundary, so it spans at most two 128-row "
-              "blocks of an expert's scales (the two F2Mainloop's promotion takes)");
+              "blocks of an expert's scales, the two F2Mainloop's _n192 promotion takes");
 // The barriers (16 bytes a stage) are the static shared memory.
 static_assert(grouped_smem_bytes<GroupedCfg>(true) + 2 * GroupedCfg::STAGES * 8 <= 227 * 1024,
               "the SM's shared memory: six stages and the _tma variant's staging boxes");
@@ -92,10 +92,11 @@ static_assert(grouped_smem_bytes<GroupedN192Cfg>(true) + 2 * GroupedN192Cfg::STA
                   227 * 1024,
               "the SM's shared memory: _n192_tma's four stages and its staging boxes");
 template <class Cfg>
-constexpr bool kGroupedBoxesFit =
-    Cfg::BM == kTileRows&& Cfg::BM % Cfg::EPI_BOX == 0 &&
-    Cfg::WG_N == Cfg::EPI_BOX&& Cfg::EPI_BUFS* Cfg::EPI_BOX == Cfg::BN;
-static_assert(kGroupedBoxesFit<GroupedCfg> && kGroupedBoxesFit<GroupedN192Cfg>,
+constexpr bool grouped_boxes_fit() {
+  return Cfg::BM == kTileRows && Cfg::BM % Cfg::EPI_BOX == 0 && Cfg::WG_N == Cfg::EPI_BOX &&
+         Cfg::EPI_BUFS * Cfg::EPI_BOX == Cfg::BN;
+}
+static_assert(grouped_boxes_fit<GroupedCfg>() && grouped_boxes_fit<GroupedN192Cfg>(),
               "_tma: a consumer's 64 rows are one box high, its BN columns BN / 64 boxes wide");
 constexpr int kThreads = 128 * (1 + GroupedCfg::CONSUMERS);  // producer, two consumers
 static_assert(GroupedN192Cfg::CONSUMERS == GroupedCfg::CONSUMERS, "one block size for all");
@@ -128,8 +129,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
   const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
   const uint32_t s_a = smem;                                // (STAGES, BM x 128 B) SW128, tokens
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, BN x 128 B) SW128, weights
-  const uint32_t s_epi =
-      smem + STAGES * Cfg::STAGE_BYTES;  // _tma: (CONSUMERS, BN/64, 64, 64) SW128
+  const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // _tma: (2, BN/64, 64, 64) SW128
 
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
@@ -233,7 +233,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
       // N stores nothing; one crossing N, or the stored rows, is clipped by the map. Rows past
       // M_g are written: they lie in the group's own padding (supports_grouped: every row tile
       // inside the group's stored rows), never in another group's rows.
-      const int box_row = int(tile_row) + consumer * Cfg::WG_N;  // (64, 128) this consumer's
+      const int box_row = int(tile_row) + consumer * Cfg::WG_N;  // (64, BN) this consumer's
       const int n0 = tile.n_tile * BN;
       const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
       uint32_t packed[Mainloop::NACC / 2];  // (64 rows, BN of N) bf16 pairs, alpha applied
