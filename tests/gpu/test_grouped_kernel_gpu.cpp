@@ -12,7 +12,8 @@
 // rows skips its tile), N and K beside 128, beta != 0, grids capped to 1 and 3 CTAs; that padding
 // rows stay as they were (NaN poison); and that fp8gemm runs it on a grouped case. Its variant
 // fp8gemm_grouped_sm90_tma (a TMA-store epilogue) on the cases of its layouts (groups padded to
-// 128 rows), that no store reaches another group's rows, and its refusals.
+// 128 rows), that no store reaches another group's rows, and its refusals; its 192-column variant
+// fp8gemm_grouped_sm90_n192_tma the same, with N where a tile spans two blocks of the scales.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -524,33 +525,36 @@ INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8TmaKernel, ::testing::ValuesIn(fp8
 
 // No store reaches another group's rows. The reference check above cannot see a tile that writes
 // into the next group's rows when that group's own tiles store over them later, so: run a case
-// (verified), then again with every odd group cut (expect_second_run_keeps_valid_rows).
-TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
-  GEMMBENCH_REQUIRE_GPU();
+// (verified), then again with every odd group cut (expect_second_run_keeps_valid_rows). N 264:
+// the last column tile partial at 128 and at 192 columns.
+void expect_no_fp8_store_reaches_another_group(const char* kernel) {
   using G = std::vector<int64_t>;
   for (const Fp8KernelCase& c :
        {Fp8KernelCase{"masked", masked(G{100, 128, 65, 127, 1, 64}, 128), 264, 256, 1, 0, 0},
         Fp8KernelCase{"contiguous", contiguous(G{100, 128, 65, 127, 1, 64}, 128), 264, 256, 1, 0,
                       1}}) {
     SCOPED_TRACE(c.name);
-    run_fp8_case(kFp8TmaKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_second_run_keeps_valid_rows(require_kernel(kFp8TmaKernel), c.grouping, p, d,
-                                         c.max_ctas);
+    run_fp8_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      expect_second_run_keeps_valid_rows(require_kernel(kernel), c.grouping, p, d, c.max_ctas);
     });
   }
 }
 
-// What the variant refuses beside the kernel's own refusals, each naming the flag that fixes it,
-// and a launch with beta != 0 throws rather than ignoring beta.
-TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel(kFp8TmaKernel);
+  expect_no_fp8_store_reaches_another_group(kFp8TmaKernel);
+}
+
+// What a TMA-store variant (_tma, _n192_tma) refuses beside the kernel's own refusals, each naming
+// the flag that fixes it, and a launch with beta != 0 throws rather than ignoring beta.
+void expect_fp8_tma_refusals(const char* kernel) {
+  const KernelInfo& k = require_kernel(kernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 128);
   const GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
   if (caps.sm != 90) {
     EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "sm_" << caps.sm << " has no wgmma";
-    GTEST_SKIP() << kFp8TmaKernel << " runs on sm_90 only; the rest needs one";
+    GTEST_SKIP() << kernel << " runs on sm_90 only; the rest needs one";
   }
   EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
   const Grouping align8 = contiguous({5, 0, 7}, 8);
@@ -569,6 +573,56 @@ TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   args.scale_b = &scale;
   args.beta = 0.5f;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
+}
+
+TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_fp8_tma_refusals(kFp8TmaKernel);
+}
+
+// ---- fp8gemm_grouped_sm90_n192_tma: the _tma variant on 128 x 192 tiles ----
+// _tma's cases (N 128, 136, 200, 256, 264, 384, 520: tiles that end inside a 128-row block of the
+// scales, partial last tiles of 8 to 136 columns), then N where a 192-column tile starts mid-block
+// (tile 1 at column 192: its columns 64..191 in block 2) and where the second block is the
+// expert's partial last one, so that a column given its neighbour block's scale fails the bound.
+constexpr const char* kFp8N192TmaKernel = "fp8gemm_grouped_sm90_n192_tma";
+
+std::vector<Fp8KernelCase> fp8_n192_tma_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<Fp8KernelCase> cases = fp8_tma_cases();
+  const std::vector<Fp8KernelCase> wide = {
+      // One whole tile: blocks 0 and 1, the second half used.
+      {"n192_one_tile", contiguous(G{129, 0, 256, 1}, 128), 192, 384, 1, 0, 0},
+      // Tile 1 (columns 192..319) in blocks 1 and 2, block 2 the expert's partial last (64 rows).
+      {"n320_capped3", contiguous(G{129, 0, 256, 1, 65}, 128), 320, 512, 1, 0, 3},
+      // Three whole tiles; tile 2 starts on block 3 (mid_lo); alpha != 1.
+      {"n576_masked_alpha", masked(G{64, 0, 200, 256}, 256), 576, 256, 0.5, 0, 0},
+      // Long K (many k-blocks, each its own scales) on one CTA.
+      {"n448_long_k_capped1", contiguous(G{300, 1, 128}, 128), 448, 1664, 1, 0, 1},
+  };
+  cases.insert(cases.end(), wide.begin(), wide.end());
+  return cases;
+}
+
+class GroupedFp8N192TmaKernel : public ::testing::TestWithParam<Fp8KernelCase> {};
+
+TEST_P(GroupedFp8N192TmaKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_fp8_case(kFp8N192TmaKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8N192TmaKernel,
+                         ::testing::ValuesIn(fp8_n192_tma_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedFp8N192TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_no_fp8_store_reaches_another_group(kFp8N192TmaKernel);
+}
+
+TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_fp8_tma_refusals(kFp8N192TmaKernel);
 }
 
 // The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:
