@@ -33,6 +33,10 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // the widths m64_tile_n picks where 128-row tiles would split many ways. kF3NarrowPlain: _m64's
 // 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
 // (m64_pipelined_promotion).
+// kF3TmaScales, a flag or'ed onto a narrow variant (_m64ts, issue 50's experiment): A's block
+// scales of a k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global
+// memory in the consumers. A flag rather than four more variants, so that every test of the
+// variant (V == kF3NarrowPlain ...) reads f3_base(V) and means the same tile with or without it.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -41,8 +45,15 @@ enum F3Variant : int {
   kF3Narrow = 4,
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
-  kF3NarrowPlain = 7
+  kF3NarrowPlain = 7,
+  kF3TmaScales = 16
 };
+constexpr int f3_base(int v) {
+  return v & ~int(kF3TmaScales);
+}
+constexpr bool f3_tma_scales(int v) {
+  return (v & int(kF3TmaScales)) != 0;
+}
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
 // epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
@@ -54,7 +65,14 @@ enum F3Variant : int {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
+// TMA_SCALES (_m64ts): each stage also carries A's block scales, a box of (BM rows, SA_BOX_KB
+// k-blocks) f32 of the row-major scale_a ([M, KB]) starting at the stage's k-block, 16 bytes a
+// row: TMA's narrowest box along the contiguous dimension, of which the consumers read the first
+// column. One slot per stage (after the epilogue's boxes), so that the stage's full barrier
+// counts the slot's bytes and its empty barrier frees the slot with the operands: no lifetime of
+// its own. A box of four k-blocks loaded every fourth stage would carry a quarter of the bytes
+// (1 KB a stage here) but outlive its stage, and stream-K items start on any k-block.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
   static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
@@ -68,11 +86,18 @@ struct F3Cfg {
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES,
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
-  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
+  static constexpr bool TMA_SCALES = TMA_SCALES_;
+  static constexpr int SA_BOX_KB = 4;
+  static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
+  static constexpr uint32_t SA_STAGE_BYTES = TMA_SCALES ? BM * SA_ROW_BYTES : 0;
+  // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts.
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES,
+                            TX_BYTES = STAGE_BYTES + SA_STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
-  static constexpr int SMEM_BYTES =
-      STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
+  static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) +
+                                    CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) +
+                                    STAGES * int(SA_STAGE_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
                 "wgmma m64n{16,32,64,128,192}k32");
@@ -84,6 +109,8 @@ struct F3Cfg {
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
+  static_assert(!TMA_SCALES || (BM == WG_N && CLUSTER == 1),
+                "scales by TMA: the 64-row tile of one CTA, whose A rows both consumers read");
 };
 // A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
 // read them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
@@ -134,6 +161,9 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
+  // kTmaScales (_m64ts): the stages' A scale slots (stage s at s_sa + s * SA_STAGE_BYTES, F3Cfg)
+  // and the offset in a slot of this thread's first row (h = 0; h = 1 is 8 rows further).
+  uint32_t s_sa = 0, sa_row = 0;
   // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
   // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
   // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
@@ -153,6 +183,9 @@ struct F2Mainloop {
   static constexpr int NW = f3_nw<Cfg, MROWS>();
   static constexpr int NACC = NW / 2;
   static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
+  static constexpr bool kTmaScales = MROWS && f3_tma_scales(V);
+  static_assert(!kTmaScales || (kSplitN && S == ScaleMode::block128),
+                "A's scales by TMA: the narrow tiles' block128 promotion (_m64ts)");
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
@@ -217,11 +250,25 @@ struct F2Mainloop {
   struct Scales {
     float a0 = 1.f, a1 = 1.f, b = 1.f;
   };
+  // kTmaScales: B's scale alone; A's come with the k-block's stage (stage_scales).
   __device__ __forceinline__ Scales block_scales(int kb) const {
     Scales s;
-    if constexpr (MROWS && S == ScaleMode::block128)
+    if constexpr (MROWS && S == ScaleMode::block128 && kTmaScales)
+      s.b = __ldg(sb + kb);
+    else if constexpr (MROWS && S == ScaleMode::block128)
       s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
     return s;
+  }
+  // kTmaScales: the A scales of this thread's two rows for the k-block in `stage`, from the
+  // stage's slot: read after the stage's full-barrier wait (which the slot's bytes complete) and
+  // before the stage's release, after which the producer may refill the slot. An ld.shared is
+  // short enough to read there, unlike the global loads that kRawAhead reads two k-blocks ahead.
+  __device__ __forceinline__ void stage_scales(Scales& s, int stage) const {
+    if constexpr (kTmaScales) {
+      const uint32_t row = s_sa + uint32_t(stage) * Cfg::SA_STAGE_BYTES + sa_row;
+      s.a0 = sm90::ld_shared_f32(row);                         // (BM, SA_BOX_KB) f32, column 0
+      s.a1 = sm90::ld_shared_f32(row + 8 * Cfg::SA_ROW_BYTES);  // the row 8 further
+    }
   }
   __device__ __forceinline__ static Factors factors(const Scales& s) {
     static_assert(NW <= 128, "one block of B under the consumer's rows");
@@ -276,7 +323,10 @@ struct F2Mainloop {
                                                    Scales& next, int kb_count) {
     const int stage = ring.stage;
     Factors f;
-    if constexpr (kScalesAhead)
+    Scales cur;  // kTmaScales: k-block kb's scales, B's read ahead, A's from its stage below
+    if constexpr (kTmaScales)
+      cur = next;
+    else if constexpr (kScalesAhead)
       f = factors(next);
     else
       f = block_factors(kb);
@@ -287,6 +337,7 @@ struct F2Mainloop {
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
+    if constexpr (kTmaScales) stage_scales(cur, stage);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
@@ -307,6 +358,7 @@ struct F2Mainloop {
       if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
       ++slot;
     }
+    if constexpr (kTmaScales) f = factors(cur);
     if constexpr (MROWS || S != ScaleMode::block128) {
       add_rows(acc, part, f);
     } else {
@@ -350,6 +402,8 @@ struct F2Mainloop {
   // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
   // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
   // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt).
+  // kTmaScales keeps that walk for B's scale alone; A's two are read from kb's stage once it is
+  // full (issue_next), a k-block before their multiply, and carried in the same Pending.
   static constexpr bool kRawAhead = kSplitN;
   struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
     int stage = 0;
@@ -361,6 +415,8 @@ struct F2Mainloop {
     p.stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
     issue(d, ring.stage, true);
+    // kTmaScales: the A half of p.s; its B scale came ahead (scales_ahead, through retire).
+    if constexpr (kTmaScales) stage_scales(p.s, p.stage);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();
@@ -505,7 +561,7 @@ struct F2Mainloop {
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     // Fast accumulation has no promotion to overlap.
-    if constexpr ((V == kF3Pipe || (kSplitN && V != kF3NarrowPlain)) && !kFast) {
+    if constexpr ((f3_base(V) == kF3Pipe || (kSplitN && f3_base(V) != kF3NarrowPlain)) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;

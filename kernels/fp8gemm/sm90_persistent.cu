@@ -76,15 +76,17 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stage sizes, staging boxes and register split hold as they are.
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
-template <int V, int CLUSTER>
+// kF3TmaScales (_m64ts) on a narrow variant: the same tile with A's scale slots in each stage.
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
-    V == kF3N192, F3Cfg<128, 192, 4>,
+    B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
-        V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-        std::conditional_t<V == kF3Narrow || V == kF3NarrowPlain, F3Cfg<64, 128, 8>,
-                           std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
-                                              std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
-                                                                 F3Cfg<128, 128, 6>>>>>>;
+        B == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
+        std::conditional_t<
+            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, 1, TS>,
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, 1, TS>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, 1, TS>,
+                                                  F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -159,7 +161,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
                                             int consumer, int warp, int lane, int wg_thread,
-                                            uint32_t rank) {
+                                            uint32_t rank, uint32_t s_sa = 0) {
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
@@ -170,6 +172,10 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
                 "the stream-K workspace holds 128 x 128 tiles");
   static_assert(HALVES == 1 || V == kF3Tall, "two halves are kF3Tall's");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  if constexpr (Mainloop::kTmaScales) {  // this thread's rows h = 0, 1 of the tile, as row() says
+    mainloop.s_sa = s_sa;
+    mainloop.sa_row = uint32_t(16 * warp + g) * Cfg::SA_ROW_BYTES;
+  }
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[HALVES][NACC];
@@ -279,17 +285,16 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
 }
 
-#endif  // GEMMBENCH_SM90A
-
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
-          DType TA = DType::e4m3, DType TB = DType::e4m3>
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
-    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
-    const F2Params prm) {
-#if GEMMBENCH_SM90A
+// The kernels' body (fp8gemm_sm90_persistent_kernel, and _m64ts's entry point below with its
+// fourth tensor map): map_sa, scale_a's map for the stages' A scale slots (kF3TmaScales), else
+// null.
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
+__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
+                                                const CUtensorMap& map_b,
+                                                const CUtensorMap& map_c,
+                                                const CUtensorMap* map_sa, const F2Params& prm) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
+  constexpr bool kTs = f3_tma_scales(V);
   constexpr int STAGES = Cfg::STAGES;
   // kBlock: the block scales go through the consumers' scale slots (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
@@ -312,6 +317,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const uint32_t s_a = smem;                                // (STAGES, 128 x 128 B), SW128
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 x 128 B), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (2 consumers, 2, 64, 64) SW128
+  uint32_t s_sa = 0;  // kTs: (STAGES, 64, 4) f32 after the boxes, 1 KB a stage (128-B aligned)
+  if constexpr (kTs) s_sa = s_epi + Cfg::CONSUMERS * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
   const Sm90Schedule& sched = prm.sched;
   const int wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
   const int warp = wg_thread / 32, lane = wg_thread % 32;
@@ -327,6 +334,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     sm90::tma_prefetch_descriptor(&map_a);
     sm90::tma_prefetch_descriptor(&map_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
+    if constexpr (kTs) sm90::tma_prefetch_descriptor(map_sa);
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
@@ -345,9 +353,17 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     // Both operands K-major, A's tile multicast over the cluster (CLUSTER 2: each CTA loads its
     // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
-    if (wg_thread == 0)
-      Sm90Producer<Cfg, true, true, false, kBK>{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
-          ring, work_iter);
+    using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
+    if constexpr (kTs) {  // and the tile's 64 rows of A's scales from k-block kb, into kb's stage
+      if (wg_thread == 0)
+        Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
+            ring, work_iter, [&](int stage, int kb, int m_tile) {
+              sm90::tma_load_2d(s_sa + stage * Cfg::SA_STAGE_BYTES, map_sa, ring.full(stage), kb,
+                                m_tile * Cfg::BM);
+            });
+    } else if (wg_thread == 0) {
+      Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
+    }
     return;
   }
 
@@ -359,7 +375,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
                                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                              consumer, warp, lane, wg_thread, rank);
+                                              consumer, warp, lane, wg_thread, rank, s_sa);
   } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
     const int M = prm.m, N = prm.n;
     __nv_bfloat16* c = prm.c;
@@ -438,17 +454,58 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     }
     epilogue.drain();
   }
+}
+
+#endif  // GEMMBENCH_SM90A
+
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
+          DType TA = DType::e4m3, DType TB = DType::e4m3>
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
+    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
+    const F2Params prm) {
+#if GEMMBENCH_SM90A
+  static_assert(!f3_tma_scales(V), "_m64ts has its own entry point (its scale map)");
+  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_b, map_c, nullptr, prm);
+#else
+  __trap();
+#endif
+}
+
+// _m64ts (V: a narrow variant | kF3TmaScales): _m64's kernel, block128 on the stream-K schedule,
+// with scale_a's tensor map as a fourth parameter. An entry point of its own, so that the other
+// kernels keep their parameters and their machine code.
+template <int V, DType TA, DType TB>
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_ts_kernel(
+    const __grid_constant__ CUtensorMap map_a,   // (M,K), box (128,64)
+    const __grid_constant__ CUtensorMap map_b,   // (N,K), box (128,BN)
+    const __grid_constant__ CUtensorMap map_c,   // C, box (64,64) SW128
+    const __grid_constant__ CUtensorMap map_sa,  // scale_a (KB, M) f32, box (4,64), unswizzled
+    const F2Params prm) {
+#if GEMMBENCH_SM90A
+  using Cfg = F3CfgOf<V, 1>;
+  static_assert(f3_tma_scales(V) && Cfg::TMA_SCALES && Cfg::SPLIT_N,
+                "the entry point of _m64's tiles with A's scales in the stages");
+  persistent_body<ScaleMode::block128, false, 1, true, true, V, TA, TB>(map_a, map_b, map_c,
+                                                                        &map_sa, prm);
 #else
   __trap();
 #endif
 }
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
-// counted once per device: the persistent grid.
+// counted once per device: the persistent grid. kernel_fn: its entry point (_m64ts's its own).
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
+constexpr auto kernel_fn() {
+  if constexpr (f3_tma_scales(V))
+    return &fp8gemm_sm90_persistent_ts_kernel<V, TA, TB>;
+  else
+    return &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>;
+}
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>);
+  return reinterpret_cast<const void*>(kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>());
 }
 template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -468,7 +525,7 @@ template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DTyp
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>;
+    const auto fn = kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>();
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -507,9 +564,16 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS, V>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(
-      &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a, map_b,
-      map_c, prm));
+  if constexpr (f3_tma_scales(V)) {  // scale_a [M, KB] row-major: boxes of 4 k-blocks x 64 rows
+    const CUtensorMap map_sa =
+        make_rowmajor_f32_map(a.scale_a, M, (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, Cfg::BM);
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(), map_a,
+                                  map_b, map_c, map_sa, prm));
+  } else {
+    CUDA_CHECK(cudaLaunchKernelEx(
+        &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a,
+        map_b, map_c, prm));
+  }
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -600,6 +664,48 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
+// _m64ts (issue 50's experiment): _m64 with A's block scales by TMA in each stage, e4m3 x e4m3
+// with block128 scales only, the same tile widths as _m64 (m64_tile_n, its grid's CTAs).
+constexpr int kM64Ts = kF3TmaScales;
+std::string supports_m64ts(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
+    return "e4m3 x e4m3 only (an A/B of _m64 on DeepGEMM's shapes)";
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  if (p.scale != ScaleMode::block128)
+    return "block128 scales only: A's block scales are what its stages carry";
+  if (p.k % 512 != 0)
+    return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
+           "(16-byte strides)";
+  // Raster slots, as supports() counts them, of 64 x 128 tiles.
+  if ((p.m + 63) / 64 * 16 * ((p.n + 127) / 128 + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr DType E4 = DType::e4m3;
+  return sm90a_image_unsupported(kernel_ptr<S, false, 1, true, true, kF3Narrow | kM64Ts, E4, E4>(),
+                                 F2Cfg<S, 1, true, kF3Narrow | kM64Ts>::SMEM_BYTES, caps);
+}
+void launch_m64ts(const GemmArgs& a, cudaStream_t stream) {
+  // supports() sees no pointer: the map's base must be 16-byte aligned (the runner's are).
+  if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0)
+    throw std::invalid_argument(
+        "fp8gemm_sm90_persistent_t_m64ts: scale_a must be 16-byte aligned (a TMA map's base)");
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr DType E4 = DType::e4m3;
+  int ctas = resident_clusters<S, false, 1, true, true, kF3Narrow | kM64Ts, E4, E4>();
+  if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
+  ctas = std::min(ctas, kSkMaxCtas);
+  switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
+    case 32:
+      return run<S, false, 1, true, true, kF3Narrow32 | kM64Ts, E4, E4>(a, stream);
+    case 64:
+      return run<S, false, 1, true, true, kF3Narrow64 | kM64Ts, E4, E4>(a, stream);
+    default:
+      if (!m64_pipelined_promotion(int(a.problem.k)))
+        return run<S, false, 1, true, true, kF3NarrowPlain | kM64Ts, E4, E4>(a, stream);
+      return run<S, false, 1, true, true, kF3Narrow | kM64Ts, E4, E4>(a, stream);
+  }
+}
+
 // Rung F3 and its variants take the e5m2 pairs too.
 const std::vector<DType> kF3Types = {DType::e4m3, DType::e5m2};
 
@@ -670,6 +776,14 @@ GEMMBENCH_REGISTER_KERNEL(
                   "_sk); no rows past M at "
                   "M 64",
                   supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+
+// Issue 50's experiment, for an A/B against _m64 and DeepGEMM
+// (scripts/dev/reference/deepgemm_plugin/m64_ts_ab.json): no rule of fp8gemm picks it.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64ts", 3,
+                  "_m64 with A's block scales loaded by TMA with each stage (a 64-row x 4 k-block "
+                  "box of scale_a) and read from shared memory: block128, K % 512 == 0, e4m3",
+                  supports_m64ts, launch_m64ts));
 
 }  // namespace
 }  // namespace gemmbench

@@ -23,4 +23,11 @@ CUtensorMap make_mnmajor_map(const void* base, DType dtype, int mn, int k, int b
 // (16-byte column stride) and a 16-byte aligned base.
 CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box);
 
+// Row-major f32 (rows, cols), cols contiguous (block128's scale_a, [M, K/128]), as a 2D tensor
+// map: dimension 0 = cols, dimension 1 = rows; box (box_cols, box_rows) lands unswizzled,
+// box_cols floats a row; out-of-bounds elements read as zero. Needs cols % 4 == 0 and
+// box_cols % 4 == 0 (16-byte row strides and box rows) and a 16-byte aligned base.
+CUtensorMap make_rowmajor_f32_map(const float* base, int rows, int cols, int box_cols,
+                                  int box_rows);
+
 }  // namespace gemmbench
