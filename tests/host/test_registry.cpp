@@ -398,9 +398,11 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
   for (const auto& [rung, names] : rungs) {
     SCOPED_TRACE(std::get<0>(rung) + " rung " + std::to_string(std::get<1>(rung)) + " " +
                  to_string(std::get<2>(rung)) + (std::get<3>(rung) ? "" : " grouped"));
-    // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
-    // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M).
-    EXPECT_LE(names.size(), 6u) << "a rung registers its main kernel and a few variants";
+    // At most six variants, each one a rule of `hgemm` or `fp8gemm`, a document or a config
+    // relies on (the decode rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M;
+    // rung F3's: _sk, _pipe, _n192, _m256c2, _m64 and _m64ts, issue 50's A/B experiment that
+    // scripts/dev/reference/deepgemm_plugin/m64_ts_ab.json runs: deleted if it loses there).
+    EXPECT_LE(names.size(), 7u) << "a rung registers its main kernel and a few variants";
   }
   for (const char* name : {"hgemm_nn_sm90", "hgemm_nt_sm90", "hgemm_tt_sm90"}) {
     const KernelInfo* k = reg.find(name);
@@ -408,4 +410,35 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     EXPECT_EQ(k->rung, reg.find("hgemm_tn_sm90")->rung) << name << ": the Hopper rung's layouts";
     EXPECT_EQ(k->layouts.size(), 1u) << name;
   }
+}
+
+// fp8gemm_sm90_persistent_t_m64ts (issue 50's experiment: A's block scales by TMA, through a map
+// of scale_a's rows) turns away what that map cannot take, each with its own reason, before its
+// image is queried: so a host without a GPU gets the same answers.
+TEST(Registry, M64TsRefusesWhatItsScaleMapCannotTake) {
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_sm90_persistent_t_m64ts");
+  ASSERT_NE(k, nullptr);
+  DeviceCaps h200;
+  h200.sm = 90;
+  GemmProblem p{64, 7168, 1536, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  const auto why = [&] { return why_unsupported(*k, p, h200); };
+  // K 1536 (12 k-blocks, rows of 48 bytes) passes the kernel's own checks: whatever is left is
+  // the image query's (empty with a GPU and an sm_90a build).
+  EXPECT_EQ(why().find("512"), std::string::npos) << why();
+  EXPECT_EQ(why().find("block128"), std::string::npos) << why();
+  for (int k_bad : {1040, 1024 + 128, 7168 + 256}) {  // 9, 9 and 58 k-blocks: rows of 36, 232 B
+    p.k = k_bad;
+    EXPECT_NE(why().find("multiple of 512"), std::string::npos) << "K " << k_bad << ": " << why();
+  }
+  p.k = 1536;
+  for (ScaleMode other : {ScaleMode::tensor, ScaleMode::row}) {
+    p.scale = other;
+    EXPECT_NE(why().find("block128 scales only"), std::string::npos)
+        << to_string(other) << ": " << why();
+  }
+  p.scale = ScaleMode::block128;
+  p.dtype_b = DType::e5m2;
+  EXPECT_NE(why().find("e4m3 x e4m3 only"), std::string::npos) << why();
 }
