@@ -15,7 +15,9 @@
 // consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
-// schedule. docs/fp8.md tells the ladder and the tries.
+// schedule; _m64ts (kF3TmaScales): _m64 with A's block scales brought by TMA with each stage (issue
+// 50's experiment, block128 with K % 512 == 0; built, not yet run on a GPU). docs/fp8.md tells the
+// ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
