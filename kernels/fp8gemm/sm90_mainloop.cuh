@@ -15,6 +15,7 @@
 #include "common/static_for.cuh"
 #include "common/sm90/config.hpp"
 #include "common/sm90/pipeline.cuh"
+#include "common/sm90/tma_desc.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
@@ -66,12 +67,13 @@ constexpr bool f3_tma_scales(int v) {
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
 // TMA_SCALES (_m64ts): each stage also carries A's block scales, a box of (BM rows, SA_BOX_KB
-// k-blocks) f32 of the row-major scale_a ([M, KB]) starting at the stage's k-block, 16 bytes a
-// row: TMA's narrowest box along the contiguous dimension, of which the consumers read the first
-// column. One slot per stage (after the epilogue's boxes), so that the stage's full barrier
-// counts the slot's bytes and its empty barrier frees the slot with the operands: no lifetime of
-// its own. A box of four k-blocks loaded every fourth stage would carry a quarter of the bytes
-// (1 KB a stage here) but outlive its stage, and stream-K items start on any k-block.
+// k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the
+// contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: a box at
+// the stage's own k-block faulted, TMA's 16-byte aligned start), and the consumers read the
+// stage's k-block's column. One slot per stage (after the epilogue's boxes), so that the stage's
+// full barrier counts the slot's bytes and its empty barrier frees the slot with the operands: no
+// lifetime of its own. A box of four k-blocks loaded every fourth stage would carry a quarter of
+// the bytes (1 KB a stage here) but outlive its stage, and stream-K items start on any k-block.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
@@ -90,6 +92,7 @@ struct F3Cfg {
   static constexpr int SA_BOX_KB = 4;
   static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
   static constexpr uint32_t SA_STAGE_BYTES = TMA_SCALES ? BM * SA_ROW_BYTES : 0;
+  static_assert(SA_BOX_KB % 4 == 0, "a box from rowmajor_f32_box_col(kb) holds k-block kb");
   // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts.
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES,
                             TX_BYTES = STAGE_BYTES + SA_STAGE_BYTES;
@@ -162,8 +165,10 @@ struct F2Mainloop {
   const float* sb_hi = nullptr;
   bool mid_lo = true;
   // kTmaScales (_m64ts): the stages' A scale slots (stage s at s_sa + s * SA_STAGE_BYTES, F3Cfg)
-  // and the offset in a slot of this thread's first row (h = 0; h = 1 is 8 rows further).
+  // and the offset in a slot of this thread's first row (h = 0; h = 1 is 8 rows further); the
+  // tile's first k-block in K (sa_kb0, set per tile: a slot's column of k-block kb is K's).
   uint32_t s_sa = 0, sa_row = 0;
+  int sa_kb0 = 0;
   // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
   // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
   // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
@@ -259,14 +264,18 @@ struct F2Mainloop {
       s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
     return s;
   }
-  // kTmaScales: the A scales of this thread's two rows for the k-block in `stage`, from the
-  // stage's slot: read after the stage's full-barrier wait (which the slot's bytes complete) and
-  // before the stage's release, after which the producer may refill the slot. An ld.shared is
-  // short enough to read there, unlike the global loads that kRawAhead reads two k-blocks ahead.
-  __device__ __forceinline__ void stage_scales(Scales& s, int stage) const {
+  // kTmaScales: the A scales of this thread's two rows for k-block kb (of the tile's walk), in
+  // `stage`, from the stage's slot: read after the stage's full-barrier wait (which the slot's
+  // bytes complete) and before the stage's release, after which the producer may refill the
+  // slot. An ld.shared is short enough to read there, unlike the global loads that kRawAhead
+  // reads two k-blocks ahead. The slot holds the box of SA_BOX_KB k-blocks that starts at
+  // rowmajor_f32_box_col of kb's index in K (the producer's): kb's column is that index's offset.
+  __device__ __forceinline__ void stage_scales(Scales& s, int stage, int kb) const {
     if constexpr (kTmaScales) {
-      const uint32_t row = s_sa + uint32_t(stage) * Cfg::SA_STAGE_BYTES + sa_row;
-      s.a0 = sm90::ld_shared_f32(row);                         // (BM, SA_BOX_KB) f32, column 0
+      const int k = sa_kb0 + kb;
+      const uint32_t row = s_sa + uint32_t(stage) * Cfg::SA_STAGE_BYTES + sa_row +
+                           uint32_t(k - rowmajor_f32_box_col(k)) * 4;  // (BM, SA_BOX_KB) f32
+      s.a0 = sm90::ld_shared_f32(row);
       s.a1 = sm90::ld_shared_f32(row + 8 * Cfg::SA_ROW_BYTES);  // the row 8 further
     }
   }
@@ -337,7 +346,7 @@ struct F2Mainloop {
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     issue(part, stage, true);
-    if constexpr (kTmaScales) stage_scales(cur, stage);
+    if constexpr (kTmaScales) stage_scales(cur, stage, kb);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
@@ -416,7 +425,7 @@ struct F2Mainloop {
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
     issue(d, ring.stage, true);
     // kTmaScales: the A half of p.s; its B scale came ahead (scales_ahead, through retire).
-    if constexpr (kTmaScales) stage_scales(p.s, p.stage);
+    if constexpr (kTmaScales) stage_scales(p.s, p.stage, kb);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();

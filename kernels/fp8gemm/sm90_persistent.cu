@@ -16,8 +16,8 @@
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
 // schedule; _m64ts (kF3TmaScales): _m64 with A's block scales brought by TMA with each stage (issue
-// 50's experiment, block128 with K % 512 == 0; built, not yet run on a GPU). docs/fp8.md tells the
-// ladder and the tries.
+// 50's experiment, block128 with K % 512 == 0; its first run faulted on a box not 16-byte aligned,
+// fixed, not yet run again). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -219,6 +219,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
       };
       mainloop.sa0 = row_scales(0, 0);
       mainloop.sa1 = row_scales(0, 1);
+      if constexpr (Mainloop::kTmaScales) mainloop.sa_kb0 = w.kb_begin;  // its boxes' columns
       if constexpr (HALVES == 2) mainloop.sa2 = row_scales(1, 0), mainloop.sa3 = row_scales(1, 1);
       // B's 128-row blocks under the tile's rows n0 .. n0 + BN - 1 (the second clamped to the
       // last block: its columns past N are not stored; so is a cluster's padding tile, all past
@@ -291,10 +292,9 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 // fourth tensor map): map_sa, scale_a's map for the stages' A scale slots (kF3TmaScales), else
 // null.
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
-__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
-                                                const CUtensorMap& map_b,
-                                                const CUtensorMap& map_c,
-                                                const CUtensorMap* map_sa, const F2Params& prm) {
+__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                                const CUtensorMap& map_c, const CUtensorMap* map_sa,
+                                                const F2Params& prm) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   constexpr bool kTs = f3_tma_scales(V);
   constexpr int STAGES = Cfg::STAGES;
@@ -356,12 +356,13 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
     // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
     using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
-    if constexpr (kTs) {  // and the tile's 64 rows of A's scales from k-block kb, into kb's stage
+    if constexpr (kTs) {  // and the tile's 64 rows of A's scales of k-block kb, into kb's stage:
+      // the box of the 4 k-blocks that holds kb (a box starts 16-byte aligned along K).
       if (wg_thread == 0)
         Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
             ring, work_iter, [&](int stage, int kb, int m_tile) {
-              sm90::tma_load_2d(s_sa + stage * Cfg::SA_STAGE_BYTES, map_sa, ring.full(stage), kb,
-                                m_tile * Cfg::BM);
+              sm90::tma_load_2d(s_sa + stage * Cfg::SA_STAGE_BYTES, map_sa, ring.full(stage),
+                                rowmajor_f32_box_col(kb), m_tile * Cfg::BM);
             });
     } else if (wg_thread == 0) {
       Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
