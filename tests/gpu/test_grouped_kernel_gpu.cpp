@@ -626,17 +626,20 @@ TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
 }
 
 // The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:
-// hgemm and fp8gemm choose the TMA-store variants (kernels/dispatch/dispatch.cpp) and run them,
+// hgemm and fp8gemm choose the TMA-store variants (kernels/dispatch/dispatch.cpp; fp8gemm the
+// 192-column one on a contiguous grouping, the 128-column one on a masked grouping) and run them,
 // verified per group; on one that is mostly padding, and with beta != 0, the register-epilogue
 // kernels.
 TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
   if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
-  const Grouping own = contiguous({300, 0, 1, 129}, 128);  // 430 of 768 stored rows
-  const Grouping padded = contiguous({30, 0, 1, 9}, 128);  // 40 of 384
+  const Grouping own = contiguous({300, 0, 1, 129}, 128);   // 430 of 768 stored rows
+  const Grouping padded = contiguous({30, 0, 1, 9}, 128);   // 40 of 384
+  const Grouping masked_own = masked({100, 128, 70}, 128);  // 298 of 384
   const KernelCase h{"dispatch_tma", own, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
   const Fp8KernelCase f{"dispatch_tma", own, 264, 272, 1, 0, 0};
+  const Fp8KernelCase fm{"dispatch_tma_masked", masked_own, 264, 272, 1, 0, 0};
   struct Want {
     const KernelInfo& dispatcher;
     GemmProblem p;
@@ -649,7 +652,8 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   const KernelInfo& fp8gemm = require_kernel("fp8gemm");
   for (const Want& w :
        {Want{hgemm, problem_of(h), own, kTmaKernel}, Want{hgemm, problem_of(h), padded, kKernel},
-        Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8TmaKernel},
+        Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8N192TmaKernel},
+        Want{fp8gemm, fp8_problem_of(fm), masked_own, kFp8TmaKernel},
         Want{fp8gemm, fp8_problem_of(f), padded, kFp8Kernel},
         Want{fp8gemm, f_beta, own, kFp8Kernel}}) {
     const DispatchChoice c = w.dispatcher.choose_grouped(w.p, w.g, caps);
@@ -659,6 +663,7 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   }
   run_case("hgemm", h, [](const GemmProblem&, const GroupedOperands&) {});
   run_fp8_case("fp8gemm", f, [](const GemmProblem&, const GroupedOperands&) {});
+  run_fp8_case("fp8gemm", fm, [](const GemmProblem&, const GroupedOperands&) {});
 }
 
 }  // namespace

@@ -391,18 +391,14 @@ TEST(Registry, TheGroupedFp8TmaVariantRefusesWhatWholeBoxStoresCannotDo) {
 
 // fp8gemm_grouped_sm90_n192_tma (the _tma variant on 192-column tiles) refuses what _tma refuses,
 // word for word, and nothing more: any N, the ones that end a tile inside a 128-row block of the
-// scales (200, 264, 520) among them. fp8gemm never picks it: registered by name for the
-// experiment on Mixtral's large groups (docs/grouped.md), it is not among the grouped rule's
-// candidates, so no choice names it, not even as a reason.
-TEST(Registry, TheGroupedFp8N192TmaVariantRefusesWhatTmaRefusesAndIsNotDispatched) {
+// scales (200, 264, 520) among them. (Where fp8gemm picks it: the grouped rule's test below.)
+TEST(Registry, TheGroupedFp8N192TmaVariantRefusesWhatTmaRefuses) {
   const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
   const KernelInfo* tma = KernelRegistry::instance().find("fp8gemm_grouped_sm90_tma");
   const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90_n192_tma");
-  const KernelInfo* fp8gemm = KernelRegistry::instance().find("fp8gemm");
   ASSERT_NE(base, nullptr);
   ASSERT_NE(tma, nullptr);
   ASSERT_NE(k, nullptr);
-  ASSERT_NE(fp8gemm, nullptr);
   const auto problem = [](const Grouping& g, int64_t n) { return fp8_grouped_problem(g, n, 512); };
   expect_tma_variant_refusals(*base, *k, problem);
   DeviceCaps h100;
@@ -436,18 +432,15 @@ TEST(Registry, TheGroupedFp8N192TmaVariantRefusesWhatTmaRefusesAndIsNotDispatche
         EXPECT_EQ(why, why_tma);
     }
   }
-  for (const Grouping* x : {&g, &align1}) {
-    const DispatchChoice c = fp8gemm->choose_grouped(problem(*x, 256), *x, h100);
-    if (c.kernel) EXPECT_NE(c.kernel->name, k->name);
-    EXPECT_EQ(c.why.find(k->name), std::string::npos) << c.why;
-  }
 }
 
-// The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): the TMA-store variant first
-// where at least half the stored rows are the groups' own, then the register-epilogue kernel,
-// which alone is tried where padding is most of the rows (the variant stores whole boxes of it).
-// On a host without the sm_90a image each tried candidate's reason is in the choice's; on a GPU
-// host the variant runs what it takes and the kernel the rest (align 1, beta, mostly padding).
+// The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): the TMA-store variants first
+// where at least half the stored rows are the groups' own (for fp8gemm on a contiguous grouping the
+// 192-column tile, then the 128-column one), then the register-epilogue kernel, which alone is
+// tried where padding is most of the rows (the variants store whole boxes of it). On a host
+// without the sm_90a image each tried candidate's reason is in the choice's, and only those; on a
+// GPU host the first variant runs what it takes and the kernel the rest (align 1, beta, mostly
+// padding).
 TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroupsOwn) {
   DeviceCaps h100;
   h100.sm = 90;
@@ -467,21 +460,26 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
   masked.m = {3, 1};
   masked.layout = GroupLayout::masked;
   masked.max_m = 128;
+  Grouping masked_own = masked;  // 228 of 256: masked, mostly the groups' own
+  masked_own.m = {100, 128};
   for (const char* family : {"hgemm", "fp8gemm"}) {
     SCOPED_TRACE(family);
+    const bool fp8 = std::string(family) == "fp8gemm";
     const KernelInfo* d = KernelRegistry::instance().find(family);
     ASSERT_NE(d, nullptr);
     ASSERT_TRUE(static_cast<bool>(d->choose_grouped));
     const std::string kernel = std::string(family) + "_grouped_sm90";
     const std::string tma = kernel + "_tma";
+    const std::string n192 = kernel + "_n192_tma";
     const KernelInfo* k = KernelRegistry::instance().find(kernel);
     const KernelInfo* t = KernelRegistry::instance().find(tma);
     ASSERT_NE(k, nullptr);
     ASSERT_NE(t, nullptr);
+    const KernelInfo* w192 = KernelRegistry::instance().find(n192);
+    ASSERT_EQ(w192 != nullptr, fp8) << "fp8gemm alone has a 192-column grouped variant";
     const auto problem = [&](const Grouping& g, double beta) {
       GemmProblem p =
-          std::string(family) == "fp8gemm"
-              ? fp8_grouped_problem(g, 256, 512)
+          fp8 ? fp8_grouped_problem(g, 256, 512)
               : GemmProblem{g.total_m(), 256, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
       p.beta = beta;
       return p;
@@ -491,18 +489,25 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       double beta;
       bool tries_tma, tma_takes;
     };
-    for (const Want& w :
-         {Want{&own, 0.0, true, true}, Want{&half, 0.0, true, true}, Want{&own, 0.5, true, false},
-          Want{&align1, 0.0, true, false}, Want{&padded, 0.0, false, true},
-          Want{&below_half, 0.0, false, true}, Want{&masked, 0.0, false, true}}) {
+    for (const Want& w : {Want{&own, 0.0, true, true}, Want{&half, 0.0, true, true},
+                          Want{&own, 0.5, true, false}, Want{&align1, 0.0, true, false},
+                          Want{&padded, 0.0, false, true}, Want{&below_half, 0.0, false, true},
+                          Want{&masked, 0.0, false, true}, Want{&masked_own, 0.0, true, true}}) {
       SCOPED_TRACE(testing::Message() << "rows " << w.g->total_m() << " of " << w.g->stored_rows()
                                       << " stored, beta " << w.beta);
+      const bool tries_n192 = fp8 && w.tries_tma && w.g->layout == GroupLayout::contiguous;
       const GemmProblem p = problem(*w.g, w.beta);
       const DispatchChoice c = d->choose_grouped(p, *w.g, h100);
       const std::string why_k = why_unsupported(*k, p, h100, w.g);
       const std::string why_t = why_unsupported(*t, p, h100, w.g);
+      const std::string why_w = w192 ? why_unsupported(*w192, p, h100, w.g) : "not built";
       EXPECT_EQ(why_t.empty(), w.tma_takes && why_k.empty()) << why_t;
-      if (w.tries_tma && why_t.empty()) {  // a GPU host with the sm_90a image
+      if (fp8) EXPECT_EQ(why_w.empty(), why_t.empty()) << why_w << " | " << why_t;
+      if (tries_n192 && why_w.empty()) {  // a GPU host with the sm_90a image
+        ASSERT_NE(c.kernel, nullptr) << c.why;
+        EXPECT_EQ(c.kernel->name, n192);
+        EXPECT_EQ(c.rule, "grouped-tma-store-n192-sm90");
+      } else if (w.tries_tma && why_t.empty()) {
         ASSERT_NE(c.kernel, nullptr) << c.why;
         EXPECT_EQ(c.kernel->name, tma);
         EXPECT_EQ(c.rule, "grouped-tma-store-sm90");
@@ -514,6 +519,7 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
         EXPECT_EQ(c.kernel, nullptr);
         EXPECT_NE(c.why.find(kernel + ": " + why_k), std::string::npos) << c.why;
         EXPECT_EQ(c.why.find(tma + ": ") != std::string::npos, w.tries_tma) << c.why;
+        EXPECT_EQ(c.why.find(n192 + ": ") != std::string::npos, tries_n192) << c.why;
       }
     }
   }
