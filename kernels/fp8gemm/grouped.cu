@@ -35,10 +35,14 @@
 // 0.927x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.958x at zipf:1.2
 // (2026-11-29_moe_fp8_grouped_route); tests and compute-sanitizer clean.
 // Variant _n192_tma: _tma on F3 _n192's 128 x 192 tile (wgmma m64n192k32, 4 stages beside three
-// boxes per consumer), the experiment for Mixtral's large groups, where DeepGEMM runs BLOCK_N
-// 160; a tile spans two 128-row blocks of an expert's scales and each column takes its own
-// block's (F2Mainloop's _n192 promotion). _tma's constraints, nothing more. Registered by name,
-// not dispatched; built, not yet run on a GPU: nothing measured.
+// boxes per consumer), made for Mixtral's large groups, where DeepGEMM runs BLOCK_N 160; a tile
+// spans two 128-row blocks of an expert's scales and each column takes its own block's
+// (F2Mainloop's _n192 promotion). _tma's constraints, nothing more. fp8gemm runs it first on
+// contiguous groupings whose rows are mostly their own. Status (2026-11-29, H200, sustained;
+// bench_results/h200/2026-11-29_moe_fp8_n192_ab{,_repeat}.json.gz, _n192_route): 1.038x and
+// 1.053x _tma at 4096 tokens balanced (0.995-1.118), 1.052x and 1.048x at zipf:1.2; through fp8gemm
+// 0.989x DeepGEMM's contiguous kernel balanced and 1.020x at zipf:1.2 (Mixtral down 0.92-0.93x);
+// tests and compute-sanitizer clean.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -454,8 +458,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_tile_rows = kTileRows,
 });
 
-// The 192-column experiment for Mixtral's large groups (DeepGEMM runs BLOCK_N 160 there):
-// registered by name, fp8gemm does not pick it (docs/grouped.md).
+// The 192-column tile, made for Mixtral's large groups (DeepGEMM runs BLOCK_N 160 there); fp8gemm
+// tries it first on contiguous groupings whose rows are mostly their own (docs/grouped.md).
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "fp8gemm_grouped_sm90_n192_tma",
     .family = "fp8gemm",

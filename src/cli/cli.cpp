@@ -49,10 +49,10 @@ Grouped GEMM (Mixture-of-Experts layers; docs/grouped.md): G groups share N and 
   ways, rows cublas (a cublasGemmEx per group) and cublas_grouped (the grouped API); a kernel row
   divides by the faster and names it. FP8 (--dtype e4m3 --scale block128, tensor, row): the
   cublas row is cuBLASLt, a cublasLtMatmul per group (cuBLAS has no grouped FP8 GEMM), no
-  cublas_grouped row. Kernel rows, both layouts, H100/H200: hgemm_grouped_sm90 (f16/bf16) and
-  hgemm, which runs it; fp8gemm_grouped_sm90 (e4m3 x e4m3, block128, bf16 C) and
-  fp8gemm, which runs it (a dispatcher's row names its kernel); other kernels are
-  skipped with the reason (issue 51).
+  cublas_grouped row. Kernel rows, both layouts, H100/H200: hgemm_grouped_sm90 (f16/bf16), its
+  TMA-store variant _tma, and hgemm, which picks one; fp8gemm_grouped_sm90 (e4m3 x e4m3,
+  block128, bf16 C), its TMA-store variants _tma and _n192_tma, and fp8gemm, which picks one
+  (a dispatcher's row names its kernel and rule); other kernels are skipped with the reason.
 
 Speed of light: every row carries its roofline bound, min(compute ceiling of its instruction
   class at the maximum SM clock, FLOP/byte x memory bandwidth), and the share reached (% SOL).
