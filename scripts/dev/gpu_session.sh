@@ -300,7 +300,7 @@ EOF2
       # env:NAME= clears it. Bench steps name the variables set this way in the summary.
       kv=${step#env:}
       if [ -n "${kv#*=}" ]; then export "${kv?}"; else unset "${kv%%=*}"; fi
-      GEMMBENCH_ENV_NOTE=$(env | grep -E '^GEMMBENCH_(SM90|AMPERE)_' | sort | tr '\n' ' ')
+      GEMMBENCH_ENV_NOTE=$(env | grep -E '^GEMMBENCH_(SM90|AMPERE|GROUPED)_' | sort | tr '\n' ' ')
       note "env: ${GEMMBENCH_ENV_NOTE:-none}"
       ;;
     ncu-l2:*)

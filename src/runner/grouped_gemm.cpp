@@ -1,11 +1,13 @@
 #include "runner/grouped_gemm.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/errors.hpp"
 #include "verify/tolerance.hpp"
 
 namespace gemmbench {
@@ -129,14 +131,18 @@ const void* c0_of(const GemmProblem& p, const GroupedOperands& d, int64_t grp) {
          size_t(d.first_row[size_t(grp)] * p.n) * size_t(dtype_bytes(p.out_type()));
 }
 
+// c_last: C (and c0) allocated after A and B, as before 4bc1f5b (GroupedAllocOrder::legacy);
+// otherwise make_grouped_operands has allocated them already.
 void make_classic_operands(const GemmProblem& p, const Grouping& g, uint64_t seed, DataDist dist,
-                           cudaStream_t stream, bool with_reference, GroupedOperands& d) {
+                           cudaStream_t stream, bool with_reference, bool c_last,
+                           GroupedOperands& d) {
   const size_t es = dtype_bytes(p.dtype);
   const int64_t rows = g.stored_rows();
   d.a = DeviceBuffer(size_t(rows * p.k) * es);
   d.b = DeviceBuffer(size_t(g.groups() * p.n * p.k) * es);
   fill_inputs(d.a.get(), p.dtype, rows * p.k, seed, kTensorA, dist, stream);
   fill_inputs(d.b.get(), p.dtype, g.groups() * p.n * p.k, seed, kTensorB, dist, stream);
+  if (c_last) seed_c(p, g, seed, dist, stream, d);
   if (!with_reference) return;
   allocate_reference(p, g, d);
   const std::vector<int64_t> place = reference_rows_before(g);
@@ -185,6 +191,19 @@ void make_fp8_operands(const GemmProblem& p, const Grouping& g, uint64_t seed, D
 
 }  // namespace
 
+GroupedAllocOrder grouped_alloc_order_from(const char* value) {
+  const std::string v = value ? value : "";
+  if (v.empty() || v == "current") return GroupedAllocOrder::current;
+  if (v == "legacy") return GroupedAllocOrder::legacy;
+  throw UsageError(std::string(kGroupedAllocEnv) + ": '" + v +
+                   "' is not one of current, legacy (or unset)");
+}
+
+GroupedAllocOrder grouped_alloc_order() {
+  static const GroupedAllocOrder order = grouped_alloc_order_from(std::getenv(kGroupedAllocEnv));
+  return order;
+}
+
 GroupPointers group_pointers(const GemmProblem& p, const GroupedOperands& d, int64_t g) {
   const size_t es = dtype_bytes(p.dtype), es_out = dtype_bytes(p.out_type());
   const int64_t first = d.first_row[size_t(g)];
@@ -204,12 +223,13 @@ GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, u
   check_problem(p, g);
   GroupedOperands d;
   d.first_row = g.row_offsets();
-  seed_c(p, g, seed, dist, stream, d);
+  const bool c_last = !is_fp8(p.dtype) && grouped_alloc_order() == GroupedAllocOrder::legacy;
+  if (!c_last) seed_c(p, g, seed, dist, stream, d);
   if (is_fp8(p.dtype)) {
     d.scales = grouped_scales(p.scale, g, p.n, p.k);
     make_fp8_operands(p, g, seed, dist, stream, with_reference, d);
   } else {
-    make_classic_operands(p, g, seed, dist, stream, with_reference, d);
+    make_classic_operands(p, g, seed, dist, stream, with_reference, c_last, d);
   }
   const int64_t total = g.total_m();
   if (with_reference && total > 0) {

@@ -63,10 +63,29 @@ struct GroupedOperands {
   double ref_unquantized_rms = 0;
 };
 // with_reference false (the case is not verified): no reference and no gather buffer, as
-// Runner::bytes_needed counts it.
+// Runner::bytes_needed counts it. Allocation order: C (and c0), A, B, then the reference and the
+// gather buffer; GroupedAllocOrder::legacy (below) puts C (and c0) after B.
 GroupedOperands make_grouped_operands(const GemmProblem& p, const Grouping& g, uint64_t seed,
                                       DataDist d, ErrorMeter& meter, cudaStream_t stream,
                                       bool with_reference = true);
+
+// An experiment's switch, not a setting (branch exp-grouped-alloc; docs/grouped.md, "bf16 at 512
+// tokens"): the order in which make_grouped_operands allocates an f16/bf16/f32 case's buffers.
+// current: C (and c0) first, then A and B (since 4bc1f5b); legacy: A, B, then C (and c0), as at
+// 3164d2e. Sizes and contents are the same; only where the buffers sit may differ. FP8 cases keep
+// the current order. The one place it is read: the environment variable below, "legacy", or
+// unset, empty or "current" for the default; another value is a UsageError (main.cpp asks once
+// before any GPU work, so a typo is one line and exit code 2). A grouped row run with legacy says
+// so in its reason (kGroupedAllocLegacyNote, runner.cpp).
+enum class GroupedAllocOrder { current, legacy };
+inline constexpr const char* kGroupedAllocEnv = "GEMMBENCH_GROUPED_ALLOC";
+inline constexpr const char* kGroupedAllocLegacyNote =
+    "experiment: operands allocated in 3164d2e's order, C after A and B "
+    "(GEMMBENCH_GROUPED_ALLOC=legacy)";
+// `value` as the variable holds it (null: unset).
+GroupedAllocOrder grouped_alloc_order_from(const char* value);
+// The environment's, read once.
+GroupedAllocOrder grouped_alloc_order();
 
 // Group g's operands as its dense problem (group_dense_problem) takes them: its expert's weights
 // (the dense A), its stored rows of activations (the dense B) and of C, and for FP8 their scales

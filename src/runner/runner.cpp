@@ -84,6 +84,9 @@ struct Group {
 bool set_up(Group& grp, uint64_t seed, ErrorMeter& meter, cudaStream_t stream) {
   try {
     grp.d = set_up_operands(grp.g, seed, meter, stream);
+    if (grp.g.grouped && !is_fp8(grp.g.problem.dtype) &&
+        grouped_alloc_order() == GroupedAllocOrder::legacy)
+      for (Member& m : grp.members) m.note = kGroupedAllocLegacyNote;
     return true;
   } catch (const CudaError& e) {
     fail_member(grp.members[0], e, grp.summary);

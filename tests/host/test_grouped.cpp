@@ -696,3 +696,20 @@ TEST(GroupedStorage, BytesNeededCountTheFp8ScalesAndTheSetUp) {
   unverified.measure.verify = false;
   EXPECT_EQ(Runner::bytes_needed(unverified), operands + block_scales + lt_copies + set_up);
 }
+
+// The experiment's switch (runner/grouped_gemm.hpp, GroupedAllocOrder): unset, empty and
+// "current" are the default order, "legacy" the old one, and anything else is refused with the
+// variable's name and what it takes.
+TEST(GroupedStorage, TheAllocationOrderSwitchTakesLegacyAndRefusesTypos) {
+  EXPECT_EQ(grouped_alloc_order_from(nullptr), GroupedAllocOrder::current);
+  EXPECT_EQ(grouped_alloc_order_from(""), GroupedAllocOrder::current);
+  EXPECT_EQ(grouped_alloc_order_from("current"), GroupedAllocOrder::current);
+  EXPECT_EQ(grouped_alloc_order_from("legacy"), GroupedAllocOrder::legacy);
+  try {
+    grouped_alloc_order_from("Legacy");
+    FAIL() << "a misspelt value was taken";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "GEMMBENCH_GROUPED_ALLOC: 'Legacy' is not one of current, legacy (or unset)");
+  }
+}
