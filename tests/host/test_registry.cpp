@@ -369,48 +369,35 @@ TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
   EXPECT_EQ(why_unsupported(*k, fp8_grouped_problem(g, 200, 272), h100, &g), why);
 }
 
-// fp8gemm_grouped_sm90's TMA-store variant, the same way; the kernel's own refusals (tensor
-// scales) come first, word for word.
-TEST(Registry, TheGroupedFp8TmaVariantRefusesWhatWholeBoxStoresCannotDo) {
-  const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
-  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90_tma");
-  ASSERT_NE(base, nullptr);
-  ASSERT_NE(k, nullptr);
-  const auto problem = [](const Grouping& g, int64_t n) { return fp8_grouped_problem(g, n, 512); };
-  expect_tma_variant_refusals(*base, *k, problem);
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
-  Grouping g;
-  g.m = {100, 0, 1, 156};
-  g.align = 128;
-  GemmProblem tensor = problem(g, 256);
-  tensor.scale = ScaleMode::tensor;
-  EXPECT_EQ(why_unsupported(*k, tensor, h100, &g), why_unsupported(*base, tensor, h100, &g));
-}
-
-// fp8gemm_grouped_sm90_n192_tma (the _tma variant on 192-column tiles) refuses what _tma refuses,
-// word for word, and nothing more: any N, the ones that end a tile inside a 128-row block of the
-// scales (200, 264, 520) among them. (Where fp8gemm picks it: the grouped rule's test below.)
-TEST(Registry, TheGroupedFp8N192TmaVariantRefusesWhatTmaRefuses) {
+// fp8gemm_grouped_sm90's TMA-store variants (_tma, _n192_tma), the same way; the kernel's own
+// refusals (tensor scales) come first, word for word. _n192_tma refuses what _tma refuses, word
+// for word, and nothing more: any N, the ones that end a 192-column tile inside a 128-row block of
+// the scales (200, 264, 520) among them. (Where fp8gemm picks which: the grouped rule's test
+// below.)
+TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
   const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_grouped_sm90");
   const KernelInfo* tma = KernelRegistry::instance().find("fp8gemm_grouped_sm90_tma");
-  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_grouped_sm90_n192_tma");
+  const KernelInfo* n192 = KernelRegistry::instance().find("fp8gemm_grouped_sm90_n192_tma");
   ASSERT_NE(base, nullptr);
   ASSERT_NE(tma, nullptr);
-  ASSERT_NE(k, nullptr);
+  ASSERT_NE(n192, nullptr);
   const auto problem = [](const Grouping& g, int64_t n) { return fp8_grouped_problem(g, n, 512); };
-  expect_tma_variant_refusals(*base, *k, problem);
   DeviceCaps h100;
   h100.sm = 90;
   h100.smem_per_block_optin = 227 * 1024;
   Grouping g;
   g.m = {100, 0, 1, 156};
   g.align = 128;
-  Grouping align1 = g;
-  align1.align = 1;
   GemmProblem tensor = problem(g, 256);
   tensor.scale = ScaleMode::tensor;
+  for (const KernelInfo* variant : {tma, n192}) {
+    SCOPED_TRACE(variant->name);
+    expect_tma_variant_refusals(*base, *variant, problem);
+    EXPECT_EQ(why_unsupported(*variant, tensor, h100, &g),
+              why_unsupported(*base, tensor, h100, &g));
+  }
+  Grouping align1 = g;
+  align1.align = 1;
   GemmProblem beta = problem(g, 256);
   beta.beta = 0.5;
   for (const GemmProblem& p : {problem(g, 192), problem(g, 200), problem(g, 264), problem(g, 520),
@@ -419,7 +406,7 @@ TEST(Registry, TheGroupedFp8N192TmaVariantRefusesWhatTmaRefuses) {
     for (const Grouping* x : {&g, &align1}) {
       // Past the host checks each asks about its own image (sm90a_image_unsupported): on a host
       // without a GPU both cannot, on an sm_90 host both fit (209 KB, 225 KB).
-      const std::string why = why_unsupported(*k, p, h100, x);
+      const std::string why = why_unsupported(*n192, p, h100, x);
       const std::string why_tma = why_unsupported(*tma, p, h100, x);
       const auto image = [](const std::string& w) {
         return w.rfind("cannot query the kernel image", 0) == 0 ||
