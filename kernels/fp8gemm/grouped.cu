@@ -29,11 +29,12 @@
 // for the boxes' reads is deferred to the consumer's next stored tile, so the store drains under
 // the next mainloop. Whole 64-row boxes: only layouts where every row tile lies in its group's
 // stored rows (--group-align 128, --group-max-m a multiple of 128); N % 8 == 0; beta == 0. fp8gemm
-// runs it where at least half the stored rows are the groups' own. Status (2026-11-29, H200,
-// sustained; bench_results/h200/2026-11-29_moe_fp8_epi_ab.json.gz): 1.047x the register epilogue
-// on such groupings (0.971-1.088), 0.990x where padding is most of the rows; through fp8gemm
-// 0.927x DeepGEMM's contiguous kernel at 4096 tokens balanced and 0.958x at zipf:1.2
-// (2026-11-29_moe_fp8_grouped_route); tests and compute-sanitizer clean.
+// runs it on masked groupings where at least half the stored rows are the groups' own, and where
+// _n192_tma refuses a contiguous one. Status (2026-11-29, H200, sustained;
+// bench_results/h200/2026-11-29_moe_fp8_epi_ab.json.gz): 1.047x the register epilogue on such
+// groupings (0.971-1.088), 0.990x where padding is most of the rows; 0.927x DeepGEMM's contiguous
+// kernel at 4096 tokens balanced and 0.958x at zipf:1.2 (2026-11-29_moe_fp8_grouped_route);
+// tests and compute-sanitizer clean.
 // Variant _n192_tma: _tma on F3 _n192's 128 x 192 tile (wgmma m64n192k32, 4 stages beside three
 // boxes per consumer), made for Mixtral's large groups, where DeepGEMM runs BLOCK_N 160; a tile
 // spans two 128-row blocks of an expert's scales and each column takes its own block's
