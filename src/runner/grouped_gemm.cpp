@@ -66,6 +66,20 @@ GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaS
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+GemmArgs grouped_kernel_args(const GemmProblem& p, const GroupedOperands& d,
+                             const GroupedLaunchTables& tables) {
+  GemmArgs args{p,
+                d.a.get(),
+                d.b.get(),
+                d.c.get(),
+                float(p.alpha),
+                float(p.beta),
+                d.scale_a.as<float>(),
+                d.scale_b.as<float>()};
+  args.grouped = &tables.launch;
+  return args;
+}
+
 GroupedBatchPlan plan_grouped_batch(const GemmProblem& p, const Grouping& g) {
   std::vector<int64_t> order;
   for (int64_t i = 0; i < g.groups(); ++i)

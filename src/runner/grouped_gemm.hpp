@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/grouping.hpp"
+#include "core/registry.hpp"
 #include "core/types.hpp"
 #include "device/buffer.hpp"
 #include "runner/cublas_gemm.hpp"
@@ -98,6 +99,12 @@ struct GroupedLaunchTables {
   DeviceBuffer first_row, rows, tile_prefix;
   GroupedLaunch launch;
 };
+
+// A grouped kernel's launch arguments on the operands d of problem p (p.m = sum(M_g) of the
+// tables' grouping): A, B and C, alpha and beta in f32, the FP8 scales (null otherwise), and the
+// tables, which must outlive the arguments.
+GemmArgs grouped_kernel_args(const GemmProblem& p, const GroupedOperands& d,
+                             const GroupedLaunchTables& tables);
 
 // cuBLAS's two ways, on the dense baseline's handle and workspace (the CublasGemm given, which
 // must outlive this). prepare() builds the grouped API's arrays (device pointer arrays included)

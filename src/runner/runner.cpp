@@ -248,11 +248,7 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
     try {
       if (grouping) {
         tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream);
-        args.a = d.grouped->a.get(), args.b = d.grouped->b.get(), args.c = d.grouped->c.get();
-        // FP8: the grouped scales (core/grouping.hpp, GroupedScales); null otherwise.
-        args.scale_a = d.grouped->scale_a.as<float>();
-        args.scale_b = d.grouped->scale_b.as<float>();
-        args.grouped = &tables->launch;
+        args = grouped_kernel_args(p, *d.grouped, *tables);
       }
       if (k->prepare) {
         k->prepare(args, stream);

@@ -110,15 +110,7 @@ void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& 
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, seed, DataDist::uniform, meter, stream);
   const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
-  GemmArgs args{p,
-                d.a.get(),
-                d.b.get(),
-                d.c.get(),
-                float(p.alpha),
-                float(p.beta),
-                d.scale_a.as<float>(),
-                d.scale_b.as<float>()};
-  args.grouped = &tables.launch;
+  GemmArgs args = grouped_kernel_args(p, d, tables);
   args.test_max_ctas = max_ctas;
   const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
     k.launch(args, stream);
@@ -262,15 +254,7 @@ void expect_second_run_keeps_valid_rows(const KernelInfo& k, const Grouping& x,
   GemmProblem q = p;
   q.m = y.total_m();
   const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
-  GemmArgs args{q,
-                d.a.get(),
-                d.b.get(),
-                d.c.get(),
-                float(q.alpha),
-                float(q.beta),
-                d.scale_a.as<float>(),
-                d.scale_b.as<float>()};
-  args.grouped = &tables.launch;
+  GemmArgs args = grouped_kernel_args(q, d, tables);
   args.test_max_ctas = max_ctas;
   k.launch(args, nullptr);
   CUDA_CHECK_LAST_LAUNCH();
@@ -306,17 +290,16 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   }
 }
 
-// What the variant refuses beside the kernel's own refusals, each naming the flag that fixes it,
-// and a launch with beta != 0 throws rather than ignoring beta.
-TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
-  GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel(kTmaKernel);
+// What a TMA-store variant (hgemm's _tma, fp8gemm's _tma and _n192_tma) refuses beside its
+// kernel's own refusals, each naming the flag that fixes it, and a launch with beta != 0 throws
+// rather than ignoring beta. p: the variant's problem of 128 x 128 on contiguous({5, 0, 7}, 128).
+void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
+  const KernelInfo& k = require_kernel(kernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 128);
-  const GemmProblem p = problem_of({"", g, 128, 128, DType::bf16, Accum::f32, 1, 0, 0});
   if (caps.sm != 90) {
     EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "sm_" << caps.sm << " has no wgmma";
-    GTEST_SKIP() << kTmaKernel << " runs on sm_90 only; the rest needs one";
+    GTEST_SKIP() << kernel << " runs on sm_90 only; the rest needs one";
   }
   EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
   const Grouping align8 = contiguous({5, 0, 7}, 8);
@@ -330,8 +313,16 @@ TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   q.n = 100;
   EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
   GemmArgs args{p};
+  const float scale = 1.f;
+  if (is_fp8(p.dtype)) args.scale_a = args.scale_b = &scale;
   args.beta = 0.5f;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
+}
+
+TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_tma_store_refusals(kTmaKernel, problem_of({"", contiguous({5, 0, 7}, 128), 128, 128,
+                                                    DType::bf16, Accum::f32, 1, 0, 0}));
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
@@ -545,39 +536,14 @@ TEST(GroupedFp8TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   expect_no_fp8_store_reaches_another_group(kFp8TmaKernel);
 }
 
-// What a TMA-store variant (_tma, _n192_tma) refuses beside the kernel's own refusals, each naming
-// the flag that fixes it, and a launch with beta != 0 throws rather than ignoring beta.
-void expect_fp8_tma_refusals(const char* kernel) {
-  const KernelInfo& k = require_kernel(kernel);
-  const DeviceCaps caps = current_device_caps();
-  const Grouping g = contiguous({5, 0, 7}, 128);
-  const GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
-  if (caps.sm != 90) {
-    EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "sm_" << caps.sm << " has no wgmma";
-    GTEST_SKIP() << kernel << " runs on sm_90 only; the rest needs one";
-  }
-  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
-  const Grouping align8 = contiguous({5, 0, 7}, 8);
-  EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
-  const Grouping max_m_160 = masked({5, 0, 7}, 160);
-  EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
-  GemmProblem q = p;
-  q.beta = 0.5;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
-  q = p;
-  q.n = 100;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
-  GemmArgs args{p};
-  const float scale = 1.f;
-  args.scale_a = &scale;
-  args.scale_b = &scale;
-  args.beta = 0.5f;
-  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
+// The FP8 variants' problem for expect_tma_store_refusals.
+GemmProblem fp8_tma_refusal_problem() {
+  return fp8_problem_of({"", contiguous({5, 0, 7}, 128), 128, 128, 1, 0, 0});
 }
 
 TEST(GroupedFp8TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  expect_fp8_tma_refusals(kFp8TmaKernel);
+  expect_tma_store_refusals(kFp8TmaKernel, fp8_tma_refusal_problem());
 }
 
 // ---- fp8gemm_grouped_sm90_n192_tma: the _tma variant on 128 x 192 tiles ----
@@ -622,7 +588,7 @@ TEST(GroupedFp8N192TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
 
 TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  expect_fp8_tma_refusals(kFp8N192TmaKernel);
+  expect_tma_store_refusals(kFp8N192TmaKernel, fp8_tma_refusal_problem());
 }
 
 // The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:

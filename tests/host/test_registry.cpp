@@ -10,6 +10,27 @@
 
 using namespace gemmbench;
 
+namespace {
+
+// What a Hopper kernel's host checks see on an H100 or H200: sm_90 and its 227 KB of shared memory
+// a block; past them each kernel asks about its own image, which a host without a GPU cannot.
+DeviceCaps h100_caps() {
+  DeviceCaps caps;
+  caps.sm = 90;
+  caps.smem_per_block_optin = 227 * 1024;
+  return caps;
+}
+
+// Four groups padded to 128 rows, an empty one and a one-row one among them.
+Grouping padded_groups() {
+  Grouping g;
+  g.m = {100, 0, 1, 156};
+  g.align = 128;
+  return g;
+}
+
+}  // namespace
+
 TEST(Registry, FoundationKernelsAreRegistered) {
   const auto& reg = KernelRegistry::instance();
   for (const char* name : {"sgemm_naive", "sgemm_coalesced"})
@@ -174,9 +195,7 @@ TEST(Registry, HgemmTakesGroupedCasesThroughTheGroupedKernel) {
   EXPECT_EQ(h->group_layouts, k->group_layouts);
   EXPECT_EQ(h->group_tile_rows, k->group_tile_rows) << "the runner builds hgemm's tables";
   ASSERT_TRUE(static_cast<bool>(h->choose_grouped));
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
+  DeviceCaps h100 = h100_caps();
   const GemmProblem p{256, 256, 256, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
   Grouping g;
   g.m = {100, 0, 156};
@@ -206,9 +225,7 @@ TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {
             (std::vector<GroupLayout>{GroupLayout::contiguous, GroupLayout::masked}));
   EXPECT_EQ(k->group_tile_rows, 128);
   EXPECT_TRUE(static_cast<bool>(k->supports_grouped));
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
+  DeviceCaps h100 = h100_caps();
   const GemmProblem p{256, 256, 256, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
   EXPECT_EQ(why_unsupported(*k, p, h100), kGroupedKernelDenseReason);
   Grouping g;
@@ -236,12 +253,8 @@ void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Pr
   EXPECT_EQ(k.group_layouts, base.group_layouts);
   EXPECT_EQ(k.group_tile_rows, base.group_tile_rows);
   EXPECT_FALSE(k.dense_too);
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
-  Grouping g;
-  g.m = {100, 0, 1, 156};
-  g.align = 128;
+  DeviceCaps h100 = h100_caps();
+  Grouping g = padded_groups();
   const GemmProblem p = problem(g, 256);
   EXPECT_EQ(why_unsupported(k, p, h100), kGroupedKernelDenseReason);
   Grouping align1 = g;
@@ -290,12 +303,8 @@ TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
     return GemmProblem{g.total_m(), n, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
   };
   expect_tma_variant_refusals(*base, *k, problem);
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
-  Grouping g;
-  g.m = {100, 0, 1, 156};
-  g.align = 128;
+  DeviceCaps h100 = h100_caps();
+  Grouping g = padded_groups();
   const GemmProblem p = problem(g, 256);
   GemmProblem odd_k = p;
   odd_k.k = 100;
@@ -330,9 +339,7 @@ TEST(Registry, TheGroupedFp8KernelDeclaresItsLayoutsAndRefusals) {
             (std::vector<GroupLayout>{GroupLayout::contiguous, GroupLayout::masked}));
   EXPECT_EQ(k->group_tile_rows, 128);
   EXPECT_FALSE(k->dense_too);
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
+  DeviceCaps h100 = h100_caps();
   Grouping g;
   g.m = {100, 0, 1, 156};
   const GemmProblem p = fp8_grouped_problem(g, 256, 512);
@@ -382,12 +389,8 @@ TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
   ASSERT_NE(tma, nullptr);
   ASSERT_NE(n192, nullptr);
   const auto problem = [](const Grouping& g, int64_t n) { return fp8_grouped_problem(g, n, 512); };
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
-  Grouping g;
-  g.m = {100, 0, 1, 156};
-  g.align = 128;
+  DeviceCaps h100 = h100_caps();
+  Grouping g = padded_groups();
   GemmProblem tensor = problem(g, 256);
   tensor.scale = ScaleMode::tensor;
   for (const KernelInfo* variant : {tma, n192}) {
@@ -429,9 +432,7 @@ TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
 // GPU host the first variant runs what it takes and the kernel the rest (align 1, beta, mostly
 // padding).
 TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroupsOwn) {
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
+  DeviceCaps h100 = h100_caps();
   Grouping own;  // 768 rows stored, all of them the groups' own
   own.m = {256, 128, 384};
   own.align = 128;
@@ -523,9 +524,7 @@ TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {
   EXPECT_EQ(f->group_layouts, k->group_layouts);
   EXPECT_EQ(f->group_tile_rows, k->group_tile_rows) << "the runner builds fp8gemm's tables";
   ASSERT_TRUE(static_cast<bool>(f->choose_grouped));
-  DeviceCaps h100;
-  h100.sm = 90;
-  h100.smem_per_block_optin = 227 * 1024;
+  DeviceCaps h100 = h100_caps();
   Grouping g;
   g.m = {100, 0, 156};
   g.layout = GroupLayout::masked;
