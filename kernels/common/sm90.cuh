@@ -128,6 +128,13 @@ __device__ __forceinline__ void st_shared_cluster_v4(uint32_t addr, uint32_t cta
 __device__ __forceinline__ void st_shared_f32(uint32_t addr, float v) {
   asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
 }
+// 4 bytes of this CTA's shared memory. Volatile, with a memory clobber: it stays after the
+// mbarrier wait that makes what it reads visible (a TMA load's bytes).
+__device__ __forceinline__ float ld_shared_f32(uint32_t addr) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+  return v;
+}
 // 16 bytes of this CTA's shared memory.
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
   uint4 v;

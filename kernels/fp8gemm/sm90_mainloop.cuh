@@ -15,6 +15,7 @@
 #include "common/static_for.cuh"
 #include "common/sm90/config.hpp"
 #include "common/sm90/pipeline.cuh"
+#include "common/sm90/tma_desc.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
@@ -33,6 +34,10 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // the widths m64_tile_n picks where 128-row tiles would split many ways. kF3NarrowPlain: _m64's
 // 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
 // (m64_pipelined_promotion).
+// kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment): A's block scales of
+// a k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
+// consumers. A flag rather than a variant of its own, so that every test of the variant reads
+// f3_base(V) and means the same tile with or without it.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -41,8 +46,15 @@ enum F3Variant : int {
   kF3Narrow = 4,
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
-  kF3NarrowPlain = 7
+  kF3NarrowPlain = 7,
+  kF3TmaScales = 16
 };
+constexpr int f3_base(int v) {
+  return v & ~int(kF3TmaScales);
+}
+constexpr bool f3_tma_scales(int v) {
+  return (v & int(kF3TmaScales)) != 0;
+}
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
 // epilogue's staging is BN / 64 boxes of 64 x 64 per consumer, written once per half. 128 x 128:
@@ -54,7 +66,18 @@ enum F3Variant : int {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1>
+// TMA_SCALES (_m256c2ts): each stage also carries A's block scales, a box of (BM rows, SA_BOX_KB
+// k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the
+// contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's
+// box at the stage's own k-block faulted, TMA's 16-byte aligned start), and the consumers read
+// the stage's k-block's column. One slot per stage (after the epilogue's boxes), so that the
+// stage's full barrier counts the slot's bytes and its empty barrier frees the slot with the
+// operands: no lifetime of its own. On a cluster the box is not multicast: the CTAs share the A
+// tile, so each needs all BM rows' scales, and each loads the whole box into its own slot,
+// counted on its own full barrier alone (SA_STAGE_BYTES: TX_BYTES counts the whole A tile, both
+// CTAs' slices, and this CTA's scale box). At 256 rows a slot is 4 KB, which leaves room for 3
+// stages only (four of 52 KB beside 32 KB of boxes: 241 of 227 KB).
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
   static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
@@ -68,11 +91,19 @@ struct F3Cfg {
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES,
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
-  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
+  static constexpr bool TMA_SCALES = TMA_SCALES_;
+  static constexpr int SA_BOX_KB = 4;
+  static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
+  static constexpr uint32_t SA_STAGE_BYTES = TMA_SCALES ? BM * SA_ROW_BYTES : 0;
+  static_assert(SA_BOX_KB % 4 == 0, "a box from rowmajor_f32_box_col(kb) holds k-block kb");
+  // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts.
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES,
+                            TX_BYTES = STAGE_BYTES + SA_STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
-  static constexpr int SMEM_BYTES =
-      STAGES * int(STAGE_BYTES) + CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + 1024;
+  static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) +
+                                    CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) +
+                                    STAGES * int(SA_STAGE_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
                 "wgmma m64n{16,32,64,128,192}k32");
@@ -84,6 +115,7 @@ struct F3Cfg {
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
+  static_assert(!TMA_SCALES || BM <= 256, "a TMA box has at most 256 rows: the tile's rows");
 };
 // A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
 // read them: the scales of a thread's columns m = 8j + 2q + e (j < 16, e < 2) at 16(j/2) + 4q +
@@ -134,6 +166,12 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
+  // kTmaScales (_m256c2ts): the stages' A scale slots (stage s at s_sa + s * SA_STAGE_BYTES,
+  // F3Cfg) and the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows
+  // further, half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of
+  // k-block kb is K's).
+  uint32_t s_sa = 0, sa_row = 0;
+  int sa_kb0 = 0;
   // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
   // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
   // tile's B scale (sb) at scale_slot_index(t) of slot (slot + 1) % 2 while k-block slot % 2 is
@@ -153,6 +191,7 @@ struct F2Mainloop {
   static constexpr int NW = f3_nw<Cfg, MROWS>();
   static constexpr int NACC = NW / 2;
   static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
+  static constexpr bool kTmaScales = MROWS && f3_tma_scales(V);
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
   // r of the cluster) once its own reads are done: the wgmmas' (completed by each lane's wait),
@@ -222,6 +261,28 @@ struct F2Mainloop {
     if constexpr (MROWS && S == ScaleMode::block128)
       s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
     return s;
+  }
+  // kTmaScales: A's scales of k-block kb (of the tile's walk) for this thread's four rows (a[2 hf
+  // + h]: half hf, row h) from `stage`'s slot: read after the stage's full-barrier wait (which the
+  // slot's bytes complete) and before the stage's release, after which the producer may refill
+  // the slot. The slot holds the box of SA_BOX_KB k-blocks that starts at rowmajor_f32_box_col of
+  // kb's index in K (the producer's): kb's column is that index's offset in it. A quad reads one
+  // row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank conflict.
+  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], int stage, int kb) const {
+    if constexpr (kTmaScales) {
+      static_assert(Cfg::TMA_SCALES && Cfg::HALVES == 2 && S == ScaleMode::block128,
+                    "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), its "
+                    "stages carrying the slots");
+      const int k = sa_kb0 + kb;
+      const uint32_t col = s_sa + uint32_t(stage) * Cfg::SA_STAGE_BYTES + sa_row +
+                           uint32_t(k - rowmajor_f32_box_col(k)) * 4;  // (BM, SA_BOX_KB) f32
+#pragma unroll
+      for (int hf = 0; hf < 2; ++hf)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          a[2 * hf + h] =
+              sm90::ld_shared_f32(col + uint32_t(Cfg::WG_N * hf + 8 * h) * Cfg::SA_ROW_BYTES);
+    }
   }
   __device__ __forceinline__ static Factors factors(const Scales& s) {
     static_assert(NW <= 128, "one block of B under the consumer's rows");
@@ -450,12 +511,15 @@ struct F2Mainloop {
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int i = 0; i < NACC; ++i) acc[h][i] = 0.f;
-      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead).
+      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead). kTmaScales: B's alone;
+      // A's four come with kb's stage, read from its slot as the first half's wgmmas run.
       float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
       const auto read = [&](int kb, float(&ra)[4], float& rb) {
-        if constexpr (S == ScaleMode::block128) {
+        if constexpr (S == ScaleMode::block128 && !kTmaScales) {
           ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
           ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);
+        } else if constexpr (S == ScaleMode::block128) {
+          rb = __ldg(sb + kb);
         }
       };
       read(0, a, b);
@@ -467,6 +531,8 @@ struct F2Mainloop {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           issue(part, stage, true, h);
+          if constexpr (kTmaScales)
+            if (h == 0) tall_stage_scales(a, stage, kb);
           sm90::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
@@ -478,8 +544,10 @@ struct F2Mainloop {
           f.f0 = a[2 * h] * b, f.f1 = a[2 * h + 1] * b, f.m0 = f.f0, f.m1 = f.f1;
           add_rows(acc[h], part, f);
         }
+        if constexpr (!kTmaScales) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) a[i] = na[i];
+          for (int i = 0; i < 4; ++i) a[i] = na[i];
+        }
         b = nb;
       }
     }
@@ -505,7 +573,7 @@ struct F2Mainloop {
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
     // Fast accumulation has no promotion to overlap.
-    if constexpr ((V == kF3Pipe || (kSplitN && V != kF3NarrowPlain)) && !kFast) {
+    if constexpr ((f3_base(V) == kF3Pipe || (kSplitN && f3_base(V) != kF3NarrowPlain)) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");
       run_pipelined(acc, kb_count);
       return;

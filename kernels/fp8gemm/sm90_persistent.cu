@@ -15,7 +15,9 @@
 // consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
-// schedule. docs/fp8.md tells the ladder and the tries.
+// schedule; _m256c2ts (kF3TmaScales): _m256c2 with A's block scales brought by TMA with each stage,
+// a 256-row x 4 k-block box per CTA, on 3 stages (issue 50's experiment; block128, K % 512 == 0;
+// built, not yet run on a GPU). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -76,14 +78,17 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stage sizes, staging boxes and register split hold as they are.
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
-template <int V, int CLUSTER>
+// kF3TmaScales (_m256c2ts) on kF3Tall: the same tile with A's scale slots in each stage, 3 stages
+// (a fourth with its 4 KB slot does not fit beside the staging boxes: F3Cfg). DeepGEMM runs 3 at
+// this tile for the same reason (its 1 KB scale slots beside 68 KB of C staging).
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
-    V == kF3N192, F3Cfg<128, 192, 4>,
+    B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
-        V == kF3Tall, F3Cfg<256, 128, 4, CLUSTER>,
-        std::conditional_t<V == kF3Narrow || V == kF3NarrowPlain, F3Cfg<64, 128, 8>,
-                           std::conditional_t<V == kF3Narrow64, F3Cfg<64, 64, 8>,
-                                              std::conditional_t<V == kF3Narrow32, F3Cfg<64, 32, 8>,
+        B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
+        std::conditional_t<B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8>,
+                           std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8>,
+                                              std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8>,
                                                                  F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
@@ -159,7 +164,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
                                             int consumer, int warp, int lane, int wg_thread,
-                                            uint32_t rank) {
+                                            uint32_t rank, uint32_t s_sa = 0) {
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
@@ -168,8 +173,14 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   constexpr int HALVES = Cfg::HALVES;
   static_assert(!SK || (Cfg::BN <= 128 && HALVES == 1),
                 "the stream-K workspace holds 128 x 128 tiles");
-  static_assert(HALVES == 1 || V == kF3Tall, "two halves are kF3Tall's");
+  static_assert(HALVES == 1 || f3_base(V) == kF3Tall, "two halves are kF3Tall's");
+  static_assert(!f3_tma_scales(V) || (Cfg::TMA_SCALES && HALVES == 2 && S == ScaleMode::block128),
+                "A's scales by TMA with the stages: kF3Tall's block128 promotion (run_tall)");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
+  if constexpr (Mainloop::kTmaScales) {  // this thread's first row of the tile, as row() says
+    mainloop.s_sa = s_sa;
+    mainloop.sa_row = uint32_t(consumer * HALVES * Cfg::WG_N + 16 * warp + g) * Cfg::SA_ROW_BYTES;
+  }
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[HALVES][NACC];
@@ -204,14 +215,18 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
     };
     // Variants _pipe, _n192 and _m256 keep 192 registers of partials and sums live through the
     // mainloop: their row scales wait until after it.
-    if constexpr (S == ScaleMode::row && V == kF3) load_row_scales();
+    if constexpr (S == ScaleMode::row && f3_base(V) == kF3) load_row_scales();
     if constexpr (S == ScaleMode::block128) {  // rows past M read the last row's (unstored)
       const auto row_scales = [&](int hf, int h) {
         return prm.scale_a + int64_t(min(row(hf, h), M - 1)) * kbs + w.kb_begin;
       };
-      mainloop.sa0 = row_scales(0, 0);
-      mainloop.sa1 = row_scales(0, 1);
-      if constexpr (HALVES == 2) mainloop.sa2 = row_scales(1, 0), mainloop.sa3 = row_scales(1, 1);
+      if constexpr (Mainloop::kTmaScales) {
+        mainloop.sa_kb0 = w.kb_begin;  // A's scales come with the stages: the boxes' columns
+      } else {
+        mainloop.sa0 = row_scales(0, 0);
+        mainloop.sa1 = row_scales(0, 1);
+        if constexpr (HALVES == 2) mainloop.sa2 = row_scales(1, 0), mainloop.sa3 = row_scales(1, 1);
+      }
       // B's 128-row blocks under the tile's rows n0 .. n0 + BN - 1 (the second clamped to the
       // last block: its columns past N are not stored; so is a cluster's padding tile, all past
       // N).
@@ -227,7 +242,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
       mainloop.run_tall(acc, w.kb_end - w.kb_begin);
     else
       mainloop.template run<0>(acc[0], w.kb_end - w.kb_begin, [](auto) {});
-    if constexpr (S == ScaleMode::row && V != kF3) load_row_scales();
+    if constexpr (S == ScaleMode::row && f3_base(V) != kF3) load_row_scales();
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
@@ -279,21 +294,20 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
 }
 
-#endif  // GEMMBENCH_SM90A
-
-template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
-          DType TA = DType::e4m3, DType TB = DType::e4m3>
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
-    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
-    const F2Params prm) {
-#if GEMMBENCH_SM90A
+// The kernels' body (fp8gemm_sm90_persistent_kernel, and _m256c2ts's entry point below with its
+// fourth tensor map): map_sa, scale_a's map for the stages' A scale slots (kF3TmaScales), else
+// null.
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
+__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                                const CUtensorMap& map_c, const CUtensorMap* map_sa,
+                                                const F2Params& prm) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
+  constexpr bool kTs = f3_tma_scales(V);
   constexpr int STAGES = Cfg::STAGES;
   // kBlock: the block scales go through the consumers' scale slots (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
-  static_assert(!MROWS || CLUSTER == 1 || V == kF3Tall, "rung F3 runs clusters at 256 rows only");
+  static_assert(!MROWS || CLUSTER == 1 || f3_base(V) == kF3Tall,
+                "rung F3 runs clusters at 256 rows only");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
@@ -312,6 +326,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   const uint32_t s_a = smem;                                // (STAGES, 128 x 128 B), SW128
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 x 128 B), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (2 consumers, 2, 64, 64) SW128
+  uint32_t s_sa = 0;  // kTs: (STAGES, BM, 4) f32 after the boxes, 4 KB a stage (1024-B aligned)
+  if constexpr (kTs) s_sa = s_epi + Cfg::CONSUMERS * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
   const Sm90Schedule& sched = prm.sched;
   const int wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
   const int warp = wg_thread / 32, lane = wg_thread % 32;
@@ -327,6 +343,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     sm90::tma_prefetch_descriptor(&map_a);
     sm90::tma_prefetch_descriptor(&map_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
+    if constexpr (kTs) sm90::tma_prefetch_descriptor(map_sa);
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
@@ -345,9 +362,21 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     // Both operands K-major, A's tile multicast over the cluster (CLUSTER 2: each CTA loads its
     // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
-    if (wg_thread == 0)
-      Sm90Producer<Cfg, true, true, false, kBK>{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
-          ring, work_iter);
+    using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
+    if constexpr (kTs) {  // and the tile's BM rows of A's scales of k-block kb, into kb's stage:
+      // the box of the 4 k-blocks that holds kb (a box starts 16-byte aligned along K). Not
+      // multicast: every CTA of a cluster computes the tile's BM rows (the A tile they share) and
+      // loads the whole box into its own slot, which its own full barrier alone counts (TX_BYTES).
+      // It starts at the tile's first row, inside M; rows past M land as zeros (not stored).
+      if (wg_thread == 0)
+        Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
+            ring, work_iter, [&](int stage, int kb, int m_tile) {
+              sm90::tma_load_2d(s_sa + stage * Cfg::SA_STAGE_BYTES, map_sa, ring.full(stage),
+                                rowmajor_f32_box_col(kb), m_tile * Cfg::BM);
+            });
+    } else if (wg_thread == 0) {
+      Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
+    }
     return;
   }
 
@@ -359,7 +388,7 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
                                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                              consumer, warp, lane, wg_thread, rank);
+                                              consumer, warp, lane, wg_thread, rank, s_sa);
   } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
     const int M = prm.m, N = prm.n;
     __nv_bfloat16* c = prm.c;
@@ -438,17 +467,58 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     }
     epilogue.drain();
   }
+}
+
+#endif  // GEMMBENCH_SM90A
+
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
+          DType TA = DType::e4m3, DType TB = DType::e4m3>
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
+    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
+    const F2Params prm) {
+#if GEMMBENCH_SM90A
+  static_assert(!f3_tma_scales(V), "_m256c2ts has its own entry point (its scale map)");
+  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_b, map_c, nullptr, prm);
+#else
+  __trap();
+#endif
+}
+
+// _m256c2ts (V: kF3Tall | kF3TmaScales): _m256c2's kernel, block128, with scale_a's tensor map
+// as a fourth parameter. An entry point of its own, so that the other kernels keep their
+// parameters and their machine code.
+template <int CLUSTER, bool SK, int V, DType TA, DType TB>
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_ts_kernel(
+    const __grid_constant__ CUtensorMap map_a,   // (M,K), box (128,BM / CLUSTER)
+    const __grid_constant__ CUtensorMap map_b,   // (N,K), box (128,BN)
+    const __grid_constant__ CUtensorMap map_c,   // C, box (64,64) SW128
+    const __grid_constant__ CUtensorMap map_sa,  // scale_a (KB, M) f32, box (4,BM), unswizzled
+    const F2Params prm) {
+#if GEMMBENCH_SM90A
+  using Cfg = F3CfgOf<V, CLUSTER>;
+  static_assert(f3_tma_scales(V) && Cfg::TMA_SCALES,
+                "the entry point of the tiles with A's scales in the stages");
+  persistent_body<ScaleMode::block128, false, CLUSTER, true, SK, V, TA, TB>(map_a, map_b, map_c,
+                                                                            &map_sa, prm);
 #else
   __trap();
 #endif
 }
 
 // The instantiation of a problem, with its shared-memory limit raised and its resident clusters
-// counted once per device: the persistent grid.
+// counted once per device: the persistent grid. kernel_fn: its entry point (_m256c2ts's its own).
+template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
+constexpr auto kernel_fn() {
+  if constexpr (f3_tma_scales(V))
+    return &fp8gemm_sm90_persistent_ts_kernel<CLUSTER, SK, V, TA, TB>;
+  else
+    return &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>;
+}
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(
-      &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>);
+  return reinterpret_cast<const void*>(kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>());
 }
 template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -468,7 +538,7 @@ template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DTyp
 int resident_clusters() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto fn = &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>;
+    const auto fn = kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>();
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
@@ -507,9 +577,16 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<S, CLUSTER, MROWS, V>(prm.sched.clusters * CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(
-      &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a, map_b,
-      map_c, prm));
+  if constexpr (f3_tma_scales(V)) {  // scale_a [M, KB] row-major: boxes of 4 k-blocks x BM rows
+    const CUtensorMap map_sa =
+        make_rowmajor_f32_map(a.scale_a, M, (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, Cfg::BM);
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(), map_a,
+                                  map_b, map_c, map_sa, prm));
+  } else {
+    CUDA_CHECK(cudaLaunchKernelEx(
+        &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a,
+        map_b, map_c, prm));
+  }
 }
 
 // f(scale, fast) with the problem's scheme as compile-time constants.
@@ -600,6 +677,38 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
+// _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage, e4m3 x
+// e4m3 with block128 scales only; what it refuses, _m256c2 runs.
+constexpr int kM256Ts = kF3Tall | kF3TmaScales;
+std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
+    return "e4m3 x e4m3 only (an A/B of _m256c2 on DeepGEMM's shapes); "
+           "fp8gemm_sm90_persistent_t_m256c2 runs the e5m2 pairs";
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  if (p.scale != ScaleMode::block128)
+    return "block128 scales only: A's block scales are what its stages carry; "
+           "fp8gemm_sm90_persistent_t_m256c2 runs the other scalings";
+  if (p.k % 512 != 0)
+    return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
+           "(16-byte strides) and its boxes of 4 k-blocks stay inside them; "
+           "fp8gemm_sm90_persistent_t_m256c2 takes any K";
+  // Raster slots, as supports() counts them, of 256 x 128 tiles on clusters of two along N.
+  if ((p.m + 255) / 256 * 16 * ((p.n + 255) / 256 + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr DType E4 = DType::e4m3;
+  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, kM256Ts, E4, E4>(),
+                                 F2Cfg<S, 2, true, kM256Ts>::SMEM_BYTES, caps);
+}
+void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
+  // supports() sees no pointer: the map's base must be 16-byte aligned (the runner's are).
+  if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0)
+    throw std::invalid_argument(
+        "fp8gemm_sm90_persistent_t_m256c2ts: scale_a must be 16-byte aligned (a TMA map's base)");
+  constexpr DType E4 = DType::e4m3;
+  run<ScaleMode::block128, false, 2, true, false, kM256Ts, E4, E4>(a, stream);
+}
+
 // Rung F3 and its variants take the e5m2 pairs too.
 const std::vector<DType> kF3Types = {DType::e4m3, DType::e5m2};
 
@@ -670,6 +779,15 @@ GEMMBENCH_REGISTER_KERNEL(
                   "_sk); no rows past M at "
                   "M 64",
                   supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+
+// Issue 50's experiment, for an A/B against _m256c2 and DeepGEMM
+// (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json): no rule of fp8gemm picks it.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2ts", 3,
+                  "_m256c2 with A's block scales loaded by TMA with each stage (a 256-row x 4 "
+                  "k-block box of scale_a per CTA) and read from shared memory, 3 stages: "
+                  "block128, K % 512 == 0, e4m3",
+                  supports_m256c2ts, launch_m256c2ts));
 
 }  // namespace
 }  // namespace gemmbench

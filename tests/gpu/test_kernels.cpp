@@ -49,7 +49,14 @@ const std::vector<Shape3> kShapes = {
 // these add partial last 128-wide k-blocks (K = 128 n + 16) beside M and N tile edges, and many
 // k-blocks per tile (a long K whose promotions and block scales add up), and token counts the
 // FP8 decode path takes (M <= 16: one and two groups of 8 tokens, rows past N within a 16- and
-// 32-row group, a partial last k-block, more k-blocks than the warps of a row group).
+// 32-row group, a partial last k-block, more k-blocks than the warps of a row group), and
+// K % 512 == 0 with M not a multiple of 256 for fp8gemm_sm90_persistent_t_m256c2ts (whose scale
+// map needs it; 256 x 128 tiles on 2-CTA clusters along N, 3 stages): M < 256 beside an odd count
+// of N tiles (a cluster's padding tile) and 4 k-blocks (one box as wide as scale_a's rows); a
+// third M tile of 8 rows (M % 8 == 0: the TMA-store epilogue where beta is 0) with 8 k-blocks over
+// 3 stages (a stage's column of the box moves lap by lap); M past a tile, whose second consumer's
+// rows are all past M, with 16 k-blocks (every column of a box read); and 28 k-blocks of a
+// 130-row tile.
 const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         {129, 257, 1040},
                                         {37, 1000, 400},
@@ -60,7 +67,11 @@ const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         {13, 264, 400},
                                         {16, 136, 4112},
                                         // _m64 on 64 rows of B (fill_tile_n at 132 SMs)
-                                        {64, 7168, 272}};
+                                        {64, 7168, 272},
+                                        {200, 264, 512},
+                                        {520, 136, 1024},
+                                        {300, 520, 2048},
+                                        {130, 264, 3584}};
 
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
@@ -123,6 +134,10 @@ std::vector<Combo> kernel_combos() {
           for (DType b : k->dtypes) {
             if (!fp8_pair_unsupported(d, b).empty()) continue;
             for (ScaleMode sm : kFp8ScaleModes) {
+              // _m256c2ts takes block scales only (what its stages carry): its refusal of the
+              // others is a host test (test_registry), not a suite of skipped shapes here.
+              if (k->name == "fp8gemm_sm90_persistent_t_m256c2ts" && sm != ScaleMode::block128)
+                continue;
               out.push_back({k, l, d, a, sm, false, b});
               if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true, b});
             }
@@ -288,7 +303,8 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent" || n == "fp8gemm_sm90_persistent_c2" ||
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
-        n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64";
+        n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
+        n == "fp8gemm_sm90_persistent_t_m256c2ts";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

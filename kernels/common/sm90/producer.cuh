@@ -22,6 +22,11 @@ namespace {
 
 #if GEMMBENCH_SM90A  // device code of the sm_90a kernel body only
 
+// What a stage carries beside A's and B's tiles: nothing, for every kernel but one.
+struct Sm90NoStageLoads {
+  __device__ __forceinline__ void operator()(int /*stage*/, int /*kb*/, int /*m_tile*/) const {}
+};
+
 // A_K_MAJOR / B_K_MAJOR: the operands' storage (see hgemm_sm90_kernel). An MN-major operand
 // arrives as 64-row blocks of (BK K rows x 64 M or N elements = 128 B), one TMA box each.
 // CSPLIT: the in-cluster split, whose timeline probe stamps point 6 elsewhere (cs_reduce).
@@ -47,9 +52,11 @@ struct Sm90Producer {
 
   // Every k-block of every work item of `work_iter`, in order; then, in a multicast cluster, the
   // wait for the ring's last uses. Called by one thread.
-  template <class WorkIter>
-  __device__ __forceinline__ void run(const Sm90Ring<Cfg::STAGES>& ring,
-                                      WorkIter& work_iter) const {
+  // stage_loads(stage, kb, m_tile): more TMA loads into the stage, completing on its full barrier
+  // and counted in Cfg::TX_BYTES (fp8gemm_sm90_persistent_t_m256c2ts: A's block scales of kb).
+  template <class WorkIter, class StageLoads = Sm90NoStageLoads>
+  __device__ __forceinline__ void run(const Sm90Ring<Cfg::STAGES>& ring, WorkIter& work_iter,
+                                      StageLoads stage_loads = {}) const {
     // MN-major boxes start inside the matrix, on a 64-element (128-byte) boundary.
     const int a_last64 = (M - 1) / 64 * 64, b_last64 = (N - 1) / 64 * 64;
     Sm90Work w;
@@ -98,6 +105,7 @@ struct Sm90Producer {
             sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, tmap_b, ring.full(stage),
                               min(n_tile * BN + 64 * j, b_last64), k0);
         }
+        stage_loads(stage, kb, m_tile);
         GB_SM90_TRACE_FIRST(6, !CSPLIT);  // timeline probe: the first k-block's loads issued
         ring.advance();
       }

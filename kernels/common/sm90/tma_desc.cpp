@@ -83,4 +83,20 @@ CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box) {
   return map;
 }
 
+// Row-major f32 (rows, cols) as a 2D tensor map: dimension 0 = cols, dimension 1 = rows; box
+// (box_cols, box_rows) unswizzled; out-of-bounds elements read as zero. Needs cols % 4 == 0.
+CUtensorMap make_rowmajor_f32_map(const float* base, int rows, int cols, int box_cols,
+                                  int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * 4};  // bytes between rows: a multiple of 16
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
+                                dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
 }  // namespace gemmbench

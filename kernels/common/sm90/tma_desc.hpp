@@ -3,6 +3,7 @@
 
 #include <cuda.h>
 
+#include "common/hd.hpp"
 #include "core/types.hpp"
 
 namespace gemmbench {
@@ -22,5 +23,25 @@ CUtensorMap make_mnmajor_map(const void* base, DType dtype, int mn, int k, int b
 // dimension 1 = N; box (box, box) read from a 128B-swizzled staging box. Needs M % 8 == 0
 // (16-byte column stride) and a 16-byte aligned base.
 CUtensorMap make_c_store_map(void* base, DType dtype, int m, int n, int box);
+
+// Row-major f32 (rows, cols), cols contiguous (block128's scale_a, [M, K/128]), as a 2D tensor
+// map: dimension 0 = cols, dimension 1 = rows; box (box_cols, box_rows) lands unswizzled,
+// box_cols floats a row; out-of-bounds elements read as zero. Needs cols % 4 == 0 and
+// box_cols % 4 == 0 (16-byte row strides and box rows) and a 16-byte aligned base.
+CUtensorMap make_rowmajor_f32_map(const float* base, int rows, int cols, int box_cols,
+                                  int box_rows);
+
+// The first column of the box of such a map that holds column `col` (col is then column
+// col - rowmajor_f32_box_col(col) of the box). A box starts on a multiple of 4 columns: TMA faults
+// (cudaErrorIllegalInstruction at the UTMALDG) on a box whose first element along dimension 0 is
+// not 16-byte aligned in global memory, which cuTensorMapEncodeTiled cannot check. The CUDA C++
+// Programming Guide's table of TMA alignments has "global memory address: must be 16 byte
+// aligned"; Triton reads it as the box's start and checks it ("the innermost coordinate must be
+// 16-byte aligned", its Gluon TMA tutorial; the fault in triton-lang/triton#7385 and
+// tile-ai/tilelang#2527), as _m64ts's first run met it (docs/fp8.md); not found spelled out in the
+// PTX ISA. tests/gpu/test_tma_scale_box_gpu.cu checks the rule and this placement.
+GB_HD int rowmajor_f32_box_col(int col) {
+  return col & ~3;  // rounds down (toward -inf), without a division's sign fix-up
+}
 
 }  // namespace gemmbench
