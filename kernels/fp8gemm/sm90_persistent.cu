@@ -16,8 +16,10 @@
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
 // schedule; _m256c2ts (kF3TmaScales): _m256c2 with A's block scales brought by TMA with each stage,
-// a 256-row x 4 k-block box per CTA, on 3 stages (issue 50's experiment; block128, K % 512 == 0;
-// built, not yet run on a GPU). docs/fp8.md tells the ladder and the tries.
+// a 256-row x 4 k-block box per CTA, on 3 stages (issue 50's step; block128, K % 512 == 0;
+// 1.030x _m256c2 on DeepGEMM's six shapes at M 4096, H200, git 3b848c8,
+// bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz; below fp8gemm's picks there, so no rule
+// picks it). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
