@@ -448,7 +448,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .rung = 3,
     .summary = "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
                "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-               "padded to 128 rows (align or max_m), N % 8 == 0, beta == 0",
+               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     .dtypes = {DType::e4m3},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},
@@ -466,8 +466,8 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .family = "fp8gemm",
     .rung = 3,
     .summary = "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
-               "across two blocks of B's scales), 4 stages; groups padded to 128 rows (align or "
-               "max_m), N % 8 == 0, beta == 0",
+               "across two blocks of B's scales), 4 stages; groups of whole 128-row tiles "
+               "(by align, max_m or their sizes), N % 8 == 0, beta == 0",
     .dtypes = {DType::e4m3},
     .accums = {Accum::f32},
     .layouts = {Layout::tn},

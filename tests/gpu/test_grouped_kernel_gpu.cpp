@@ -187,6 +187,10 @@ std::vector<KernelCase> tma_cases() {
       // Balanced: every group two whole row tiles; N two tiles, K four k-blocks.
       {"balanced_align128_bf16", contiguous(G{256, 256, 256, 256}, 128), 512, 256, DType::bf16,
        Accum::f32, 1, 0, 0},
+      // Align 1 with groups of whole row tiles (and an empty one): no padding, no tile reaching
+      // the next group's rows (every balanced MoE case at 4096 tokens).
+      {"whole_tiles_align1_bf16", contiguous(G{256, 0, 128, 384}, 1), 512, 256, DType::bf16,
+       Accum::f32, 1, 0, 0},
       // Skewed, empty and one-row groups; N = 256 + 8 (the last N tile's first box clipped to 8
       // columns, its other three starting past N), K = 2 k-blocks + 8.
       {"skewed_align128_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 128), 264, 136, DType::f16,
@@ -480,6 +484,8 @@ std::vector<Fp8KernelCase> fp8_tma_cases() {
   using G = std::vector<int64_t>;
   return {
       {"balanced_align128", contiguous(G{256, 256, 256, 256}, 128), 256, 512, 1, 0, 0},
+      // Align 1 with groups of whole row tiles (and an empty one): no padding needed.
+      {"whole_tiles_align1", contiguous(G{256, 0, 128, 384}, 1), 256, 512, 1, 0, 0},
       // Skewed, empty and one-row groups; N = 2 tiles + 8 (the second box of the last N tile
       // starts past N, the first is clipped at N), K = 2 k-blocks + 16.
       {"skewed_align128", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 128), 264, 272, 1, 0, 0},

@@ -261,10 +261,24 @@ void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Pr
   align1.align = 1;
   EXPECT_EQ(why_unsupported(k, p, h100, &align1),
             "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
-            "128): align 1 would let a group's last tile write the next group's rows");
+            "128): align 1 would let the last tile of a group of 100 rows write the next group's "
+            "rows");
   Grouping align64 = g;
   align64.align = 64;
   EXPECT_NE(why_unsupported(k, p, h100, &align64).find("--group-align 128"), std::string::npos);
+  // Groups of whole tiles need no padding: align 1 and 64 with groups of 0, 128 and 384 rows go on
+  // to the driver's answer, as align 128 does; one group of 192 rows at align 64 does not.
+  Grouping whole = g;
+  whole.m = {128, 0, 384};
+  for (int64_t align : {1, 64}) {
+    whole.align = align;
+    const GemmProblem q = problem(whole, 256);
+    EXPECT_EQ(why_unsupported(k, q, h100, &whole), why_unsupported(base, q, h100, &whole))
+        << "align " << align;
+  }
+  whole.m = {128, 192};
+  EXPECT_NE(why_unsupported(k, problem(whole, 256), h100, &whole).find("a group of 192 rows"),
+            std::string::npos);
   Grouping masked = g;
   masked.layout = GroupLayout::masked;
   masked.max_m = 160;
@@ -442,8 +456,11 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
   padded.m = {16, 8, 4};
   Grouping below_half = own;  // 191 of 384: one row under half
   below_half.m = {129, 0, 0, 62};
-  Grouping align1 = own;
+  Grouping align1 = own;  // a group of 100 rows: its last tile would reach the next group's
+  align1.m = {256, 100, 384};
   align1.align = 1;
+  Grouping align1_whole = own;  // groups of whole tiles: align 1 needs no padding
+  align1_whole.align = 1;
   Grouping masked;  // 4 of 128 x 2 rows
   masked.m = {3, 1};
   masked.layout = GroupLayout::masked;
@@ -477,10 +494,11 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       double beta;
       bool tries_tma, tma_takes;
     };
-    for (const Want& w : {Want{&own, 0.0, true, true}, Want{&half, 0.0, true, true},
-                          Want{&own, 0.5, true, false}, Want{&align1, 0.0, true, false},
-                          Want{&padded, 0.0, false, true}, Want{&below_half, 0.0, false, true},
-                          Want{&masked, 0.0, false, true}, Want{&masked_own, 0.0, true, true}}) {
+    for (const Want& w :
+         {Want{&own, 0.0, true, true}, Want{&half, 0.0, true, true}, Want{&own, 0.5, true, false},
+          Want{&align1, 0.0, true, false}, Want{&align1_whole, 0.0, true, true},
+          Want{&padded, 0.0, false, true}, Want{&below_half, 0.0, false, true},
+          Want{&masked, 0.0, false, true}, Want{&masked_own, 0.0, true, true}}) {
       SCOPED_TRACE(testing::Message() << "rows " << w.g->total_m() << " of " << w.g->stored_rows()
                                       << " stored, beta " << w.beta);
       const bool tries_n192 = fp8 && w.tries_tma && w.g->layout == GroupLayout::contiguous;

@@ -49,10 +49,18 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
   if (p.n % 8 != 0)
     return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
   const std::string rows = std::to_string(tile_rows);
-  if (g.layout == GroupLayout::contiguous && g.align % tile_rows != 0)
-    return "TMA stores of whole " + rows + "-row tiles need each group padded to " + rows +
-           " rows (--group-align " + rows + "): align " + std::to_string(g.align) +
-           " would let a group's last tile write the next group's rows";
+  // Contiguous: every group's stored rows whole tiles, so that no tile reaches the next group's
+  // rows. Any align that is a multiple of the tile gives that; so does any align where each
+  // group's rows, rounded up to it, already are (align 1 with groups of 128, 256, ... rows: every
+  // balanced MoE case at 4096 tokens).
+  if (g.layout == GroupLayout::contiguous && g.align % tile_rows != 0) {
+    for (int64_t m : g.m)
+      if (round_up_rows(m, g.align) % tile_rows != 0)
+        return "TMA stores of whole " + rows + "-row tiles need each group padded to " + rows +
+               " rows (--group-align " + rows + "): align " + std::to_string(g.align) +
+               " would let the last tile of a group of " + std::to_string(m) +
+               " rows write the next group's rows";
+  }
   if (g.layout == GroupLayout::masked && g.max_m % tile_rows != 0)
     return "TMA stores of whole " + rows + "-row tiles need max_m a multiple of " + rows +
            " (--group-max-m " + rows + "): max_m " + std::to_string(g.max_m) +

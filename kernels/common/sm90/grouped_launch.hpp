@@ -39,8 +39,9 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
                                       int tile_rows, int resident_ctas);
 
 // Whole-tile TMA stores of C write every row of a row tile, the group's or not, and never read C:
-// empty when beta == 0, each group's row tiles lie inside its own stored rows (contiguous: align a
-// multiple of tile_rows; masked: max_m a multiple of tile_rows), so that a tile's rows past M_g
+// empty when beta == 0, each group's row tiles lie inside its own stored rows (contiguous: each
+// group's rows rounded up to align a multiple of tile_rows, as any align that is one gives;
+// masked: max_m a multiple of tile_rows), so that a tile's rows past M_g
 // are the group's padding and never another group's rows, and N % 8 == 0 (16-byte row strides of
 // C); else the one-line reason, naming the flag that fixes it or (beta) `register_kernel`, the
 // register-epilogue kernel that takes the case.

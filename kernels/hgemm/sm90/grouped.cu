@@ -372,7 +372,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .rung = 10,
     .summary = "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
                "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-               "padded to 128 rows (align or max_m), N % 8 == 0, beta == 0",
+               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn},
