@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace gemmbench {
 
@@ -45,6 +46,24 @@ std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows) {
   for (size_t i = 0; i < g.m.size(); ++i)
     out[i + 1] = out[i] + int((g.m[i] + tile_rows - 1) / tile_rows);
   return out;
+}
+
+std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows,
+                                   const std::vector<int>& order) {
+  if (order.size() != g.m.size())
+    throw std::invalid_argument("group_tile_prefix: the order must name each group once");
+  std::vector<int> out(g.m.size() + 1, 0);
+  for (size_t i = 0; i < order.size(); ++i)
+    out[i + 1] = out[i] + int((g.m[size_t(order[i])] + tile_rows - 1) / tile_rows);
+  return out;
+}
+
+std::vector<int> group_walk_order(const Grouping& g, int tile_rows) {
+  std::vector<int> order(g.m.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto tiles = [&](int i) { return (g.m[size_t(i)] + tile_rows - 1) / tile_rows; };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return tiles(a) > tiles(b); });
+  return order;
 }
 
 GemmProblem group_dense_problem(const GemmProblem& p, int64_t rows) {

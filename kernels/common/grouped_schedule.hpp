@@ -29,6 +29,12 @@ struct GroupedWalk {
   const int* tile_prefix;  // (G + 1): row tiles before each group; [G] the total
   int groups;              // G
   int tiles_n;             // ceil(N / TILE_N)
+  // The interleaved walk (issue 51's experiment, core/grouping.hpp GroupedLaunch::group_order):
+  // order (G entries, or null: position i is group i) names the group at each position, and
+  // tile_prefix counts row tiles over the positions; interleave takes the linear order's tiles
+  // alternately from its front and its back (grouped_walk_index).
+  const int* order = nullptr;
+  bool interleave = false;
 };
 
 // All tiles of the walk: tile_prefix[G] * tiles_n.
@@ -61,16 +67,29 @@ GB_HD int grouped_row_tile_group(const int* tile_prefix, int groups, int rt) {
 // 2026-11-29_moe_grouped_first.json.gz). A group of one row tile walks its columns in order.
 inline constexpr int kGroupedBandTiles = 4;
 
+// The interleaved walk's index: the t-th tile a CTA takes is the linear order's (t / 2)-th from
+// the front for even t, from the back for odd t, so a persistent grid of an even number of CTAs
+// (CTA c takes c, c + grid, ...) runs half its CTAs down the front of the order (the groups of
+// most row tiles, group_walk_order) and half up its back (the smallest groups) at once. A
+// bijection of [0, total): even t cover [0, ceil(total / 2)), odd t the rest.
+GB_HD int grouped_walk_index(const GroupedWalk& w, int t) {
+  if (!w.interleave) return t;
+  const int half = t >> 1;
+  return (t & 1) ? grouped_tiles_total(w) - 1 - half : half;
+}
+
 // Linear tile t (0 <= t < grouped_tiles_total(w)) as (group, row tile, column tile).
 GB_HD GroupedTile grouped_tile(const GroupedWalk& w, int t) {
-  const int g = grouped_row_tile_group(w.tile_prefix, w.groups, t / w.tiles_n);
-  const int first = w.tile_prefix[g], row_tiles = w.tile_prefix[g + 1] - first;
+  t = grouped_walk_index(w, t);
+  const int pos = grouped_row_tile_group(w.tile_prefix, w.groups, t / w.tiles_n);
+  const int first = w.tile_prefix[pos], row_tiles = w.tile_prefix[pos + 1] - first;
   const int local = t - first * w.tiles_n;  // the tile within its group
   const int band = local / (row_tiles * kGroupedBandTiles);
   const int in_band = local - band * row_tiles * kGroupedBandTiles;
   const int rest = w.tiles_n - band * kGroupedBandTiles;
   const int width = rest < kGroupedBandTiles ? rest : kGroupedBandTiles;  // the last band's
-  return GroupedTile{g, in_band / width, band * kGroupedBandTiles + in_band % width};
+  return GroupedTile{w.order ? w.order[pos] : pos, in_band / width,
+                     band * kGroupedBandTiles + in_band % width};
 }
 
 }  // namespace gemmbench

@@ -478,4 +478,24 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_tile_rows = kTileRows,
 });
 
+// Issue 51's experiment (docs/grouped.md, "The interleaved walk"): the same kernel and launch; the
+// runner builds its tables for the interleaved walk (KernelInfo::group_walk_interleave). No rule
+// picks it.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90_n192_tma_il",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "experiment: fp8gemm_grouped_sm90_n192_tma on the interleaved walk (the groups of "
+               "most row tiles and the smallest at once; docs/grouped.md)",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_n192_tma,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_n192_tma,
+    .group_tile_rows = kTileRows,
+    .group_walk_interleave = true,
+});
+
 }  // namespace gemmbench

@@ -43,7 +43,8 @@ char* byte_ptr(DeviceBuffer& b) {
 
 }  // namespace
 
-GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream) {
+GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream,
+                                         bool interleave) {
   const std::vector<int64_t> first = g.row_offsets();
   std::vector<int> m;
   for (int64_t x : g.m) m.push_back(narrow(x, "M_g"));
@@ -56,11 +57,19 @@ GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaS
   launch.grouping = &g;
   launch.first_row = first_row.as<int64_t>();
   launch.rows = rows.as<int>();
+  std::vector<int> order;  // read by the copies below: synchronized before it goes
   if (tile_rows > 0) {
-    const std::vector<int> prefix = group_tile_prefix(g, tile_rows);
+    if (interleave) order = group_walk_order(g, tile_rows);
+    const std::vector<int> prefix =
+        interleave ? group_tile_prefix(g, tile_rows, order) : group_tile_prefix(g, tile_rows);
     upload(tile_prefix, prefix.data(), prefix.size() * sizeof(int));
     launch.tile_prefix = tile_prefix.as<int>();
     launch.tile_rows = tile_rows;
+    if (interleave && !order.empty()) {
+      upload(group_order, order.data(), order.size() * sizeof(int));
+      launch.group_order = group_order.as<int>();
+      launch.interleave = true;
+    }
   }
   // The host vectors go out of scope: the copies must have read them.
   CUDA_CHECK(cudaStreamSynchronize(stream));

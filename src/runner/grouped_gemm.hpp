@@ -92,11 +92,14 @@ ErrorStats verify_grouped(const GemmProblem& p, const Grouping& g, GroupedOperan
 // (KernelInfo::group_tile_rows > 0), the row tiles before each group (group_tile_prefix). Built
 // once per case and kernel, outside every timed region; `launch` points into the buffers and to
 // `g`, which must outlive it. Not movable: `launch` points into this.
+// interleave (KernelInfo::group_walk_interleave): the walk's order too (group_walk_order), the
+// prefix counted over it, and GroupedLaunch::interleave set.
 struct GroupedLaunchTables {
-  GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream);
+  GroupedLaunchTables(const Grouping& g, int tile_rows, cudaStream_t stream,
+                      bool interleave = false);
   GroupedLaunchTables(const GroupedLaunchTables&) = delete;
   GroupedLaunchTables& operator=(const GroupedLaunchTables&) = delete;
-  DeviceBuffer first_row, rows, tile_prefix;
+  DeviceBuffer first_row, rows, tile_prefix, group_order;
   GroupedLaunch launch;
 };
 

@@ -247,7 +247,8 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
     std::shared_ptr<const GroupedLaunchTables> tables;
     try {
       if (grouping) {
-        tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream);
+        tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream,
+                                                             k->group_walk_interleave);
         args = grouped_kernel_args(p, *d.grouped, *tables);
       }
       if (k->prepare) {

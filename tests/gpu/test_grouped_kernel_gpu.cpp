@@ -109,7 +109,7 @@ void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& 
   CUDA_CHECK(cudaStreamCreate(&stream));
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, seed, DataDist::uniform, meter, stream);
-  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
+  const GroupedLaunchTables tables(g, k.group_tile_rows, stream, k.group_walk_interleave);
   GemmArgs args = grouped_kernel_args(p, d, tables);
   args.test_max_ctas = max_ctas;
   const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
@@ -137,6 +137,19 @@ TEST_P(GroupedKernel, MatchesThePerGroupReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedKernel, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Issue 51's interleaved walk (hgemm_grouped_sm90_il: the same kernel, its tables in the walk's
+// order, tiles from both ends): the same cases, verified per group, capped grids included (odd
+// grids take the two ends in turn too).
+class GroupedKernelInterleaved : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedKernelInterleaved, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case("hgemm_grouped_sm90_il", GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedKernelInterleaved, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // What the kernel refuses, each with its one-line reason: a dense problem, K not a multiple of 8
@@ -253,7 +266,7 @@ void expect_second_run_keeps_valid_rows(const KernelInfo& k, const Grouping& x,
 
   GemmProblem q = p;
   q.m = y.total_m();
-  const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr);
+  const GroupedLaunchTables tables(y, k.group_tile_rows, nullptr, k.group_walk_interleave);
   GemmArgs args = grouped_kernel_args(q, d, tables);
   args.test_max_ctas = max_ctas;
   k.launch(args, nullptr);
@@ -584,6 +597,25 @@ INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8N192TmaKernel,
 TEST(GroupedFp8N192TmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   GEMMBENCH_REQUIRE_GPU();
   expect_no_fp8_store_reaches_another_group(kFp8N192TmaKernel);
+}
+
+// The interleaved walk's FP8 variant (issue 51's experiment): the 192-column cases and the store
+// check on its order.
+class GroupedFp8N192TmaKernelInterleaved : public ::testing::TestWithParam<Fp8KernelCase> {};
+
+TEST_P(GroupedFp8N192TmaKernelInterleaved, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_fp8_case("fp8gemm_grouped_sm90_n192_tma_il", GetParam(),
+               [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8N192TmaKernelInterleaved,
+                         ::testing::ValuesIn(fp8_n192_tma_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedFp8N192TmaKernelInterleavedStores, NoStoreReachesAnotherGroupsRows) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_no_fp8_store_reaches_another_group("fp8gemm_grouped_sm90_n192_tma_il");
 }
 
 TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {

@@ -208,3 +208,62 @@ TEST(GroupedLaunch, ALaunchWithoutItsTableOrWithUnalignedOperandsThrows) {
   args.b = operand;
   EXPECT_EQ(message(), "a_kernel: TMA needs 16-byte aligned A and B");
 }
+
+// Issue 51's interleaved walk (GroupedWalk::order and interleave, KernelInfo::
+// group_walk_interleave): the groups ordered by row tiles, most first, ties in group order; the
+// prefix counted in that order; and the linear order taken alternately from its front and its
+// back. Every (group, row tile, column tile) still exactly once, none of an empty group.
+TEST(GroupedSchedule, WalkOrderPutsTheGroupsOfMostRowTilesFirst) {
+  const Grouping g = contiguous({20, 300, 0, 129, 300, 1});
+  EXPECT_EQ(group_walk_order(g, 128), (std::vector<int>{1, 4, 3, 0, 5, 2}));
+  EXPECT_EQ(group_tile_prefix(g, 128, group_walk_order(g, 128)),
+            (std::vector<int>{0, 3, 6, 8, 9, 10, 10}));
+  EXPECT_THROW(group_tile_prefix(g, 128, std::vector<int>{0, 1}), std::invalid_argument);
+}
+
+TEST(GroupedSchedule, InterleavedWalkCoversEveryTileOnceFromBothEnds) {
+  for (const Grouping& g :
+       {contiguous({20, 3827, 0, 129, 300, 1, 64, 2961}), contiguous({128, 128, 128}),
+        contiguous({0, 7}), contiguous({1000, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})}) {
+    for (int tiles_n : {1, 3, 4, 7}) {
+      const std::vector<int> order = group_walk_order(g, 128);
+      const std::vector<int> prefix = group_tile_prefix(g, 128, order);
+      const GroupedWalk w{prefix.data(), int(g.groups()), tiles_n, order.data(), true};
+      const int total = grouped_tiles_total(w);
+      std::map<std::tuple<int, int, int>, int> seen;
+      for (int t = 0; t < total; ++t) {
+        const GroupedTile tile = grouped_tile(w, t);
+        ASSERT_GE(tile.group, 0);
+        ASSERT_LT(tile.group, g.groups());
+        const int64_t m_g = g.m[size_t(tile.group)];
+        ASSERT_GT(m_g, 0) << "tile " << t << " in empty group " << tile.group;
+        EXPECT_LT(int64_t(tile.row_tile) * 128, m_g);
+        EXPECT_LT(tile.n_tile, tiles_n);
+        ++seen[{tile.group, tile.row_tile, tile.n_tile}];
+      }
+      int64_t expected = 0;
+      for (int64_t m : g.m) expected += (m + 127) / 128 * tiles_n;
+      EXPECT_EQ(int64_t(seen.size()), expected) << "tiles_n " << tiles_n;
+      for (const auto& [key, count] : seen) EXPECT_EQ(count, 1);
+      ASSERT_GT(total, 1);
+      // The first two tiles: the largest group's first, the smallest non-empty group's last.
+      EXPECT_EQ(grouped_tile(w, 0).group, order.front());
+      const GroupedWalk plain{prefix.data(), int(g.groups()), tiles_n, order.data(), false};
+      EXPECT_EQ(grouped_tile(w, 1).group, grouped_tile(plain, total - 1).group);
+      EXPECT_EQ(grouped_tile(w, 1).n_tile, grouped_tile(plain, total - 1).n_tile);
+    }
+  }
+}
+
+// The walk index alone: a bijection of [0, total) for even and odd totals.
+TEST(GroupedSchedule, InterleavedIndexIsAPermutation) {
+  for (int rows : {1, 2, 5, 6, 129}) {
+    const std::vector<int> prefix{0, rows};
+    const GroupedWalk w{prefix.data(), 1, 1, nullptr, true};
+    std::vector<int> hit(size_t(rows), 0);
+    for (int t = 0; t < rows; ++t) ++hit[size_t(grouped_walk_index(w, t))];
+    EXPECT_TRUE(std::all_of(hit.begin(), hit.end(), [](int h) { return h == 1; })) << rows;
+    EXPECT_EQ(grouped_walk_index(w, 0), 0);
+    if (rows > 1) EXPECT_EQ(grouped_walk_index(w, 1), rows - 1);
+  }
+}

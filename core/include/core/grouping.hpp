@@ -80,6 +80,15 @@ struct GroupedLaunch {
   // KernelInfo::group_tile_rows; null where the kernel declares none (0).
   const int* tile_prefix = nullptr;
   int tile_rows = 0;
+  // The walk's order (issue 51's experiment, KernelInfo::group_walk_interleave): device, G
+  // entries, or null for the groups in their own order. group_order[i] is the group the walk
+  // takes i-th (group_walk_order: most row tiles first), and tile_prefix then counts the row
+  // tiles in that order (group_tile_prefix(g, tile_rows, order)). interleave: the walk takes its
+  // tiles alternately from the front and the back of that order (kernels/common/
+  // grouped_schedule.hpp), so that the CTAs running at once mix the large groups' compute-bound
+  // tiles with the small groups' weight-bound ones.
+  const int* group_order = nullptr;
+  bool interleave = false;
 };
 
 // The row tiles before each group: entry g = sum over h < g of ceil(M_h / tile_rows), entry G the
@@ -87,6 +96,12 @@ struct GroupedLaunch {
 // the groups (an empty group has none). tile_rows >= 1. A kernel whose tiles are also cut along N
 // (the same count for every group) multiplies; kernels/common/grouped_schedule.hpp walks it.
 std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows);
+// The same over the groups in `order` (a permutation of 0..G-1): entry i counts the row tiles of
+// order[0..i).
+std::vector<int> group_tile_prefix(const Grouping& g, int tile_rows, const std::vector<int>& order);
+// The groups by row tiles, most first, ties in group order (a stable sort): GroupedLaunch's
+// group_order for the interleaved walk.
+std::vector<int> group_walk_order(const Grouping& g, int tile_rows);
 
 // Rounds `rows` up to a multiple of `align` (align >= 1).
 constexpr int64_t round_up_rows(int64_t rows, int64_t align) {

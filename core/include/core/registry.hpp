@@ -93,6 +93,10 @@ struct KernelInfo {
   std::vector<GroupLayout> group_layouts = {};
   GroupedSupportsFn supports_grouped = {};
   int group_tile_rows = 0;
+  // Issue 51's experiment: the runner builds this kernel's tables for the interleaved walk
+  // (GroupedLaunch::group_order and interleave), the groups of most row tiles and the smallest
+  // taken at once. A variant registered beside its kernel with the same launch.
+  bool group_walk_interleave = false;
   // A dispatcher that takes dense and grouped cases (hgemm): group_layouts then turns no dense
   // case away; choose_grouped names what a grouped case runs (rows record it).
   bool dense_too = false;

@@ -36,7 +36,8 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
   Sm90GroupedLaunch l;
   l.weights = make_kmajor_map(args.b, p.b_type(), G * N, K, tile_n);
   l.rows = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K, tile_rows);
-  l.walk = GroupedWalk{args.grouped->tile_prefix, G, (N + tile_n - 1) / tile_n};
+  l.walk = GroupedWalk{args.grouped->tile_prefix, G, (N + tile_n - 1) / tile_n,
+                       args.grouped->group_order, args.grouped->interleave};
   l.ctas = args.test_max_ctas > 0 ? std::min(resident_ctas, args.test_max_ctas) : resident_ctas;
   return l;
 }

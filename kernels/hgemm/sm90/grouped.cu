@@ -383,4 +383,24 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_tile_rows = kTileRows,
 });
 
+// Issue 51's experiment (docs/grouped.md, "The interleaved walk"): the register kernel above on
+// the interleaved walk; the same launch, the runner builds its tables in the walk's order
+// (KernelInfo::group_walk_interleave). No rule picks it.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_grouped_sm90_il",
+    .family = "hgemm",
+    .rung = 10,
+    .summary = "experiment: hgemm_grouped_sm90 on the interleaved walk (the groups of most row "
+               "tiles and the smallest at once; docs/grouped.md)",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped<false>,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped,
+    .group_tile_rows = kTileRows,
+    .group_walk_interleave = true,
+});
+
 }  // namespace gemmbench
