@@ -245,9 +245,9 @@ TEST(GroupedSchedule, InterleavedWalkCoversEveryTileOnceFromBothEnds) {
       for (int64_t m : g.m) expected += (m + 127) / 128 * tiles_n;
       EXPECT_EQ(int64_t(seen.size()), expected) << "tiles_n " << tiles_n;
       for (const auto& [key, count] : seen) EXPECT_EQ(count, 1);
-      ASSERT_GT(total, 1);
       // The first two tiles: the largest group's first, the smallest non-empty group's last.
       EXPECT_EQ(grouped_tile(w, 0).group, order.front());
+      if (total == 1) continue;  // one tile: both ends are it
       const GroupedWalk plain{prefix.data(), int(g.groups()), tiles_n, order.data(), false};
       EXPECT_EQ(grouped_tile(w, 1).group, grouped_tile(plain, total - 1).group);
       EXPECT_EQ(grouped_tile(w, 1).n_tile, grouped_tile(plain, total - 1).n_tile);
