@@ -461,41 +461,34 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
 
 // The 192-column tile, made for Mixtral's large groups (DeepGEMM runs BLOCK_N 160 there); fp8gemm
 // tries it first on contiguous groupings whose rows are mostly their own (docs/grouped.md).
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90_n192_tma",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
-               "across two blocks of B's scales), 4 stages; groups padded to 128 rows (align or "
-               "max_m), N % 8 == 0, beta == 0",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_n192_tma,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_n192_tma,
-    .group_tile_rows = kTileRows,
-});
+static KernelInfo fp8gemm_grouped_n192_tma_info() {
+  return KernelInfo{
+      .name = "fp8gemm_grouped_sm90_n192_tma",
+      .family = "fp8gemm",
+      .rung = 3,
+      .summary =
+          "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
+          "across two blocks of B's scales), 4 stages; groups padded to 128 rows (align or "
+          "max_m), N % 8 == 0, beta == 0",
+      .dtypes = {DType::e4m3},
+      .accums = {Accum::f32},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .launch = launch_grouped_n192_tma,
+      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+      .supports_grouped = supports_grouped_n192_tma,
+      .group_tile_rows = kTileRows,
+  };
+}
+
+GEMMBENCH_REGISTER_KERNEL(fp8gemm_grouped_n192_tma_info());
 
 // Issue 51's experiment (docs/grouped.md, "The interleaved walk"): the same kernel and launch; the
 // runner builds its tables for the interleaved walk (KernelInfo::group_walk_interleave). No rule
 // picks it.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90_n192_tma_il",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "experiment: fp8gemm_grouped_sm90_n192_tma on the interleaved walk (the groups of "
-               "most row tiles and the smallest at once; docs/grouped.md)",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_n192_tma,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_n192_tma,
-    .group_tile_rows = kTileRows,
-    .group_walk_interleave = true,
-});
+GEMMBENCH_REGISTER_KERNEL(with_interleaved_walk(
+    fp8gemm_grouped_n192_tma_info(), "fp8gemm_grouped_sm90_n192_tma_il",
+    "experiment: fp8gemm_grouped_sm90_n192_tma on the interleaved walk (the groups of "
+    "most row tiles and the smallest at once; docs/grouped.md)"));
 
 }  // namespace gemmbench

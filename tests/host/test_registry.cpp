@@ -710,3 +710,39 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   EXPECT_EQ(base_why.find("512"), std::string::npos) << base_why;
   EXPECT_EQ(base_why.find("scales only"), std::string::npos) << base_why;
 }
+
+// Issue 51's interleaved-walk variants: each is its base kernel (the same launch, constraints and
+// tiles) with the flag that makes the runner build the interleaved walk's tables; the base and
+// every other kernel keep the plain walk, and no dispatcher candidate has the flag.
+TEST(Registry, InterleavedWalkVariantsMirrorTheirBase) {
+  const KernelRegistry& r = KernelRegistry::instance();
+  for (const auto& [base_name, il_name] :
+       {std::pair<std::string, std::string>{"hgemm_grouped_sm90", "hgemm_grouped_sm90_il"},
+        {"fp8gemm_grouped_sm90_n192_tma", "fp8gemm_grouped_sm90_n192_tma_il"}}) {
+    SCOPED_TRACE(il_name);
+    const KernelInfo* base = r.find(base_name);
+    const KernelInfo* il = r.find(il_name);
+    ASSERT_NE(base, nullptr);
+    ASSERT_NE(il, nullptr);
+    EXPECT_TRUE(il->group_walk_interleave);
+    EXPECT_FALSE(base->group_walk_interleave);
+    EXPECT_EQ(il->family, base->family);
+    EXPECT_EQ(il->rung, base->rung);
+    EXPECT_EQ(il->dtypes, base->dtypes);
+    EXPECT_EQ(il->accums, base->accums);
+    EXPECT_EQ(il->layouts, base->layouts);
+    EXPECT_EQ(il->group_layouts, base->group_layouts);
+    EXPECT_EQ(il->group_tile_rows, base->group_tile_rows);
+    EXPECT_NE(il->summary.find("interleaved walk"), std::string::npos);
+    const DeviceCaps h100 = h100_caps();
+    Grouping g = padded_groups();
+    const GemmProblem p =
+        base->family == "fp8gemm"
+            ? fp8_grouped_problem(g, 256, 512)
+            : GemmProblem{g.total_m(), 256, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+    EXPECT_EQ(why_unsupported(*il, p, h100, &g), why_unsupported(*base, p, h100, &g));
+  }
+  int flagged = 0;
+  for (const KernelInfo* k : r.all()) flagged += k->group_walk_interleave ? 1 : 0;
+  EXPECT_EQ(flagged, 2) << "only the two experiment variants walk interleaved";
+}

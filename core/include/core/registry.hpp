@@ -123,6 +123,15 @@ class KernelRegistry {
   std::deque<KernelInfo> kernels_;
 };
 
+// Issue 51's experiment: `base` on the interleaved walk (KernelInfo::group_walk_interleave),
+// registered as `name` with `summary`; everything else, its launch included, is base's.
+inline KernelInfo with_interleaved_walk(KernelInfo base, std::string name, std::string summary) {
+  base.name = std::move(name);
+  base.summary = std::move(summary);
+  base.group_walk_interleave = true;
+  return base;
+}
+
 // why_unsupported's reasons for a kernel of the wrong kind (KernelInfo::group_layouts).
 inline constexpr const char* kDenseKernelGroupedReason =
     "a dense kernel: takes no grouped case (it would read the groups as one GEMM)";

@@ -348,21 +348,26 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
-               "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<false>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped,
-    .group_tile_rows = kTileRows,
-});
+static KernelInfo hgemm_grouped_info() {
+  return KernelInfo{
+      .name = "hgemm_grouped_sm90",
+      .family = "hgemm",
+      .rung = 10,
+      .summary =
+          "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
+          "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
+      .dtypes = {DType::f16, DType::bf16},
+      .accums = {Accum::f32, Accum::f16},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .launch = launch_grouped<false>,
+      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+      .supports_grouped = supports_grouped,
+      .group_tile_rows = kTileRows,
+  };
+}
+
+GEMMBENCH_REGISTER_KERNEL(hgemm_grouped_info());
 
 // hgemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
@@ -386,21 +391,9 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
 // Issue 51's experiment (docs/grouped.md, "The interleaved walk"): the register kernel above on
 // the interleaved walk; the same launch, the runner builds its tables in the walk's order
 // (KernelInfo::group_walk_interleave). No rule picks it.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90_il",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "experiment: hgemm_grouped_sm90 on the interleaved walk (the groups of most row "
-               "tiles and the smallest at once; docs/grouped.md)",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<false>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped,
-    .group_tile_rows = kTileRows,
-    .group_walk_interleave = true,
-});
+GEMMBENCH_REGISTER_KERNEL(with_interleaved_walk(
+    hgemm_grouped_info(), "hgemm_grouped_sm90_il",
+    "experiment: hgemm_grouped_sm90 on the interleaved walk (the groups of most row "
+    "tiles and the smallest at once; docs/grouped.md)"));
 
 }  // namespace gemmbench
