@@ -77,14 +77,7 @@ GroupedLaunchTables::GroupedLaunchTables(const Grouping& g, int tile_rows, cudaS
 
 GemmArgs grouped_kernel_args(const GemmProblem& p, const GroupedOperands& d,
                              const GroupedLaunchTables& tables) {
-  GemmArgs args{p,
-                d.a.get(),
-                d.b.get(),
-                d.c.get(),
-                float(p.alpha),
-                float(p.beta),
-                d.scale_a.as<float>(),
-                d.scale_b.as<float>()};
+  GemmArgs args = operand_args(p, d);
   args.grouped = &tables.launch;
   return args;
 }

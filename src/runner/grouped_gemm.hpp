@@ -103,6 +103,21 @@ struct GroupedLaunchTables {
   GroupedLaunch launch;
 };
 
+// A kernel's launch arguments on operands d of problem p, a dense case's (GroupData) or a grouped
+// one's (GroupedOperands) alike: A, B and C, alpha and beta in f32, the FP8 scales (null
+// otherwise).
+template <class Operands>
+GemmArgs operand_args(const GemmProblem& p, const Operands& d) {
+  return GemmArgs{p,
+                  d.a.get(),
+                  d.b.get(),
+                  d.c.get(),
+                  float(p.alpha),
+                  float(p.beta),
+                  d.scale_a.template as<float>(),
+                  d.scale_b.template as<float>()};
+}
+
 // A grouped kernel's launch arguments on the operands d of problem p (p.m = sum(M_g) of the
 // tables' grouping): A, B and C, alpha and beta in f32, the FP8 scales (null otherwise), and the
 // tables, which must outlive the arguments.

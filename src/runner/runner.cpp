@@ -236,14 +236,7 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
       m.r.reason = why;
       continue;
     }
-    GemmArgs args{p,
-                  d.a.get(),
-                  d.b.get(),
-                  d.c.get(),
-                  float(p.alpha),
-                  float(p.beta),
-                  d.scale_a.as<float>(),
-                  d.scale_b.as<float>()};
+    GemmArgs args = operand_args(p, d);
     std::shared_ptr<const GroupedLaunchTables> tables;
     try {
       if (grouping) {
