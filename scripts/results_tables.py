@@ -99,6 +99,14 @@ HEADLINE = [
 ]
 
 
+# What a grouped run's cells divide (runner: the faster cuBLAS way is the row's baseline).
+GROUPED_NOTE = ("Grouped expert layers (the config's MoE models), by the tokens routed to them: a "
+                "kernel's ratio is to the faster of cuBLAS's two ways (a `cublas` call per "
+                "expert, the grouped API), its row naming which; `cublas_grouped`'s is to the "
+                "per-expert loop; FP8's to cuBLASLt, one call per expert (cuBLAS has no grouped "
+                "FP8). A row's M is the routed rows, tokens x top-k.")
+
+
 def ratio(row):
     baseline = (row.get("measure") or {}).get("baseline", "cublas")
     key = "ratio_to_cublaslt" if baseline == "cublaslt" else "ratio_to_cublas"
@@ -155,22 +163,39 @@ def cell(rows):
     return "; ".join(p for p in (text, extra) if p) or "-"
 
 
+def tokens_text(t):
+    return "1 token" if t == 1 else f"{t} tokens"
+
+
+def column_of(r):
+    """A row's column and its token count (None for a shape): a grouped row's is the tokens its
+    routing sent (grouped.routing.tokens; its M is the routed rows, tokens x top-k), a preset
+    layer's its M, anything else its shape."""
+    routing = (r.get("grouped") or {}).get("routing") or {}
+    if routing.get("tokens") is not None:
+        return tokens_text(routing["tokens"]), routing["tokens"]
+    if r.get("preset"):
+        return tokens_text(r["m"]), r["m"]
+    return "x".join(map(str, shape_of(r))), None
+
+
 def run_table(rows):
     """One run's rows as a Markdown table: a series is (kernel, layout, types), a column a shape
     (or, over preset layers, a token count: the cell then takes every layer of the run); the
     longer of the two runs down the page."""
-    series, columns, cells = [], [], {}
+    series, columns, cells, order = [], [], {}, {}
     for r in rows:
         s = (r["kernel"], r["layout"], type_text(r))
-        if r.get("preset"):
-            c = "1 token" if r["m"] == 1 else f"{r['m']} tokens"
-        else:
-            c = "x".join(map(str, shape_of(r)))
+        c, t = column_of(r)
         if s not in series:
             series.append(s)
         if c not in columns:
             columns.append(c)
+            order[c] = t
         cells.setdefault((s, c), []).append(r)
+    # Grouped runs plan model by model, so their token counts come back round: in order.
+    if any(r.get("grouped") for r in rows) and all(order[c] is not None for c in columns):
+        columns.sort(key=lambda c: order[c])
 
     def name(s):
         kernel, layout, types = s
@@ -271,8 +296,11 @@ def render_results(latest):
             for r in timed_rows(doc):
                 if r["run"] not in runs:
                     runs.append(r["run"])
+            if any(r.get("grouped") for r in timed_rows(doc)):
+                out += [GROUPED_NOTE, ""]
             for run in runs:
-                out += [f"Run `{run}`:", "", run_table([r for r in timed_rows(doc) if r["run"] == run]), ""]
+                rows = [r for r in timed_rows(doc) if r["run"] == run]
+                out += [f"Run `{run}`:", "", run_table(rows), ""]
     return "\n".join(out).rstrip() + "\n"
 
 

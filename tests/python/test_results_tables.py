@@ -61,6 +61,24 @@ LLM_PREFILL = report([
         preset=("llama3-8b", "o_proj")),
 ])
 
+# A grouped run, planned model by model as configs/llm_moe.json is: two models at 512 and 16
+# tokens (M the routed rows, tokens x top-k), so the plan's token counts come back round. Columns
+# are the routing's tokens, in order: 16 tokens (0.9 and 1.0: 0.949x, lowest 0.900x) before 512
+# (1.2 and 1.1: 1.149x, lowest 1.100x), never "128 tokens" (a model's 16 x 8 routed rows).
+
+
+def moe(kernel, model, tokens, topk, r):
+    return row("moe_bf16", kernel, tokens * topk, 4096, 7168, r, dtype="bf16",
+               preset=(model, "moe_down_proj"),
+               grouped={"layout": "contiguous",
+                        "routing": {"mode": "balanced", "tokens": tokens, "topk": topk}})
+
+
+LLM_MOE = report([
+    moe("hgemm", "deepseek-v3", 512, 8, 1.2), moe("hgemm", "deepseek-v3", 16, 8, 0.9),
+    moe("hgemm", "mixtral-8x7b", 512, 2, 1.1), moe("hgemm", "mixtral-8x7b", 16, 2, 1.0),
+])
+
 README = f"""# gemmbench
 
 Text before.
@@ -81,7 +99,7 @@ class ResultsTables(unittest.TestCase):
         os.makedirs(latest)
         os.makedirs(os.path.join(self.root, "docs"))
         for name, doc in (("default", DEFAULT), ("hgemm_ladder", HGEMM_LADDER),
-                          ("llm_prefill", LLM_PREFILL)):
+                          ("llm_prefill", LLM_PREFILL), ("llm_moe", LLM_MOE)):
             with gzip.open(os.path.join(latest, name + ".json.gz"), "wt") as f:
                 json.dump(doc, f)
         with open(os.path.join(self.root, "README.md"), "w") as f:
@@ -116,6 +134,11 @@ class ResultsTables(unittest.TestCase):
         self.assertIn("| `hgemm_decode` tn f16/f32 | 1 skipped |", results)
         self.assertIn("| `hgemm` tn f16/f32 | 0.995x (0.900x) |", results)
         self.assertIn("| `hgemm` tn bf16/f32 | 1.020x (1.020x); 1 FAILED |", results)
+        # A grouped run: by the routing's tokens, in order, with what its ratios divide.
+        moe = results[results.index("### llm_moe"):]
+        self.assertIn("the faster of cuBLAS's two ways", moe)
+        self.assertIn("| 16 tokens | 0.949x (0.900x) |\n| 512 tokens | 1.149x (1.100x) |", moe)
+        self.assertNotIn("128 tokens", moe)
         self.assertIn("git abc123def456", results)
         self.assertIn("Driver 580.159.04, CUDA 13.0, cuBLAS 13.1.0.", results)
 
