@@ -30,8 +30,8 @@
 // the next mainloop. Whole 64-row boxes: only layouts where every row tile lies in its group's
 // stored rows (each group's rows rounded up to --group-align whole 128-row tiles: align 128, or
 // align 1 with groups of 128, 256, ... rows; --group-max-m a multiple of 128); N % 8 == 0;
-// beta == 0. fp8gemm runs it on masked groupings where at least half the stored rows are the groups' own, and where
-// _n192_tma refuses a contiguous one. Status (2026-11-29, H200, sustained;
+// beta == 0. fp8gemm runs it on masked groupings where at least half the stored rows are the
+// groups' own, and where _n192_tma refuses a contiguous one. Status (2026-11-29, H200, sustained;
 // bench_results/h200/2026-11-29_moe_fp8_epi_ab.json.gz): 1.047x the register epilogue on such
 // groupings (0.971-1.088), 0.990x where padding is most of the rows; 0.927x DeepGEMM's contiguous
 // kernel at 4096 tokens balanced and 0.958x at zipf:1.2 (2026-11-29_moe_fp8_grouped_route);
