@@ -23,8 +23,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -99,8 +101,9 @@ const KernelInfo& require_kernel(const char* name = kKernel) {
 }
 
 // Runs `kernel` on problem p of grouping g once, verified group by group; `after` sees the
-// operands once the check is done (C as the launch left it). The FP8 kernels' scales are the
-// operands' own (null for f16 and bf16).
+// operands once the check is done (C as the launch left it), and the launch and stream if it
+// takes them (after(p, d, launch, stream)). The FP8 kernels' scales are the operands' own (null
+// for f16 and bf16).
 template <class After>
 void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& g, int max_ctas,
                       uint64_t seed, After&& after) {
@@ -117,14 +120,19 @@ void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& 
   const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
   GemmArgs args = grouped_kernel_args(p, d, tables);
   args.test_max_ctas = max_ctas;
-  const ErrorStats e = verify_grouped(p, g, d, meter, stream, [&] {
+  const std::function<void()> launch = [&] {
     k.launch(args, stream);
     CUDA_CHECK_LAST_LAUNCH();
-  });
+  };
+  const ErrorStats e = verify_grouped(p, g, d, meter, stream, launch);
   EXPECT_EQ(e.nonfinite, 0) << "valid rows left unwritten (NaN poison) or overflowed";
   EXPECT_TRUE(verification_passed(e)) << "normwise " << e.normwise << " > tolerance " << e.tolerance
                                       << " (max abs " << e.max_abs << ")";
-  after(p, d);
+  if constexpr (std::is_invocable_v<After, const GemmProblem&, GroupedOperands&,
+                                    const std::function<void()>&, cudaStream_t>)
+    after(p, d, launch, stream);
+  else
+    after(p, d);
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
@@ -618,50 +626,37 @@ int launch_repeats() {
 }
 
 void expect_launches_agree(const char* kernel, const GemmProblem& p, const Grouping& g) {
-  const KernelInfo& k = require_kernel(kernel);
-  const DeviceCaps caps = current_device_caps();
-  if (const std::string why = why_unsupported(k, p, caps, &g); !why.empty()) {
-    if (caps.sm != 90) GTEST_SKIP() << kernel << ": " << why;
-    FAIL() << "refused on sm_90: " << why;
-  }
-  cudaStream_t stream = nullptr;
-  CUDA_CHECK(cudaStreamCreate(&stream));
-  ErrorMeter meter;
-  GroupedOperands d = make_grouped_operands(p, g, 20261201, DataDist::uniform, meter, stream);
-  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
-  const GemmArgs args = grouped_kernel_args(p, d, tables);
-  const auto launch = [&] {
-    k.launch(args, stream);
-    CUDA_CHECK_LAST_LAUNCH();
-  };
-  const ErrorStats e = verify_grouped(p, g, d, meter, stream, launch);
-  EXPECT_TRUE(verification_passed(e)) << kernel << ": normwise " << e.normwise;
-  const size_t bytes = d.c.bytes();
-  std::vector<unsigned char> first(bytes), again(bytes);
-  CUDA_CHECK(cudaMemcpyAsync(first.data(), d.c.get(), bytes, cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  const int repeats = launch_repeats();
-  int differing = 0;
-  std::string first_difference;
-  for (int r = 0; r < repeats; ++r) {
-    CUDA_CHECK(cudaMemsetAsync(d.c.get(), 0xff, bytes, stream));
-    launch();
-    CUDA_CHECK(cudaMemcpyAsync(again.data(), d.c.get(), bytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (std::memcmp(first.data(), again.data(), bytes) == 0) continue;
-    if (differing++ == 0) {
-      size_t i = 0;
-      while (first[i] == again[i]) ++i;
-      const size_t elem = i / dtype_bytes(p.out_type());
-      first_difference = "launch " + std::to_string(r + 1) + ", stored row " +
-                         std::to_string(elem / size_t(p.n)) + ", column " +
-                         std::to_string(elem % size_t(p.n));
-    }
-  }
-  EXPECT_EQ(differing, 0) << kernel << ": " << differing << " of " << repeats
-                          << " launches differ from the verified one (first: " << first_difference
-                          << ")";
-  CUDA_CHECK(cudaStreamDestroy(stream));
+  run_grouped_case(
+      kernel, p, g, 0, 20261201,
+      [&](const GemmProblem&, GroupedOperands& d, const std::function<void()>& launch,
+          cudaStream_t stream) {
+        const size_t bytes = d.c.bytes();
+        std::vector<unsigned char> first(bytes), again(bytes);
+        CUDA_CHECK(cudaMemcpyAsync(first.data(), d.c.get(), bytes, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        const int repeats = launch_repeats();
+        int differing = 0;
+        std::string first_difference;
+        for (int r = 0; r < repeats; ++r) {
+          CUDA_CHECK(cudaMemsetAsync(d.c.get(), 0xff, bytes, stream));
+          launch();
+          CUDA_CHECK(
+              cudaMemcpyAsync(again.data(), d.c.get(), bytes, cudaMemcpyDeviceToHost, stream));
+          CUDA_CHECK(cudaStreamSynchronize(stream));
+          if (std::memcmp(first.data(), again.data(), bytes) == 0) continue;
+          if (differing++ == 0) {
+            size_t i = 0;
+            while (first[i] == again[i]) ++i;
+            const size_t elem = i / dtype_bytes(p.out_type());
+            first_difference = "launch " + std::to_string(r + 1) + ", stored row " +
+                               std::to_string(elem / size_t(p.n)) + ", column " +
+                               std::to_string(elem % size_t(p.n));
+          }
+        }
+        EXPECT_EQ(differing, 0) << kernel << ": " << differing << " of " << repeats
+                                << " launches differ from the verified one (first: "
+                                << first_difference << ")";
+      });
 }
 
 // Mixtral-8x7B's 512 tokens routed zipf:1.2 (seed 1) over its 8 experts, top-2; its down_proj's
