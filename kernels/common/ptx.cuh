@@ -79,6 +79,21 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t 
 #endif
   return done != 0;
 }
+// The same answer without ever suspending the thread (test_wait): for a poll issued ahead of the
+// wait it stands in for, with independent work between them (F2Mainloop::poll_next).
+__device__ __forceinline__ bool mbarrier_test_wait_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
 __device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
   while (!mbarrier_try_wait_parity(bar, parity)) {
   }

@@ -173,6 +173,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 // the next phase, whose parity is the opposite bit.
 using ptx::mbarrier_arrive;
 using ptx::mbarrier_init;
+using ptx::mbarrier_test_wait_parity;
 using ptx::mbarrier_wait_parity;
 using ptx::named_barrier_sync;
 

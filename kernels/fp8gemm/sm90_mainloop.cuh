@@ -204,6 +204,27 @@ struct F2Mainloop {
       if (lane == 0) sm90::mbarrier_arrive(ring.empty(s));
     }
   }
+  // The full barrier of the ring's next stage, polled ahead (poll_next) and waited on (wait_full).
+  // A consumer's promotion of k-block kb runs 64 FFMAs a thread on registers alone; polling kb +
+  // 1's stage before them lets the poll's latency pass under them, where a wait at the top of the
+  // next k-block stalled the warp on it (the branch after SYNCS.PHASECHK: 9.5% of _m256c2's warp
+  // samples, bench_results/h200/gpu_logs/2026-11-29_ncu_source_m256c2.csv.gz). DeepGEMM's
+  // compiled loop has the poll there: its k-loop is unrolled over the stages, so ptxas hoists each
+  // stage's poll above the previous stage's FFMAs. `polled`: the poll of the ring's current stage
+  // and phase saw the phase complete. In a kernel that polls, every wait on a stage goes through
+  // wait_full, which consumes it, and every advance of the ring follows a wait_full, so a poll
+  // never stands for another stage's wait.
+  // Only where no wgmma is in flight (after a wait_group<0>): with one in flight across it, as in
+  // run_pipelined, the branch around the wait made ptxas serialize the wgmmas (C7518), so the
+  // pipelined walk waits as before (issue_next) and never polls.
+  bool polled = false;
+  __device__ __forceinline__ void poll_next() {
+    polled = sm90::mbarrier_test_wait_parity(ring.full(ring.stage), ring.phase);
+  }
+  __device__ __forceinline__ void wait_full() {
+    if (!polled) sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+    polled = false;
+  }
   // The k-block's wgmmas of stage `stage` into d, without the fence and commit around them (issue).
   // h: which 64-row half of the consumer's rows of A (kF3Tall's 256-row tiles: two).
   __device__ __forceinline__ void issue_wgmmas(float (&d)[NACC], int stage, bool first, int h) {
@@ -346,7 +367,7 @@ struct F2Mainloop {
     constexpr bool kSlot = !MROWS && S == ScaleMode::block128;
     float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
-    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    wait_full();
     issue(part, stage, true);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
@@ -364,6 +385,7 @@ struct F2Mainloop {
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
     release(stage);  // the operands, read by the completed wgmmas
     ring.advance();
+    poll_next();  // the next k-block's stage, under this one's promotion
     if constexpr (kSlot) {
       if (kb + 1 < kb_count) f2_publish(ahead, slot + 1);
       ++slot;
@@ -393,7 +415,7 @@ struct F2Mainloop {
   __device__ __forceinline__ void k_block_fast_by(int kb, int& prev_stage,
                                                   IssueGroup&& issue_group) {
     const int stage = ring.stage;
-    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    wait_full();
     issue_group(stage);
     if (kb > 0) {
       sm90::wgmma_wait_group<1>();
@@ -420,7 +442,7 @@ struct F2Mainloop {
   __device__ __forceinline__ void issue_next(float (&d)[NACC], int kb, Pending& p) {
     if constexpr (!kRawAhead) p.f = block_factors(kb);
     p.stage = ring.stage;
-    sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);
+    sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);  // never polled (poll_next)
     issue(d, ring.stage, true);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
@@ -527,7 +549,7 @@ struct F2Mainloop {
         const int stage = ring.stage;
         float na[4] = {1.f, 1.f, 1.f, 1.f}, nb = 1.f;
         read(min(kb + 1, kb_count - 1), na, nb);
-        sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+        wait_full();
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           issue(part, stage, true, h);
@@ -539,6 +561,7 @@ struct F2Mainloop {
           if (h == 1) {
             release(stage);  // the operands, read by both halves' completed wgmmas
             ring.advance();
+            poll_next();  // the next k-block's stage, under the second half's promotion
           }
           Factors f;
           f.f0 = a[2 * h] * b, f.f1 = a[2 * h + 1] * b, f.m0 = f.f0, f.m1 = f.f1;
@@ -564,7 +587,7 @@ struct F2Mainloop {
   __device__ __forceinline__ void skip(int kb_count) {
     for (int kb = 0; kb < kb_count; ++kb) {
       const int stage = ring.stage;
-      sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+      wait_full();
       release(stage);
       ring.advance();
     }
