@@ -215,8 +215,9 @@ struct F2Mainloop {
   // wait_full, which consumes it, and every advance of the ring follows a wait_full, so a poll
   // never stands for another stage's wait.
   // Only where no wgmma is in flight (after a wait_group<0>): with one in flight across it, as in
-  // run_pipelined, the branch around the wait made ptxas serialize the wgmmas (C7518), so the
-  // pipelined walk waits as before (issue_next) and never polls.
+  // run_pipelined, the branch around the wait made ptxas serialize the wgmmas (C7518), with the
+  // early poll by test_wait or by try_wait alike, so the pipelined walk waits as before
+  // (issue_next) and never polls.
   bool polled = false;
   __device__ __forceinline__ void poll_next() {
     polled = sm90::mbarrier_test_wait_parity(ring.full(ring.stage), ring.phase);
