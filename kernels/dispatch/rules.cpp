@@ -322,7 +322,8 @@ double fp8_fill(const Case& c, int bn) {
 // fp8gemm (FP8, TN): the decode path at 1-16 tokens, F3 on 64-row tiles at 17-64, F3 on the
 // stream-K schedule where a row of
 // tiles leaves most SMs idle; elsewhere F3 on 128x192 tiles where they fill the grid about as well
-// as 128x128 ones, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
+// as 128x128 ones, else (block128 at M >= 4096) F3 on 256-row tiles on 2-CTA clusters where those
+// fill it as well, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
 // promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
 // refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
 // same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
@@ -361,6 +362,20 @@ constexpr Rule kFp8[] = {
      "block128 and 0.928-1.019x per-tensor, against _pipe's 0.841-0.982x and 0.793-0.969x in "
      "the same call; behind _pipe at N 4096 and 7168 (fill 0.89-0.93 of 128x128's)",
      "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
+    {"fp8-tall-tiles",
+     [](const Case& c) {
+       return !c.p.fast_accum && c.p.scale == ScaleMode::block128 && c.m >= 4096 &&
+              c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
+     },
+     "fp8gemm_sm90_persistent_t_m256c2ts",
+     "block128, no fast accumulation, M >= 4096, and 256x128 tiles on 2-CTA clusters fill the "
+     "persistent grid within 3% of 128x128 ones: rung F3 on 256-row tiles, A multicast, A's block "
+     "scales by TMA with each stage, the next stage's full barrier polled before the promotion",
+     "rule R: DeepSeek-V3's N 4096 and 7168 at 4096 tokens (DeepGEMM's dense shapes), block128, "
+     "H200 sustained, two boards: 1.019-1.047x _pipe, 0.931 / 1.007 / 0.916x DeepGEMM at "
+     "4096x7168 / 7168x2048 / 7168x16384 against _pipe's 0.892 / 0.988 / 0.875x; M below 4096 "
+     "and the other scalings not measured",
+     "h200/2026-11-29_fp8_poll_ab_poll.json.gz, h200/2026-11-29_fp8_poll_ab_poll_board1.json.gz"},
     {"fp8-pipelined-promotion", [](const Case& c) { return !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_pipe",
      "no fast accumulation: rung F3 with each warpgroup's promotion of k-block kb under its own "

@@ -415,10 +415,10 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
       }
 }
 
-// fp8gemm (rules T, M, V, W, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
+// fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
-// elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else F3 with
-// the pipelined promotion; F3 itself with fast accumulation; the candidates end with F2 and F1.
+// elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else (block128,
+// M >= 4096) the 256-row tiles where they fill it as well, else F3 with the pipelined promotion; F3 itself with fast accumulation; the candidates end with F2 and F1.
 TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   auto fp8 = [](int64_t m, int64_t n, int64_t k, bool fast = false) {
     GemmProblem p{m, n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
@@ -445,8 +445,19 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   EXPECT_EQ(first(fp8(4096, 24576, 1536)), "fp8gemm_sm90_persistent_t_n192");
   EXPECT_EQ(first(fp8(4096, 32768, 512)), "fp8gemm_sm90_persistent_t_n192");
   EXPECT_EQ(first(fp8(4096, 36864, 7168)), "fp8gemm_sm90_persistent_t_n192");
-  EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t_pipe");
-  EXPECT_EQ(first(fp8(4096, 4096, 7168)), "fp8gemm_sm90_persistent_t_pipe");
+  // Block128 at M >= 4096 elsewhere: the 256-row tiles on 2-CTA clusters (rule R), as long as
+  // they fill the grid as well as 128x128 ones; other scalings, or fewer rows, _pipe.
+  EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t_m256c2ts");
+  EXPECT_EQ(first(fp8(4096, 4096, 7168)), "fp8gemm_sm90_persistent_t_m256c2ts");
+  EXPECT_EQ(first(fp8(4096, 7168, 2048)), "fp8gemm_sm90_persistent_t_m256c2ts");
+  EXPECT_EQ(first(fp8(2048, 7168, 2048)), "fp8gemm_sm90_persistent_t_pipe");  // M below 4096
+  // N 384: 32 cluster tiles of 256x256 on 66 clusters (0.48) against 96 of 128x128 on 132 SMs.
+  EXPECT_EQ(first(fp8(4096, 384, 7168)), "fp8gemm_sm90_persistent_t_pipe");
+  {
+    GemmProblem t{4096, 7168, 16384, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+    t.out = DType::bf16, t.scale = ScaleMode::tensor;
+    EXPECT_EQ(fp8gemm_candidates(t, kH100).front().kernel, "fp8gemm_sm90_persistent_t_pipe");
+  }
   // Fast accumulation has no promotion: F3 itself.
   EXPECT_EQ(first(fp8(4096, 2112, 7168, true)), "fp8gemm_sm90_persistent_t");
   EXPECT_EQ(first(fp8(4096, 7168, 2048, true)), "fp8gemm_sm90_persistent_t");
@@ -459,7 +470,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
 // fp8gemm with an e5m2 operand: the same candidates; F2 takes e4m3 x e4m3 only, rung F3 and its
 // variants every pair but e5m2 x e5m2, so the first that takes the pair is the one the e4m3 rules
 // pick: F4 at 1-16 tokens, _m64 at 17-64, the stream-K F3 at 65-128 (rule V at N 7168, K 16384),
-// `_pipe` above;
+// `_pipe` above (rule R's 256-row tiles take e4m3 x e4m3 only);
 // e5m2 x e5m2 no candidate takes. Whether they then run asks the driver about their images (no
 // GPU here: "cannot query the kernel image"), which the GPU suites cover.
 TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
@@ -482,6 +493,11 @@ TEST(DispatchRules, Fp8WithAnE5m2OperandPicksTheRungsThatTakeThePair) {
           EXPECT_EQ(why, a == DType::e4m3 ? f2 : "dtype e5m2 not implemented by this kernel")
               << rc.kernel;
           EXPECT_EQ(k->supports(p, kH100), f2) << rc.kernel;
+          continue;
+        }
+        if (rc.kernel == "fp8gemm_sm90_persistent_t_m256c2ts") {
+          // Rule R's 256-row tiles at M 4096 take e4m3 x e4m3 only: _pipe, next, takes the pair.
+          EXPECT_FALSE(why.empty()) << rc.kernel;
           continue;
         }
         EXPECT_EQ(why.find("e4m3 x e4m3"), std::string::npos) << rc.kernel << ": " << why;
