@@ -333,6 +333,14 @@ struct F2Mainloop {
   // four more registers held through the k-block, it ran up to 4.6% slower (_scales_ahead_first_*).
   static constexpr bool kScalesAhead = MROWS && (NW == 128 || kSplitN);
   static_assert(!kScalesAhead || Cfg::BN <= 128, "one block of B under the tile");
+  // Tensor and row scales (rung F3: one factor for all of K, applied per tile): the partial
+  // accumulates kPromoteEvery k-blocks in the tensor cores before it is added into the f32 sums,
+  // a k-block's wgmmas still completed and its stage released each k-block. Block scales change
+  // every k-block, so they promote every one. DeepGEMM's precision note puts the tensor cores'
+  // FP8 accumulation at about 14 bits; the interval trades that error for fewer FADDs (NW / 2 a
+  // thread a k-block), and the A/B (branch exp-promote-interval, scripts/dev/promote_ab.json)
+  // weighs both against cuBLASLt's error and time on the same rows.
+  static constexpr int kPromoteEvery = MROWS && S != ScaleMode::block128 ? 2 : 1;
   __device__ __forceinline__ void k_block_promoted(float (&acc)[NACC], float (&part)[NACC], int kb,
                                                    Scales& next, int kb_count) {
     const int stage = ring.stage;
@@ -347,7 +355,7 @@ struct F2Mainloop {
     float ahead = 0.f;  // F2, block128: this thread's scale of k-block kb + 1, for the other slot
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
-    issue(part, stage, true);
+    issue(part, stage, kb % kPromoteEvery == 0);
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
@@ -369,7 +377,7 @@ struct F2Mainloop {
       ++slot;
     }
     if constexpr (MROWS || S != ScaleMode::block128) {
-      add_rows(acc, part, f);
+      if (kb % kPromoteEvery == kPromoteEvery - 1 || kb + 1 == kb_count) add_rows(acc, part, f);
     } else {
 #pragma unroll
       for (int j = 0; j < NW / 8; ++j)
