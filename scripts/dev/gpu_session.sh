@@ -11,8 +11,12 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/gpu_out}
-logs=$root/gpu_out/logs  # many files: tarred into $out at the end ($OUT returns few files)
+# Many files: tarred into $out at the end ($OUT returns few files). GPU_SESSION_LOGS names another
+# folder, for two sessions at once on a host of two GPUs (one per CUDA_VISIBLE_DEVICES, each with
+# its own OUT and logs; the build done once before them).
+logs=${GPU_SESSION_LOGS:-$root/gpu_out/logs}
 rm -rf "$logs" && mkdir -p "$logs" "$out"
+declare -A alt_pids=()
 build=$root/build-gpu
 bin=$build/gemmbench
 steps=("$@")
@@ -53,13 +57,15 @@ for step in "${steps[@]}"; do
       ;;
     build-overlay:*)
       # build-overlay:<dir>[:<targets>]; this tree with the files under <dir> laid over it
-      # (scripts/dev/ab_overlay.sh makes <dir>), built in build-gpu-alt (targets: gemmbench by
-      # default). Runs in the background: a later use-build:build-gpu-alt waits for it.
+      # (scripts/dev/ab_overlay.sh makes <dir>), built in build-gpu-alt, or in the folder that
+      # env:ALT_BUILD=<name> names (a third tree; targets: gemmbench by default). Runs in the
+      # background: a later use-build:<that folder> waits for it.
       rest=${step#build-overlay:}
       odir=$root/${rest%%:*}
       targets=gemmbench
       [ "$rest" != "${rest%%:*}" ] && targets=${rest#*:}
-      alt_src=$root/build-gpu-alt-src
+      alt=${ALT_BUILD:-build-gpu-alt}
+      alt_src=$root/$alt-src
       rm -rf "$alt_src" && mkdir -p "$alt_src"
       tar -C "$root" --exclude='./build*' --exclude=./gpu_out --exclude=./.deps -cf - . | tar -C "$alt_src" -xf -
       cp -r "$odir/." "$alt_src/"
@@ -70,20 +76,21 @@ for step in "${steps[@]}"; do
       # shellcheck disable=SC2086  # targets are words
       # The alt binary's reports name the base commit and the overlay's ref.
       ( export GEMMBENCH_GIT_COMMIT="${GEMMBENCH_GIT_COMMIT:-unknown}+$(cat "$odir/.ref" 2>/dev/null)"
-        cmake -S "$alt_src" -B "$root/build-gpu-alt" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure_alt.log" 2>&1 \
-        && cmake --build "$root/build-gpu-alt" -j "$(nproc)" --target $targets >"$logs/build_alt.log" 2>&1
-        echo $? >"$logs/build_alt.rc" ) &
-      alt_build_pid=$!
-      note "build-overlay $rest: started in the background ($(find "$odir" -type f ! -name '.*' | wc -l) files)"
+        cmake -S "$alt_src" -B "$root/$alt" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >"$logs/configure_$alt.log" 2>&1 \
+        && cmake --build "$root/$alt" -j "$(nproc)" --target $targets >"$logs/build_$alt.log" 2>&1
+        echo $? >"$logs/build_$alt.rc" ) &
+      alt_pids[$alt]=$!
+      note "build-overlay $rest into $alt: started in the background ($(find "$odir" -type f ! -name '.*' | wc -l) files)"
       ;;
     use-build:*)
       # use-build:<dir under the root>; the steps after it use that build's binary and tests.
-      if [ -n "${alt_build_pid:-}" ]; then
-        wait "$alt_build_pid"
-        note "build-overlay: rc=$(cat "$logs/build_alt.rc") (waited $(( $(date +%s) - t0 )) s)"
-        alt_build_pid=
+      dir=${step#use-build:}
+      if [ -n "${alt_pids[$dir]:-}" ]; then
+        wait "${alt_pids[$dir]}"
+        note "build-overlay into $dir: rc=$(cat "$logs/build_$dir.rc") (waited $(( $(date +%s) - t0 )) s)"
+        unset "alt_pids[$dir]"
       fi
-      build=$root/${step#use-build:}
+      build=$root/$dir
       bin=$build/gemmbench
       note "use-build: $build"
       ;;
@@ -467,7 +474,7 @@ EOF
       ;;
   esac
 done
-tar -C "$logs/.." -czf "$out/logs.tar.gz" logs
+tar -C "$logs/.." -czf "$out/logs.tar.gz" "$(basename "$logs")"
 # A lent host's call brings back at most eight files of $OUT (docs/development.md): with more, the
 # reports travel as one tar beside logs.tar.gz.
 if [ "$(find "$out" -type f | wc -l)" -gt 8 ]; then

@@ -169,36 +169,40 @@ const int32_t kDtypes[] = {GEMMBENCH_DTYPE_BF16};
 const int32_t kAccums[] = {GEMMBENCH_ACCUM_F32};
 const int32_t kLayouts[] = {GEMMBENCH_LAYOUT_TN};
 
+// Each field by name (C++20, declaration order), so that the ABI's positional padding fields are
+// never counted by hand; those left out are zero.
 const gemmbench_kernel kGroupedMm = {
-    sizeof(gemmbench_kernel),
-    "torch_grouped_mm",
-    "peer",
-    1,
-    "PyTorch's torch.nn.functional.grouped_mm on bf16 (its fused CUTLASS grouped kernel, "
-    "at::cuda::detail::bf16bf16_grouped_mm), contiguous groups without padding (reference peer)",
-    kDtypes,
-    1,
-    kAccums,
-    1,
-    kLayouts,
-    1,
-    90,
-    supports,
-    launch,
-    workspace_bytes,
-    nullptr,
-    prepare,
-    1,
-    0,
-    GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS};
+    .struct_size = sizeof(gemmbench_kernel),
+    .name = "torch_grouped_mm",
+    .family = "peer",
+    .rung = 1,
+    .summary =
+        "PyTorch's torch.nn.functional.grouped_mm on bf16 (its fused CUTLASS grouped kernel, "
+        "at::cuda::detail::bf16bf16_grouped_mm), contiguous groups without padding "
+        "(reference peer)",
+    .dtypes = kDtypes,
+    .num_dtypes = 1,
+    .accums = kAccums,
+    .num_accums = 1,
+    .layouts = kLayouts,
+    .num_layouts = 1,
+    .min_sm = 90,
+    .supports = supports,
+    .launch = launch,
+    .workspace_bytes = workspace_bytes,
+    .prepare = prepare,
+    .c_row_major = 1,
+    .group_layouts = GEMMBENCH_GROUP_LAYOUT_CONTIGUOUS};
 const gemmbench_kernel* const kKernels[] = {&kGroupedMm};
 
 }  // namespace
 }  // namespace gb_torch
 
 GEMMBENCH_PLUGIN_ENTRY {
-  static const gemmbench_plugin plugin = {sizeof(gemmbench_plugin), GEMMBENCH_PLUGIN_ABI_VERSION,
-                                          "torch " TORCH_PLUGIN_TORCH_VERSION, gb_torch::kKernels,
-                                          1};
+  static const gemmbench_plugin plugin = {.struct_size = sizeof(gemmbench_plugin),
+                                          .abi_version = GEMMBENCH_PLUGIN_ABI_VERSION,
+                                          .name = "torch " TORCH_PLUGIN_TORCH_VERSION,
+                                          .kernels = gb_torch::kKernels,
+                                          .num_kernels = 1};
   return &plugin;
 }
