@@ -49,38 +49,9 @@ __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t arrivals) {
 __device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-// True once the phase with parity `parity` has completed, i.e. while the barrier's current phase
-// has the other parity (acquire: what the arrivals released is visible after it). A fresh
-// barrier is in phase 0, so waiting on parity 1 returns at once (the "phase before the first"
-// counts as complete): that is how a producer treats every slot of a new ring as free. sm_90's
-// try_wait may suspend the thread for a while before answering false; sm_80 has test_wait only.
-__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-#else
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-#endif
-  return done != 0;
-}
-// The same answer without ever suspending the thread (test_wait): for a poll issued ahead of the
-// wait it stands in for, with independent work between them (F2Mainloop::poll_next).
+// mbarrier_try_wait_parity's answer (below) without ever suspending the thread (test_wait): for a
+// poll issued ahead of the wait it stands in for, with independent work between them
+// (F2Mainloop::poll_next); sm_80's only form of the wait.
 __device__ __forceinline__ bool mbarrier_test_wait_parity(uint32_t bar, uint32_t parity) {
   uint32_t done;
   asm volatile(
@@ -93,6 +64,28 @@ __device__ __forceinline__ bool mbarrier_test_wait_parity(uint32_t bar, uint32_t
       : "r"(bar), "r"(parity)
       : "memory");
   return done != 0;
+}
+// True once the phase with parity `parity` has completed, i.e. while the barrier's current phase
+// has the other parity (acquire: what the arrivals released is visible after it). A fresh
+// barrier is in phase 0, so waiting on parity 1 returns at once (the "phase before the first"
+// counts as complete): that is how a producer treats every slot of a new ring as free. sm_90's
+// try_wait may suspend the thread for a while before answering false; sm_80 has test_wait only.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+#else
+  return mbarrier_test_wait_parity(bar, parity);
+#endif
 }
 __device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
   while (!mbarrier_try_wait_parity(bar, parity)) {
