@@ -25,7 +25,8 @@
 // Open: one wrong result in bench_results/h200/latest/llm_moe.json.gz (git ec164a2, Mixtral
 // down_proj, 512 tokens, zipf:1.2, align 1: normwise 0.353, every element written), passed in
 // every other run of that case (two configs, 26 reruns, memcheck clean) and in 1,000 launches of
-// this kernel on it on two more boards, each bit for bit the same (GroupedKernelRepeats,
+// this kernel on it on each of two more boards (as itself and through hgemm), each bit for bit the
+// same (GroupedKernelRepeats,
 // gpu_logs/2026-11-29_poll_promote_torch_calls.txt): a race or a board fault, not found yet
 // (docs/grouped.md, "latest/llm_moe.json.gz").
 // Variant _tma (docs/grouped.md): the dense rung 10's TMA-store epilogue
