@@ -652,7 +652,8 @@ void expect_launches_agree(const char* kernel, const GemmProblem& p, const Group
           CUDA_CHECK(cudaStreamSynchronize(stream));
           bool same = true;
           for (size_t grp = 0; grp < offsets.size() && same; ++grp) {
-            const size_t begin = size_t(offsets[grp]) * row_bytes, len = size_t(g.m[grp]) * row_bytes;
+            const size_t begin = size_t(offsets[grp]) * row_bytes,
+                         len = size_t(g.m[grp]) * row_bytes;
             ASSERT_LE(begin + len, bytes);
             if (std::memcmp(first.data() + begin, again.data() + begin, len) == 0) continue;
             same = false;

@@ -418,7 +418,8 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
 // fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
 // elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else (block128,
-// M >= 4096) the 256-row tiles where they fill it as well, else F3 with the pipelined promotion; F3 itself with fast accumulation; the candidates end with F2 and F1.
+// M >= 4096) the 256-row tiles where they fill it as well, else F3 with the pipelined promotion; F3
+// itself with fast accumulation; the candidates end with F2 and F1.
 TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   auto fp8 = [](int64_t m, int64_t n, int64_t k, bool fast = false) {
     GemmProblem p{m, n, k, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
