@@ -217,9 +217,10 @@ struct F2Mainloop {
   // Only where no wgmma is in flight (after a wait_group<0>): with one in flight across it, as in
   // run_pipelined, the branch around the wait made ptxas serialize the wgmmas (C7518), with the
   // early poll by test_wait or by try_wait alike, so the pipelined walk waits as before
-  // (issue_next) and never polls. Measured (H200, sustained, DeepGEMM's six shapes at M 4096,
-  // block128): _m256c2ts 1.036x its time without the poll (1.015-1.064x), _m256c2 1.005x, _n192
-  // 1.003x, the non-polling _pipe 1.000x (bench_results/h200/2026-11-29_fp8_poll_ab_compare.txt).
+  // (issue_next) and never polls. Measured (H200, each alone at steady state, DeepGEMM's six
+  // shapes at M 4096, block128): _m256c2ts 1.036x its time without the poll (1.015-1.064x),
+  // _m256c2 1.005x, _n192 1.003x, the non-polling _pipe 1.000x
+  // (bench_results/h200/2026-11-29_fp8_poll_ab_compare.txt).
   bool polled = false;
   __device__ __forceinline__ void poll_next() {
     polled = sm90::mbarrier_test_wait_parity(ring.full(ring.stage), ring.phase);

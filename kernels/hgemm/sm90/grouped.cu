@@ -26,21 +26,21 @@
 // down_proj, 512 tokens, zipf:1.2, align 1: normwise 0.353, every element written), passed in
 // every other run of that case (two configs, 26 reruns, memcheck clean) and in 1,000 launches of
 // this kernel on it on each of two more boards (as itself and through hgemm), each bit for bit the
-// same (GroupedKernelRepeats,
-// gpu_logs/2026-11-29_poll_promote_torch_calls.txt): a race or a board fault, not found yet
-// (docs/grouped.md, "latest/llm_moe.json.gz").
+// same (GroupedKernelRepeats, gpu_logs/2026-11-29_poll_promote_torch_calls.txt): a race or a board
+// fault, not found yet (docs/grouped.md, "latest/llm_moe.json.gz").
 // Variant _tma (docs/grouped.md): the dense rung 10's TMA-store epilogue
 // (common/sm90/epilogue.cuh) for the register one. Each consumer packs its 64 x 256 fragment into
 // four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread stores them with TMA,
 // and the wait for the last box's read is deferred to the consumer's next stored tile, so that
 // store drains under the next mainloop. Whole 64-row boxes: only layouts where every row tile lies
 // in its group's stored rows (each group's rows rounded up to --group-align whole 128-row tiles:
-// align 128, or align 1 with groups of 128, 256, ... rows, 1.024x the register kernel there,
-// bench_results/h200/2026-11-29_moe_tma_align1_ab.json.gz; --group-max-m a multiple of 128);
-// N % 8 == 0; beta == 0. hgemm runs it where at least half the stored rows are the groups' own.
-// Status (2026-11-29, H200, sustained; bench_results/h200/2026-11-29_moe_epi_ab_partial.json.gz):
-// 1.026x the register epilogue on such groupings (0.998-1.083), 0.985x where padding is most of
-// the rows; tests and compute-sanitizer clean.
+// align 128, or align 1 with groups of 128, 256, ... rows, 1.024x the register kernel there, each
+// alone at steady state, bench_results/h200/2026-11-29_moe_tma_align1_ab.json.gz; --group-max-m a
+// multiple of 128); N % 8 == 0; beta == 0. hgemm runs it where at least half the stored rows are
+// the groups' own. Status (2026-11-29, H200, sustained;
+// bench_results/h200/2026-11-29_moe_epi_ab_partial.json.gz): 1.026x the register epilogue on such
+// groupings (0.998-1.083), 0.985x where padding is most of the rows; tests and compute-sanitizer
+// clean.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
