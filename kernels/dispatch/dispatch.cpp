@@ -176,9 +176,13 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
   return c.kernel ? std::string() : c.why;
 }
 
-// A dispatcher's launch: a grouped case goes to its grouped choice (kept per device, problem and
-// grouping shape, as the dense choice is; every field a grouped candidate's supports reads is in
-// the key), a dense one to the rule table's.
+// A dispatcher's launch: a grouped case goes to its grouped choice, a dense one to the rule
+// table's. The grouped choice is kept per device, problem and grouping, the whole grouping: the
+// candidates' checks read each M_g (whether every group's rows fill whole tiles), so two groupings
+// of the same G and stored rows (balanced and zipf:1.2 routings of one layer at align 1) may get
+// different kernels. A key of the counts alone once gave a zipf grouping the TMA-store kernel
+// chosen for the balanced one run before it, whose whole-tile stores then wrote over the next
+// group's rows (docs/grouped.md, "The cached choice").
 template <CandidatesFn DENSE, ChooseGroupedPtr GROUPED>
 void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
   if (!args.grouped || !args.grouped->grouping) {
@@ -187,8 +191,8 @@ void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
   }
   const GemmProblem& p = args.problem;
   const Grouping& g = *args.grouped->grouping;
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, bool, int,
-                         int64_t, int64_t>;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int, int, int, int, int, bool, bool, int,
+                         int64_t, int64_t, std::vector<int64_t>>;
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   const Key key{dev,
@@ -201,9 +205,11 @@ void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
                 int(p.accum),
                 int(p.scale),
                 p.fast_accum,
+                p.beta != 0,
                 int(g.layout),
-                g.groups(),
-                g.stored_rows()};
+                g.align,
+                g.max_m,
+                g.m};
   cached_choice(key, [&] { return GROUPED(p, g, current_device_caps()); })->launch(args, stream);
 }
 

@@ -747,5 +747,60 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   run_fp8_case("fp8gemm", fm, [](const GemmProblem&, const GroupedOperands&) {});
 }
 
+// A launch of TMA-store variant `kernel` on grouping g, which it refuses (a row tile reaching the
+// next group's rows), throws at launch and writes nothing: a caller's stale choice is an error,
+// not whole-tile stores over another group's rows.
+void expect_tma_launch_refused(const char* kernel, const GemmProblem& p, const Grouping& g) {
+  const KernelInfo& k = require_kernel(kernel);
+  EXPECT_NE(why_unsupported(k, p, current_device_caps(), &g), "") << kernel;
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  ErrorMeter meter;
+  GroupedOperands d = make_grouped_operands(p, g, 7, DataDist::uniform, meter, stream);
+  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
+  const GemmArgs args = grouped_kernel_args(p, d, tables);
+  EXPECT_THROW(k.launch(args, stream), std::invalid_argument) << kernel;
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// The dispatchers keep their grouped choice per grouping, each M_g included. Two routings of one
+// layer at align 1 have the same G and stored rows: whole 128-row groups (the TMA-store variants
+// run them) and a group of 300 rows (the register-epilogue kernels: a 128-row tile of it reaches
+// the next group's rows). Run one after the other in one process, the second must get its own
+// choice, verified per group; the variants also refuse a launch on it themselves. A choice keyed
+// on the counts alone gave the second the first's kernel, whose stores wrote over the next
+// group's rows (docs/grouped.md, "The cached choice").
+TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping whole = contiguous({128, 128, 256, 128}, 1);  // 640 rows, whole tiles
+  const Grouping skew = contiguous({300, 20, 192, 128}, 1);    // 640 rows, 300 not whole
+  ASSERT_EQ(whole.stored_rows(), skew.stored_rows());
+  const KernelCase hw{"whole", whole, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase hs{"skew", skew, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const Fp8KernelCase fw{"whole", whole, 264, 272, 1, 0, 0};
+  const Fp8KernelCase fs{"skew", skew, 264, 272, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const KernelInfo& fp8gemm = require_kernel("fp8gemm");
+  const auto chosen = [&](const KernelInfo& k, const GemmProblem& p, const Grouping& g) {
+    const DispatchChoice c = k.choose_grouped(p, g, caps);
+    return c.kernel ? c.kernel->name : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hgemm, problem_of(hw), whole), kTmaKernel);
+  EXPECT_EQ(chosen(hgemm, problem_of(hs), skew), kKernel);
+  EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fw), whole), kFp8N192TmaKernel);
+  EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fs), skew), kFp8Kernel);
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hw, nothing);
+  run_case("hgemm", hs, nothing);
+  run_fp8_case("fp8gemm", fw, nothing);
+  run_fp8_case("fp8gemm", fs, nothing);
+  expect_tma_launch_refused(kTmaKernel, problem_of(hs), skew);
+  expect_tma_launch_refused(kFp8TmaKernel, fp8_problem_of(fs), skew);
+  expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
+}
+
 }  // namespace
 }  // namespace gemmbench

@@ -51,7 +51,8 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
 // C [stored_rows, N] bf16 row-major, as make_c_store_map's column-major (N, stored_rows): boxes of
 // (box columns of N, box rows), read from 128B-swizzled staging boxes of box rows x 128 bytes;
 // stores past N or past the stored rows are clipped. Throws std::invalid_argument, naming
-// `kernel`, where C is not 16-byte aligned or N % 8 != 0.
+// `kernel`, where C is not 16-byte aligned or N % 8 != 0, or where the grouping fails
+// sm90_grouped_tile_store_unsupported (checked at every launch, not only in supports()).
 CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box);
 
 }  // namespace gemmbench
