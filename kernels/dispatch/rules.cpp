@@ -319,11 +319,19 @@ double fp8_fill(const Case& c, int bn) {
   return w.wave_efficiency * w.tile_efficiency;
 }
 
+// Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
+// clusters fill the persistent grid within 3% of F3's 128x128 ones.
+bool fp8_tall_fills(const Case& c) {
+  return !c.p.fast_accum && c.p.scale == ScaleMode::block128 && c.m >= 4096 &&
+         c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
+}
+
 // fp8gemm (FP8, TN): the decode path at 1-16 tokens, F3 on 64-row tiles at 17-64, F3 on the
 // stream-K schedule where a row of
-// tiles leaves most SMs idle; elsewhere F3 on 128x192 tiles where they fill the grid about as well
-// as 128x128 ones, else (block128 at M >= 4096) F3 on 256-row tiles on 2-CTA clusters where those
-// fill it as well, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
+// tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
+// clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
+// where they fill it as well, else (block128 at M >= 4096) the 256-row tiles where they fill it,
+// else F3 with its promotion pipelined; F3 itself with fast accumulation (no
 // promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
 // refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
 // same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
@@ -353,6 +361,14 @@ constexpr Rule kFp8[] = {
      "against 67.6-70.6 at x7168x16384, 32.8 against 51.1 at 64x4096x14336; level (within 3%) "
      "at 48-64 tiles with K 4096-8192; 5-9% behind F3 at K <= 2048 with 56 or more tiles",
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz, h100/2026-11-27_fp8_decode_sk_ll.json.gz"},
+    {"fp8-tall-tiles-long-k", [](const Case& c) { return fp8_tall_fills(c) && c.k >= 4096; },
+     "fp8gemm_sm90_persistent_t_m256c2ts",
+     "block128, no fast accumulation, M >= 4096, K >= 4096, 256x128 tiles on 2-CTA clusters "
+     "filling the grid within 3% of 128x128 ones: rule R's kernel, before the 128x192 tiles",
+     "rule R2: DeepSeek-V3's dense gate_up at 4096 tokens (4096x36864x7168), block128, H200 "
+     "sustained: 1.068x _n192 (0.991x cuBLASLt against 0.929x); at 4096x24576x1536 (K 1536) the "
+     "two level (1.005x), at 4096x32768x512 _n192 ahead (1.028x)",
+     "h200/2026-11-29_fp8_wide_n_ab.json.gz, h200/2026-11-29_fp8_poll_ab_poll.json.gz"},
     {"fp8-wide-tiles",
      [](const Case& c) { return !c.p.fast_accum && fp8_fill(c, 192) >= 0.97 * fp8_fill(c, 128); },
      "fp8gemm_sm90_persistent_t_n192",
@@ -363,11 +379,7 @@ constexpr Rule kFp8[] = {
      "the same call; behind _pipe at N 4096 and 7168 (fill 0.89-0.93 of 128x128's)",
      "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
     {"fp8-tall-tiles",
-     [](const Case& c) {
-       return !c.p.fast_accum && c.p.scale == ScaleMode::block128 && c.m >= 4096 &&
-              c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
-     },
-     "fp8gemm_sm90_persistent_t_m256c2ts",
+     [](const Case& c) { return fp8_tall_fills(c); }, "fp8gemm_sm90_persistent_t_m256c2ts",
      "block128, no fast accumulation, M >= 4096, and 256x128 tiles on 2-CTA clusters fill the "
      "persistent grid within 3% of 128x128 ones: rung F3 on 256-row tiles, A multicast, A's block "
      "scales by TMA with each stage, the next stage's full barrier polled before the promotion",

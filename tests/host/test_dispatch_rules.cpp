@@ -441,11 +441,15 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   EXPECT_EQ(first(fp8(128, 8704, 8192)), "fp8gemm_sm90_persistent_t_pipe");
   EXPECT_EQ(first(fp8(128, 7168, 2048)), "fp8gemm_sm90_persistent_t_pipe");  // K 2048
   EXPECT_EQ(first(fp8(129, 2112, 7168)), "fp8gemm_sm90_persistent_t_pipe");  // two rows
-  // DeepSeek-V3 at 4096 tokens: 192-row tiles where N is a multiple of 192 (or nearly fills it).
-  EXPECT_EQ(first(fp8(4096, 2112, 7168)), "fp8gemm_sm90_persistent_t_n192");
+  // DeepSeek-V3 at 4096 tokens: 192-row tiles where N is a multiple of 192 (or nearly fills it)
+  // and K is short; with K >= 4096 the 256-row tiles first where they fill the grid (rule R2).
+  EXPECT_EQ(first(fp8(4096, 2112, 7168)), "fp8gemm_sm90_persistent_t_n192");  // 256s fill less
   EXPECT_EQ(first(fp8(4096, 24576, 1536)), "fp8gemm_sm90_persistent_t_n192");
   EXPECT_EQ(first(fp8(4096, 32768, 512)), "fp8gemm_sm90_persistent_t_n192");
-  EXPECT_EQ(first(fp8(4096, 36864, 7168)), "fp8gemm_sm90_persistent_t_n192");
+  EXPECT_EQ(first(fp8(4096, 36864, 7168)), "fp8gemm_sm90_persistent_t_m256c2ts");
+  EXPECT_EQ(first(fp8(4096, 36864, 4096)), "fp8gemm_sm90_persistent_t_m256c2ts");
+  EXPECT_EQ(first(fp8(4096, 36864, 3584)), "fp8gemm_sm90_persistent_t_n192");  // K below 4096
+  EXPECT_EQ(first(fp8(2048, 36864, 7168)), "fp8gemm_sm90_persistent_t_n192");  // M below 4096
   // Block128 at M >= 4096 elsewhere: the 256-row tiles on 2-CTA clusters (rule R), as long as
   // they fill the grid as well as 128x128 ones; other scalings, or fewer rows, _pipe.
   EXPECT_EQ(first(fp8(4096, 7168, 16384)), "fp8gemm_sm90_persistent_t_m256c2ts");
