@@ -378,8 +378,8 @@ constexpr Rule kFp8[] = {
      "block128 and 0.928-1.019x per-tensor, against _pipe's 0.841-0.982x and 0.793-0.969x in "
      "the same call; behind _pipe at N 4096 and 7168 (fill 0.89-0.93 of 128x128's)",
      "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
-    {"fp8-tall-tiles",
-     [](const Case& c) { return fp8_tall_fills(c); }, "fp8gemm_sm90_persistent_t_m256c2ts",
+    {"fp8-tall-tiles", [](const Case& c) { return fp8_tall_fills(c); },
+     "fp8gemm_sm90_persistent_t_m256c2ts",
      "block128, no fast accumulation, M >= 4096, and 256x128 tiles on 2-CTA clusters fill the "
      "persistent grid within 3% of 128x128 ones: rung F3 on 256-row tiles, A multicast, A's block "
      "scales by TMA with each stage, the next stage's full barrier polled before the promotion",
