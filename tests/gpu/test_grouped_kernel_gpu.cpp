@@ -15,7 +15,8 @@
 // 128 rows), that no store reaches another group's rows, and its refusals; its 192-column variant
 // fp8gemm_grouped_sm90_n192_tma the same, with N where a tile spans two blocks of the scales.
 // Then repeated launches of each on one skewed grouping at full layer size, which must agree bit
-// for bit (a race would not).
+// for bit (a race would not); and the dispatchers' choices per grouping: two groupings of the same
+// G and stored rows, run one after the other, each get their own kernel.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 

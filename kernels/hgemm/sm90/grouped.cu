@@ -22,12 +22,10 @@
 // presets, 1.105x at 512 tokens, 1.366x at 4096 balanced, 1.190x at 4096 zipf:1.2 (geomeans;
 // Mixtral 0.82-0.99x), 0.94-1.03x at 16-128 tokens with the weights read at 84-102% of the
 // measured roof. docs/grouped.md has the tables and what limits skewed routing (the 128-row tile).
-// Open: one wrong result in bench_results/h200/latest/llm_moe.json.gz (git ec164a2, Mixtral
-// down_proj, 512 tokens, zipf:1.2, align 1: normwise 0.353, every element written), passed in
-// every other run of that case (two configs, 26 reruns, memcheck clean) and in 1,000 launches of
-// this kernel on it on each of two more boards (as itself and through hgemm), each bit for bit the
-// same (GroupedKernelRepeats, gpu_logs/2026-11-29_poll_promote_torch_calls.txt): a race or a board
-// fault, not found yet (docs/grouped.md, "latest/llm_moe.json.gz").
+// The one wrong result in bench_results/h200/latest/llm_moe.json.gz (Mixtral down_proj, 512 tokens,
+// zipf:1.2, align 1) was not this kernel's: hgemm's cached grouped choice, keyed on G and the
+// stored rows, ran the _tma variant chosen for the balanced case before it, whose whole-tile stores
+// reach the next group's rows there (docs/grouped.md, "The cached choice"; fixed in d9349ff).
 // Variant _tma (docs/grouped.md): the dense rung 10's TMA-store epilogue
 // (common/sm90/epilogue.cuh) for the register one. Each consumer packs its 64 x 256 fragment into
 // four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread stores them with TMA,
