@@ -98,4 +98,18 @@ std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const Dev
   return {};
 }
 
+namespace {
+thread_local const KernelInfo* g_dispatched = nullptr;
+}  // namespace
+
+void note_dispatched(const KernelInfo* k) {
+  if (!g_dispatched) g_dispatched = k;
+}
+
+const KernelInfo* take_dispatched() {
+  const KernelInfo* k = g_dispatched;
+  g_dispatched = nullptr;
+  return k;
+}
+
 }  // namespace gemmbench

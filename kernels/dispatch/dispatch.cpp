@@ -103,9 +103,15 @@ const KernelInfo* chosen_for_launch(const GemmProblem& p) {
   return cached_choice(key, [&] { return choose_with(F, p, current_device_caps()); });
 }
 
+// A dispatcher's launch of its choice k, noted for the row (note_dispatched).
+void launch_noted(const KernelInfo* k, const GemmArgs& args, cudaStream_t stream) {
+  note_dispatched(k);
+  k->launch(args, stream);
+}
+
 template <CandidatesFn F>
 void launch(const GemmArgs& args, cudaStream_t stream) {
-  chosen_for_launch<F>(args.problem)->launch(args, stream);
+  launch_noted(chosen_for_launch<F>(args.problem), args, stream);
 }
 
 // ---- Grouped cases (docs/grouped.md): hgemm and fp8gemm run their grouped Hopper kernels ----
@@ -186,7 +192,7 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
 template <CandidatesFn DENSE, ChooseGroupedPtr GROUPED>
 void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
   if (!args.grouped || !args.grouped->grouping) {
-    chosen_for_launch<DENSE>(args.problem)->launch(args, stream);
+    launch_noted(chosen_for_launch<DENSE>(args.problem), args, stream);
     return;
   }
   const GemmProblem& p = args.problem;
@@ -210,7 +216,8 @@ void launch_dense_or_grouped(const GemmArgs& args, cudaStream_t stream) {
                 g.align,
                 g.max_m,
                 g.m};
-  cached_choice(key, [&] { return GROUPED(p, g, current_device_caps()); })->launch(args, stream);
+  launch_noted(cached_choice(key, [&] { return GROUPED(p, g, current_device_caps()); }), args,
+               stream);
 }
 
 }  // namespace

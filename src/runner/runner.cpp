@@ -11,6 +11,7 @@
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/registry.hpp"
 #include "device/buffer.hpp"
 #include "device/open.hpp"
 #include "runner/baselines.hpp"
@@ -261,7 +262,18 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
 
 // ---- VERIFICATION: every provider, before any timing ----
 
-// Those with a launch that verified (or that are not verified) are the group's timed members.
+// The reason a dispatcher's row may not stand, from what its verified launch ran
+// (take_dispatched): the kernel the row names (chosen_kernel, a fresh look at the rules) must be
+// the one the launch ran. Empty where they agree or the row is no dispatcher's.
+std::string dispatched_other_than_named(const CaseResult& r) {
+  const KernelInfo* ran = take_dispatched();
+  if (!ran || r.chosen_kernel.empty() || ran->name == r.chosen_kernel) return {};
+  return "its launch ran " + ran->name + ", not " + r.chosen_kernel +
+         ", the dispatcher's choice for this case (a stale cached choice): not timed";
+}
+
+// Those with a launch that verified (or that are not verified) are the group's timed members; a
+// dispatcher's whose verified launch ran another kernel than its row names is an error row.
 // False when a sticky error ended the run: every row not decided then says so.
 bool verify_all(Group& grp, ErrorMeter& meter, cudaStream_t stream) {
   const ProblemGroup& g = grp.g;
@@ -270,8 +282,14 @@ bool verify_all(Group& grp, ErrorMeter& meter, cudaStream_t stream) {
     m.nvtx_name = nvtx_case_name(m.r.kernel, g.problem, g.preset);
     if (!m.launch || summary.aborted) continue;
     try {
+      take_dispatched();  // forget what an earlier member's launches noted
       if (g.measure.verify)
         m.r.error = verify_launch(g, grp.d, meter, stream, m.launch, m.c_row_major);
+      if (std::string why = dispatched_other_than_named(m.r); !why.empty()) {
+        m.r.status = Status::error;
+        m.r.reason = why;
+        continue;
+      }
       grp.timed.push_back(&m);
     } catch (const CudaError& e) {
       fail_member(m, e, summary);

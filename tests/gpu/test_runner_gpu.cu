@@ -66,6 +66,39 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{"sgemm_test_drops_k",
                                      {},
                                      launch_broken<drops_last_k_kernel>});
 
+// Two test dispatchers whose choice is always sgemm_naive: one launches it, the other launches
+// sgemm_coalesced (a right answer from another kernel than the row would name: what a stale cached
+// choice did, docs/grouped.md, "The cached choice").
+DispatchChoice choose_naive(const GemmProblem&, const DeviceCaps&) {
+  return {KernelRegistry::instance().find("sgemm_naive"), "test", ""};
+}
+template <bool LIE>
+void launch_dispatched(const GemmArgs& a, cudaStream_t s) {
+  const KernelInfo* k = KernelRegistry::instance().find(LIE ? "sgemm_coalesced" : "sgemm_naive");
+  note_dispatched(k);
+  k->launch(a, s);
+}
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{.name = "sgemm_test_dispatcher",
+                                     .family = "sgemm",
+                                     .rung = 92,
+                                     .summary = "test: runs its choice",
+                                     .dtypes = {DType::f32},
+                                     .accums = {Accum::f32},
+                                     .layouts = {Layout::nn},
+                                     .min_sm = 50,
+                                     .launch = launch_dispatched<false>,
+                                     .choose = choose_naive});
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{.name = "sgemm_test_stale_dispatcher",
+                                     .family = "sgemm",
+                                     .rung = 93,
+                                     .summary = "test: runs another kernel than its choice",
+                                     .dtypes = {DType::f32},
+                                     .accums = {Accum::f32},
+                                     .layouts = {Layout::nn},
+                                     .min_sm = 50,
+                                     .launch = launch_dispatched<true>,
+                                     .choose = choose_naive});
+
 RunSpec quick_run(std::vector<std::string> kernels, Shape s, double beta = 0) {
   RunSpec r;
   r.name = "t";
@@ -274,6 +307,29 @@ TEST(Runner, ShapeAwareRowsRecordTheirChoice) {
     EXPECT_EQ(r.chosen_kernel, c.kernel->name);
   }
   EXPECT_TRUE(row(out.rows, "cublas").chosen_kernel.empty());
+}
+
+// A dispatcher's row names the kernel its verified launch ran (note_dispatched): where that is its
+// choice the row stands; where the launch ran another kernel, even one that computes the right
+// answer, the row is an error naming both, and is not timed.
+TEST(Runner, ADispatcherRowMustNameTheKernelItsLaunchRan) {
+  GEMMBENCH_REQUIRE_GPU();
+  const RunSpec s =
+      quick_run({"sgemm_test_dispatcher", "sgemm_test_stale_dispatcher"}, {96, 80, 64});
+  const Plan plan = build_plan({s}, {}, {}, KernelRegistry::instance());
+  Runner runner(0, 17);
+  Collect out;
+  runner.run(plan, out, {});
+  const CaseResult& good = row(out.rows, "sgemm_test_dispatcher");
+  EXPECT_EQ(good.status, Status::ok) << good.reason;
+  EXPECT_EQ(good.chosen_kernel, "sgemm_naive");
+  EXPECT_TRUE(good.time.has_value());
+  const CaseResult& stale = row(out.rows, "sgemm_test_stale_dispatcher");
+  EXPECT_EQ(stale.status, Status::error);
+  EXPECT_NE(stale.reason.find("ran sgemm_coalesced, not sgemm_naive"), std::string::npos)
+      << stale.reason;
+  EXPECT_FALSE(stale.time.has_value()) << "a row whose launch ran another kernel is not timed";
+  EXPECT_EQ(row(out.rows, "cublas").status, Status::ok);
 }
 
 // A grouped case through the runner (issue 51): cuBLAS's two ways are its baseline rows, both

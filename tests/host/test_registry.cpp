@@ -728,3 +728,21 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   EXPECT_EQ(base_why.find("512"), std::string::npos) << base_why;
   EXPECT_EQ(base_why.find("scales only"), std::string::npos) << base_why;
 }
+
+// A dispatcher's note of what it launched (note_dispatched): the first note since the last take
+// is kept (a dispatcher running another dispatcher is recorded as the outer one's choice), take
+// hands it back once and forgets it.
+TEST(Registry, DispatchNotesKeepTheFirstUntilTaken) {
+  const KernelInfo* naive = KernelRegistry::instance().find("sgemm_naive");
+  const KernelInfo* coalesced = KernelRegistry::instance().find("sgemm_coalesced");
+  ASSERT_NE(naive, nullptr);
+  ASSERT_NE(coalesced, nullptr);
+  take_dispatched();
+  EXPECT_EQ(take_dispatched(), nullptr);
+  note_dispatched(naive);
+  note_dispatched(coalesced);
+  EXPECT_EQ(take_dispatched(), naive);
+  EXPECT_EQ(take_dispatched(), nullptr);
+  note_dispatched(coalesced);
+  EXPECT_EQ(take_dispatched(), coalesced);
+}

@@ -132,6 +132,16 @@ inline constexpr const char* kGroupedKernelDenseReason =
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
                             const Grouping* grouping = nullptr);
 
+// What a dispatcher's launch ran, so that a row names the kernel its launches ran, not only the
+// choice a fresh look at the rules gives (a dispatcher keeps its choices in a cache, and a key
+// missing a field the rules read once ran another kernel than the row named: docs/grouped.md,
+// "The cached choice"). A dispatcher notes the kernel it is about to launch; the first note since
+// the last take wins, so a dispatcher running another dispatcher is recorded as the outer one's
+// choice. Per thread: the runner launches and takes on one thread.
+void note_dispatched(const KernelInfo* k);
+// The kernel noted since the last call (null: none), and forgets it.
+const KernelInfo* take_dispatched();
+
 }  // namespace gemmbench
 
 #define GEMMBENCH_CONCAT_INNER(a, b) a##b
