@@ -649,9 +649,7 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
                  to_string(std::get<2>(rung)) + (std::get<3>(rung) ? "" : " grouped"));
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
-    // sixth: _m256c2ts, issue 50's A/B experiment (A's block scales by TMA with the stages), which
-    // scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json runs against _m256c2 and DeepGEMM;
-    // it is deleted if it loses there, and then rung F3 is back to six.
+    // sixth: _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel.
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     const bool experiment =
         std::find(names.begin(), names.end(), "fp8gemm_sm90_persistent_t_m256c2ts") != names.end();
