@@ -66,17 +66,20 @@ constexpr bool f3_tma_scales(int v) {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-// TMA_SCALES (_m256c2ts): each stage also carries A's block scales, a box of (BM rows, SA_BOX_KB
-// k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the
-// contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's
-// box at the stage's own k-block faulted, TMA's 16-byte aligned start), and the consumers read
-// the stage's k-block's column. One slot per stage (after the epilogue's boxes), so that the
-// stage's full barrier counts the slot's bytes and its empty barrier frees the slot with the
-// operands: no lifetime of its own. On a cluster the box is not multicast: the CTAs share the A
-// tile, so each needs all BM rows' scales, and each loads the whole box into its own slot,
-// counted on its own full barrier alone (SA_STAGE_BYTES: TX_BYTES counts the whole A tile, both
-// CTAs' slices, and this CTA's scale box). At 256 rows a slot is 4 KB, which leaves room for 3
-// stages only (four of 52 KB beside 32 KB of boxes: 241 of 227 KB).
+// TMA_SCALES (_m256c2ts): A's block scales come by TMA, a box of (rows, SA_BOX_KB k-blocks) f32 of
+// the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the contiguous
+// dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's box at the
+// stage's own k-block faulted, TMA's 16-byte aligned start), so one box holds 4 k-blocks' scales:
+// it is loaded with every fourth k-block's stage (K % 512 == 0: every tile's walk is whole boxes)
+// into one of SA_SLOTS = 2 slots (after the epilogue's boxes), alternating, and counted on that
+// stage's full barrier; the consumers read k-block kb's column from the slot of its box. On a
+// cluster each CTA loads its own A slice's rows of the box and multicasts them, as A's rows: each
+// CTA's full barrier counts the whole box (both halves). A slot is refilled 8 k-blocks after it
+// was filled, once the producers have waited on the empty barrier of the stage of k-block
+// 4(g + 2), which every consumer warp of both CTAs released up to k-block 4g + 5, past the last
+// read of box g (k-block 4g + 3): no barrier of its own. (Until 2026-11-29 each stage carried its
+// own box of the tile's whole 256 rows, not multicast: 256 sectors of 32 bytes a CTA a k-block,
+// 22% more L2 reads than DeepGEMM at 4096x7168x16384 for the same tiles; docs/fp8.md.)
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
@@ -92,18 +95,22 @@ struct F3Cfg {
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr bool TMA_SCALES = TMA_SCALES_;
-  static constexpr int SA_BOX_KB = 4;
+  static constexpr int SA_BOX_KB = 4, SA_SLOTS = TMA_SCALES ? 2 : 0;
   static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
-  static constexpr uint32_t SA_STAGE_BYTES = TMA_SCALES ? BM * SA_ROW_BYTES : 0;
-  static_assert(SA_BOX_KB % 4 == 0, "a box from rowmajor_f32_box_col(kb) holds k-block kb");
-  // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts.
-  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES,
-                            TX_BYTES = STAGE_BYTES + SA_STAGE_BYTES;
+  static constexpr uint32_t SA_SLOT_BYTES = BM * SA_ROW_BYTES,  // a box of the tile's rows
+      SA_SLICE_BYTES = A_SLICE_ROWS * SA_ROW_BYTES;             // a CTA's rows of it
+  static_assert(SA_BOX_KB == 4, "a box from rowmajor_f32_box_col(kb) holds k-blocks 4i..4i+3");
+  static_assert(SA_SLOTS == 0 || STAGES >= 3,
+                "a slot is refilled 8 k-blocks after its box was loaded: the empty barrier of "
+                "the refilling stage covers the box's last k-block with 3 stages or more");
+  // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts (the scale
+  // box's bytes are armed beside them with every fourth k-block: Sm90Producer's tx_bytes).
+  static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
   static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) +
                                     CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) +
-                                    STAGES * int(SA_STAGE_BYTES) + 1024;
+                                    SA_SLOTS * int(SA_SLOT_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
                 "wgmma m64n{16,32,64,128,192}k32");
@@ -166,11 +173,12 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
-  // kTmaScales (_m256c2ts): the stages' A scale slots (stage s at s_sa + s * SA_STAGE_BYTES,
-  // F3Cfg) and the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows
-  // further, half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of
-  // k-block kb is K's).
-  uint32_t s_sa = 0, sa_row = 0;
+  // kTmaScales (_m256c2ts): A's two scale slots (slot i at s_sa + i * SA_SLOT_BYTES, F3Cfg) and
+  // the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows further,
+  // half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of k-block
+  // kb is K's); the k-blocks this consumer has walked, over all its tiles (sa_seq: box sa_seq / 4
+  // is in slot (sa_seq / 4) % 2, as the producer filled them).
+  uint32_t s_sa = 0, sa_row = 0, sa_seq = 0;
   int sa_kb0 = 0;
   // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
   // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
@@ -288,18 +296,20 @@ struct F2Mainloop {
     return s;
   }
   // kTmaScales: A's scales of k-block kb (of the tile's walk) for this thread's four rows (a[2 hf
-  // + h]: half hf, row h) from `stage`'s slot: read after the stage's full-barrier wait (which the
-  // slot's bytes complete) and before the stage's release, after which the producer may refill
-  // the slot. The slot holds the box of SA_BOX_KB k-blocks that starts at rowmajor_f32_box_col of
-  // kb's index in K (the producer's): kb's column is that index's offset in it. A quad reads one
-  // row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank conflict.
-  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], int stage, int kb) const {
+  // + h]: half hf, row h) from the slot of its box: read after kb's full-barrier wait (the box
+  // came with the first k-block of its four, whose wait came first) and before kb's release (the
+  // slot is refilled only after its box's last k-block is released, F3Cfg). The box starts at
+  // rowmajor_f32_box_col of kb's index in K (the producer's): kb's column is that index's offset
+  // in it. A quad reads one row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank
+  // conflict. Counts the k-block (sa_seq).
+  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], int kb) {
     if constexpr (kTmaScales) {
       static_assert(Cfg::TMA_SCALES && Cfg::HALVES == 2 && S == ScaleMode::block128,
-                    "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), its "
-                    "stages carrying the slots");
+                    "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts)");
       const int k = sa_kb0 + kb;
-      const uint32_t col = s_sa + uint32_t(stage) * Cfg::SA_STAGE_BYTES + sa_row +
+      const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
+      ++sa_seq;
+      const uint32_t col = s_sa + slot * Cfg::SA_SLOT_BYTES + sa_row +
                            uint32_t(k - rowmajor_f32_box_col(k)) * 4;  // (BM, SA_BOX_KB) f32
 #pragma unroll
       for (int hf = 0; hf < 2; ++hf)
@@ -558,7 +568,7 @@ struct F2Mainloop {
         for (int h = 0; h < 2; ++h) {
           issue(part, stage, true, h);
           if constexpr (kTmaScales)
-            if (h == 0) tall_stage_scales(a, stage, kb);
+            if (h == 0) tall_stage_scales(a, kb);
           sm90::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);

@@ -15,11 +15,12 @@
 // consumer's 128 rows of A in two halves through one partial, on 2-CTA clusters along N
 // multicasting the A tile (the one-CTA _m256 was measured and retired); _m64 (kF3Narrow*): 64-row
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
-// schedule; _m256c2ts (kF3TmaScales): _m256c2 with A's block scales brought by TMA with each stage,
-// a 256-row x 4 k-block box per CTA, on 3 stages (issue 50's step; block128, K % 512 == 0;
-// 1.030x _m256c2 on DeepGEMM's six shapes at M 4096, H200, git 3b848c8,
-// bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz; below fp8gemm's picks there, so no rule
-// picks it). docs/fp8.md tells the ladder and the tries.
+// schedule; _m256c2ts (kF3TmaScales): _m256c2 with A's block scales brought by TMA, a box of 4
+// k-blocks with every fourth k-block's stage into one of two slots, each CTA's 128 rows of it
+// multicast to both (branch exp-ts-scale-ring; on main each stage carries a 256-row box of its
+// own per CTA: 1.030x _m256c2 on DeepGEMM's six shapes at M 4096, H200, git 3b848c8,
+// bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz; rules R and R2 pick it), on 3 stages
+// (issue 50's step; block128, K % 512 == 0). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -80,9 +81,10 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stage sizes, staging boxes and register split hold as they are.
 // CLUSTER 2: two CTAs neighbours along N share the A tile, each loading 64 of its rows and
 // multicasting them to both (half the A traffic from L2).
-// kF3TmaScales (_m256c2ts) on kF3Tall: the same tile with A's scale slots in each stage, 3 stages
-// (a fourth with its 4 KB slot does not fit beside the staging boxes: F3Cfg). DeepGEMM runs 3 at
-// this tile for the same reason (its 1 KB scale slots beside 68 KB of C staging).
+// kF3TmaScales (_m256c2ts) on kF3Tall: the same tile with two 4 KB A scale slots beside the
+// stages, 3 stages (a fourth does not fit beside the staging boxes and the slots: 233 of 227 KB;
+// F3Cfg). DeepGEMM runs 3 at this tile for the same reason (its 1 KB scale slots beside 68 KB of C
+// staging).
 template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
@@ -296,6 +298,36 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
 }
 
+// _m256c2ts's loads beside A's and B's tiles (Sm90Producer::run's stage loads): with the stage of
+// every fourth k-block kb (K % 512 == 0: a tile's walk is whole boxes), the box of A's scales of
+// k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M: clamped, as A's, or zeros),
+// multicast to the cluster as A is, into slot `loaded` % 2; each CTA's full barrier counts the
+// whole box, its own rows and its peers' (tx_bytes). The slots' lifetime: F3Cfg.
+template <class Cfg>
+struct TallScaleLoads {
+  const CUtensorMap* map;  // scale_a [M, KB] row-major, box (SA_BOX_KB, A_SLICE_ROWS)
+  const Sm90Ring<Cfg::STAGES>* ring;
+  uint32_t s_sa;  // (SA_SLOTS, BM, SA_BOX_KB) f32
+  int M;
+  uint32_t rank;  // in the cluster: which rows of the box this CTA loads
+  uint32_t loaded = 0;
+
+  __device__ __forceinline__ uint32_t tx_bytes(int kb) const {
+    return kb % Cfg::SA_BOX_KB == 0 ? Cfg::SA_SLOT_BYTES : 0u;
+  }
+  __device__ __forceinline__ void operator()(int stage, int kb, int m_tile) {
+    if (kb % Cfg::SA_BOX_KB != 0) return;
+    const uint32_t dst =
+        s_sa + (loaded++ % Cfg::SA_SLOTS) * Cfg::SA_SLOT_BYTES + rank * Cfg::SA_SLICE_BYTES;
+    const int row = min(m_tile * Cfg::BM + int(rank) * Cfg::A_SLICE_ROWS, M - 1);
+    if constexpr (Cfg::CLUSTER > 1)
+      sm90::tma_load_2d_multicast(dst, map, ring->full(stage), uint16_t((1u << Cfg::CLUSTER) - 1),
+                                  rowmajor_f32_box_col(kb), row);
+    else
+      sm90::tma_load_2d(dst, map, ring->full(stage), rowmajor_f32_box_col(kb), row);
+  }
+};
+
 // The kernels' body (fp8gemm_sm90_persistent_kernel, and _m256c2ts's entry point below with its
 // fourth tensor map): map_sa, scale_a's map for the stages' A scale slots (kF3TmaScales), else
 // null.
@@ -328,7 +360,7 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
   const uint32_t s_a = smem;                                // (STAGES, 128 x 128 B), SW128
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 x 128 B), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (2 consumers, 2, 64, 64) SW128
-  uint32_t s_sa = 0;  // kTs: (STAGES, BM, 4) f32 after the boxes, 4 KB a stage (1024-B aligned)
+  uint32_t s_sa = 0;  // kTs: (SA_SLOTS, BM, 4) f32 after the boxes, 4 KB a slot (1024-B aligned)
   if constexpr (kTs) s_sa = s_epi + Cfg::CONSUMERS * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
   const Sm90Schedule& sched = prm.sched;
   const int wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
@@ -365,17 +397,10 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
     // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
     using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
-    if constexpr (kTs) {  // and the tile's BM rows of A's scales of k-block kb, into kb's stage:
-      // the box of the 4 k-blocks that holds kb (a box starts 16-byte aligned along K). Not
-      // multicast: every CTA of a cluster computes the tile's BM rows (the A tile they share) and
-      // loads the whole box into its own slot, which its own full barrier alone counts (TX_BYTES).
-      // It starts at the tile's first row, inside M; rows past M land as zeros (not stored).
+    if constexpr (kTs) {  // and A's scales, a box of 4 k-blocks with every fourth (F3Cfg)
       if (wg_thread == 0)
         Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
-            ring, work_iter, [&](int stage, int kb, int m_tile) {
-              sm90::tma_load_2d(s_sa + stage * Cfg::SA_STAGE_BYTES, map_sa, ring.full(stage),
-                                rowmajor_f32_box_col(kb), m_tile * Cfg::BM);
-            });
+            ring, work_iter, TallScaleLoads<Cfg>{map_sa, &ring, s_sa, prm.m, rank});
     } else if (wg_thread == 0) {
       Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
     }
@@ -581,7 +606,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
       launch_config<S, CLUSTER, MROWS, V>(prm.sched.clusters * CLUSTER, stream, attr);
   if constexpr (f3_tma_scales(V)) {  // scale_a [M, KB] row-major: boxes of 4 k-blocks x BM rows
     const CUtensorMap map_sa =
-        make_rowmajor_f32_map(a.scale_a, M, (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, Cfg::BM);
+        make_rowmajor_f32_map(a.scale_a, M, (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, Cfg::A_SLICE_ROWS);
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(), map_a,
                                   map_b, map_c, map_sa, prm));
   } else {

@@ -24,6 +24,7 @@ namespace {
 
 // What a stage carries beside A's and B's tiles: nothing, for every kernel but one.
 struct Sm90NoStageLoads {
+  __device__ __forceinline__ uint32_t tx_bytes(int /*kb*/) const { return 0; }
   __device__ __forceinline__ void operator()(int /*stage*/, int /*kb*/, int /*m_tile*/) const {}
 };
 
@@ -52,8 +53,10 @@ struct Sm90Producer {
 
   // Every k-block of every work item of `work_iter`, in order; then, in a multicast cluster, the
   // wait for the ring's last uses. Called by one thread.
-  // stage_loads(stage, kb, m_tile): more TMA loads into the stage, completing on its full barrier
-  // and counted in Cfg::TX_BYTES (fp8gemm_sm90_persistent_t_m256c2ts: A's block scales of kb).
+  // stage_loads(stage, kb, m_tile): more TMA loads, completing on the stage's full barrier, whose
+  // bytes stage_loads.tx_bytes(kb) are armed with the stage's own in one arrive.expect_tx (an
+  // expect_tx after the arrival could let the phase complete without them)
+  // (fp8gemm_sm90_persistent_t_m256c2ts: A's block scales of 4 k-blocks with every fourth).
   template <class WorkIter, class StageLoads = Sm90NoStageLoads>
   __device__ __forceinline__ void run(const Sm90Ring<Cfg::STAGES>& ring, WorkIter& work_iter,
                                       StageLoads stage_loads = {}) const {
@@ -75,7 +78,7 @@ struct Sm90Producer {
       for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
         const int stage = ring.stage;
         sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
-        sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES);
+        sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES + stage_loads.tx_bytes(kb));
         const int k0 = kb * BK;
         const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
         const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
