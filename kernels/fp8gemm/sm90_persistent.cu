@@ -827,8 +827,8 @@ void launch_sk_rs(const GemmArgs& a, cudaStream_t stream) {
   run<ScaleMode::block128, false, 1, true, true, kSkRs, E4, E4>(a, stream);
 }
 
-// Issue 50's experiment, for an A/B against _m256c2 and DeepGEMM
-// (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json): no rule of fp8gemm picks it.
+// Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
+// _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2ts", 3,
                   "_m256c2 with A's block scales loaded by TMA with each stage (a 256-row x 4 "
