@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "common/views.cuh"
 #include "core/cuda_check.hpp"
@@ -78,26 +79,23 @@ void launch_dispatched(const GemmArgs& a, cudaStream_t s) {
   note_dispatched(k);
   k->launch(a, s);
 }
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{.name = "sgemm_test_dispatcher",
-                                     .family = "sgemm",
-                                     .rung = 92,
-                                     .summary = "test: runs its choice",
-                                     .dtypes = {DType::f32},
-                                     .accums = {Accum::f32},
-                                     .layouts = {Layout::nn},
-                                     .min_sm = 50,
-                                     .launch = launch_dispatched<false>,
-                                     .choose = choose_naive});
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{.name = "sgemm_test_stale_dispatcher",
-                                     .family = "sgemm",
-                                     .rung = 93,
-                                     .summary = "test: runs another kernel than its choice",
-                                     .dtypes = {DType::f32},
-                                     .accums = {Accum::f32},
-                                     .layouts = {Layout::nn},
-                                     .min_sm = 50,
-                                     .launch = launch_dispatched<true>,
-                                     .choose = choose_naive});
+KernelInfo test_dispatcher(const char* name, int rung, const char* summary, LaunchFn launch) {
+  return KernelInfo{.name = name,
+                    .family = "sgemm",
+                    .rung = rung,
+                    .summary = summary,
+                    .dtypes = {DType::f32},
+                    .accums = {Accum::f32},
+                    .layouts = {Layout::nn},
+                    .min_sm = 50,
+                    .launch = std::move(launch),
+                    .choose = choose_naive};
+}
+GEMMBENCH_REGISTER_KERNEL(test_dispatcher("sgemm_test_dispatcher", 92, "test: runs its choice",
+                                          launch_dispatched<false>));
+GEMMBENCH_REGISTER_KERNEL(test_dispatcher("sgemm_test_stale_dispatcher", 93,
+                                          "test: runs another kernel than its choice",
+                                          launch_dispatched<true>));
 
 RunSpec quick_run(std::vector<std::string> kernels, Shape s, double beta = 0) {
   RunSpec r;
