@@ -47,13 +47,21 @@ enum F3Variant : int {
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
-  kF3TmaScales = 16
+  kF3TmaScales = 16,
+  kF3ReduceScatter = 32
 };
+// kF3ReduceScatter, a flag or'ed onto a stream-K variant (_sk_rs, issue 50's experiment): where
+// every tile's k-blocks are split in equal parts (the decode split), each contributor publishes
+// its partial and stores its share of the tile, each warp's 16 rows reduced by one of them
+// (f3_consumer), instead of one finisher adding the other partials one after another.
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales);
+  return v & ~int(kF3TmaScales | kF3ReduceScatter);
 }
 constexpr bool f3_tma_scales(int v) {
   return (v & int(kF3TmaScales)) != 0;
+}
+constexpr bool f3_reduce_scatter(int v) {
+  return (v & int(kF3ReduceScatter)) != 0;
 }
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the

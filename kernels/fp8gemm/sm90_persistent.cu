@@ -247,10 +247,34 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
     else
       mainloop.template run<0>(acc[0], w.kb_end - w.kb_begin, [](auto) {});
     if constexpr (S == ScaleMode::row && f3_base(V) != kF3) load_row_scales();
+    // kF3ReduceScatter in the decode split (one row of tiles, each split in `parts` equal ranges,
+    // one per CTA, the tile's contributors CTAs base .. base + parts - 1): every contributor
+    // publishes; warp block wb (consumer * 4 + warp: 16 rows of A by the consumer's rows of B) is
+    // reduced and stored by contributor cs_owner(wb, parts), from the fragment (no warpgroup
+    // collective: the TMA-store epilogue is not taken), the others' warps are done.
+    bool rs_store = false;
+    if constexpr (SK && f3_reduce_scatter(V)) {
+      const int parts = sched.tiles_m == 1 && sched.dp_tiles == 0 && sched.tiles_total > 0
+                            ? sched.clusters / sched.tiles_total
+                            : 1;
+      if (parts > 1 && sched.clusters == parts * sched.tiles_total) {
+        const int j = int(blockIdx.x) % parts, base = int(blockIdx.x) - j;
+        sk_publish(acc[0], int(blockIdx.x) * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread,
+                   1 + consumer);
+        if (cs_owner(consumer * 4 + warp, parts) != j) continue;  // another contributor's rows
+        for (int o = 0; o < parts; ++o)
+          if (o != j)
+            sk_accumulate_warp(acc[0], (base + o) * Cfg::CONSUMERS + consumer, prm.epoch,
+                               wg_thread);
+        rs_store = true;
+      }
+    }
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
-      if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
+      if (rs_store) {
+        // reduced above
+      } else if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
         sk_publish(acc[0], slot, prm.epoch, wg_thread, bar_id);
         continue;
       }
@@ -274,7 +298,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
               v *= tensor_scale;  // alpha * sa * sb; alpha alone with block scales
           }
       if (m_wg(hf) >= M) continue;  // this warpgroup's rows of the half are all past M (uniform)
-      if (Cfg::EPI_BUFS > 0 && sched.c_tma) {
+      if (Cfg::EPI_BUFS > 0 && sched.c_tma && !rs_store) {
         if constexpr (Cfg::EPI_BUFS > 0)
           f3_store_tma<Cfg::EPI_BUF_BYTES, Cfg::EPI_BUFS>(acc[hf], &map_c, s_epi_own, m_wg(hf), n0c,
                                                           N, consumer, warp, lane, wg_thread);
@@ -807,6 +831,27 @@ GEMMBENCH_REGISTER_KERNEL(
                   "M 64",
                   supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
 
+// _sk_rs (issue 50's experiment): _sk with the decode split's fix-up reduce-scattered over the
+// tile's contributors (kF3ReduceScatter), e4m3 x e4m3 with block128 scales only (one image: an
+// A/B against _sk and DeepGEMM at M 64-128, scripts/dev/reference/deepgemm_plugin/sk_rs_ab.json).
+constexpr int kSkRs = kF3 | kF3ReduceScatter;
+std::string supports_sk_rs(const GemmProblem& p, const DeviceCaps& caps) {
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3 || p.scale != ScaleMode::block128)
+    return "e4m3 x e4m3 with block128 scales only (an A/B of _sk); "
+           "fp8gemm_sm90_persistent_t_sk runs the rest";
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  if ((p.m + 127) / 128 * 16 * ((p.n + 127) / 128 + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr DType E4 = DType::e4m3;
+  return sm90a_image_unsupported(kernel_ptr<S, false, 1, true, true, kSkRs, E4, E4>(),
+                                 F2Cfg<S, 1, true, kSkRs>::SMEM_BYTES, caps);
+}
+void launch_sk_rs(const GemmArgs& a, cudaStream_t stream) {
+  constexpr DType E4 = DType::e4m3;
+  run<ScaleMode::block128, false, 1, true, true, kSkRs, E4, E4>(a, stream);
+}
+
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
 GEMMBENCH_REGISTER_KERNEL(
@@ -815,6 +860,13 @@ GEMMBENCH_REGISTER_KERNEL(
                   "k-block box of scale_a per CTA) and read from shared memory, 3 stages: "
                   "block128, K % 512 == 0, e4m3",
                   supports_m256c2ts, launch_m256c2ts));
+
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_sk_rs", 3,
+                  "_sk with the decode split's partials reduce-scattered: every contributor "
+                  "publishes and stores its share of the tile (each warp's 16 rows summed by one "
+                  "of them), no serial fix-up: block128, e4m3",
+                  supports_sk_rs, launch_sk_rs));
 
 }  // namespace
 }  // namespace gemmbench

@@ -649,11 +649,13 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
                  to_string(std::get<2>(rung)) + (std::get<3>(rung) ? "" : " grouped"));
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
-    // sixth: _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel.
+    // sixth: _m256c2ts (rules R and R2). An A/B experiment in flight may add one more:
+    // _sk_rs (branch exp-sk-reduce-scatter, scripts/dev/reference/deepgemm_plugin/sk_rs_ab.json
+    // against _sk and DeepGEMM), kept as a rule's kernel or deleted after its A/B.
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     const bool experiment =
-        std::find(names.begin(), names.end(), "fp8gemm_sm90_persistent_t_m256c2ts") != names.end();
-    EXPECT_LE(names.size(), f3 && experiment ? 7u : 6u)
+        std::find(names.begin(), names.end(), "fp8gemm_sm90_persistent_t_sk_rs") != names.end();
+    EXPECT_LE(names.size(), f3 ? (experiment ? 8u : 7u) : 6u)
         << "a rung registers its main kernel and a few variants";
   }
   for (const char* name : {"hgemm_nn_sm90", "hgemm_nt_sm90", "hgemm_tt_sm90"}) {
@@ -743,4 +745,27 @@ TEST(Registry, DispatchNotesKeepTheFirstUntilTaken) {
   EXPECT_EQ(take_dispatched(), nullptr);
   note_dispatched(coalesced);
   EXPECT_EQ(take_dispatched(), coalesced);
+}
+
+// fp8gemm_sm90_persistent_t_sk_rs (issue 50's experiment, one image for its A/B) takes e4m3 x e4m3
+// with block128 scales only, and names _sk for the rest, before its image is queried.
+TEST(Registry, SkRsRefusesAllButBlock128E4m3) {
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_sm90_persistent_t_sk_rs");
+  ASSERT_NE(k, nullptr);
+  DeviceCaps h200;
+  h200.sm = 90;
+  GemmProblem p{128, 2112, 7168, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  EXPECT_EQ(why_unsupported(*k, p, h200).find("block128"), std::string::npos)
+      << why_unsupported(*k, p, h200);
+  for (ScaleMode other : {ScaleMode::tensor, ScaleMode::row}) {
+    p.scale = other;
+    EXPECT_NE(why_unsupported(*k, p, h200).find("fp8gemm_sm90_persistent_t_sk runs the rest"),
+              std::string::npos)
+        << to_string(other);
+  }
+  p.scale = ScaleMode::block128;
+  p.dtype_b = DType::e5m2;
+  EXPECT_NE(why_unsupported(*k, p, h200), "") << "e4m3 x e5m2";
 }

@@ -94,6 +94,23 @@ __device__ __forceinline__ void sk_accumulate(AccReg (&acc)[ACC_REGS], int slot,
   }
 }
 
+// One warp's part of sk_accumulate, without the warpgroup: each lane waits for slot `slot`'s flag
+// to hold `epoch` itself (its own acquire), then adds the words of the slot its own thread
+// position wrote (wg_thread: the same fragment positions in every contributor's slot).
+template <class AccReg, int ACC_REGS>
+__device__ __forceinline__ void sk_accumulate_warp(AccReg (&acc)[ACC_REGS], int slot,
+                                                   uint32_t epoch, int wg_thread) {
+  while (sm90::ld_acquire_gpu(&g_sk_flags[slot]) != epoch) {
+  }
+  const uint4* src = g_sk_partials + size_t(slot) * kSkSlotVecs + wg_thread;  // (ACC_REGS/4, 128)
+#pragma unroll
+  for (int i = 0; i < ACC_REGS / 4; ++i) {
+    const uint4 v = __ldcg(src + i * 128);  // L2: written by another SM during this launch
+    acc_add(acc[4 * i], v.x), acc_add(acc[4 * i + 1], v.y);
+    acc_add(acc[4 * i + 2], v.z), acc_add(acc[4 * i + 3], v.w);
+  }
+}
+
 #endif  // GEMMBENCH_SM90A
 
 }  // namespace
