@@ -474,6 +474,12 @@ EOF
       ;;
   esac
 done
+# An overlay build still running (no use-build waited for it) finishes before the session ends,
+# so a later session of the same call (gpu_lanes.sh's lanes after its build phase) finds it whole.
+for alt in "${!alt_pids[@]}"; do
+  wait "${alt_pids[$alt]}"
+  note "build-overlay into $alt: rc=$(cat "$logs/build_$alt.rc") (waited for at the session's end, $(( $(date +%s) - t0 )) s)"
+done
 tar -C "$logs/.." -czf "$out/logs.tar.gz" "$(basename "$logs")"
 # A lent host's call brings back at most eight files of $OUT (docs/development.md): with more, the
 # reports travel as one tar beside logs.tar.gz.
