@@ -272,16 +272,18 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
       const uint32_t bar_id = 1 + consumer;
-      if (rs_store) {
-        // reduced above
-      } else if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
-        sk_publish(acc[0], slot, prm.epoch, wg_thread, bar_id);
-        continue;
+      // rs_store: reduced above, by this warp alone (the finisher's warpgroup barrier below would
+      // wait for warps that store nothing here).
+      if (!rs_store) {
+        if (w.kb_end < kbs) {  // partial: the tile's finisher adds it
+          sk_publish(acc[0], slot, prm.epoch, wg_thread, bar_id);
+          continue;
+        }
+        if (w.kb_begin > 0)  // add the tile's first k-blocks, published by lower CTAs
+          for (int cc = sk_prev_contributor(sched, int(blockIdx.x), w.sk_tile); cc >= 0;
+               cc = sk_prev_contributor(sched, cc, w.sk_tile))
+            sk_accumulate(acc[0], cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
       }
-      if (w.kb_begin > 0)  // add the tile's first k-blocks, published by lower CTAs
-        for (int cc = sk_prev_contributor(sched, int(blockIdx.x), w.sk_tile); cc >= 0;
-             cc = sk_prev_contributor(sched, cc, w.sk_tile))
-          sk_accumulate(acc[0], cc * Cfg::CONSUMERS + consumer, prm.epoch, wg_thread, bar_id);
     }
 #pragma unroll
     for (int hf = 0; hf < HALVES; ++hf) {
