@@ -16,7 +16,9 @@
 // fp8gemm_grouped_sm90_n192_tma the same, with N where a tile spans two blocks of the scales.
 // Then repeated launches of each on one skewed grouping at full layer size, which must agree bit
 // for bit (a race would not); and the dispatchers' choices per grouping: two groupings of the same
-// G and stored rows, run one after the other, each get their own kernel.
+// G and stored rows, run one after the other, each get their own kernel. The turned-around variant
+// hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
+// the widths it picks, and its repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -186,6 +188,50 @@ TEST(GroupedKernelSupport, ALaunchWithoutItsTablesThrows) {
   const GroupedLaunchTables no_tiles(g, 0, nullptr);
   args.grouped = &no_tiles.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";
+}
+
+// ---- hgemm_grouped_sm90_fit: the tile turned around, wgmma's N fitted to the group ----
+// Every case of the register kernel (both layouts, align 1 to 128, beta, f16 accumulation, N % 8
+// != 0, a grid of 3 CTAs), and groups on each side of the widths it picks (32, 64 and 128 rows
+// left in a tile) with N beside its 128-row weight tile and a partial k-block.
+
+constexpr const char* kFitKernel = "hgemm_grouped_sm90_fit";
+
+std::vector<KernelCase> fit_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<KernelCase> v = cases();
+  v.push_back({"widths_fit_bf16", contiguous(G{32, 33, 64, 65, 96, 128, 129, 31, 1, 0, 160}, 1),
+               200, 136, DType::bf16, Accum::f32, 1, 0, 0});
+  v.push_back({"widths_fit_f16acc_beta", masked(G{32, 33, 64, 65, 127, 128, 0}, 192), 136, 72,
+               DType::f16, Accum::f16, 0.5, -1, 0});
+  v.push_back({"widths_fit_capped1", contiguous(G{5, 40, 70, 200, 31, 64}, 8), 264, 128,
+               DType::bf16, Accum::f32, 1, 0.25, 1});
+  return v;
+}
+
+class GroupedFitKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedFitKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kFitKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitKernel, ::testing::ValuesIn(fit_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
+TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kFitKernel);
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 7}, 1);
+  GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  if (caps.sm != 90) GTEST_SKIP() << kFitKernel << " runs on sm_90 only; the rest needs one";
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  p.k = 60;
+  EXPECT_EQ(why_unsupported(k, p, caps, &g),
+            "K must be a multiple of 8: TMA needs 16-byte aligned row strides");
 }
 
 // ---- hgemm_grouped_sm90_tma: the same kernel with a TMA-store epilogue ----
@@ -695,6 +741,8 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
   expect_launches_agree(kTmaKernel,
                         grouped_problem(align128, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
                         align128);
+  expect_launches_agree(
+      kFitKernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
 }
 
 TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {

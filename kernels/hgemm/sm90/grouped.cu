@@ -47,7 +47,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include "common/convert.cuh"
 #include "common/grouped_schedule.hpp"
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
@@ -250,6 +252,141 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel
 #endif
 }
 
+// ---- hgemm_grouped_sm90_fit: the tile turned around, its height fitted to the group ----------
+// The tokens on wgmma's N side, as the decode rung puts them (sm90/decode.cu): a tile is 128 token
+// rows (Sm90Config's BM, wgmma N) by 128 weight rows (BN: 64 per consumer warpgroup, wgmma M), and
+// each tile's wgmma N is the group's rows left in it rounded up to 32, 64 or 128 (the wrapped
+// shapes), so a group of 34 rows costs the tensor pipe 64 rows, not the 128 of the register
+// kernel's row tile (half of it with its skip). Issue 51's skew target: a zipf:1.2 routing over
+// DeepSeek-V3's 256 experts at 4096 tokens leaves a median of 34 rows a group (docs/grouped.md,
+// "Skew"). The walk, the maps and the producer are the register kernel's (128-row tiles along the
+// groups, 128 weight rows along N: GroupedWalk, sm90_grouped_launch, Sm90Producer::load_tile), the
+// token box whole (128 rows, the rows past the group computed by no wgmma). C (rows, N) row-major
+// has the weights contiguous, wgmma's M: the fragment is stored transposed, 2-byte stores (each
+// warp instruction writes 4 token rows x 16 bytes), alpha and beta in f32.
+constexpr int kFitTileRows = 128, kFitTileN = 128, kFitStages = 6;
+using FitCfg = Sm90Config<kFitTileRows, kFitTileN, kFitStages, 1>;
+constexpr int kFitSmemBytes = kFitStages * int(FitCfg::STAGE_BYTES) + 1024;  // the ring alone
+static_assert(kFitSmemBytes + 2 * kFitStages * 8 <= 227 * 1024, "the SM's shared memory");
+constexpr const char* kFitName = "hgemm_grouped_sm90_fit";
+
+#if GEMMBENCH_SM90A
+// One consumer warpgroup's (64 weight rows from n_row's warp block, tn token rows) of a fit tile
+// into C (rows_left, N) row-major at c: C(r, n) for r < rows_left, n < N. Fragment (m64nNk16):
+// block j holds token rows 8j + 2q + {0, 1} of weight rows n_row + {0, 8} (n_row: this thread's,
+// 16 * warp + lane / 4 into the warpgroup's 64).
+template <class T, bool F16_ACCUM, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void store_fit_tile(const AccReg (&acc)[ACC_REGS], T* __restrict__ c,
+                                               int N, int rows_left, int tn, int n_row, int q,
+                                               float alpha, float beta) {
+  constexpr int BLOCKS = F16_ACCUM ? ACC_REGS / 2 : ACC_REGS / 4;  // 8-row blocks of tokens
+#pragma unroll
+  for (int j = 0; j < BLOCKS; ++j) {
+    if (8 * j >= tn) break;  // uniform: the registers past wgmma's N hold another tile's sums
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int n = n_row + 8 * h;
+      float2 v;
+      if constexpr (F16_ACCUM)
+        v = unpack2<__half>(acc[2 * j + h]);
+      else
+        v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int r = 8 * j + 2 * q + e;
+        if (r >= rows_left || n >= N) continue;
+        T* dst = c + int64_t(r) * N + n;
+        float x = alpha * (e ? v.y : v.x);
+        if (beta != 0.f) x += beta * to_f32(*dst);  // BLAS: C is not read when beta == 0
+        *dst = from_f32<T>(x);
+      }
+    }
+  }
+}
+#endif  // GEMMBENCH_SM90A
+
+template <class T, bool F16_ACCUM>
+__global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_kernel(
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, 128)
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, 128)
+    T* __restrict__ c,                           // C (stored_rows, N) row-major
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  using Cfg = FitCfg;
+  constexpr int STAGES = Cfg::STAGES, TILE_ROWS = Cfg::BM, TILE_N = Cfg::BN;
+  using Acc = Sm90Acc<F16_ACCUM, TILE_ROWS>;
+  __shared__ alignas(8) uint64_t full_bar[STAGES];   // TMA -> consumers: stage landed
+  __shared__ alignas(8) uint64_t empty_bar[STAGES];  // consumers -> producer: stage free
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t s_x = smem;  // (STAGES, 128 token rows x BK) SW128: wgmma B
+  const uint32_t s_w = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 weight rows x BK): A
+  const int wg = threadIdx.x / 128;                         // warpgroup: 0 producer, 1..2 consumers
+  const int wg_thread = threadIdx.x % 128;
+  const int tiles_total = grouped_tiles_total(walk);
+
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(&tmap_w);
+    sm90::tma_prefetch_descriptor(&tmap_x);
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // the producer: the tokens are the A role (BM rows), the weights the B role
+    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (wg_thread == 0) {
+      int stage = 0;
+      uint32_t phase = 0;
+      const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
+      const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
+      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+        const GroupedTile tile = grouped_tile(walk, t);
+        producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * TILE_ROWS,
+                           tile.group * N + tile.n_tile * TILE_N, k_blocks);
+      }
+    }
+    return;
+  }
+
+  sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+  const int consumer = sm90::warp_uniform(wg - 1);  // which 64 weight rows of the tile (wgmma M)
+  const int warp = wg_thread / 32, lane = wg_thread % 32;
+  typename Acc::Reg acc[Acc::REGS];  // (64 weight rows, 128 token rows), wgmma D fragment
+  int stage = 0;
+  uint32_t phase = 0;
+  Sm90Mainloop<T, F16_ACCUM, Cfg, true, true> mainloop{
+      Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_x, s_w, consumer, wg_thread};
+  const auto none = [](auto) {};
+  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+    const GroupedTile tile = grouped_tile(walk, t);
+    const int row0 = tile.row_tile * TILE_ROWS;
+    const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
+    // wgmma's N: the rows left, rounded up to a wrapped shape (uniform over the CTA).
+    const int tn = sm90::warp_uniform(rows_left <= 32 ? 32 : rows_left <= 64 ? 64 : 128);
+    if (tn == 32)
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 32>{});
+    else if (tn == 64)
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 64>{});
+    else
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 128>{});
+    T* c_tile = c + (first_row[tile.group] + row0) * int64_t(N);  // (rows_left, N) row-major
+    store_fit_tile<T, F16_ACCUM>(acc, c_tile, N, rows_left, tn,
+                                 tile.n_tile * TILE_N + consumer * Cfg::WG_N + 16 * warp + lane / 4,
+                                 lane % 4, alpha, beta);
+  }
+#else
+  __trap();  // not the sm_90a image: supports() keeps the runner from launching it
+#endif
+}
+
 template <class T, bool F16_ACCUM, bool TMA_STORE>
 constexpr auto grouped_kernel_ptr() {
   if constexpr (TMA_STORE)
@@ -328,12 +465,12 @@ const void* grouped_kernel_for(const GemmProblem& p) {
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
 std::string hgemm_grouped_unsupported(const GemmProblem& p, const Grouping& g,
-                                      const DeviceCaps& caps) {
+                                      const DeviceCaps& caps, int tile_n = kTileN) {
   if (caps.sm != 90)
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
-  return sm90_grouped_size_unsupported(p, g, kTileN, kTileRows);
+  return sm90_grouped_size_unsupported(p, g, tile_n, kTileRows);
 }
 
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
@@ -351,6 +488,52 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
     return why;
   return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
                                  caps);
+}
+
+// _fit's launch: the same walk and maps as the register kernel's, in 128 x 128 tiles.
+template <class T, bool F16_ACCUM>
+int fit_resident_ctas() {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    const auto kernel = &hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM>;
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kFitSmemBytes));
+    return resident_ctas(kernel, FitCfg::THREADS, kFitSmemBytes, dev);
+  });
+}
+
+template <class T, bool F16_ACCUM>
+void run_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, kFitName, kFitTileN, kFitTileRows,
+                                                  fit_resident_ctas<T, F16_ACCUM>());
+  const GroupedLaunch& gl = *args.grouped;
+  const int k_blocks = int((args.problem.k + FitCfg::BK - 1) / FitCfg::BK);
+  hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM><<<l.ctas, FitCfg::THREADS, kFitSmemBytes, stream>>>(
+      l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+      int(args.problem.n), k_blocks, args.alpha, args.beta);
+}
+
+void launch_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
+  const GemmProblem& p = args.problem;
+  if (p.dtype == DType::f16 && p.accum == Accum::f32)
+    run_grouped_fit<__half, false>(args, stream);
+  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
+    run_grouped_fit<__half, true>(args, stream);
+  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
+    run_grouped_fit<__nv_bfloat16, false>(args, stream);
+  else
+    throw std::invalid_argument(std::string(kFitName) + ": unsupported dtype/accumulate pair");
+}
+
+std::string supports_grouped_fit(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps, kFitTileN); !why.empty()) return why;
+  const void* kernel =
+      p.dtype == DType::bf16
+          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__nv_bfloat16, false>)
+      : p.accum == Accum::f16
+          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, true>)
+          : reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, false>);
+  return sm90a_image_unsupported(kernel, size_t(kFitSmemBytes), caps);
 }
 
 }  // namespace
@@ -388,6 +571,25 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
     .supports_grouped = supports_grouped_tma,
     .group_tile_rows = kTileRows,
+});
+
+// Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
+// (scripts/dev/moe_fit_ab.json); hgemm does not pick it.
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_grouped_sm90_fit",
+    .family = "hgemm",
+    .rung = 10,
+    .summary = "hgemm_grouped_sm90 turned around: the tokens on wgmma's N, each tile's N the "
+               "group's rows left rounded up to 32, 64 or 128 (a small group costs the tensor "
+               "pipe its own rows); 128x128x64 (rows x N), 6 stages, register epilogue",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_fit,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_fit,
+    .group_tile_rows = kFitTileRows,
 });
 
 }  // namespace gemmbench
