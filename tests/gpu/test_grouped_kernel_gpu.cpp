@@ -18,7 +18,8 @@
 // for bit (a race would not); and the dispatchers' choices per grouping: two groupings of the same
 // G and stored rows, run one after the other, each get their own kernel. The turned-around variant
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
-// the widths it picks, and its repeats.
+// the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, and
+// their repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -217,6 +218,19 @@ TEST_P(GroupedFitKernel, MatchesThePerGroupReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitKernel, ::testing::ValuesIn(fit_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// _fit_trim: the same cases with each stage's token box cut to the tile's N.
+constexpr const char* kFitTrimKernel = "hgemm_grouped_sm90_fit_trim";
+
+class GroupedFitTrimKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedFitTrimKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kFitTrimKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitTrimKernel, ::testing::ValuesIn(fit_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
@@ -743,6 +757,9 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
                         align128);
   expect_launches_agree(
       kFitKernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
+  expect_launches_agree(kFitTrimKernel,
+                        grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
+                        align1);
 }
 
 TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {

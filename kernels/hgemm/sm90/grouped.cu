@@ -60,6 +60,7 @@
 #include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
+#include "common/sm90/tma_desc.hpp"
 #include "common/static_for.cuh"
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
@@ -268,7 +269,21 @@ constexpr int kFitTileRows = 128, kFitTileN = 128, kFitStages = 6;
 using FitCfg = Sm90Config<kFitTileRows, kFitTileN, kFitStages, 1>;
 constexpr int kFitSmemBytes = kFitStages * int(FitCfg::STAGE_BYTES) + 1024;  // the ring alone
 static_assert(kFitSmemBytes + 2 * kFitStages * 8 <= 227 * 1024, "the SM's shared memory");
-constexpr const char* kFitName = "hgemm_grouped_sm90_fit";
+// _fit_trim: the same with the token box cut to the tile's N, in boxes of kFitBoxRows rows (a
+// stage's tokens then hold the tn rows wgmma reads, not 128: 4 KB a k-block for a group of 32 rows
+// or fewer instead of 16); the boxes stack into the layout of one box (each 4 KB, a whole number
+// of 1024-byte swizzle periods).
+constexpr int kFitBoxRows = 32;
+constexpr const char* fit_name(bool trim) {
+  return trim ? "hgemm_grouped_sm90_fit_trim" : "hgemm_grouped_sm90_fit";
+}
+// wgmma's N for a tile with rows_left rows of its group: 32, 64 or 128 (the wrapped shapes).
+GB_HD constexpr int fit_tile_rows(int rows_left) {
+  return rows_left <= 32 ? 32 : rows_left <= 64 ? 64 : 128;
+}
+static_assert(fit_tile_rows(1) == 32 && fit_tile_rows(33) == 64 && fit_tile_rows(65) == 128 &&
+                  fit_tile_rows(128) == 128 && fit_tile_rows(1000) == 128,
+              "wgmma's N covers the rows left, at most the 128-row tile");
 
 #if GEMMBENCH_SM90A
 // One consumer warpgroup's (64 weight rows from n_row's warp block, tn token rows) of a fit tile
@@ -305,10 +320,11 @@ __device__ __forceinline__ void store_fit_tile(const AccReg (&acc)[ACC_REGS], T*
 }
 #endif  // GEMMBENCH_SM90A
 
-template <class T, bool F16_ACCUM>
+template <class T, bool F16_ACCUM, bool TRIM>
 __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_kernel(
     const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, 128)
-    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, 128)
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, 128),
+                                                 // TRIM: (BK, kFitBoxRows)
     T* __restrict__ c,                           // C (stored_rows, N) row-major
     const GroupedWalk walk,                      // tile_prefix (G + 1), device
     const int64_t* __restrict__ first_row,       // (G) each group's first stored row
@@ -349,8 +365,26 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
       const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
       for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
         const GroupedTile tile = grouped_tile(walk, t);
-        producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * TILE_ROWS,
-                           tile.group * N + tile.n_tile * TILE_N, k_blocks);
+        const int row0 = tile.row_tile * TILE_ROWS;
+        const int x_row = int(first_row[tile.group]) + row0,
+                  w_row = tile.group * N + tile.n_tile * TILE_N;
+        if constexpr (!TRIM) {
+          producer.load_tile(ring, x_row, w_row, k_blocks);
+        } else {  // the tn rows the consumers' wgmma reads, in boxes of kFitBoxRows
+          const int boxes = fit_tile_rows(rows[tile.group] - row0) / kFitBoxRows;
+          const uint32_t tx = uint32_t(boxes * kFitBoxRows + TILE_N) * Cfg::ROW_BYTES;
+          for (int kb = 0; kb < k_blocks; ++kb) {
+            const int st = ring.stage;
+            sm90::mbarrier_wait_parity(ring.empty(st), ring.phase ^ 1);  // lap 0 passes at once
+            sm90::mbarrier_arrive_expect_tx(ring.full(st), tx);
+            for (int b = 0; b < boxes; ++b)
+              sm90::tma_load_2d(s_x + st * Cfg::A_STAGE_BYTES + b * kFitBoxRows * Cfg::ROW_BYTES,
+                                &tmap_x, ring.full(st), kb * Cfg::BK, x_row + b * kFitBoxRows);
+            sm90::tma_load_2d(s_w + st * Cfg::B_STAGE_BYTES, &tmap_w, ring.full(st), kb * Cfg::BK,
+                              w_row);
+            ring.advance();
+          }
+        }
       }
     }
     return;
@@ -370,7 +404,7 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
     const int row0 = tile.row_tile * TILE_ROWS;
     const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // wgmma's N: the rows left, rounded up to a wrapped shape (uniform over the CTA).
-    const int tn = sm90::warp_uniform(rows_left <= 32 ? 32 : rows_left <= 64 ? 64 : 128);
+    const int tn = sm90::warp_uniform(fit_tile_rows(rows_left));
     if (tn == 32)
       mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 32>{});
     else if (tn == 64)
@@ -491,48 +525,56 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
 }
 
 // _fit's launch: the same walk and maps as the register kernel's, in 128 x 128 tiles.
-template <class T, bool F16_ACCUM>
+template <class T, bool F16_ACCUM, bool TRIM>
 int fit_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = &hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM>;
+    const auto kernel = &hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM, TRIM>;
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kFitSmemBytes));
     return resident_ctas(kernel, FitCfg::THREADS, kFitSmemBytes, dev);
   });
 }
 
-template <class T, bool F16_ACCUM>
+template <class T, bool F16_ACCUM, bool TRIM>
 void run_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
-  const Sm90GroupedLaunch l = sm90_grouped_launch(args, kFitName, kFitTileN, kFitTileRows,
-                                                  fit_resident_ctas<T, F16_ACCUM>());
+  Sm90GroupedLaunch l = sm90_grouped_launch(args, fit_name(TRIM), kFitTileN, kFitTileRows,
+                                            fit_resident_ctas<T, F16_ACCUM, TRIM>());
   const GroupedLaunch& gl = *args.grouped;
-  const int k_blocks = int((args.problem.k + FitCfg::BK - 1) / FitCfg::BK);
-  hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM><<<l.ctas, FitCfg::THREADS, kFitSmemBytes, stream>>>(
-      l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
-      int(args.problem.n), k_blocks, args.alpha, args.beta);
+  const GemmProblem& p = args.problem;
+  if constexpr (TRIM)  // the same rows in boxes of kFitBoxRows (A checked aligned above)
+    l.rows =
+        make_kmajor_map(args.a, p.dtype, int(gl.grouping->stored_rows()), int(p.k), kFitBoxRows);
+  const int k_blocks = int((p.k + FitCfg::BK - 1) / FitCfg::BK);
+  hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM, TRIM>
+      <<<l.ctas, FitCfg::THREADS, kFitSmemBytes, stream>>>(
+          l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
+          k_blocks, args.alpha, args.beta);
 }
 
+template <bool TRIM>
 void launch_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run_grouped_fit<__half, false>(args, stream);
+    run_grouped_fit<__half, false, TRIM>(args, stream);
   else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run_grouped_fit<__half, true>(args, stream);
+    run_grouped_fit<__half, true, TRIM>(args, stream);
   else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run_grouped_fit<__nv_bfloat16, false>(args, stream);
+    run_grouped_fit<__nv_bfloat16, false, TRIM>(args, stream);
   else
-    throw std::invalid_argument(std::string(kFitName) + ": unsupported dtype/accumulate pair");
+    throw std::invalid_argument(std::string(fit_name(TRIM)) +
+                                ": unsupported dtype/accumulate pair");
 }
 
+template <bool TRIM>
 std::string supports_grouped_fit(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = hgemm_grouped_unsupported(p, g, caps, kFitTileN); !why.empty()) return why;
   const void* kernel =
-      p.dtype == DType::bf16
-          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__nv_bfloat16, false>)
+      p.dtype == DType::bf16 ? reinterpret_cast<const void*>(
+                                   &hgemm_grouped_sm90_fit_kernel<__nv_bfloat16, false, TRIM>)
       : p.accum == Accum::f16
-          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, true>)
-          : reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, false>);
+          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, true, TRIM>)
+          : reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, false, TRIM>);
   return sm90a_image_unsupported(kernel, size_t(kFitSmemBytes), caps);
 }
 
@@ -574,7 +616,7 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
 });
 
 // Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
-// (scripts/dev/moe_fit_ab.json); hgemm does not pick it.
+// and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm_grouped_sm90_fit",
     .family = "hgemm",
@@ -586,9 +628,25 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn},
     .min_sm = 90,
-    .launch = launch_grouped_fit,
+    .launch = launch_grouped_fit<false>,
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_fit,
+    .supports_grouped = supports_grouped_fit<false>,
+    .group_tile_rows = kFitTileRows,
+});
+
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "hgemm_grouped_sm90_fit_trim",
+    .family = "hgemm",
+    .rung = 10,
+    .summary = "hgemm_grouped_sm90_fit with each stage's token box cut to the tile's N (32-row "
+               "boxes): a small group's tile loads its own rows, not 128",
+    .dtypes = {DType::f16, DType::bf16},
+    .accums = {Accum::f32, Accum::f16},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_fit<true>,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_fit<true>,
     .group_tile_rows = kFitTileRows,
 });
 
