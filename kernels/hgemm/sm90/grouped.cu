@@ -266,13 +266,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel
 // has the weights contiguous, wgmma's M: the fragment is stored transposed, 2-byte stores (each
 // warp instruction writes 4 token rows x 16 bytes), alpha and beta in f32.
 constexpr int kFitTileRows = 128, kFitTileN = 128, kFitStages = 6;
+static_assert(
+    kFitTileRows == kTileRows,
+    "hgemm_grouped_unsupported checks the walk's size in the register kernel's row tiles");
 using FitCfg = Sm90Config<kFitTileRows, kFitTileN, kFitStages, 1>;
 constexpr int kFitSmemBytes = kFitStages * int(FitCfg::STAGE_BYTES) + 1024;  // the ring alone
 static_assert(kFitSmemBytes + 2 * kFitStages * 8 <= 227 * 1024, "the SM's shared memory");
-// _fit_trim: the same with the token box cut to the tile's N, in boxes of kFitBoxRows rows (a
-// stage's tokens then hold the tn rows wgmma reads, not 128: 4 KB a k-block for a group of 32 rows
-// or fewer instead of 16); the boxes stack into the layout of one box (each 4 KB, a whole number
-// of 1024-byte swizzle periods).
+// _fit_trim: the same with the token box cut to the group's rows left in the tile, in boxes of
+// kFitBoxRows rows (4 KB a k-block for a group of 32 rows or fewer instead of 16); the boxes stack
+// into the layout of one box (each 4 KB, a whole number of 1024-byte swizzle periods).
 constexpr int kFitBoxRows = 32;
 constexpr const char* fit_name(bool trim) {
   return trim ? "hgemm_grouped_sm90_fit_trim" : "hgemm_grouped_sm90_fit";
@@ -370,8 +372,12 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
                   w_row = tile.group * N + tile.n_tile * TILE_N;
         if constexpr (!TRIM) {
           producer.load_tile(ring, x_row, w_row, k_blocks);
-        } else {  // the tn rows the consumers' wgmma reads, in boxes of kFitBoxRows
-          const int boxes = fit_tile_rows(rows[tile.group] - row0) / kFitBoxRows;
+        } else {
+          // The group's own rows of the tile, in boxes of kFitBoxRows: every box starts inside
+          // the group. wgmma reads tn rows; those past the boxes (at most tn - rows left) hold an
+          // earlier stage's rows and feed only the token columns past the group's, never stored.
+          const int left = min(rows[tile.group] - row0, TILE_ROWS);
+          const int boxes = (left + kFitBoxRows - 1) / kFitBoxRows;
           const uint32_t tx = uint32_t(boxes * kFitBoxRows + TILE_N) * Cfg::ROW_BYTES;
           for (int kb = 0; kb < k_blocks; ++kb) {
             const int st = ring.stage;
