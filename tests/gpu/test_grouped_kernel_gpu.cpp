@@ -18,7 +18,8 @@
 // for bit (a race would not); and the dispatchers' choices per grouping: two groupings of the same
 // G and stored rows, run one after the other, each get their own kernel. The turned-around variant
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
-// the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, and
+// the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
+// neither writes a padding row, and
 // their repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -191,6 +192,27 @@ TEST(GroupedKernelSupport, ALaunchWithoutItsTablesThrows) {
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";
 }
 
+// After a verified launch (C poisoned with NaN before it, bf16): no element of a row outside
+// every group's M_g rows (contiguous padding, masked rows past m_g) was written.
+void expect_padding_untouched(const GemmProblem& p, const GroupedOperands& d, const Grouping& g) {
+  std::vector<uint16_t> out(size_t(g.stored_rows() * p.n));
+  CUDA_CHECK(cudaMemcpy(out.data(), d.c.get(), out.size() * 2, cudaMemcpyDeviceToHost));
+  std::vector<bool> valid(size_t(g.stored_rows()), false);
+  for (size_t grp = 0; grp < g.m.size(); ++grp)
+    for (int64_t i = 0; i < g.m[grp]; ++i) valid[size_t(d.first_row[grp] + i)] = true;
+  int64_t padding = 0, written = 0;
+  for (int64_t r = 0; r < g.stored_rows(); ++r) {
+    if (valid[size_t(r)]) continue;
+    ++padding;
+    for (int64_t n = 0; n < p.n; ++n) {
+      const uint16_t u = out[size_t(r * p.n + n)];
+      written += !((u & 0x7f80) == 0x7f80 && (u & 0x7f) != 0);  // not a bf16 NaN
+    }
+  }
+  EXPECT_GT(padding, 100) << "the case has padding rows to check";
+  EXPECT_EQ(written, 0) << "elements of padding rows overwritten";
+}
+
 // ---- hgemm_grouped_sm90_fit: the tile turned around, wgmma's N fitted to the group ----
 // Every case of the register kernel (both layouts, align 1 to 128, beta, f16 accumulation, N % 8
 // != 0, a grid of 3 CTAs), and groups on each side of the widths it picks (32, 64 and 128 rows
@@ -232,6 +254,23 @@ TEST_P(GroupedFitTrimKernel, MatchesThePerGroupReference) {
 
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitTrimKernel, ::testing::ValuesIn(fit_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// Neither writes a row outside the groups: the tile's token rows past its group are computed
+// (the whole box, or the trimmed boxes' stale rows) and never stored.
+TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const char* kernel : {kFitKernel, kFitTrimKernel})
+    for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                           256, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                           DType::bf16, Accum::f32, 1, 0, 0}}) {
+      SCOPED_TRACE(std::string(kernel) + " " + c.name);
+      run_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+        expect_padding_untouched(p, d, c.grouping);
+      });
+    }
+}
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
 TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
@@ -478,23 +517,7 @@ TEST(GroupedFp8KernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
         Fp8KernelCase{"masked", masked(G{7, 129, 0, 65}, 192), 256, 128, 1, 0, 0}}) {
     SCOPED_TRACE(c.name);
     run_fp8_case(kFp8Kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      const Grouping& g = c.grouping;
-      std::vector<uint16_t> out(size_t(g.stored_rows() * p.n));
-      CUDA_CHECK(cudaMemcpy(out.data(), d.c.get(), out.size() * 2, cudaMemcpyDeviceToHost));
-      std::vector<bool> valid(size_t(g.stored_rows()), false);
-      for (size_t grp = 0; grp < g.m.size(); ++grp)
-        for (int64_t i = 0; i < g.m[grp]; ++i) valid[size_t(d.first_row[grp] + i)] = true;
-      int64_t padding = 0, written = 0;
-      for (int64_t r = 0; r < g.stored_rows(); ++r) {
-        if (valid[size_t(r)]) continue;
-        ++padding;
-        for (int64_t n = 0; n < p.n; ++n) {
-          const uint16_t u = out[size_t(r * p.n + n)];
-          written += !((u & 0x7f80) == 0x7f80 && (u & 0x7f) != 0);  // not a bf16 NaN
-        }
-      }
-      EXPECT_GT(padding, 100) << "the case has padding rows to check";
-      EXPECT_EQ(written, 0) << "elements of padding rows overwritten";
+      expect_padding_untouched(p, d, c.grouping);
     });
   }
 }
