@@ -19,8 +19,7 @@
 // G and stored rows, run one after the other, each get their own kernel. The turned-around variant
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
 // the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
-// neither writes a padding row, and
-// their repeats.
+// neither writes a padding row, and their repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
