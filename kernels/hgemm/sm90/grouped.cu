@@ -584,76 +584,56 @@ std::string supports_grouped_fit(const GemmProblem& p, const Grouping& g, const 
   return sm90a_image_unsupported(kernel, size_t(kFitSmemBytes), caps);
 }
 
+// What the grouped bf16/f16 kernels below share: the family, the rung, the types, both group
+// layouts.
+KernelInfo grouped_info(const char* name, const char* summary, LaunchFn launch,
+                        GroupedSupportsFn supports, int tile_rows) {
+  return KernelInfo{
+      .name = name,
+      .family = "hgemm",
+      .rung = 10,
+      .summary = summary,
+      .dtypes = {DType::f16, DType::bf16},
+      .accums = {Accum::f32, Accum::f16},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .launch = launch,
+      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+      .supports_grouped = supports,
+      .group_tile_rows = tile_rows,
+  };
+}
+
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
-               "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<false>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(
+    grouped_info("hgemm_grouped_sm90",
+                 "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
+                 "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
+                 launch_grouped<false>, supports_grouped, kTileRows));
 
 // hgemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90_tma",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
-               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<true>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_tma,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    "hgemm_grouped_sm90_tma",
+    "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+    "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+    "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    launch_grouped<true>, supports_grouped_tma, kTileRows));
 
 // Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
 // and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90_fit",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "hgemm_grouped_sm90 turned around: the tokens on wgmma's N, each tile's N the "
-               "group's rows left rounded up to 32, 64 or 128 (a small group costs the tensor "
-               "pipe its own rows); 128x128x64 (rows x N), 6 stages, register epilogue",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_fit<false>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_fit<false>,
-    .group_tile_rows = kFitTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(
+    grouped_info("hgemm_grouped_sm90_fit",
+                 "hgemm_grouped_sm90 turned around: the tokens on wgmma's N, each tile's N the "
+                 "group's rows left rounded up to 32, 64 or 128 (a small group costs the tensor "
+                 "pipe its own rows); 128x128x64 (rows x N), 6 stages, register epilogue",
+                 launch_grouped_fit<false>, supports_grouped_fit<false>, kFitTileRows));
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90_fit_trim",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "hgemm_grouped_sm90_fit with each stage's token box cut to the tile's N (32-row "
-               "boxes): a small group's tile loads its own rows, not 128",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_fit<true>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_fit<true>,
-    .group_tile_rows = kFitTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    "hgemm_grouped_sm90_fit_trim",
+    "hgemm_grouped_sm90_fit with each stage's token box cut to the group's rows of the "
+    "tile (32-row boxes): a small group's tile loads its own rows, not 128",
+    launch_grouped_fit<true>, supports_grouped_fit<true>, kFitTileRows));
 
 }  // namespace gemmbench
