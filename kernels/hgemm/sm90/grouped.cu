@@ -87,6 +87,28 @@ static_assert(GroupedCfg::TMA_STORE && GroupedCfg::WG_N == GroupedCfg::EPI_BOX &
               "_tma: a consumer's 64 rows are one box high, its 256 columns four boxes wide");
 
 #if GEMMBENCH_SM90A
+// The prologue of every grouped kernel here, thread 0 then the block: the ring's barriers (full:
+// the producer's one arrival and its bytes; empty: one arrival per consumer warpgroup) and the
+// tensor maps prefetched (map_c: the TMA-store variant's, or null).
+template <int CONSUMERS, int STAGES>
+__device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
+                                                 uint64_t (&empty_bar)[STAGES],
+                                                 const CUtensorMap* map_w, const CUtensorMap* map_x,
+                                                 const CUtensorMap* map_c) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), CONSUMERS);
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(map_w);
+    sm90::tma_prefetch_descriptor(map_x);
+    if (map_c) sm90::tma_prefetch_descriptor(map_c);
+  }
+  __syncthreads();
+}
+
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
@@ -115,18 +137,8 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   const int tiles_total = grouped_tiles_total(walk);
 
   // ======== PROLOGUE ========
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
-    }
-    sm90::fence_barrier_init();
-    sm90::tma_prefetch_descriptor(&tmap_w);
-    sm90::tma_prefetch_descriptor(&tmap_x);
-    if constexpr (TMA_STORE) sm90::tma_prefetch_descriptor(tmap_c);
-  }
-  __syncthreads();
+  grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x,
+                                   TMA_STORE ? tmap_c : nullptr);
 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
@@ -346,17 +358,7 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
   const int wg_thread = threadIdx.x % 128;
   const int tiles_total = grouped_tiles_total(walk);
 
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
-    }
-    sm90::fence_barrier_init();
-    sm90::tma_prefetch_descriptor(&tmap_w);
-    sm90::tma_prefetch_descriptor(&tmap_x);
-  }
-  __syncthreads();
+  grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x, nullptr);
 
   if (wg == 0) {  // the producer: the tokens are the A role (BM rows), the weights the B role
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
