@@ -479,21 +479,35 @@ void run_grouped(const GemmArgs& args, cudaStream_t stream) {
   }
 }
 
+// The input type and accumulation of a case, as types: f(GroupedType<T, F16_ACCUM>{}) for f16
+// with f32 or f16 accumulation and bf16 with f32; any other pair throws, naming `kernel`.
+template <class T, bool F16_ACCUM>
+struct GroupedType {
+  using type = T;
+  static constexpr bool f16_accum = F16_ACCUM;
+};
+template <class F>
+void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
+  if (p.dtype == DType::f16 && p.accum == Accum::f32)
+    f(GroupedType<__half, false>{});
+  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
+    f(GroupedType<__half, true>{});
+  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
+    f(GroupedType<__nv_bfloat16, false>{});
+  else
+    throw std::invalid_argument(std::string(kernel) + ": unsupported dtype/accumulate pair");
+}
+
 template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if constexpr (TMA_STORE)
     if (args.beta != 0.f)
       throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
-  if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run_grouped<__half, false, TMA_STORE>(args, stream);
-  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run_grouped<__half, true, TMA_STORE>(args, stream);
-  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run_grouped<__nv_bfloat16, false, TMA_STORE>(args, stream);
-  else
-    throw std::invalid_argument(std::string(grouped_name(TMA_STORE)) +
-                                ": unsupported dtype/accumulate pair");
+  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
+    using G = decltype(t);
+    run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
+  });
 }
 
 template <bool TMA_STORE>
@@ -562,16 +576,10 @@ void run_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
 
 template <bool TRIM>
 void launch_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run_grouped_fit<__half, false, TRIM>(args, stream);
-  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run_grouped_fit<__half, true, TRIM>(args, stream);
-  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run_grouped_fit<__nv_bfloat16, false, TRIM>(args, stream);
-  else
-    throw std::invalid_argument(std::string(fit_name(TRIM)) +
-                                ": unsupported dtype/accumulate pair");
+  by_grouped_type(args.problem, fit_name(TRIM), [&](auto t) {
+    using G = decltype(t);
+    run_grouped_fit<typename G::type, G::f16_accum, TRIM>(args, stream);
+  });
 }
 
 template <bool TRIM>
