@@ -273,11 +273,15 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel
 // kernel's row tile (half of it with its skip). Issue 51's skew target: a zipf:1.2 routing over
 // DeepSeek-V3's 256 experts at 4096 tokens leaves a median of 34 rows a group (docs/grouped.md,
 // "Skew"). The walk, the maps and the producer are the register kernel's (128-row tiles along the
-// groups, 128 weight rows along N: GroupedWalk, sm90_grouped_launch, Sm90Producer::load_tile), the
-// token box whole (128 rows, the rows past the group computed by no wgmma). C (rows, N) row-major
+// groups, 128 weight rows along N in bands of 8, the register kernel's 1024 weight rows:
+// GroupedWalk, sm90_grouped_launch, Sm90Producer::load_tile), the token box whole (128 rows, the
+// rows past the group computed by no wgmma). C (rows, N) row-major
 // has the weights contiguous, wgmma's M: the fragment is stored transposed, 2-byte stores (each
 // warp instruction writes 4 token rows x 16 bytes), alpha and beta in f32.
 constexpr int kFitTileRows = 128, kFitTileN = 128, kFitStages = 6;
+// The walk's bands as wide in weight rows as the register kernel's (4 x 256): a large group's
+// activations read once per 1024 weight rows, as there.
+constexpr int kFitBandTiles = kGroupedBandTiles * kTileN / kFitTileN;
 static_assert(
     kFitTileRows == kTileRows,
     "hgemm_grouped_unsupported checks the walk's size in the register kernel's row tiles");
@@ -368,7 +372,7 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
       const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
       const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
       for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-        const GroupedTile tile = grouped_tile(walk, t);
+        const GroupedTile tile = grouped_tile<kFitBandTiles>(walk, t);
         const int row0 = tile.row_tile * TILE_ROWS;
         const int x_row = int(first_row[tile.group]) + row0,
                   w_row = tile.group * N + tile.n_tile * TILE_N;
@@ -408,7 +412,7 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_x, s_w, consumer, wg_thread};
   const auto none = [](auto) {};
   for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-    const GroupedTile tile = grouped_tile(walk, t);
+    const GroupedTile tile = grouped_tile<kFitBandTiles>(walk, t);
     const int row0 = tile.row_tile * TILE_ROWS;
     const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // wgmma's N: the rows left, rounded up to a wrapped shape (uniform over the CTA).
