@@ -19,7 +19,8 @@
 // G and stored rows, run one after the other, each get their own kernel. The turned-around variant
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
 // the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
-// neither writes a padding row, and their repeats.
+// neither writes a padding row, and their repeats; the register kernel in bands of 8 column tiles
+// (_b8) on its cases.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -270,6 +271,19 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
       });
     }
 }
+
+// hgemm_grouped_sm90_b8: the register kernel walking bands of 8 column tiles, on its cases.
+constexpr const char* kB8Kernel = "hgemm_grouped_sm90_b8";
+
+class GroupedB8Kernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedB8Kernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kB8Kernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedB8Kernel, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
 TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
@@ -782,6 +796,8 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
   expect_launches_agree(kFitTrimKernel,
                         grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
                         align1);
+  expect_launches_agree(
+      kB8Kernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
 }
 
 TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
