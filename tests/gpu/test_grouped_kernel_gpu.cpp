@@ -20,7 +20,7 @@
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
 // the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
 // neither writes a padding row, and their repeats; the register kernel in bands of 8 column tiles
-// (_b8) on its cases.
+// (_b8) on its cases, and the FP8 _n192_tma the same way (_n192_tma_b8).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -707,6 +707,25 @@ TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   expect_tma_store_refusals(kFp8N192TmaKernel, fp8_tma_refusal_problem());
 }
 
+// _n192_tma_b8: the same kernel walking bands of 8 column tiles, on the same cases; its stores.
+constexpr const char* kFp8N192TmaB8Kernel = "fp8gemm_grouped_sm90_n192_tma_b8";
+
+class GroupedFp8N192TmaB8Kernel : public ::testing::TestWithParam<Fp8KernelCase> {};
+
+TEST_P(GroupedFp8N192TmaB8Kernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_fp8_case(kFp8N192TmaB8Kernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8N192TmaB8Kernel,
+                         ::testing::ValuesIn(fp8_n192_tma_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedFp8N192TmaB8KernelStores, NoStoreReachesAnotherGroupsRows) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_no_fp8_store_reaches_another_group(kFp8N192TmaB8Kernel);
+}
+
 // Launches that must agree bit for bit. The inputs are seeded and every kernel sums in a fixed
 // order, so launching a kernel again on the same operands must write the same bits; a launch
 // that differs is a race (or a fault of the board). This is the check for the one wrong result in
@@ -807,6 +826,8 @@ TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
   expect_launches_agree(kFp8Kernel, fp8_problem_of({"", align1, 4096, repeat_k(), 1, 0, 0}),
                         align1);
   expect_launches_agree(kFp8N192TmaKernel,
+                        fp8_problem_of({"", align128, 4096, repeat_k(), 1, 0, 0}), align128);
+  expect_launches_agree(kFp8N192TmaB8Kernel,
                         fp8_problem_of({"", align128, 4096, repeat_k(), 1, 0, 0}), align128);
 }
 
