@@ -17,10 +17,11 @@
 // tiles by 128, 64 or 32 rows of B (m64_tile_n), the consumers splitting B, on the stream-K
 // schedule; _m256c2ts (kF3TmaScales): _m256c2 with A's block scales brought by TMA, a box of 4
 // k-blocks with every fourth k-block's stage into one of two slots, each CTA's 128 rows of it
-// multicast to both (branch exp-ts-scale-ring; on main each stage carries a 256-row box of its
-// own per CTA: 1.030x _m256c2 on DeepGEMM's six shapes at M 4096, H200, git 3b848c8,
-// bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz; rules R and R2 pick it), on 3 stages
-// (issue 50's step; block128, K % 512 == 0). docs/fp8.md tells the ladder and the tries.
+// multicast to both, on 3 stages (issue 50's step; block128, K % 512 == 0; rules R and R2 pick
+// it). Its first form, a 256-row box per CTA with every stage, ran 1.030x _m256c2 on DeepGEMM's
+// six shapes at M 4096 (H200, bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz); the slots
+// and the multicast took about 0.7% more (2026-11-29_fp8_ts_ring_ab_{ring,main}.json.gz, both
+// sustained, each kernel alone). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
@@ -811,9 +812,9 @@ GEMMBENCH_REGISTER_KERNEL(
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2ts", 3,
-                  "_m256c2 with A's block scales loaded by TMA with each stage (a 256-row x 4 "
-                  "k-block box of scale_a per CTA) and read from shared memory, 3 stages: "
-                  "block128, K % 512 == 0, e4m3",
+                  "_m256c2 with A's block scales loaded by TMA (a box of 4 k-blocks with every "
+                  "fourth stage, each CTA's rows multicast) and read from shared memory, 3 "
+                  "stages: block128, K % 512 == 0, e4m3",
                   supports_m256c2ts, launch_m256c2ts));
 
 }  // namespace
