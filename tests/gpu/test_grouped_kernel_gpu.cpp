@@ -927,5 +927,34 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
 }
 
+// hgemm's fitted-tile rule: a contiguous grouping whose groups have 32 rows or fewer runs
+// _fit_trim (the row says so), verified per group; one group of 33 rows, or a masked grouping,
+// keeps the register kernel.
+TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping small = contiguous({32, 7, 0, 19, 1}, 1);
+  const Grouping one_more = contiguous({33, 7, 0, 19, 1}, 1);
+  Grouping masked = small;
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 32;
+  const KernelCase hs{"small", small, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase ho{"one_more", one_more, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase hm{"masked", masked, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const auto chosen = [&](const KernelCase& kc) {
+    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
+    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hs), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
+  EXPECT_EQ(chosen(ho), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(hm), std::string(kKernel) + " grouped-persistent-sm90");
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hs, nothing);
+  run_case("hgemm", ho, nothing);
+  run_case("hgemm", hm, nothing);
+}
+
 }  // namespace
 }  // namespace gemmbench
