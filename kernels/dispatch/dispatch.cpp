@@ -147,12 +147,11 @@ bool grouped_rows_mostly_own(const Grouping& g) {
 
 // The tile fitted to the group (_fit_trim: the tokens on wgmma's N, 32 of them a tile where the
 // group has no more, each stage loading the group's own rows) where every group has 32 rows or
-// fewer. Measured on an H200 (bench_results/h200/2026-11-30_moe_fit_ab_{16,512_128}.json.gz, the
-// MoE presets' expert layers, bf16, contiguous, align 1, sustained): at 16 tokens 1.116x the
-// register kernel (geomean of 6, 1.041-1.186), 1.043x the faster cuBLAS way against its 0.935x;
-// at 128 tokens balanced (4-32 rows a group) 1.012x (0.969-1.033). Where groups have more rows it
-// loses: 0.874-0.894x at 4096 tokens (2026-11-30_moe_fit_ab_4096.json.gz). Masked groupings were
-// not measured with it.
+// fewer. Measured on H200s (bench_results/h200/2026-11-30_moe_fit_*.json.gz, the MoE presets'
+// expert layers, bf16, align 1, sustained, geomeans of 6): contiguous, at 16 tokens 1.116x the
+// register kernel (1.041-1.186), at 128 tokens balanced (4-32 rows a group) 1.012x (0.969-1.033);
+// masked, 1.085x (1.011-1.191) and 1.021x (0.978-1.065); at 1 token 1.398x (1.236-2.078). Where
+// groups have more rows it loses: 0.874-0.894x at 4096 tokens (_fit_ab_4096).
 bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
   for (const int64_t m : g.m)
     if (m > rows) return false;
@@ -161,7 +160,7 @@ bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
 
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
-  if (g.layout == GroupLayout::contiguous && grouped_rows_at_most(g, 32))
+  if (grouped_rows_at_most(g, 32))
     return choose_grouped_among({{"hgemm_grouped_sm90_fit_trim", "grouped-fitted-tile-sm90"},
                                  {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
                                 p, g, caps);

@@ -113,7 +113,7 @@ static_assert(GroupedN192Cfg::CONSUMERS == GroupedCfg::CONSUMERS, "one block siz
 // a valid map), else store_tile_registers writes the group's rows from the fragment (tmap_c
 // unread). Cfg: GroupedCfg (128 of N, one block of B's scales) or, with kTmaStore only,
 // GroupedN192Cfg (192 of N, two blocks).
-template <class Cfg, bool kTmaStore, int BAND = kGroupedBandTiles>
+template <class Cfg, bool kTmaStore>
 __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CUtensorMap& tmap_w,
                                              const CUtensorMap* tmap_c, __nv_bfloat16* c,
                                              const float* scale_a, const float* scale_b,
@@ -167,7 +167,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
       using Producer = Sm90Producer<Cfg, true, true, false, kBK>;     // K-major, no cluster
       const Producer producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0, 0u};  // load_tile places rows
       for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-        const GroupedTile tile = grouped_tile<BAND>(walk, t);
+        const GroupedTile tile = grouped_tile(walk, t);
         // Both boxes start inside the group (row_tile * BM < M_g, n_tile * BN < N); rows past
         // the stored rows or past G*N read as zero.
         producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * BM,
@@ -189,7 +189,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   float acc[Mainloop::NACC];  // (64 token rows, BN of N) per warpgroup, wgmma D fragment
   for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-    const GroupedTile tile = grouped_tile<BAND>(walk, t);
+    const GroupedTile tile = grouped_tile(walk, t);
     const int row0 = tile.row_tile * BM;
     const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
@@ -326,27 +326,11 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_n192_tma_ker
 #endif
 }
 
-// _n192_tma_b8: _n192_tma walking bands of 8 column tiles (1536 weight rows), not 4: a large
-// group's activations read half as often (issue 51's A/B, docs/grouped.md, "Why the skew costs
-// more than 10%"); fp8gemm does not pick it.
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_n192_tma_b8_kernel(
-    const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_w,
-    const __grid_constant__ CUtensorMap tmap_c, const float* __restrict__ scale_a,
-    const float* __restrict__ scale_b, const GroupedWalk walk,
-    const int64_t* __restrict__ first_row, const int* __restrict__ rows, int N, int64_t stored_rows,
-    int k_blocks, float alpha) {
-#if GEMMBENCH_SM90A
-  grouped_body<GroupedN192Cfg, true, 8>(tmap_x, tmap_w, &tmap_c, nullptr, scale_a, scale_b, walk,
-                                        first_row, rows, N, stored_rows, k_blocks, alpha, 0.f);
-#else
-  __trap();
-#endif
-}
-
 // Per device, once per kernel: the shared-memory limit raised, and the CTAs resident at once (the
-// grid). The kernel itself is the template argument, so each one has its own cache: _tma,
-// _n192_tma and _n192_tma_b8 share one signature, and a cache keyed on the type alone left the
-// second of them launched without its shared-memory limit raised (cudaErrorInvalidValue).
+// grid). The kernel itself is the template argument, so that each has its own cache: _tma and
+// _n192_tma share one signature, and a cache keyed on Cfg and the type alone would leave a third
+// kernel of that signature and Cfg launched without its limit raised (cudaErrorInvalidValue, as a
+// band variant of _n192_tma was on 2026-11-30).
 template <class Cfg, bool kTmaStore, auto kernel>
 int grouped_resident_ctas() {
   static PerDevice<int> count;
@@ -397,10 +381,6 @@ void launch_grouped_n192_tma(const GemmArgs& args, cudaStream_t stream) {
   launch_tma_store<GroupedN192Cfg, fp8gemm_grouped_sm90_n192_tma_kernel>(
       args, stream, "fp8gemm_grouped_sm90_n192_tma");
 }
-void launch_grouped_n192_tma_b8(const GemmArgs& args, cudaStream_t stream) {
-  launch_tma_store<GroupedN192Cfg, fp8gemm_grouped_sm90_n192_tma_b8_kernel>(
-      args, stream, "fp8gemm_grouped_sm90_n192_tma_b8");
-}
 
 // The host checks all three kernels share (tile_n: the walk's tile width); the driver's answer
 // for the image comes after each one's own.
@@ -442,10 +422,6 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
 std::string supports_grouped_n192_tma(const GemmProblem& p, const Grouping& g,
                                       const DeviceCaps& caps) {
   return supports_tma_store<GroupedN192Cfg>(p, g, caps, fp8gemm_grouped_sm90_n192_tma_kernel);
-}
-std::string supports_grouped_n192_tma_b8(const GemmProblem& p, const Grouping& g,
-                                         const DeviceCaps& caps) {
-  return supports_tma_store<GroupedN192Cfg>(p, g, caps, fp8gemm_grouped_sm90_n192_tma_b8_kernel);
 }
 
 }  // namespace
@@ -502,22 +478,6 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .launch = launch_grouped_n192_tma,
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
     .supports_grouped = supports_grouped_n192_tma,
-    .group_tile_rows = kTileRows,
-});
-
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90_n192_tma_b8",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "fp8gemm_grouped_sm90_n192_tma walking bands of 8 column tiles (1536 weight rows), "
-               "not 4: a large group's activations read half as often",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_n192_tma_b8,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_n192_tma_b8,
     .group_tile_rows = kTileRows,
 });
 

@@ -19,8 +19,8 @@
 // G and stored rows, run one after the other, each get their own kernel. The turned-around variant
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
 // the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
-// neither writes a padding row, and their repeats; the register kernel in bands of 8 column tiles
-// (_b8) on its cases, and the FP8 _n192_tma the same way (_n192_tma_b8).
+// neither writes a padding row, and their repeats; hgemm's choice of _fit_trim for groups of 32
+// rows or fewer.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -271,19 +271,6 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
       });
     }
 }
-
-// hgemm_grouped_sm90_b8: the register kernel walking bands of 8 column tiles, on its cases.
-constexpr const char* kB8Kernel = "hgemm_grouped_sm90_b8";
-
-class GroupedB8Kernel : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(GroupedB8Kernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  run_case(kB8Kernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
-}
-
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedB8Kernel, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
 TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
@@ -707,25 +694,6 @@ TEST(GroupedFp8N192TmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   expect_tma_store_refusals(kFp8N192TmaKernel, fp8_tma_refusal_problem());
 }
 
-// _n192_tma_b8: the same kernel walking bands of 8 column tiles, on the same cases; its stores.
-constexpr const char* kFp8N192TmaB8Kernel = "fp8gemm_grouped_sm90_n192_tma_b8";
-
-class GroupedFp8N192TmaB8Kernel : public ::testing::TestWithParam<Fp8KernelCase> {};
-
-TEST_P(GroupedFp8N192TmaB8Kernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  run_fp8_case(kFp8N192TmaB8Kernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
-}
-
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8N192TmaB8Kernel,
-                         ::testing::ValuesIn(fp8_n192_tma_cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-TEST(GroupedFp8N192TmaB8KernelStores, NoStoreReachesAnotherGroupsRows) {
-  GEMMBENCH_REQUIRE_GPU();
-  expect_no_fp8_store_reaches_another_group(kFp8N192TmaB8Kernel);
-}
-
 // Launches that must agree bit for bit. The inputs are seeded and every kernel sums in a fixed
 // order, so launching a kernel again on the same operands must write the same bits; a launch
 // that differs is a race (or a fault of the board). This is the check for the one wrong result in
@@ -815,8 +783,6 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
   expect_launches_agree(kFitTrimKernel,
                         grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
                         align1);
-  expect_launches_agree(
-      kB8Kernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
 }
 
 TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
@@ -827,15 +793,13 @@ TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
                         align1);
   expect_launches_agree(kFp8N192TmaKernel,
                         fp8_problem_of({"", align128, 4096, repeat_k(), 1, 0, 0}), align128);
-  expect_launches_agree(kFp8N192TmaB8Kernel,
-                        fp8_problem_of({"", align128, 4096, repeat_k(), 1, 0, 0}), align128);
 }
 
 // The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:
 // hgemm and fp8gemm choose the TMA-store variants (kernels/dispatch/dispatch.cpp; fp8gemm the
 // 192-column one on a contiguous grouping, the 128-column one on a masked grouping) and run them,
 // verified per group; on one that is mostly padding, and with beta != 0, the register-epilogue
-// kernels.
+// kernels (hgemm the fitted tile where every group has 32 rows or fewer, as `padded`'s).
 TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -857,7 +821,8 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   const KernelInfo& hgemm = require_kernel("hgemm");
   const KernelInfo& fp8gemm = require_kernel("fp8gemm");
   for (const Want& w :
-       {Want{hgemm, problem_of(h), own, kTmaKernel}, Want{hgemm, problem_of(h), padded, kKernel},
+       {Want{hgemm, problem_of(h), own, kTmaKernel},
+        Want{hgemm, problem_of(h), padded, kFitTrimKernel},  // groups of 32 rows or fewer
         Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8N192TmaKernel},
         Want{fp8gemm, fp8_problem_of(fm), masked_own, kFp8TmaKernel},
         Want{fp8gemm, fp8_problem_of(f), padded, kFp8Kernel},
@@ -927,9 +892,8 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
 }
 
-// hgemm's fitted-tile rule: a contiguous grouping whose groups have 32 rows or fewer runs
-// _fit_trim (the row says so), verified per group; one group of 33 rows, or a masked grouping,
-// keeps the register kernel.
+// hgemm's fitted-tile rule: a grouping whose groups have 32 rows or fewer runs _fit_trim,
+// contiguous or masked, verified per group; one group of 33 rows keeps the register kernel.
 TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -949,7 +913,7 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
   };
   EXPECT_EQ(chosen(hs), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
   EXPECT_EQ(chosen(ho), std::string(kKernel) + " grouped-persistent-sm90");
-  EXPECT_EQ(chosen(hm), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(hm), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
   const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
   run_case("hgemm", hs, nothing);
   run_case("hgemm", ho, nothing);

@@ -439,7 +439,7 @@ TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
 }
 
 // The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): for hgemm, the fitted tile
-// (_fit_trim) first on a contiguous grouping whose groups have 32 rows or fewer; the TMA-store
+// (_fit_trim) first on a grouping whose groups have 32 rows or fewer; the TMA-store
 // variants first where at least half the stored rows are the groups' own (for fp8gemm on a
 // contiguous grouping the 192-column tile, then the 128-column one), then the register-epilogue
 // kernel, which alone is tried where padding is most of the rows (the variants store whole boxes of
@@ -506,8 +506,8 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       SCOPED_TRACE(testing::Message() << "rows " << w.g->total_m() << " of " << w.g->stored_rows()
                                       << " stored, beta " << w.beta);
       const bool tries_n192 = fp8 && w.tries_tma && w.g->layout == GroupLayout::contiguous;
-      // hgemm on a contiguous grouping of groups of 32 rows or fewer: the fitted tile first.
-      bool small = w.g->layout == GroupLayout::contiguous;
+      // hgemm on a grouping of groups of 32 rows or fewer: the fitted tile first.
+      bool small = true;
       for (const int64_t m : w.g->m) small = small && m <= 32;
       const bool tries_fit = !fp8 && small;
       const GemmProblem p = problem(*w.g, w.beta);

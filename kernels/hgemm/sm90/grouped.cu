@@ -112,7 +112,7 @@ __device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
-template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, int BAND = kGroupedBandTiles>
+template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE>
 __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CUtensorMap& tmap_x,
                                              const CUtensorMap* tmap_c, T* c,
                                              const GroupedWalk& walk, const int64_t* first_row,
@@ -149,7 +149,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
       const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
       const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, 0u};
       for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-        const GroupedTile tile = grouped_tile<BAND>(walk, t);
+        const GroupedTile tile = grouped_tile(walk, t);
         // Both boxes start inside the group (n_tile * BM < N, row_tile * BN < M_g).
         producer.load_tile(ring, tile.group * N + tile.n_tile * BM,
                            int(first_row[tile.group]) + tile.row_tile * BN, k_blocks);
@@ -171,7 +171,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   Sm90Mainloop<T, F16_ACCUM, Cfg, true, true> mainloop{
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_w, s_x, consumer, wg_thread};
   for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-    const GroupedTile tile = grouped_tile<BAND>(walk, t);
+    const GroupedTile tile = grouped_tile(walk, t);
     const int row0 = tile.row_tile * BN;
     const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
@@ -229,7 +229,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
 }
 #endif  // GEMMBENCH_SM90A
 
-template <class T, bool F16_ACCUM, class Cfg, int BAND = kGroupedBandTiles>
+template <class T, bool F16_ACCUM, class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, BM)
     const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, BN)
@@ -239,8 +239,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
     const int* __restrict__ rows,                // (G) M_g
     int N, int k_blocks, float alpha, float beta) {
 #if GEMMBENCH_SM90A
-  grouped_body<T, F16_ACCUM, Cfg, false, BAND>(tmap_w, tmap_x, nullptr, c, walk, first_row, rows, N,
-                                               k_blocks, alpha, beta);
+  grouped_body<T, F16_ACCUM, Cfg, false>(tmap_w, tmap_x, nullptr, c, walk, first_row, rows, N,
+                                         k_blocks, alpha, beta);
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
   __trap();
@@ -433,41 +433,36 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
 #endif
 }
 
-// BAND: the walk's column tiles a band (the register kernel's only: _b8, issue 51's A/B of the
-// large groups' activation re-reads).
-template <class T, bool F16_ACCUM, bool TMA_STORE, int BAND = kGroupedBandTiles>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 constexpr auto grouped_kernel_ptr() {
-  static_assert(!TMA_STORE || BAND == kGroupedBandTiles, "_tma walks the default bands");
   if constexpr (TMA_STORE)
     return &hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>;
   else
-    return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg, BAND>;
+    return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>;
 }
 
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs resident at once (the
 // grid).
-template <class T, bool F16_ACCUM, bool TMA_STORE, int BAND>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 int grouped_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE, BAND>();
+    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE>();
     constexpr int smem = grouped_smem_bytes(TMA_STORE);
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return resident_ctas(kernel, GroupedCfg::THREADS, smem, dev);
   });
 }
 
-constexpr const char* grouped_name(bool tma_store, int band = kGroupedBandTiles) {
-  return tma_store                   ? "hgemm_grouped_sm90_tma"
-         : band == kGroupedBandTiles ? "hgemm_grouped_sm90"
-                                     : "hgemm_grouped_sm90_b8";
+constexpr const char* grouped_name(bool tma_store) {
+  return tma_store ? "hgemm_grouped_sm90_tma" : "hgemm_grouped_sm90";
 }
 
-template <class T, bool F16_ACCUM, bool TMA_STORE, int BAND>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 void run_grouped(const GemmArgs& args, cudaStream_t stream) {
-  const char* name = grouped_name(TMA_STORE, BAND);
-  const Sm90GroupedLaunch l = sm90_grouped_launch(
-      args, name, kTileN, kTileRows, grouped_resident_ctas<T, F16_ACCUM, TMA_STORE, BAND>());
+  const char* name = grouped_name(TMA_STORE);
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, name, kTileN, kTileRows,
+                                                  grouped_resident_ctas<T, F16_ACCUM, TMA_STORE>());
   const GroupedLaunch& gl = *args.grouped;
   const int K = int(args.problem.k);
   const int k_blocks = (K + GroupedCfg::BK - 1) / GroupedCfg::BK;
@@ -481,7 +476,7 @@ void run_grouped(const GemmArgs& args, cudaStream_t stream) {
                                                         gl.first_row, gl.rows, int(args.problem.n),
                                                         k_blocks, args.alpha);
   } else {
-    hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg, BAND>
+    hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
         <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
             l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
             int(args.problem.n), k_blocks, args.alpha, args.beta);
@@ -507,26 +502,25 @@ void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
     throw std::invalid_argument(std::string(kernel) + ": unsupported dtype/accumulate pair");
 }
 
-template <bool TMA_STORE, int BAND = kGroupedBandTiles>
+template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if constexpr (TMA_STORE)
     if (args.beta != 0.f)
       throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
-  by_grouped_type(p, grouped_name(TMA_STORE, BAND), [&](auto t) {
+  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
     using G = decltype(t);
-    run_grouped<typename G::type, G::f16_accum, TMA_STORE, BAND>(args, stream);
+    run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
   });
 }
 
-template <bool TMA_STORE, int BAND = kGroupedBandTiles>
+template <bool TMA_STORE>
 const void* grouped_kernel_for(const GemmProblem& p) {
   if (p.dtype == DType::bf16)
-    return reinterpret_cast<const void*>(
-        grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE, BAND>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE>());
   if (p.accum == Accum::f16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE, BAND>());
-  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE, BAND>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE>());
+  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE>());
 }
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
@@ -539,11 +533,10 @@ std::string hgemm_grouped_unsupported(const GemmProblem& p, const Grouping& g,
   return sm90_grouped_size_unsupported(p, g, tile_n, kTileRows);
 }
 
-template <int BAND = kGroupedBandTiles>
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
-  return sm90a_image_unsupported(grouped_kernel_for<false, BAND>(p),
-                                 size_t(grouped_smem_bytes(false)), caps);
+  return sm90a_image_unsupported(grouped_kernel_for<false>(p), size_t(grouped_smem_bytes(false)),
+                                 caps);
 }
 
 // _tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp): beta == 0
@@ -631,7 +624,7 @@ GEMMBENCH_REGISTER_KERNEL(
     grouped_info("hgemm_grouped_sm90",
                  "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
                  "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
-                 launch_grouped<false>, supports_grouped<>, kTileRows));
+                 launch_grouped<false>, supports_grouped, kTileRows));
 
 // hgemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
@@ -641,16 +634,6 @@ GEMMBENCH_REGISTER_KERNEL(grouped_info(
     "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
     "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     launch_grouped<true>, supports_grouped_tma, kTileRows));
-
-// Issue 51's A/B of the large groups' activations, read once per band (docs/grouped.md, "Why the
-// skew costs more than 10%"): the register kernel in bands of 8 column tiles (2048 weight rows,
-// 29 MB at K 7168) for 4, so that DeepSeek-V3's 3827-row group's 55 MB are read half as often;
-// hgemm does not pick it.
-GEMMBENCH_REGISTER_KERNEL(grouped_info(
-    "hgemm_grouped_sm90_b8",
-    "hgemm_grouped_sm90 walking bands of 8 column tiles (2048 weight rows), not 4: a large "
-    "group's activations read half as often",
-    launch_grouped<false, 8>, supports_grouped<8>, kTileRows));
 
 // Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
 // and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
