@@ -61,16 +61,19 @@ GB_HD int grouped_row_tile_group(const int* tile_prefix, int groups, int rt) {
 // 2026-11-29_moe_grouped_first.json.gz). A group of one row tile walks its columns in order.
 inline constexpr int kGroupedBandTiles = 4;
 
-// Linear tile t (0 <= t < grouped_tiles_total(w)) as (group, row tile, column tile).
+// Linear tile t (0 <= t < grouped_tiles_total(w)) as (group, row tile, column tile). BAND: the
+// column tiles of a band (a kernel with narrower column tiles keeps the band's weight rows with
+// more: hgemm_grouped_sm90_fit, 8 of 128 rows).
+template <int BAND = kGroupedBandTiles>
 GB_HD GroupedTile grouped_tile(const GroupedWalk& w, int t) {
   const int g = grouped_row_tile_group(w.tile_prefix, w.groups, t / w.tiles_n);
   const int first = w.tile_prefix[g], row_tiles = w.tile_prefix[g + 1] - first;
   const int local = t - first * w.tiles_n;  // the tile within its group
-  const int band = local / (row_tiles * kGroupedBandTiles);
-  const int in_band = local - band * row_tiles * kGroupedBandTiles;
-  const int rest = w.tiles_n - band * kGroupedBandTiles;
-  const int width = rest < kGroupedBandTiles ? rest : kGroupedBandTiles;  // the last band's
-  return GroupedTile{g, in_band / width, band * kGroupedBandTiles + in_band % width};
+  const int band = local / (row_tiles * BAND);
+  const int in_band = local - band * row_tiles * BAND;
+  const int rest = w.tiles_n - band * BAND;
+  const int width = rest < BAND ? rest : BAND;  // the last band's
+  return GroupedTile{g, in_band / width, band * BAND + in_band % width};
 }
 
 }  // namespace gemmbench

@@ -145,8 +145,25 @@ bool grouped_rows_mostly_own(const Grouping& g) {
   return 2 * g.total_m() >= g.stored_rows();
 }
 
+// The tile fitted to the group (_fit_trim: the tokens on wgmma's N, 32 of them a tile where the
+// group has no more, each stage loading the group's own rows) where every group has 32 rows or
+// fewer. Measured on H200s (bench_results/h200/2026-11-30_moe_fit_*.json.gz, the MoE presets'
+// expert layers, bf16, align 1, sustained, geomeans of 6): contiguous, at 16 tokens 1.116x the
+// register kernel (1.041-1.186), at 128 tokens balanced (4-32 rows a group) 1.012x (0.969-1.033);
+// masked, 1.085x (1.011-1.191) and 1.021x (0.978-1.065); at 1 token 1.398x (1.236-2.078). Where
+// groups have more rows it loses: 0.874-0.894x at 4096 tokens (_fit_ab_4096).
+bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
+  for (const int64_t m : g.m)
+    if (m > rows) return false;
+  return true;
+}
+
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
+  if (grouped_rows_at_most(g, 32))
+    return choose_grouped_among({{"hgemm_grouped_sm90_fit_trim", "grouped-fitted-tile-sm90"},
+                                 {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
+                                p, g, caps);
   if (grouped_rows_mostly_own(g))
     return choose_grouped_among({{"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"},
                                  {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},

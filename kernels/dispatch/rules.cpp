@@ -321,8 +321,8 @@ double fp8_fill(const Case& c, int bn) {
 
 // Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
 // clusters fill the persistent grid within 3% of F3's 128x128 ones.
-bool fp8_tall_fills(const Case& c) {
-  return !c.p.fast_accum && c.p.scale == ScaleMode::block128 && c.m >= 4096 &&
+bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
+  return !c.p.fast_accum && c.p.scale == scale && c.m >= 4096 &&
          c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
 }
 
@@ -330,8 +330,8 @@ bool fp8_tall_fills(const Case& c) {
 // stream-K schedule where a row of
 // tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
 // clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
-// where they fill it as well, else (block128 at M >= 4096) the 256-row tiles where they fill it,
-// else F3 with its promotion pipelined; F3 itself with fast accumulation (no
+// where they fill it as well, else (block128 or per-row at M >= 4096) the 256-row tiles where
+// they fill it, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
 // promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
 // refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
 // same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
@@ -378,6 +378,15 @@ constexpr Rule kFp8[] = {
      "block128 and 0.928-1.019x per-tensor, against _pipe's 0.841-0.982x and 0.793-0.969x in "
      "the same call; behind _pipe at N 4096 and 7168 (fill 0.89-0.93 of 128x128's)",
      "h100/2026-11-27_fp8_f3_pipe_n192.json.gz"},
+    {"fp8-tall-tiles-per-row", [](const Case& c) { return fp8_tall_fills(c, ScaleMode::row); },
+     "fp8gemm_sm90_persistent_t_m256c2",
+     "per-row scales, no fast accumulation, M >= 4096, 256x128 tiles on 2-CTA clusters filling "
+     "the grid within 3% of 128x128 ones (where 128x192 ones do not): rung F3 on 256-row tiles, "
+     "A multicast, the next stage's full barrier polled before the promotion",
+     "rule R3: Llama 3 8B and 70B at 4096 tokens, per-row, H200 sustained, one board: 1.010-1.020x "
+     "_pipe at the five layers _pipe took (0.999-1.041x cuBLASLt against 0.989-1.025x); per-tensor "
+     "not (_pipe ahead at 3 of those 5)",
+     "h200/2026-11-30_fp8_tall_scales_ab.json.gz"},
     {"fp8-tall-tiles", [](const Case& c) { return fp8_tall_fills(c); },
      "fp8gemm_sm90_persistent_t_m256c2ts",
      "block128, no fast accumulation, M >= 4096, and 256x128 tiles on 2-CTA clusters fill the "

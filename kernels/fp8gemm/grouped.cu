@@ -327,11 +327,14 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_n192_tma_ker
 }
 
 // Per device, once per kernel: the shared-memory limit raised, and the CTAs resident at once (the
-// grid). Cfg and kTmaStore name the kernel (_tma and _n192_tma share one signature).
-template <class Cfg, bool kTmaStore, class Kernel>
-int grouped_resident_ctas(Kernel* kernel) {
+// grid). The kernel itself is the template argument, so that each has its own cache: _tma and
+// _n192_tma share one signature, and a cache keyed on Cfg and the type alone would leave a third
+// kernel of that signature and Cfg launched without its limit raised (cudaErrorInvalidValue, as a
+// band variant of _n192_tma was on 2026-11-30).
+template <class Cfg, bool kTmaStore, auto kernel>
+int grouped_resident_ctas() {
   static PerDevice<int> count;
-  return count.get([kernel](int dev) {
+  return count.get([](int dev) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     grouped_smem_bytes<Cfg>(kTmaStore)));
     return resident_ctas(kernel, kThreads, grouped_smem_bytes<Cfg>(kTmaStore), dev);
@@ -344,7 +347,7 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
     throw std::invalid_argument("fp8gemm_grouped_sm90: needs the grouped block128 scales");
   const Sm90GroupedLaunch l =
       sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows,
-                          grouped_resident_ctas<GroupedCfg, false>(fp8gemm_grouped_sm90_kernel));
+                          grouped_resident_ctas<GroupedCfg, false, fp8gemm_grouped_sm90_kernel>());
   const GroupedLaunch& gl = *args.grouped;
   fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, grouped_smem_bytes<GroupedCfg>(false), stream>>>(
       l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,
@@ -355,16 +358,15 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
 // The TMA-store kernels (_tma, _n192_tma), named `name`, differ in Cfg's tile width alone: the
 // walk's tiles_n and the weights' box height are Cfg::BN.
 using TmaStoreKernel = decltype(&fp8gemm_grouped_sm90_tma_kernel);
-template <class Cfg>
-void launch_tma_store(const GemmArgs& args, cudaStream_t stream, const char* name,
-                      TmaStoreKernel kernel) {
+template <class Cfg, TmaStoreKernel kernel>
+void launch_tma_store(const GemmArgs& args, cudaStream_t stream, const char* name) {
   const GemmProblem& p = args.problem;
   if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
     throw std::invalid_argument(std::string(name) + ": needs the grouped block128 scales");
   if (args.beta != 0.f)
     throw std::invalid_argument(std::string(name) + ": beta != 0 (C is never read)");
-  const Sm90GroupedLaunch l =
-      sm90_grouped_launch(args, name, Cfg::BN, kTileRows, grouped_resident_ctas<Cfg, true>(kernel));
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, name, Cfg::BN, kTileRows,
+                                                  grouped_resident_ctas<Cfg, true, kernel>());
   const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, Cfg::EPI_BOX);
   const GroupedLaunch& gl = *args.grouped;
   kernel<<<l.ctas, kThreads, grouped_smem_bytes<Cfg>(true), stream>>>(
@@ -372,12 +374,12 @@ void launch_tma_store(const GemmArgs& args, cudaStream_t stream, const char* nam
       gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK), args.alpha);
 }
 void launch_grouped_tma(const GemmArgs& args, cudaStream_t stream) {
-  launch_tma_store<GroupedCfg>(args, stream, "fp8gemm_grouped_sm90_tma",
-                               fp8gemm_grouped_sm90_tma_kernel);
+  launch_tma_store<GroupedCfg, fp8gemm_grouped_sm90_tma_kernel>(args, stream,
+                                                                "fp8gemm_grouped_sm90_tma");
 }
 void launch_grouped_n192_tma(const GemmArgs& args, cudaStream_t stream) {
-  launch_tma_store<GroupedN192Cfg>(args, stream, "fp8gemm_grouped_sm90_n192_tma",
-                                   fp8gemm_grouped_sm90_n192_tma_kernel);
+  launch_tma_store<GroupedN192Cfg, fp8gemm_grouped_sm90_n192_tma_kernel>(
+      args, stream, "fp8gemm_grouped_sm90_n192_tma");
 }
 
 // The host checks all three kernels share (tile_n: the walk's tile width); the driver's answer

@@ -16,7 +16,11 @@
 // fp8gemm_grouped_sm90_n192_tma the same, with N where a tile spans two blocks of the scales.
 // Then repeated launches of each on one skewed grouping at full layer size, which must agree bit
 // for bit (a race would not); and the dispatchers' choices per grouping: two groupings of the same
-// G and stored rows, run one after the other, each get their own kernel.
+// G and stored rows, run one after the other, each get their own kernel. The turned-around variant
+// hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
+// the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
+// neither writes a padding row, and their repeats; hgemm's choice of _fit_trim for groups of 32
+// rows or fewer.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -186,6 +190,101 @@ TEST(GroupedKernelSupport, ALaunchWithoutItsTablesThrows) {
   const GroupedLaunchTables no_tiles(g, 0, nullptr);
   args.grouped = &no_tiles.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "tile_rows 0: no tile table";
+}
+
+// After a verified launch (C poisoned with NaN before it, bf16): no element of a row outside
+// every group's M_g rows (contiguous padding, masked rows past m_g) was written.
+void expect_padding_untouched(const GemmProblem& p, const GroupedOperands& d, const Grouping& g) {
+  std::vector<uint16_t> out(size_t(g.stored_rows() * p.n));
+  CUDA_CHECK(cudaMemcpy(out.data(), d.c.get(), out.size() * 2, cudaMemcpyDeviceToHost));
+  std::vector<bool> valid(size_t(g.stored_rows()), false);
+  for (size_t grp = 0; grp < g.m.size(); ++grp)
+    for (int64_t i = 0; i < g.m[grp]; ++i) valid[size_t(d.first_row[grp] + i)] = true;
+  int64_t padding = 0, written = 0;
+  for (int64_t r = 0; r < g.stored_rows(); ++r) {
+    if (valid[size_t(r)]) continue;
+    ++padding;
+    for (int64_t n = 0; n < p.n; ++n) {
+      const uint16_t u = out[size_t(r * p.n + n)];
+      written += !((u & 0x7f80) == 0x7f80 && (u & 0x7f) != 0);  // not a bf16 NaN
+    }
+  }
+  EXPECT_GT(padding, 100) << "the case has padding rows to check";
+  EXPECT_EQ(written, 0) << "elements of padding rows overwritten";
+}
+
+// ---- hgemm_grouped_sm90_fit: the tile turned around, wgmma's N fitted to the group ----
+// Every case of the register kernel (both layouts, align 1 to 128, beta, f16 accumulation, N % 8
+// != 0, a grid of 3 CTAs), and groups on each side of the widths it picks (32, 64 and 128 rows
+// left in a tile) with N beside its 128-row weight tile and a partial k-block.
+
+constexpr const char* kFitKernel = "hgemm_grouped_sm90_fit";
+
+std::vector<KernelCase> fit_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<KernelCase> v = cases();
+  v.push_back({"widths_fit_bf16", contiguous(G{32, 33, 64, 65, 96, 128, 129, 31, 1, 0, 160}, 1),
+               200, 136, DType::bf16, Accum::f32, 1, 0, 0});
+  v.push_back({"widths_fit_f16acc_beta", masked(G{32, 33, 64, 65, 127, 128, 0}, 192), 136, 72,
+               DType::f16, Accum::f16, 0.5, -1, 0});
+  v.push_back({"widths_fit_capped1", contiguous(G{5, 40, 70, 200, 31, 64}, 8), 264, 128,
+               DType::bf16, Accum::f32, 1, 0.25, 1});
+  return v;
+}
+
+class GroupedFitKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedFitKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kFitKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitKernel, ::testing::ValuesIn(fit_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// _fit_trim: the same cases with each stage's token box cut to the tile's N.
+constexpr const char* kFitTrimKernel = "hgemm_grouped_sm90_fit_trim";
+
+class GroupedFitTrimKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedFitTrimKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kFitTrimKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitTrimKernel, ::testing::ValuesIn(fit_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Neither writes a row outside the groups: the tile's token rows past its group are computed
+// (the whole box, or the trimmed boxes' stale rows) and never stored.
+TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const char* kernel : {kFitKernel, kFitTrimKernel})
+    for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                           256, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                           DType::bf16, Accum::f32, 1, 0, 0}}) {
+      SCOPED_TRACE(std::string(kernel) + " " + c.name);
+      run_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+        expect_padding_untouched(p, d, c.grouping);
+      });
+    }
+}
+
+// Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
+TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kFitKernel);
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 7}, 1);
+  GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  if (caps.sm != 90) GTEST_SKIP() << kFitKernel << " runs on sm_90 only; the rest needs one";
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  p.k = 60;
+  EXPECT_EQ(why_unsupported(k, p, caps, &g),
+            "K must be a multiple of 8: TMA needs 16-byte aligned row strides");
 }
 
 // ---- hgemm_grouped_sm90_tma: the same kernel with a TMA-store epilogue ----
@@ -418,23 +517,7 @@ TEST(GroupedFp8KernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
         Fp8KernelCase{"masked", masked(G{7, 129, 0, 65}, 192), 256, 128, 1, 0, 0}}) {
     SCOPED_TRACE(c.name);
     run_fp8_case(kFp8Kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      const Grouping& g = c.grouping;
-      std::vector<uint16_t> out(size_t(g.stored_rows() * p.n));
-      CUDA_CHECK(cudaMemcpy(out.data(), d.c.get(), out.size() * 2, cudaMemcpyDeviceToHost));
-      std::vector<bool> valid(size_t(g.stored_rows()), false);
-      for (size_t grp = 0; grp < g.m.size(); ++grp)
-        for (int64_t i = 0; i < g.m[grp]; ++i) valid[size_t(d.first_row[grp] + i)] = true;
-      int64_t padding = 0, written = 0;
-      for (int64_t r = 0; r < g.stored_rows(); ++r) {
-        if (valid[size_t(r)]) continue;
-        ++padding;
-        for (int64_t n = 0; n < p.n; ++n) {
-          const uint16_t u = out[size_t(r * p.n + n)];
-          written += !((u & 0x7f80) == 0x7f80 && (u & 0x7f) != 0);  // not a bf16 NaN
-        }
-      }
-      EXPECT_GT(padding, 100) << "the case has padding rows to check";
-      EXPECT_EQ(written, 0) << "elements of padding rows overwritten";
+      expect_padding_untouched(p, d, c.grouping);
     });
   }
 }
@@ -695,6 +778,11 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
   expect_launches_agree(kTmaKernel,
                         grouped_problem(align128, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
                         align128);
+  expect_launches_agree(
+      kFitKernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
+  expect_launches_agree(kFitTrimKernel,
+                        grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
+                        align1);
 }
 
 TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
@@ -711,7 +799,7 @@ TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
 // hgemm and fp8gemm choose the TMA-store variants (kernels/dispatch/dispatch.cpp; fp8gemm the
 // 192-column one on a contiguous grouping, the 128-column one on a masked grouping) and run them,
 // verified per group; on one that is mostly padding, and with beta != 0, the register-epilogue
-// kernels.
+// kernels (hgemm the fitted tile where every group has 32 rows or fewer, as `padded`'s).
 TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -733,7 +821,8 @@ TEST(GroupedDispatch, MostlyOwnRowsRunTheTmaStoreVariants) {
   const KernelInfo& hgemm = require_kernel("hgemm");
   const KernelInfo& fp8gemm = require_kernel("fp8gemm");
   for (const Want& w :
-       {Want{hgemm, problem_of(h), own, kTmaKernel}, Want{hgemm, problem_of(h), padded, kKernel},
+       {Want{hgemm, problem_of(h), own, kTmaKernel},
+        Want{hgemm, problem_of(h), padded, kFitTrimKernel},  // groups of 32 rows or fewer
         Want{hgemm, h_beta, own, kKernel}, Want{fp8gemm, fp8_problem_of(f), own, kFp8N192TmaKernel},
         Want{fp8gemm, fp8_problem_of(fm), masked_own, kFp8TmaKernel},
         Want{fp8gemm, fp8_problem_of(f), padded, kFp8Kernel},
@@ -801,6 +890,34 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   expect_tma_launch_refused(kTmaKernel, problem_of(hs), skew);
   expect_tma_launch_refused(kFp8TmaKernel, fp8_problem_of(fs), skew);
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
+}
+
+// hgemm's fitted-tile rule: a grouping whose groups have 32 rows or fewer runs _fit_trim,
+// contiguous or masked, verified per group; one group of 33 rows keeps the register kernel.
+TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping small = contiguous({32, 7, 0, 19, 1}, 1);
+  const Grouping one_more = contiguous({33, 7, 0, 19, 1}, 1);
+  Grouping masked = small;
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 32;
+  const KernelCase hs{"small", small, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase ho{"one_more", one_more, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase hm{"masked", masked, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const auto chosen = [&](const KernelCase& kc) {
+    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
+    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hs), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
+  EXPECT_EQ(chosen(ho), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(hm), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hs, nothing);
+  run_case("hgemm", ho, nothing);
+  run_case("hgemm", hm, nothing);
 }
 
 }  // namespace

@@ -456,7 +456,8 @@ TEST(Runner, AGroupedCaseRunsTheGroupedKernel) {
   GEMMBENCH_REQUIRE_GPU();
   if (current_device_caps().sm != 90) GTEST_SKIP() << "hgemm_grouped_sm90 runs on sm_90 only";
   const auto grouped_run = [](const Grouping& gr, DType t, double beta) {
-    return grouped_quick_run({"hgemm_grouped*", "hgemm_tn"}, gr, 264, 136, t, Accum::f32, beta);
+    return grouped_quick_run({"hgemm_grouped_sm90", "hgemm_grouped_sm90_tma", "hgemm_tn"}, gr, 264,
+                             136, t, Accum::f32, beta);
   };
   RunSpec a = grouped_run({{130, 0, 1, 257}, GroupLayout::contiguous, 128, 0}, DType::bf16, 0);
   RunSpec b = grouped_run({{7, 129, 0, 2}, GroupLayout::masked, 1, 160}, DType::f16, 0.5);

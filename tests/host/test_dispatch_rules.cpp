@@ -462,6 +462,20 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     GemmProblem t{4096, 7168, 16384, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
     t.out = DType::bf16, t.scale = ScaleMode::tensor;
     EXPECT_EQ(fp8gemm_candidates(t, kH100).front().kernel, "fp8gemm_sm90_persistent_t_pipe");
+    // Per-row: the 256-row tiles where _pipe took Llama 3's layers (rule R3), the 192-row ones
+    // where they fill the grid (gate_up), _pipe below 4096 rows.
+    t.scale = ScaleMode::row;
+    for (const auto& [m, n, k, want] :
+         {std::tuple{4096, 8192, 28672, "fp8gemm_sm90_persistent_t_m256c2"},
+          {4096, 8192, 8192, "fp8gemm_sm90_persistent_t_m256c2"},
+          {4096, 10240, 8192, "fp8gemm_sm90_persistent_t_m256c2"},
+          {4096, 4096, 14336, "fp8gemm_sm90_persistent_t_m256c2"},
+          {4096, 4096, 4096, "fp8gemm_sm90_persistent_t_m256c2"},
+          {4096, 57344, 8192, "fp8gemm_sm90_persistent_t_n192"},
+          {2048, 4096, 4096, "fp8gemm_sm90_persistent_t_pipe"}}) {
+      t.m = m, t.n = n, t.k = k;
+      EXPECT_EQ(fp8gemm_candidates(t, kH100).front().kernel, want) << t.shape_string();
+    }
   }
   // Fast accumulation has no promotion: F3 itself.
   EXPECT_EQ(first(fp8(4096, 2112, 7168, true)), "fp8gemm_sm90_persistent_t");

@@ -29,13 +29,14 @@ Grouping contiguous(std::vector<int64_t> m, int64_t align = 1) {
 }
 
 // Walks every linear tile of `g` cut into tile_rows x tile_n tiles and checks the cover.
+template <int BAND = kGroupedBandTiles>
 void check_cover(const Grouping& g, int tile_rows, int64_t n, int tile_n) {
   const std::vector<int> prefix = group_tile_prefix(g, tile_rows);
   const GroupedWalk w{prefix.data(), int(g.groups()), int((n + tile_n - 1) / tile_n)};
   std::map<std::tuple<int, int, int>, int> seen;
   int prev_group = 0;
   for (int t = 0; t < grouped_tiles_total(w); ++t) {
-    const GroupedTile tile = grouped_tile(w, t);
+    const GroupedTile tile = grouped_tile<BAND>(w, t);
     ASSERT_GE(tile.group, 0);
     ASSERT_LT(tile.group, g.groups());
     const int64_t m_g = g.m[size_t(tile.group)];
@@ -46,16 +47,16 @@ void check_cover(const Grouping& g, int tile_rows, int64_t n, int tile_n) {
     EXPECT_GE(tile.group, prev_group) << "groups in order";
     prev_group = tile.group;
     if (t > 0) {  // within a group: a band's columns adjacent, its row tiles in order
-      const GroupedTile before = grouped_tile(w, t - 1);
+      const GroupedTile before = grouped_tile<BAND>(w, t - 1);
       if (before.group == tile.group) {
-        const int band = tile.n_tile / kGroupedBandTiles;
-        if (before.n_tile / kGroupedBandTiles == band) {
+        const int band = tile.n_tile / BAND;
+        if (before.n_tile / BAND == band) {
           if (before.row_tile == tile.row_tile)
             EXPECT_EQ(before.n_tile + 1, tile.n_tile) << "t " << t;
           else
             EXPECT_EQ(before.row_tile + 1, tile.row_tile) << "t " << t;
         } else {
-          EXPECT_EQ(before.n_tile / kGroupedBandTiles + 1, band) << "the next band, t " << t;
+          EXPECT_EQ(before.n_tile / BAND + 1, band) << "the next band, t " << t;
           EXPECT_EQ(tile.row_tile, 0) << "a band starts at the group's first row tile, t " << t;
         }
       }
@@ -109,6 +110,15 @@ TEST(GroupedSchedule, EveryTileOfEveryGroupExactlyOnce) {
   check_cover(contiguous(skew), 128, 7168, 256);
   check_cover(contiguous({1024, 1024, 3000}), 128, 28672, 256);  // Mixtral-like: 112 columns
   check_cover(contiguous({700, 5}), 128, 1300, 256);             // a last band of 2 of 6
+}
+
+// hgemm_grouped_sm90_fit's walk: 128-row column tiles in bands of 8 (its band's weight rows are
+// the register kernel's 4 x 256).
+TEST(GroupedSchedule, EveryTileExactlyOnceInBandsOfEight) {
+  check_cover<8>(contiguous({37, 0, 64, 5}), 128, 96, 128);
+  check_cover<8>(contiguous({0, 1, 128, 129, 0, 300, 0}), 128, 4096, 128);
+  check_cover<8>(contiguous({1024, 1024, 3000}), 128, 28672, 128);  // 224 columns, 28 bands
+  check_cover<8>(contiguous({700, 5}), 128, 1300, 128);             // 11 columns: a last band of 3
 }
 
 // Within a large group the walk takes kGroupedBandTiles columns down all of the group's row

@@ -438,13 +438,14 @@ TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
   }
 }
 
-// The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): the TMA-store variants first
-// where at least half the stored rows are the groups' own (for fp8gemm on a contiguous grouping the
-// 192-column tile, then the 128-column one), then the register-epilogue kernel, which alone is
-// tried where padding is most of the rows (the variants store whole boxes of it). On a host
-// without the sm_90a image each tried candidate's reason is in the choice's, and only those; on a
-// GPU host the first variant runs what it takes and the kernel the rest (align 1, beta, mostly
-// padding).
+// The dispatchers' grouped rule (kernels/dispatch/dispatch.cpp): for hgemm, the fitted tile
+// (_fit_trim) first on a grouping whose groups have 32 rows or fewer; the TMA-store
+// variants first where at least half the stored rows are the groups' own (for fp8gemm on a
+// contiguous grouping the 192-column tile, then the 128-column one), then the register-epilogue
+// kernel, which alone is tried where padding is most of the rows (the variants store whole boxes of
+// it). On a host without the sm_90a image each tried candidate's reason is in the choice's, and
+// only those; on a GPU host the first variant runs what it takes and the kernel the rest (align 1,
+// beta, mostly padding).
 TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroupsOwn) {
   DeviceCaps h100 = h100_caps();
   Grouping own;  // 768 rows stored, all of them the groups' own
@@ -482,6 +483,9 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
     ASSERT_NE(t, nullptr);
     const KernelInfo* w192 = KernelRegistry::instance().find(n192);
     ASSERT_EQ(w192 != nullptr, fp8) << "fp8gemm alone has a 192-column grouped variant";
+    const std::string fit_name = kernel + "_fit_trim";
+    const KernelInfo* fit = KernelRegistry::instance().find(fit_name);
+    ASSERT_EQ(fit != nullptr, !fp8) << "hgemm alone has the fitted tile";
     const auto problem = [&](const Grouping& g, double beta) {
       GemmProblem p =
           fp8 ? fp8_grouped_problem(g, 256, 512)
@@ -502,6 +506,10 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       SCOPED_TRACE(testing::Message() << "rows " << w.g->total_m() << " of " << w.g->stored_rows()
                                       << " stored, beta " << w.beta);
       const bool tries_n192 = fp8 && w.tries_tma && w.g->layout == GroupLayout::contiguous;
+      // hgemm on a grouping of groups of 32 rows or fewer: the fitted tile first.
+      bool small = true;
+      for (const int64_t m : w.g->m) small = small && m <= 32;
+      const bool tries_fit = !fp8 && small;
       const GemmProblem p = problem(*w.g, w.beta);
       const DispatchChoice c = d->choose_grouped(p, *w.g, h100);
       const std::string why_k = why_unsupported(*k, p, h100, w.g);
@@ -509,7 +517,12 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       const std::string why_w = w192 ? why_unsupported(*w192, p, h100, w.g) : "not built";
       EXPECT_EQ(why_t.empty(), w.tma_takes && why_k.empty()) << why_t;
       if (fp8) EXPECT_EQ(why_w.empty(), why_t.empty()) << why_w << " | " << why_t;
-      if (tries_n192 && why_w.empty()) {  // a GPU host with the sm_90a image
+      const std::string why_f = fit ? why_unsupported(*fit, p, h100, w.g) : "not built";
+      if (tries_fit && why_f.empty()) {  // a GPU host with the sm_90a image
+        ASSERT_NE(c.kernel, nullptr) << c.why;
+        EXPECT_EQ(c.kernel->name, fit_name);
+        EXPECT_EQ(c.rule, "grouped-fitted-tile-sm90");
+      } else if (tries_n192 && why_w.empty()) {  // a GPU host with the sm_90a image
         ASSERT_NE(c.kernel, nullptr) << c.why;
         EXPECT_EQ(c.kernel->name, n192);
         EXPECT_EQ(c.rule, "grouped-tma-store-n192-sm90");
@@ -526,6 +539,7 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
         EXPECT_NE(c.why.find(kernel + ": " + why_k), std::string::npos) << c.why;
         EXPECT_EQ(c.why.find(tma + ": ") != std::string::npos, w.tries_tma) << c.why;
         EXPECT_EQ(c.why.find(n192 + ": ") != std::string::npos, tries_n192) << c.why;
+        EXPECT_EQ(c.why.find(fit_name + ": ") != std::string::npos, tries_fit) << c.why;
       }
     }
   }

@@ -47,7 +47,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include "common/convert.cuh"
 #include "common/grouped_schedule.hpp"
 #include "common/occupancy.hpp"
 #include "common/ptx.cuh"
@@ -58,6 +60,7 @@
 #include "common/sm90/image.hpp"
 #include "common/sm90/pipeline.cuh"
 #include "common/sm90/producer.cuh"
+#include "common/sm90/tma_desc.hpp"
 #include "common/static_for.cuh"
 #include "core/cuda_check.hpp"
 #include "core/per_device.hpp"
@@ -84,6 +87,28 @@ static_assert(GroupedCfg::TMA_STORE && GroupedCfg::WG_N == GroupedCfg::EPI_BOX &
               "_tma: a consumer's 64 rows are one box high, its 256 columns four boxes wide");
 
 #if GEMMBENCH_SM90A
+// The prologue of every grouped kernel here, thread 0 then the block: the ring's barriers (full:
+// the producer's one arrival and its bytes; empty: one arrival per consumer warpgroup) and the
+// tensor maps prefetched (map_c: the TMA-store variant's, or null).
+template <int CONSUMERS, int STAGES>
+__device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
+                                                 uint64_t (&empty_bar)[STAGES],
+                                                 const CUtensorMap* map_w, const CUtensorMap* map_x,
+                                                 const CUtensorMap* map_c) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), CONSUMERS);
+    }
+    sm90::fence_barrier_init();
+    sm90::tma_prefetch_descriptor(map_w);
+    sm90::tma_prefetch_descriptor(map_x);
+    if (map_c) sm90::tma_prefetch_descriptor(map_c);
+  }
+  __syncthreads();
+}
+
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
@@ -112,18 +137,8 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   const int tiles_total = grouped_tiles_total(walk);
 
   // ======== PROLOGUE ========
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < STAGES; ++s) {
-      sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS);
-    }
-    sm90::fence_barrier_init();
-    sm90::tma_prefetch_descriptor(&tmap_w);
-    sm90::tma_prefetch_descriptor(&tmap_x);
-    if constexpr (TMA_STORE) sm90::tma_prefetch_descriptor(tmap_c);
-  }
-  __syncthreads();
+  grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x,
+                                   TMA_STORE ? tmap_c : nullptr);
 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
@@ -250,6 +265,174 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel
 #endif
 }
 
+// ---- hgemm_grouped_sm90_fit: the tile turned around, its height fitted to the group ----------
+// The tokens on wgmma's N side, as the decode rung puts them (sm90/decode.cu): a tile is 128 token
+// rows (Sm90Config's BM, wgmma N) by 128 weight rows (BN: 64 per consumer warpgroup, wgmma M), and
+// each tile's wgmma N is the group's rows left in it rounded up to 32, 64 or 128 (the wrapped
+// shapes), so a group of 34 rows costs the tensor pipe 64 rows, not the 128 of the register
+// kernel's row tile (half of it with its skip). Issue 51's skew target: a zipf:1.2 routing over
+// DeepSeek-V3's 256 experts at 4096 tokens leaves a median of 34 rows a group (docs/grouped.md,
+// "Skew"). The walk, the maps and the producer are the register kernel's (128-row tiles along the
+// groups, 128 weight rows along N in bands of 8, the register kernel's 1024 weight rows:
+// GroupedWalk, sm90_grouped_launch, Sm90Producer::load_tile), the token box whole (128 rows, the
+// rows past the group computed by no wgmma). C (rows, N) row-major
+// has the weights contiguous, wgmma's M: the fragment is stored transposed, 2-byte stores (each
+// warp instruction writes 4 token rows x 16 bytes), alpha and beta in f32.
+constexpr int kFitTileRows = 128, kFitTileN = 128, kFitStages = 6;
+// The walk's bands as wide in weight rows as the register kernel's (4 x 256): a large group's
+// activations read once per 1024 weight rows, as there.
+constexpr int kFitBandTiles = kGroupedBandTiles * kTileN / kFitTileN;
+static_assert(
+    kFitTileRows == kTileRows,
+    "hgemm_grouped_unsupported checks the walk's size in the register kernel's row tiles");
+using FitCfg = Sm90Config<kFitTileRows, kFitTileN, kFitStages, 1>;
+constexpr int kFitSmemBytes = kFitStages * int(FitCfg::STAGE_BYTES) + 1024;  // the ring alone
+static_assert(kFitSmemBytes + 2 * kFitStages * 8 <= 227 * 1024, "the SM's shared memory");
+// _fit_trim: the same with the token box cut to the group's rows left in the tile, in boxes of
+// kFitBoxRows rows (4 KB a k-block for a group of 32 rows or fewer instead of 16); the boxes stack
+// into the layout of one box (each 4 KB, a whole number of 1024-byte swizzle periods).
+constexpr int kFitBoxRows = 32;
+constexpr const char* fit_name(bool trim) {
+  return trim ? "hgemm_grouped_sm90_fit_trim" : "hgemm_grouped_sm90_fit";
+}
+// wgmma's N for a tile with rows_left rows of its group: 32, 64 or 128 (the wrapped shapes).
+GB_HD constexpr int fit_tile_rows(int rows_left) {
+  return rows_left <= 32 ? 32 : rows_left <= 64 ? 64 : 128;
+}
+static_assert(fit_tile_rows(1) == 32 && fit_tile_rows(33) == 64 && fit_tile_rows(65) == 128 &&
+                  fit_tile_rows(128) == 128 && fit_tile_rows(1000) == 128,
+              "wgmma's N covers the rows left, at most the 128-row tile");
+
+#if GEMMBENCH_SM90A
+// One consumer warpgroup's (64 weight rows from n_row's warp block, tn token rows) of a fit tile
+// into C (rows_left, N) row-major at c: C(r, n) for r < rows_left, n < N. Fragment (m64nNk16):
+// block j holds token rows 8j + 2q + {0, 1} of weight rows n_row + {0, 8} (n_row: this thread's,
+// 16 * warp + lane / 4 into the warpgroup's 64).
+template <class T, bool F16_ACCUM, class AccReg, int ACC_REGS>
+__device__ __forceinline__ void store_fit_tile(const AccReg (&acc)[ACC_REGS], T* __restrict__ c,
+                                               int N, int rows_left, int tn, int n_row, int q,
+                                               float alpha, float beta) {
+  constexpr int BLOCKS = F16_ACCUM ? ACC_REGS / 2 : ACC_REGS / 4;  // 8-row blocks of tokens
+#pragma unroll
+  for (int j = 0; j < BLOCKS; ++j) {
+    if (8 * j >= tn) break;  // uniform: the registers past wgmma's N hold another tile's sums
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int n = n_row + 8 * h;
+      float2 v;
+      if constexpr (F16_ACCUM)
+        v = unpack2<__half>(acc[2 * j + h]);
+      else
+        v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int r = 8 * j + 2 * q + e;
+        if (r >= rows_left || n >= N) continue;
+        T* dst = c + int64_t(r) * N + n;
+        float x = alpha * (e ? v.y : v.x);
+        if (beta != 0.f) x += beta * to_f32(*dst);  // BLAS: C is not read when beta == 0
+        *dst = from_f32<T>(x);
+      }
+    }
+  }
+}
+#endif  // GEMMBENCH_SM90A
+
+template <class T, bool F16_ACCUM, bool TRIM>
+__global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_kernel(
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, 128)
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, 128),
+                                                 // TRIM: (BK, kFitBoxRows)
+    T* __restrict__ c,                           // C (stored_rows, N) row-major
+    const GroupedWalk walk,                      // tile_prefix (G + 1), device
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  using Cfg = FitCfg;
+  constexpr int STAGES = Cfg::STAGES, TILE_ROWS = Cfg::BM, TILE_N = Cfg::BN;
+  using Acc = Sm90Acc<F16_ACCUM, TILE_ROWS>;
+  __shared__ alignas(8) uint64_t full_bar[STAGES];   // TMA -> consumers: stage landed
+  __shared__ alignas(8) uint64_t empty_bar[STAGES];  // consumers -> producer: stage free
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const uint32_t s_x = smem;  // (STAGES, 128 token rows x BK) SW128: wgmma B
+  const uint32_t s_w = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 weight rows x BK): A
+  const int wg = threadIdx.x / 128;                         // warpgroup: 0 producer, 1..2 consumers
+  const int wg_thread = threadIdx.x % 128;
+  const int tiles_total = grouped_tiles_total(walk);
+
+  grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x, nullptr);
+
+  if (wg == 0) {  // the producer: the tokens are the A role (BM rows), the weights the B role
+    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+    if (wg_thread == 0) {
+      int stage = 0;
+      uint32_t phase = 0;
+      const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
+      const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
+      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+        const GroupedTile tile = grouped_tile<kFitBandTiles>(walk, t);
+        const int row0 = tile.row_tile * TILE_ROWS;
+        const int x_row = int(first_row[tile.group]) + row0,
+                  w_row = tile.group * N + tile.n_tile * TILE_N;
+        if constexpr (!TRIM) {
+          producer.load_tile(ring, x_row, w_row, k_blocks);
+        } else {
+          // The group's own rows of the tile, in boxes of kFitBoxRows: every box starts inside
+          // the group. wgmma reads tn rows; those past the boxes (at most tn - rows left) hold an
+          // earlier stage's rows and feed only the token columns past the group's, never stored.
+          const int left = min(rows[tile.group] - row0, TILE_ROWS);
+          const int boxes = (left + kFitBoxRows - 1) / kFitBoxRows;
+          const uint32_t tx = uint32_t(boxes * kFitBoxRows + TILE_N) * Cfg::ROW_BYTES;
+          for (int kb = 0; kb < k_blocks; ++kb) {
+            const int st = ring.stage;
+            sm90::mbarrier_wait_parity(ring.empty(st), ring.phase ^ 1);  // lap 0 passes at once
+            sm90::mbarrier_arrive_expect_tx(ring.full(st), tx);
+            for (int b = 0; b < boxes; ++b)
+              sm90::tma_load_2d(s_x + st * Cfg::A_STAGE_BYTES + b * kFitBoxRows * Cfg::ROW_BYTES,
+                                &tmap_x, ring.full(st), kb * Cfg::BK, x_row + b * kFitBoxRows);
+            sm90::tma_load_2d(s_w + st * Cfg::B_STAGE_BYTES, &tmap_w, ring.full(st), kb * Cfg::BK,
+                              w_row);
+            ring.advance();
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  sm90::setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+  const int consumer = sm90::warp_uniform(wg - 1);  // which 64 weight rows of the tile (wgmma M)
+  const int warp = wg_thread / 32, lane = wg_thread % 32;
+  typename Acc::Reg acc[Acc::REGS];  // (64 weight rows, 128 token rows), wgmma D fragment
+  int stage = 0;
+  uint32_t phase = 0;
+  Sm90Mainloop<T, F16_ACCUM, Cfg, true, true> mainloop{
+      Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_x, s_w, consumer, wg_thread};
+  const auto none = [](auto) {};
+  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+    const GroupedTile tile = grouped_tile<kFitBandTiles>(walk, t);
+    const int row0 = tile.row_tile * TILE_ROWS;
+    const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
+    // wgmma's N: the rows left, rounded up to a wrapped shape (uniform over the CTA).
+    const int tn = sm90::warp_uniform(fit_tile_rows(rows_left));
+    if (tn == 32)
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 32>{});
+    else if (tn == 64)
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 64>{});
+    else
+      mainloop.template run<1>(acc, k_blocks, none, std::integral_constant<int, 128>{});
+    T* c_tile = c + (first_row[tile.group] + row0) * int64_t(N);  // (rows_left, N) row-major
+    store_fit_tile<T, F16_ACCUM>(acc, c_tile, N, rows_left, tn,
+                                 tile.n_tile * TILE_N + consumer * Cfg::WG_N + 16 * warp + lane / 4,
+                                 lane % 4, alpha, beta);
+  }
+#else
+  __trap();  // not the sm_90a image: supports() keeps the runner from launching it
+#endif
+}
+
 template <class T, bool F16_ACCUM, bool TMA_STORE>
 constexpr auto grouped_kernel_ptr() {
   if constexpr (TMA_STORE)
@@ -300,21 +483,35 @@ void run_grouped(const GemmArgs& args, cudaStream_t stream) {
   }
 }
 
+// The input type and accumulation of a case, as types: f(GroupedType<T, F16_ACCUM>{}) for f16
+// with f32 or f16 accumulation and bf16 with f32; any other pair throws, naming `kernel`.
+template <class T, bool F16_ACCUM>
+struct GroupedType {
+  using type = T;
+  static constexpr bool f16_accum = F16_ACCUM;
+};
+template <class F>
+void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
+  if (p.dtype == DType::f16 && p.accum == Accum::f32)
+    f(GroupedType<__half, false>{});
+  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
+    f(GroupedType<__half, true>{});
+  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
+    f(GroupedType<__nv_bfloat16, false>{});
+  else
+    throw std::invalid_argument(std::string(kernel) + ": unsupported dtype/accumulate pair");
+}
+
 template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if constexpr (TMA_STORE)
     if (args.beta != 0.f)
       throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
-  if (p.dtype == DType::f16 && p.accum == Accum::f32)
-    run_grouped<__half, false, TMA_STORE>(args, stream);
-  else if (p.dtype == DType::f16 && p.accum == Accum::f16)
-    run_grouped<__half, true, TMA_STORE>(args, stream);
-  else if (p.dtype == DType::bf16 && p.accum == Accum::f32)
-    run_grouped<__nv_bfloat16, false, TMA_STORE>(args, stream);
-  else
-    throw std::invalid_argument(std::string(grouped_name(TMA_STORE)) +
-                                ": unsupported dtype/accumulate pair");
+  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
+    using G = decltype(t);
+    run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
+  });
 }
 
 template <bool TMA_STORE>
@@ -328,12 +525,12 @@ const void* grouped_kernel_for(const GemmProblem& p) {
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
 std::string hgemm_grouped_unsupported(const GemmProblem& p, const Grouping& g,
-                                      const DeviceCaps& caps) {
+                                      const DeviceCaps& caps, int tile_n = kTileN) {
   if (caps.sm != 90)
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
-  return sm90_grouped_size_unsupported(p, g, kTileN, kTileRows);
+  return sm90_grouped_size_unsupported(p, g, tile_n, kTileRows);
 }
 
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
@@ -353,41 +550,104 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
                                  caps);
 }
 
+// _fit's launch: the same walk and maps as the register kernel's, in 128 x 128 tiles.
+template <class T, bool F16_ACCUM, bool TRIM>
+int fit_resident_ctas() {
+  static PerDevice<int> count;
+  return count.get([](int dev) {
+    const auto kernel = &hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM, TRIM>;
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kFitSmemBytes));
+    return resident_ctas(kernel, FitCfg::THREADS, kFitSmemBytes, dev);
+  });
+}
+
+template <class T, bool F16_ACCUM, bool TRIM>
+void run_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
+  Sm90GroupedLaunch l = sm90_grouped_launch(args, fit_name(TRIM), kFitTileN, kFitTileRows,
+                                            fit_resident_ctas<T, F16_ACCUM, TRIM>());
+  const GroupedLaunch& gl = *args.grouped;
+  const GemmProblem& p = args.problem;
+  if constexpr (TRIM)  // the same rows in boxes of kFitBoxRows (A checked aligned above)
+    l.rows =
+        make_kmajor_map(args.a, p.dtype, int(gl.grouping->stored_rows()), int(p.k), kFitBoxRows);
+  const int k_blocks = int((p.k + FitCfg::BK - 1) / FitCfg::BK);
+  hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM, TRIM>
+      <<<l.ctas, FitCfg::THREADS, kFitSmemBytes, stream>>>(
+          l.weights, l.rows, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
+          k_blocks, args.alpha, args.beta);
+}
+
+template <bool TRIM>
+void launch_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
+  by_grouped_type(args.problem, fit_name(TRIM), [&](auto t) {
+    using G = decltype(t);
+    run_grouped_fit<typename G::type, G::f16_accum, TRIM>(args, stream);
+  });
+}
+
+template <bool TRIM>
+std::string supports_grouped_fit(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps, kFitTileN); !why.empty()) return why;
+  const void* kernel =
+      p.dtype == DType::bf16 ? reinterpret_cast<const void*>(
+                                   &hgemm_grouped_sm90_fit_kernel<__nv_bfloat16, false, TRIM>)
+      : p.accum == Accum::f16
+          ? reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, true, TRIM>)
+          : reinterpret_cast<const void*>(&hgemm_grouped_sm90_fit_kernel<__half, false, TRIM>);
+  return sm90a_image_unsupported(kernel, size_t(kFitSmemBytes), caps);
+}
+
+// What the grouped bf16/f16 kernels below share: the family, the rung, the types, both group
+// layouts.
+KernelInfo grouped_info(const char* name, const char* summary, LaunchFn launch,
+                        GroupedSupportsFn supports, int tile_rows) {
+  return KernelInfo{
+      .name = name,
+      .family = "hgemm",
+      .rung = 10,
+      .summary = summary,
+      .dtypes = {DType::f16, DType::bf16},
+      .accums = {Accum::f32, Accum::f16},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .launch = launch,
+      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+      .supports_grouped = supports,
+      .group_tile_rows = tile_rows,
+  };
+}
+
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
-               "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<false>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(
+    grouped_info("hgemm_grouped_sm90",
+                 "grouped (MoE experts) Hopper TMA+wgmma, persistent over all groups' tiles; "
+                 "256x128x64 (N x rows), 4 stages, register epilogue masked to each group's rows",
+                 launch_grouped<false>, supports_grouped, kTileRows));
 
 // hgemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "hgemm_grouped_sm90_tma",
-    .family = "hgemm",
-    .rung = 10,
-    .summary = "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
-               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    .dtypes = {DType::f16, DType::bf16},
-    .accums = {Accum::f32, Accum::f16},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped<true>,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_tma,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    "hgemm_grouped_sm90_tma",
+    "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+    "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+    "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    launch_grouped<true>, supports_grouped_tma, kTileRows));
+
+// Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
+// and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
+GEMMBENCH_REGISTER_KERNEL(
+    grouped_info("hgemm_grouped_sm90_fit",
+                 "hgemm_grouped_sm90 turned around: the tokens on wgmma's N, each tile's N the "
+                 "group's rows left rounded up to 32, 64 or 128 (a small group costs the tensor "
+                 "pipe its own rows); 128x128x64 (rows x N), 6 stages, register epilogue",
+                 launch_grouped_fit<false>, supports_grouped_fit<false>, kFitTileRows));
+
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    "hgemm_grouped_sm90_fit_trim",
+    "hgemm_grouped_sm90_fit with each stage's token box cut to the group's rows of the "
+    "tile (32-row boxes): a small group's tile loads its own rows, not 128",
+    launch_grouped_fit<true>, supports_grouped_fit<true>, kFitTileRows));
 
 }  // namespace gemmbench

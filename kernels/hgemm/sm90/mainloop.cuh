@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/sm90.cuh"
 #include "common/static_for.cuh"
@@ -73,8 +74,15 @@ struct Sm90Mainloop {
     }
   }
 
-  // k-block kb of the work item (0: its first, D = A*B), on the ring's next stage.
+  // k-block kb of the work item (0: its first, D = A*B), on the ring's next stage. TN (<= BM):
+  // wgmma's N for this item, the first TN rows of the stage's A tile into the fragment's first
+  // Sm90Acc<F16_ACCUM, TN>::REGS registers (the m64nN fragment's registers run along N, 8 columns
+  // at a time: a narrower N's fragment is the wider one's prefix); hgemm_grouped_sm90_fit narrows
+  // a tile to the rows its group has left.
+  template <int TN = BM>
   __device__ __forceinline__ void k_block(AccReg (&acc)[Acc::REGS], int kb, int& prev_stage) {
+    static_assert(TN <= BM, "a narrower wgmma N reads a prefix of the stage's A tile");
+    auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
@@ -88,7 +96,7 @@ struct Sm90Mainloop {
       const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
       const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
       const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
-      wgmma_tile_k16<BM, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc, da, db, accumulate);
+      wgmma_tile_k16<TN, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc_n, da, db, accumulate);
     }
     sm90::wgmma_commit_group();
     // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
@@ -105,17 +113,18 @@ struct Sm90Mainloop {
   // stores of the previous tile. The k-blocks are issued unconditionally around it: wgmmas under a
   // data-dependent branch make ptxas serialize them (C7520) in the stream-K build. On return
   // every wgmma has completed and every stage is released.
-  template <int BOXES, class Between>
-  __device__ __forceinline__ void run(AccReg (&acc)[Acc::REGS], int kb_count, Between&& between) {
+  template <int BOXES, class Between, int TN = BM>
+  __device__ __forceinline__ void run(AccReg (&acc)[Acc::REGS], int kb_count, Between&& between,
+                                      std::integral_constant<int, TN> = {}) {
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
     int prev_stage = 0;
     int kb = 0;
     static_for<BOXES>([&](auto box) {
-      if (kb < kb_count) k_block(acc, kb++, prev_stage);
+      if (kb < kb_count) k_block<TN>(acc, kb++, prev_stage);
       between(box);
     });
-    for (; kb < kb_count; ++kb) k_block(acc, kb, prev_stage);
+    for (; kb < kb_count; ++kb) k_block<TN>(acc, kb, prev_stage);
     sm90::wgmma_wait_group<0>();
     release(prev_stage);
     GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
