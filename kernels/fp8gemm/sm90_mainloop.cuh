@@ -99,6 +99,11 @@ struct F3Cfg {
   static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
   static constexpr uint32_t SA_SLOT_BYTES = BM * SA_ROW_BYTES,  // a box of the tile's rows
       SA_SLICE_BYTES = A_SLICE_ROWS * SA_ROW_BYTES;             // a CTA's rows of it
+  // B's scales beside A's: the tile's one 128-row block of B, a box of the same 4 k-blocks (16
+  // bytes, not multicast: each CTA of a cluster has its own B tile) into a 128-byte slot of its
+  // own per A slot, loaded and released with it (exp-ts-b-scales: B's scale was one LDG a thread
+  // a k-block, 2.9% of _m256c2ts's warp samples at 4096x7168x16384, docs/fp8.md).
+  static constexpr uint32_t SB_BOX_BYTES = SA_ROW_BYTES, SB_SLOT_BYTES = TMA_SCALES ? 128 : 0;
   static_assert(SA_BOX_KB == 4, "a box from rowmajor_f32_box_col(kb) holds k-blocks 4i..4i+3");
   static_assert(SA_SLOTS == 0 || STAGES >= 3,
                 "a slot is refilled 8 k-blocks after its box was loaded: the empty barrier of "
@@ -110,7 +115,7 @@ struct F3Cfg {
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
   static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) +
                                     CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) +
-                                    SA_SLOTS * int(SA_SLOT_BYTES) + 1024;
+                                    SA_SLOTS * int(SA_SLOT_BYTES + SB_SLOT_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
                 "wgmma m64n{16,32,64,128,192}k32");
@@ -179,6 +184,7 @@ struct F2Mainloop {
   // kb is K's); the k-blocks this consumer has walked, over all its tiles (sa_seq: box sa_seq / 4
   // is in slot (sa_seq / 4) % 2, as the producer filled them).
   uint32_t s_sa = 0, sa_row = 0, sa_seq = 0;
+  uint32_t s_sb = 0;  // kTmaScales: B's slots (slot i at s_sb + i * SB_SLOT_BYTES, F3Cfg)
   int sa_kb0 = 0;
   // F2, block128: the consumer's own scale slots, a k-block ahead. Thread t (wg_thread) stores A's
   // row m0 + t of the tile (sa0; past M or in a padding tile, f2_valid is false: 0) times the
@@ -295,22 +301,25 @@ struct F2Mainloop {
       s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
     return s;
   }
-  // kTmaScales: A's scales of k-block kb (of the tile's walk) for this thread's four rows (a[2 hf
+  // kTmaScales: B's scale of k-block kb (b: the same column of B's slot, one float the warp reads
+  // as a broadcast) and A's scales of k-block kb (of the tile's walk) for this thread's four rows
+  // (a[2 hf
   // + h]: half hf, row h) from the slot of its box: read after kb's full-barrier wait (the box
   // came with the first k-block of its four, whose wait came first) and before kb's release (the
   // slot is refilled only after its box's last k-block is released, F3Cfg). The box starts at
   // rowmajor_f32_box_col of kb's index in K (the producer's): kb's column is that index's offset
   // in it. A quad reads one row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank
   // conflict. Counts the k-block (sa_seq).
-  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], int kb) {
+  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], float& b, int kb) {
     if constexpr (kTmaScales) {
       static_assert(Cfg::TMA_SCALES && Cfg::HALVES == 2 && S == ScaleMode::block128,
                     "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts)");
       const int k = sa_kb0 + kb;
       const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
       ++sa_seq;
-      const uint32_t col = s_sa + slot * Cfg::SA_SLOT_BYTES + sa_row +
-                           uint32_t(k - rowmajor_f32_box_col(k)) * 4;  // (BM, SA_BOX_KB) f32
+      const uint32_t in_box = uint32_t(k - rowmajor_f32_box_col(k)) * 4;
+      const uint32_t col = s_sa + slot * Cfg::SA_SLOT_BYTES + sa_row + in_box;  // (BM, 4) f32
+      b = sm90::ld_shared_f32(s_sb + slot * Cfg::SB_SLOT_BYTES + in_box);       // a broadcast
 #pragma unroll
       for (int hf = 0; hf < 2; ++hf)
 #pragma unroll
@@ -547,16 +556,14 @@ struct F2Mainloop {
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int i = 0; i < NACC; ++i) acc[h][i] = 0.f;
-      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead). kTmaScales: B's alone;
-      // A's four come with kb's stage, read from its slot as the first half's wgmmas run.
+      // Block scales: kb + 1's read while kb runs (as F3's kScalesAhead). kTmaScales: none; A's
+      // four and B's one come with kb's stage, read from its slots as the first half's wgmmas run.
       float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
       const auto read = [&](int kb, float(&ra)[4], float& rb) {
         if constexpr (S == ScaleMode::block128 && !kTmaScales) {
           ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
           ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);
-        } else if constexpr (S == ScaleMode::block128) {
-          rb = __ldg(sb + kb);
-        }
+        }  // kTmaScales: A's and B's come with kb's stage (tall_stage_scales)
       };
       read(0, a, b);
       for (int kb = 0; kb < kb_count; ++kb) {
@@ -568,7 +575,7 @@ struct F2Mainloop {
         for (int h = 0; h < 2; ++h) {
           issue(part, stage, true, h);
           if constexpr (kTmaScales)
-            if (h == 0) tall_stage_scales(a, kb);
+            if (h == 0) tall_stage_scales(a, b, kb);
           sm90::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);
@@ -584,8 +591,8 @@ struct F2Mainloop {
         if constexpr (!kTmaScales) {
 #pragma unroll
           for (int i = 0; i < 4; ++i) a[i] = na[i];
+          b = nb;
         }
-        b = nb;
       }
     }
   }

@@ -169,7 +169,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
                                             const F2Params& prm, const CUtensorMap& map_c,
                                             uint32_t s_a, uint32_t s_b, uint32_t s_epi_own,
                                             int consumer, int warp, int lane, int wg_thread,
-                                            uint32_t rank, uint32_t s_sa = 0) {
+                                            uint32_t rank, uint32_t s_sa = 0, uint32_t s_sb = 0) {
   const Sm90Schedule& sched = prm.sched;
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
@@ -184,6 +184,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   if constexpr (Mainloop::kTmaScales) {  // this thread's first row of the tile, as row() says
     mainloop.s_sa = s_sa;
+    mainloop.s_sb = s_sb;
     mainloop.sa_row = uint32_t(consumer * HALVES * Cfg::WG_N + 16 * warp + g) * Cfg::SA_ROW_BYTES;
   }
   const float tensor_scale =
@@ -304,22 +305,31 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
 // k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M: clamped, as A's, or zeros),
 // multicast to the cluster as A is, into slot `loaded` % 2; each CTA's full barrier counts the
 // whole box, its own rows and its peers' (tx_bytes). The slots' lifetime: F3Cfg.
+// With A's box, B's: the same 4 k-blocks of the tile's 128-row block of B (scale_b [NB, KB]
+// row-major, box (SA_BOX_KB, 1): 16 bytes), this CTA's own (its B tile is its own), into B's
+// slot of the same index; the padding N tile of a cluster (all past N) reads the last block's.
 template <class Cfg>
 struct TallScaleLoads {
-  const CUtensorMap* map;  // scale_a [M, KB] row-major, box (SA_BOX_KB, A_SLICE_ROWS)
+  const CUtensorMap* map;     // scale_a [M, KB] row-major, box (SA_BOX_KB, A_SLICE_ROWS)
+  const CUtensorMap* map_sb;  // scale_b [NB, KB] row-major, box (SA_BOX_KB, 1)
   const Sm90Ring<Cfg::STAGES>* ring;
   uint32_t s_sa;  // (SA_SLOTS, BM, SA_BOX_KB) f32
+  uint32_t s_sb;  // (SA_SLOTS, SB_SLOT_BYTES): SA_BOX_KB f32 at the start of each
   int M;
+  int nb_last;    // B's last 128-row block
   uint32_t rank;  // in the cluster: which rows of the box this CTA loads
   uint32_t loaded = 0;
+  static_assert(Cfg::BN == int(kScaleBlock), "the tile's B rows are one block of B's scales");
 
   __device__ __forceinline__ uint32_t tx_bytes(int kb) const {
-    return kb % Cfg::SA_BOX_KB == 0 ? Cfg::SA_SLOT_BYTES : 0u;
+    return kb % Cfg::SA_BOX_KB == 0 ? Cfg::SA_SLOT_BYTES + Cfg::SB_BOX_BYTES : 0u;
   }
-  __device__ __forceinline__ void operator()(int stage, int kb, int m_tile) {
+  __device__ __forceinline__ void operator()(int stage, int kb, int m_tile, int n_tile) {
     if (kb % Cfg::SA_BOX_KB != 0) return;
-    const uint32_t dst =
-        s_sa + (loaded++ % Cfg::SA_SLOTS) * Cfg::SA_SLOT_BYTES + rank * Cfg::SA_SLICE_BYTES;
+    const uint32_t slot = loaded++ % Cfg::SA_SLOTS;
+    sm90::tma_load_2d(s_sb + slot * Cfg::SB_SLOT_BYTES, map_sb, ring->full(stage),
+                      rowmajor_f32_box_col(kb), min(n_tile, nb_last));
+    const uint32_t dst = s_sa + slot * Cfg::SA_SLOT_BYTES + rank * Cfg::SA_SLICE_BYTES;
     const int row = min(m_tile * Cfg::BM + int(rank) * Cfg::A_SLICE_ROWS, M - 1);
     if constexpr (Cfg::CLUSTER > 1)
       sm90::tma_load_2d_multicast(dst, map, ring->full(stage), uint16_t((1u << Cfg::CLUSTER) - 1),
@@ -330,12 +340,12 @@ struct TallScaleLoads {
 };
 
 // The kernels' body (fp8gemm_sm90_persistent_kernel, and _m256c2ts's entry point below with its
-// fourth tensor map): map_sa, scale_a's map for the stages' A scale slots (kF3TmaScales), else
-// null.
+// fourth and fifth tensor maps): map_sa and map_sb, scale_a's and scale_b's maps for the stages'
+// scale slots (kF3TmaScales), else null.
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                                 const CUtensorMap& map_c, const CUtensorMap* map_sa,
-                                                const F2Params& prm) {
+                                                const CUtensorMap* map_sb, const F2Params& prm) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   constexpr bool kTs = f3_tma_scales(V);
   constexpr int STAGES = Cfg::STAGES;
@@ -362,7 +372,11 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
   const uint32_t s_b = smem + STAGES * Cfg::A_STAGE_BYTES;  // (STAGES, 128 x 128 B), SW128
   const uint32_t s_epi = smem + STAGES * Cfg::STAGE_BYTES;  // (2 consumers, 2, 64, 64) SW128
   uint32_t s_sa = 0;  // kTs: (SA_SLOTS, BM, 4) f32 after the boxes, 4 KB a slot (1024-B aligned)
-  if constexpr (kTs) s_sa = s_epi + Cfg::CONSUMERS * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+  uint32_t s_sb = 0;  // kTs: B's (SA_SLOTS, 128 B) after A's slots (128-byte aligned)
+  if constexpr (kTs) {
+    s_sa = s_epi + Cfg::CONSUMERS * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+    s_sb = s_sa + Cfg::SA_SLOTS * Cfg::SA_SLOT_BYTES;
+  }
   const Sm90Schedule& sched = prm.sched;
   const int wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
   const int warp = wg_thread / 32, lane = wg_thread % 32;
@@ -378,7 +392,10 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
     sm90::tma_prefetch_descriptor(&map_a);
     sm90::tma_prefetch_descriptor(&map_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
-    if constexpr (kTs) sm90::tma_prefetch_descriptor(map_sa);
+    if constexpr (kTs) {
+      sm90::tma_prefetch_descriptor(map_sa);
+      sm90::tma_prefetch_descriptor(map_sb);
+    }
   }
   // Peers arrive on our barriers and multicast into our stages: all must be initialised first.
   if constexpr (CLUSTER > 1)
@@ -401,7 +418,9 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
     if constexpr (kTs) {  // and A's scales, a box of 4 k-blocks with every fourth (F3Cfg)
       if (wg_thread == 0)
         Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
-            ring, work_iter, TallScaleLoads<Cfg>{map_sa, &ring, s_sa, prm.m, rank});
+            ring, work_iter,
+            TallScaleLoads<Cfg>{map_sa, map_sb, &ring, s_sa, s_sb, prm.m,
+                                (prm.n - 1) / int(kScaleBlock), rank});
     } else if (wg_thread == 0) {
       Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
     }
@@ -416,7 +435,7 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
   if constexpr (MROWS) {
     f3_consumer<S, kFast, Cfg, SK, V, TA, TB>(ring, work_iter, prm, map_c, s_a, s_b,
                                               s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,
-                                              consumer, warp, lane, wg_thread, rank, s_sa);
+                                              consumer, warp, lane, wg_thread, rank, s_sa, s_sb);
   } else {  // F2's consumers (Sm90Config: rung 10's epilogue)
     const int M = prm.m, N = prm.n;
     __nv_bfloat16* c = prm.c;
@@ -508,7 +527,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
     const F2Params prm) {
 #if GEMMBENCH_SM90A
   static_assert(!f3_tma_scales(V), "_m256c2ts has its own entry point (its scale map)");
-  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_b, map_c, nullptr, prm);
+  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_b, map_c, nullptr, nullptr,
+                                                           prm);
 #else
   __trap();
 #endif
@@ -523,13 +543,14 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_ts_kernel
     const __grid_constant__ CUtensorMap map_b,   // (N,K), box (128,BN)
     const __grid_constant__ CUtensorMap map_c,   // C, box (64,64) SW128
     const __grid_constant__ CUtensorMap map_sa,  // scale_a (KB, M) f32, box (4,BM), unswizzled
+    const __grid_constant__ CUtensorMap map_sb,  // scale_b (KB, NB) f32, box (4,1), unswizzled
     const F2Params prm) {
 #if GEMMBENCH_SM90A
   using Cfg = F3CfgOf<V, CLUSTER>;
   static_assert(f3_tma_scales(V) && Cfg::TMA_SCALES,
                 "the entry point of the tiles with A's scales in the stages");
   persistent_body<ScaleMode::block128, false, CLUSTER, true, SK, V, TA, TB>(map_a, map_b, map_c,
-                                                                            &map_sa, prm);
+                                                                            &map_sa, &map_sb, prm);
 #else
   __trap();
 #endif
@@ -608,8 +629,12 @@ void run(const GemmArgs& a, cudaStream_t stream) {
   if constexpr (f3_tma_scales(V)) {  // scale_a [M, KB] row-major: boxes of 4 k-blocks x BM rows
     const CUtensorMap map_sa =
         make_rowmajor_f32_map(a.scale_a, M, (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, Cfg::A_SLICE_ROWS);
+    // scale_b [NB, KB] row-major: boxes of 4 k-blocks x 1 block of B.
+    const CUtensorMap map_sb =
+        make_rowmajor_f32_map(a.scale_b, (N + int(kScaleBlock) - 1) / int(kScaleBlock),
+                              (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, 1);
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(), map_a,
-                                  map_b, map_c, map_sa, prm));
+                                  map_b, map_c, map_sa, map_sb, prm));
   } else {
     CUDA_CHECK(cudaLaunchKernelEx(
         &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a,
@@ -730,9 +755,11 @@ std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
 }
 void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
   // supports() sees no pointer: the map's base must be 16-byte aligned (the runner's are).
-  if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0)
+  if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(a.scale_b) % 16 != 0)
     throw std::invalid_argument(
-        "fp8gemm_sm90_persistent_t_m256c2ts: scale_a must be 16-byte aligned (a TMA map's base)");
+        "fp8gemm_sm90_persistent_t_m256c2ts: scale_a and scale_b must be 16-byte aligned (TMA "
+        "maps' bases)");
   constexpr DType E4 = DType::e4m3;
   run<ScaleMode::block128, false, 2, true, false, kM256Ts, E4, E4>(a, stream);
 }
@@ -812,9 +839,9 @@ GEMMBENCH_REGISTER_KERNEL(
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m256c2ts", 3,
-                  "_m256c2 with A's block scales loaded by TMA (a box of 4 k-blocks with every "
-                  "fourth stage, each CTA's rows multicast) and read from shared memory, 3 "
-                  "stages: block128, K % 512 == 0, e4m3",
+                  "_m256c2 with A's and B's block scales loaded by TMA (boxes of 4 k-blocks with "
+                  "every fourth stage, each CTA's rows of A's multicast) and read from shared "
+                  "memory, 3 stages: block128, K % 512 == 0, e4m3",
                   supports_m256c2ts, launch_m256c2ts));
 
 }  // namespace

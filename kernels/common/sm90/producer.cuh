@@ -25,7 +25,8 @@ namespace {
 // What a stage carries beside A's and B's tiles: nothing, for every kernel but one.
 struct Sm90NoStageLoads {
   __device__ __forceinline__ uint32_t tx_bytes(int /*kb*/) const { return 0; }
-  __device__ __forceinline__ void operator()(int /*stage*/, int /*kb*/, int /*m_tile*/) const {}
+  __device__ __forceinline__ void operator()(int /*stage*/, int /*kb*/, int /*m_tile*/,
+                                             int /*n_tile*/) const {}
 };
 
 // A_K_MAJOR / B_K_MAJOR: the operands' storage (see hgemm_sm90_kernel). An MN-major operand
@@ -53,8 +54,8 @@ struct Sm90Producer {
 
   // Every k-block of every work item of `work_iter`, in order; then, in a multicast cluster, the
   // wait for the ring's last uses. Called by one thread.
-  // stage_loads(stage, kb, m_tile): more TMA loads, completing on the stage's full barrier, whose
-  // bytes stage_loads.tx_bytes(kb) are armed with the stage's own in one arrive.expect_tx (an
+  // stage_loads(stage, kb, m_tile, n_tile): more TMA loads, completing on the stage's full barrier,
+  // whose bytes stage_loads.tx_bytes(kb) are armed with the stage's own in one arrive.expect_tx (an
   // expect_tx after the arrival could let the phase complete without them)
   // (fp8gemm_sm90_persistent_t_m256c2ts: A's block scales of 4 k-blocks with every fourth).
   template <class WorkIter, class StageLoads = Sm90NoStageLoads>
@@ -108,7 +109,7 @@ struct Sm90Producer {
             sm90::tma_load_2d(b_dst + j * MN_BLOCK_BYTES, tmap_b, ring.full(stage),
                               min(n_tile * BN + 64 * j, b_last64), k0);
         }
-        stage_loads(stage, kb, m_tile);
+        stage_loads(stage, kb, m_tile, n_tile);
         GB_SM90_TRACE_FIRST(6, !CSPLIT);  // timeline probe: the first k-block's loads issued
         ring.advance();
       }
