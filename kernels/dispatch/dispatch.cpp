@@ -11,6 +11,7 @@
 // Constraints: those of the chosen kernel; a problem no candidate runs is a skipped row whose
 // reason lists every candidate's.
 // Measured: bench_results/h100/2026-11-25_llm_{prefill,decode}_*.json.gz (docs/dispatch.md).
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -152,15 +153,14 @@ bool grouped_rows_mostly_own(const Grouping& g) {
 // register kernel (1.041-1.186), at 128 tokens balanced (4-32 rows a group) 1.012x (0.969-1.033);
 // masked, 1.085x (1.011-1.191) and 1.021x (0.978-1.065); at 1 token 1.398x (1.236-2.078). Where
 // groups have more rows it loses: 0.874-0.894x at 4096 tokens (_fit_ab_4096).
+constexpr int64_t kFittedTileMaxRows = 32;  // _fit_trim's narrowest tile (its 32-row boxes)
 bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
-  for (const int64_t m : g.m)
-    if (m > rows) return false;
-  return true;
+  return std::all_of(g.m.begin(), g.m.end(), [rows](int64_t m) { return m <= rows; });
 }
 
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
-  if (grouped_rows_at_most(g, 32))
+  if (grouped_rows_at_most(g, kFittedTileMaxRows))
     return choose_grouped_among({{"hgemm_grouped_sm90_fit_trim", "grouped-fitted-tile-sm90"},
                                  {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
                                 p, g, caps);

@@ -22,7 +22,7 @@ std::string sm90_grouped_size_unsupported(const GemmProblem& p, const Grouping& 
 }
 
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
-                                      int tile_rows, int resident_ctas) {
+                                      int tile_rows, int resident_ctas, int rows_box) {
   if (!args.grouped || !args.grouped->grouping || !args.grouped->tile_prefix ||
       args.grouped->tile_rows != tile_rows)
     throw std::invalid_argument(std::string(kernel) +
@@ -35,7 +35,8 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
     throw std::invalid_argument(std::string(kernel) + ": TMA needs 16-byte aligned A and B");
   Sm90GroupedLaunch l;
   l.weights = make_kmajor_map(args.b, p.b_type(), G * N, K, tile_n);
-  l.rows = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K, tile_rows);
+  l.rows = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K,
+                           rows_box > 0 ? rows_box : tile_rows);
   l.walk = GroupedWalk{args.grouped->tile_prefix, G, (N + tile_n - 1) / tile_n};
   l.ctas = args.test_max_ctas > 0 ? std::min(resident_ctas, args.test_max_ctas) : resident_ctas;
   return l;

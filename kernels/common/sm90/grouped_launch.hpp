@@ -27,7 +27,7 @@ std::string sm90_grouped_size_unsupported(const GemmProblem& p, const Grouping& 
 // One launch of a grouped Hopper kernel, from its arguments.
 struct Sm90GroupedLaunch {
   CUtensorMap weights;  // B (G*N, K) of p.b_type(): box (128 bytes of K, tile_n rows)
-  CUtensorMap rows;     // A (stored_rows, K) of p.dtype: box (128 bytes of K, tile_rows rows)
+  CUtensorMap rows;     // A (stored_rows, K) of p.dtype: box (128 bytes of K, rows_box rows)
   GroupedWalk walk;     // tile_prefix on the device, tiles_n = ceil(N / tile_n)
   int ctas;             // the grid: the resident CTAs, capped by GemmArgs::test_max_ctas
 };
@@ -35,8 +35,10 @@ struct Sm90GroupedLaunch {
 // Throws std::invalid_argument, naming `kernel`, where the arguments lack the case's tile table
 // in tile_rows-row tiles (GemmArgs::grouped, built for KernelInfo::group_tile_rows) or A or B is
 // not 16-byte aligned (TMA).
+// rows_box: the activation map's box height, tile_rows unless given (_fit_trim loads its tiles'
+// token rows in boxes of 32).
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
-                                      int tile_rows, int resident_ctas);
+                                      int tile_rows, int resident_ctas, int rows_box = 0);
 
 // Whole-tile TMA stores of C write every row of a row tile, the group's or not, and never read C:
 // empty when beta == 0, each group's row tiles lie inside its own stored rows (contiguous: each

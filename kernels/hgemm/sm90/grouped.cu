@@ -564,13 +564,12 @@ int fit_resident_ctas() {
 
 template <class T, bool F16_ACCUM, bool TRIM>
 void run_grouped_fit(const GemmArgs& args, cudaStream_t stream) {
-  Sm90GroupedLaunch l = sm90_grouped_launch(args, fit_name(TRIM), kFitTileN, kFitTileRows,
-                                            fit_resident_ctas<T, F16_ACCUM, TRIM>());
+  // TRIM: the activations in boxes of kFitBoxRows rows.
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, fit_name(TRIM), kFitTileN, kFitTileRows,
+                          fit_resident_ctas<T, F16_ACCUM, TRIM>(), TRIM ? kFitBoxRows : 0);
   const GroupedLaunch& gl = *args.grouped;
   const GemmProblem& p = args.problem;
-  if constexpr (TRIM)  // the same rows in boxes of kFitBoxRows (A checked aligned above)
-    l.rows =
-        make_kmajor_map(args.a, p.dtype, int(gl.grouping->stored_rows()), int(p.k), kFitBoxRows);
   const int k_blocks = int((p.k + FitCfg::BK - 1) / FitCfg::BK);
   hgemm_grouped_sm90_fit_kernel<T, F16_ACCUM, TRIM>
       <<<l.ctas, FitCfg::THREADS, kFitSmemBytes, stream>>>(
