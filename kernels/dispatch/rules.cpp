@@ -319,6 +319,10 @@ double fp8_fill(const Case& c, int bn) {
   return w.wave_efficiency * w.tile_efficiency;
 }
 
+// Rule S's line: weight matrices of 64 Mi elements or more (Llama 3 70B's 8192 x 8192 and up; 8B's
+// gate_up, 28672 x 4096), where 16 tokens stream faster through F3's 64-row tiles than through F4.
+constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
+
 // Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
 // clusters fill the persistent grid within 3% of F3's 128x128 ones.
 bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
@@ -326,7 +330,8 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
          c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
 }
 
-// fp8gemm (FP8, TN): the decode path at 1-16 tokens, F3 on 64-row tiles at 17-64, F3 on the
+// fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 per-tensor at 9-16 tokens with
+// large weights, F3 on 64-row tiles), F3 on 64-row tiles at 17-64, F3 on the
 // stream-K schedule where a row of
 // tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
 // clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
@@ -336,6 +341,20 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 // refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
 // same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
 constexpr Rule kFp8[] = {
+    {"fp8-64-row-tiles-per-tensor-9-to-16-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 8 && c.m <= 16 && c.p.scale == ScaleMode::tensor &&
+              !c.p.fast_accum && c.n * c.k >= kFp8LargeWeights;
+     },
+     "fp8gemm_sm90_persistent_t_m64",
+     "H200 (datasheet DRAM over 4 TB/s), 9 <= M <= 16, per-tensor, no fast accumulation, N x K >= "
+     "64 Mi weights: rung F3 on 64-row tiles (rule M's kernel) before the decode path, whose "
+     "two-token-group form holds one 16-warp CTA an SM",
+     "rule S: Llama 3 8B and 70B at 16 tokens, per-tensor, H200 sustained: 1.019-1.320x "
+     "fp8gemm_decode at the five layers of 64 Mi weights or more (8192x8192 to 57344x8192, "
+     "28672x4096), behind it at the three below (4096x4096, 6144x4096, 4096x14336: 0.78-0.97x); "
+     "9-15 tokens and the other scalings not measured",
+     "h200/2026-11-30_fp8_decode_tensor_candidates_partial.json.gz"},
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
      "rule T: 1-8 tokens 0.84-0.89 of the FP8 read roof (geomeans); 8 tokens 1.179x cuBLASLt "
