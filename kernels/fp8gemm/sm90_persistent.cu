@@ -21,7 +21,10 @@
 // it). Its first form, a 256-row box per CTA with every stage, ran 1.030x _m256c2 on DeepGEMM's
 // six shapes at M 4096 (H200, bench_results/h200/2026-11-29_fp8_m256_ts_ab.json.gz); the slots
 // and the multicast took about 0.7% more (2026-11-29_fp8_ts_ring_ab_{ring,main}.json.gz, both
-// sustained, each kernel alone). docs/fp8.md tells the ladder and the tries.
+// sustained, each kernel alone). With B's block scale of the same 4 k-blocks in a 16-byte box
+// beside A's (each CTA its own; read with LDS, no LDG left in the k-loop) it ran 1.045x faster on
+// those shapes, 1.031x DeepGEMM (2026-11-30_fp8_ts_b_scales_ab_{branch,main}.json.gz, one board,
+// sustained). docs/fp8.md tells the ladder and the tries.
 // Constraints: sm_90a; TN; e4m3 (F3 and its variants: e4m3 x e5m2 and e5m2 x e4m3 too), a scaling,
 // bf16 C; any M, N; K % 16 == 0 (TMA row strides). State (2026-11-27, H100,
 // bench_results/h100/2026-11-27_fp8_*.json.gz), geomeans over cuBLASLt: DeepSeek-V3 prefill F2
