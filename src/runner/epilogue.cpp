@@ -85,6 +85,12 @@ void finish_row(Member& m, const ProblemGroup& g, const GroupBaselines& b,
   if (r.status == Status::error) return;
   record_blocks(m);
   if (m.samples.empty()) {
+    // A burst whose every batch ran under its clock floor (a board at its power cap from the first
+    // launch) kept nothing: its sampler's note says so, with the clocks it saw; the row ran.
+    if (s.regime == Regime::burst && !r.regime.held && r.regime.batches_discarded > 0) {
+      r.status = Status::not_held;
+      return;
+    }
     r.status = Status::error;
     r.reason = unsampled_reason(summary);
     return;

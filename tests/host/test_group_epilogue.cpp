@@ -162,6 +162,25 @@ TEST(GroupEpilogue, ARowWithNoSampleSaysWhy) {
   finish_row(a, group(), {}, aborted, nullptr);
   EXPECT_EQ(a.r.reason, "not run: CUDA context lost: illegal address");
 
+  // A burst that discarded every batch (the clock under its floor from the first) ran: not_held,
+  // with its sampler's note; one that never ran a batch did not.
+  Member capped;
+  capped.r.regime.held = false;
+  capped.r.regime.batches_discarded = 7;
+  capped.r.reason =
+      "burst not held: kept 0 of the 10 samples asked, 56 discarded; SM clock 1395 MHz after the "
+      "ramp, down to 1360 MHz";
+  finish_row(capped, group(Regime::burst), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(capped.r.status, Status::not_held);
+  EXPECT_EQ(capped.r.reason,
+            "burst not held: kept 0 of the 10 samples asked, 56 discarded; SM clock 1395 MHz after "
+            "the ramp, down to 1360 MHz");
+  EXPECT_FALSE(capped.r.tflops);
+  Member unrun;
+  finish_row(unrun, group(Regime::burst), {}, RunSummary{}, nullptr);
+  EXPECT_EQ(unrun.r.status, Status::error);
+  EXPECT_EQ(unrun.r.reason, "not run: no sample within max_time");
+
   const StopFlag stop(SIGINT);
   Member i;
   finish_row(i, group(), {}, RunSummary{}, nullptr);
