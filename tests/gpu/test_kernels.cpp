@@ -138,6 +138,8 @@ std::vector<Combo> kernel_combos() {
               // others is a host test (test_registry), not a suite of skipped shapes here.
               if (k->name == "fp8gemm_sm90_persistent_t_m256c2ts" && sm != ScaleMode::block128)
                 continue;
+              // The FP8 decode rung on Hopper takes per-tensor scales only (test_registry).
+              if (k->name.rfind("fp8gemm_decode_sm90", 0) == 0 && sm != ScaleMode::tensor) continue;
               out.push_back({k, l, d, a, sm, false, b});
               if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true, b});
             }
@@ -304,7 +306,8 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
         n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
-        n == "fp8gemm_sm90_persistent_t_m256c2ts";
+        n == "fp8gemm_sm90_persistent_t_m256c2ts" || n == "fp8gemm_decode_sm90" ||
+        n == "fp8gemm_decode_sm90_n64" || n == "fp8gemm_decode_sm90_n64_cs";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

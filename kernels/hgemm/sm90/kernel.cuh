@@ -39,8 +39,12 @@ namespace {
 // work item per CTA; sm90/cluster_split.cuh) instead of the persistent walk.
 // CLUSTER_M: the cluster's CTAs are neighbours along M and multicast the B tile (Sm90Config); the
 // schedule's tiles are then BM * CLUSTER rows of M, rank r taking the r-th BM of them.
+// TIN: the inputs' type, T's (C's) but for the FP8 decode path (fp8gemm/decode_sm90.cu): e4m3 A
+// and B (128 of K a 128-byte row, a k-block; sm90/mainloop.cuh promotes each), bf16 C, and the
+// per-tensor scales *scale_a * *scale_b folded into alpha (the 16-bit kernels read neither).
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false>
+          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false,
+          class TIN = T>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>::THREADS, 1)
     hgemm_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, A_SLICE_ROWS),
@@ -51,10 +55,13 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                                                      // valid only when sched.c_tma
         T* __restrict__ c,                           // C (M,N) column-major
         int M, int N, float alpha, float beta, const Sm90Schedule sched,
-        uint32_t epoch) {  // stream-K: this launch's flag value
+        uint32_t epoch,  // stream-K: this launch's flag value
+        const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
 #if GEMMBENCH_SM90A
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
+  // A k-block: 128 bytes of K, Cfg::BK 16-bit elements or 128 8-bit ones.
+  constexpr int kBK = sizeof(TIN) == 1 ? 128 : Cfg::BK;
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
   static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K &&
                             uint32_t(cs_slots_max(Cfg::CS_BLOCKS)) * cs_slot_bytes<Acc::REGS>() <=
@@ -116,7 +123,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       int stage = 0;
       uint32_t phase = 0;
       WorkIter work_iter(sched, cluster_id, parts);
-      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT>{&tmap_a, &tmap_b, s_a, s_b, M, N, cta_rank}
+      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT, kBK>{&tmap_a, &tmap_b, s_a,     s_b,
+                                                           M,       N,       cta_rank}
           .run(Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, work_iter);
     }
     if constexpr (CSPLIT) {
@@ -139,6 +147,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   uint32_t packed[BM / 4];  // (BM/4) output pairs, f16/bf16 x 2
   bool pending = false;
   int pending_m0 = 0, pending_n0 = 0;
+  if constexpr (sizeof(TIN) == 1) alpha *= __ldg(scale_a) * __ldg(scale_b);  // per-tensor
   Sm90Epilogue<T, F16_ACCUM, Cfg, CSPLIT> epilogue{
       &tmap_c, c, M, N, alpha, beta,
       s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,  // (EPI_BUFS, 64, 64) SW128
@@ -150,7 +159,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       pending_n0};
   int stage = 0;
   uint32_t phase = 0;
-  Sm90Mainloop<T, F16_ACCUM, Cfg, A_K_MAJOR, B_K_MAJOR> mainloop{
+  Sm90Mainloop<TIN, F16_ACCUM, Cfg, A_K_MAJOR, B_K_MAJOR> mainloop{
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_a, s_b, consumer, wg_thread};
   WorkIter work_iter(sched, cluster_id, parts);
   Sm90Work w;

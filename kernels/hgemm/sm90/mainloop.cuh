@@ -4,7 +4,13 @@
 // barrier in every CTA that multicast into it) once the wgmmas reading it have completed.
 //   acc:     (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment (Sm90Acc)
 //   stage s: wgmma A = the warpgroup's 64 rows of B (64, BK); wgmma B = the whole A tile (BM, BK)
+// With e4m3 inputs (T = __nv_fp8_e4m3: fp8gemm_decode_sm90, fp8gemm/decode_sm90.cu) a stage's
+// 128-byte rows hold 128 elements of K, four wgmma k32 steps; each k-block's products go into a
+// partial that is added to the f32 sums once its wgmmas have completed (the tensor cores keep
+// about 14 bits of an FP8 sum: common/sm90.cuh), so that k-block is not kept in flight.
 #pragma once
+
+#include <cuda_fp8.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -55,6 +61,10 @@ struct Sm90Mainloop {
   static constexpr int BM = Cfg::BM, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
   using AccReg = typename Acc::Reg;
+  // e4m3 x e4m3 (the FP8 decode path): K-major operands, f32 sums, the k-block promoted.
+  static constexpr bool FP8 = std::is_same_v<T, __nv_fp8_e4m3>;
+  static_assert(!FP8 || (A_K_MAJOR && B_K_MAJOR && !F16_ACCUM),
+                "8-bit wgmma operands are K-major (no transpose) and accumulate in f32");
 
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a;   // (STAGES, BM x BK), SW128
@@ -79,9 +89,40 @@ struct Sm90Mainloop {
   // Sm90Acc<F16_ACCUM, TN>::REGS registers (the m64nN fragment's registers run along N, 8 columns
   // at a time: a narrower N's fragment is the wider one's prefix); hgemm_grouped_sm90_fit narrows
   // a tile to the rows its group has left.
+  // FP8: k-block kb into a fresh partial, its wgmmas completed and its stage released before the
+  // partial is added to acc (the first k-block of an item: acc = partial).
+  __device__ __forceinline__ void k_block_fp8(float (&acc)[Acc::REGS], int kb) {
+    const int stage = ring.stage;
+    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+    GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
+    float part[Acc::REGS];
+    sm90::wgmma_fence();
+    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
+        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)  // 32 bytes of each 128-byte row a step: m64nBMk32
+      sm90::wgmma_m64k32_fp8_f32<DType::e4m3, DType::e4m3, BM>(
+          part, sm90::wgmma_desc_advance(desc_a, 32 * k), sm90::wgmma_desc_advance(desc_b, 32 * k),
+          k > 0 ? 1 : 0);
+    sm90::wgmma_commit_group();
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(part[i]);
+    release(stage);
+    ring.advance();
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) acc[i] = kb > 0 ? acc[i] + part[i] : part[i];
+  }
+
   template <int TN = BM>
   __device__ __forceinline__ void k_block(AccReg (&acc)[Acc::REGS], int kb, int& prev_stage) {
     static_assert(TN <= BM, "a narrower wgmma N reads a prefix of the stage's A tile");
+    if constexpr (FP8) {
+      static_assert(TN == BM, "the FP8 path runs whole tiles");
+      k_block_fp8(acc, kb);
+      return;
+    }
     auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
@@ -125,8 +166,10 @@ struct Sm90Mainloop {
       between(box);
     });
     for (; kb < kb_count; ++kb) k_block<TN>(acc, kb, prev_stage);
-    sm90::wgmma_wait_group<0>();
-    release(prev_stage);
+    if constexpr (!FP8) {  // FP8: every stage already released
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+    }
     GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);

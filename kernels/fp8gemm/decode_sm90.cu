@@ -1,0 +1,119 @@
+// Rung F5, fp8gemm_decode_sm90: the Hopper decode path (hgemm/sm90/decode.cu, the HGEMM ladder's
+// rung 12) on e4m3 weights and tokens, per-tensor scales. The weights (GEMM N) fill wgmma's
+// 64-row M side and the tokens (GEMM M) its narrow N side (32, 64 or 128 by M), so a stage is
+// nearly all weights; TMA and an mbarrier ring 5-16 stages deep feed it, one CTA per SM. A stage's
+// 128-byte rows hold 128 e4m3 of K (one k-block, four wgmma m64nNk32); each k-block's products
+// go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh), the
+// per-tensor scales fold into alpha, and C is bf16. With fewer weight tiles than SMs each tile's
+// K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,
+// as the 16-bit path does. The same kernel and tiles as the 16-bit path: only the element type
+// differs (hgemm/sm90/kernel.cuh, TIN).
+// Why: at 16-128 tokens `fp8gemm` runs F4's mma.sync GEMV or F3's 64/128-token tiles, which read
+// Llama 3's weights at 2.4-3.1 TB/s on the H200 where cuBLASLt reads 3.4 and the 16-bit rung 12
+// 3.7 (docs/fp8.md, "State (2026-11-30, second session)"); a byte of e4m3 is half a 16-bit
+// weight's, so at rung 12's rate the same layers would take about half the 16-bit time.
+// Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk), _n64_cs (that tile with
+// the in-cluster split where its tiles are at most half of the SMs).
+// Constraints: sm_90a; TN; e4m3 x e4m3; per-tensor scales (tensor); f32 accumulation (fast
+// accumulation too: the promotion runs either way); bf16 C; 1 <= M <= 128; K % 16 == 0.
+// State: built and host-tested on branch exp-fp8-decode-sm90 (2026-11-30); not run on a GPU yet.
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <string>
+
+#include "core/registry.hpp"
+#include "hgemm/sm90/decode_tiles.cuh"
+
+namespace gemmbench {
+namespace {
+
+using E4m3 = __nv_fp8_e4m3;
+
+template <class V>
+const void* fp8_kernel() {
+  return reinterpret_cast<const void*>(kernel_ptr<__nv_bfloat16, false, V, E4m3>());
+}
+
+// One tile's constraints beyond the family's (the image, shared memory, index ranges).
+template <class V>
+std::string fp8_tile_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  using Cfg = typename V::Cfg;
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, fp8_kernel<V>()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "cannot query the kernel image";
+  }
+  // The sm_90a image declares the ring's mbarriers as static shared memory; the trap stub of the
+  // other passes declares none.
+  if (attr.sharedSizeBytes == 0)
+    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
+  if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
+    return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
+           " KB of shared memory per block, the device allows " +
+           std::to_string(caps.smem_per_block_optin / 1024);
+  return {};
+}
+
+template <class Tiles>
+std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (caps.sm != 90)
+    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
+    return "e4m3 x e4m3 only (fp8gemm_decode and fp8gemm_sm90_persistent_t_m64 run the e5m2 "
+           "pairs)";
+  if (p.scale != ScaleMode::tensor)
+    return "per-tensor scales only, folded into alpha (fp8gemm_decode and "
+           "fp8gemm_sm90_persistent_t_m64 run the other scalings)";
+  if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
+  if (p.m > kMaxTokens)
+    return "the FP8 decode path takes M <= " + std::to_string(kMaxTokens) +
+           " (tokens); larger M runs the tiled rungs (fp8gemm_sm90_persistent_t)";
+  if (p.k % 16 != 0) return "K must be a multiple of 16: TMA needs 16-byte aligned row strides";
+  if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
+    return "M, N and K must be below 2^30 (32-bit tile coordinates)";
+  return Tiles::with(p, caps.num_sms,
+                     [&](auto v) { return fp8_tile_supports<decltype(v)>(p, caps); });
+}
+
+template <class Tiles>
+void fp8_decode_launch(const GemmArgs& args, cudaStream_t stream) {
+  static PerDevice<int> sms;
+  Tiles::with(args.problem, sms.get(sm_count),
+              [&](auto v) { run<__nv_bfloat16, false, decltype(v), E4m3>(args, stream); });
+}
+
+template <class Tiles>
+KernelInfo fp8_decode_info(std::string name, std::string summary) {
+  return KernelInfo{
+      .name = std::move(name),
+      .family = "fp8gemm",
+      .rung = 5,
+      .summary = std::move(summary),
+      .dtypes = {DType::e4m3},
+      .accums = {Accum::f32},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .supports = fp8_decode_supports<Tiles>,
+      .launch = fp8_decode_launch<Tiles>,
+  };
+}
+
+}  // namespace
+
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<SplitTiles<true>>(
+    "fp8gemm_decode_sm90",
+    "FP8 decode on Hopper (M <= 128, per-tensor): the 16-bit decode rung's TMA+wgmma kernel on "
+    "e4m3, the tokens as wgmma's narrow N, each k-block promoted; few tiles: K split over a "
+    "cluster"));
+
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64Tiles>(
+    "fp8gemm_decode_sm90_n64",
+    "fp8gemm_decode_sm90 with 64 weight rows per CTA, 8-16 stages, the stream-K walk"));
+
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
+    "fp8gemm_decode_sm90_n64_cs",
+    "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
+    "CTAs"));
+
+}  // namespace gemmbench
