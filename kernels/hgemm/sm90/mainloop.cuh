@@ -121,32 +121,32 @@ struct Sm90Mainloop {
     if constexpr (FP8) {
       static_assert(TN == BM, "the FP8 path runs whole tiles");
       k_block_fp8(acc, kb);
-      return;
-    }
-    auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
-    const int stage = ring.stage;
-    sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
-    GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
-    sm90::wgmma_fence();
-    const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
-        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
-    const uint64_t desc_b =
-        operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+    } else {
+      auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
+      const int stage = ring.stage;
+      sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+      GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
+      sm90::wgmma_fence();
+      const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
+          s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
+      const uint64_t desc_b =
+          operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
 #pragma unroll
-    for (int k = 0; k < BK / 16; ++k) {
-      const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
-      const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
-      const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
-      wgmma_tile_k16<TN, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc_n, da, db, accumulate);
+      for (int k = 0; k < BK / 16; ++k) {
+        const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
+        const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
+        const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
+        wgmma_tile_k16<TN, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc_n, da, db, accumulate);
+      }
+      sm90::wgmma_commit_group();
+      // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
+      if (kb > 0) {
+        sm90::wgmma_wait_group<1>();
+        release(prev_stage);
+      }
+      prev_stage = stage;
+      ring.advance();
     }
-    sm90::wgmma_commit_group();
-    // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
-    if (kb > 0) {
-      sm90::wgmma_wait_group<1>();
-      release(prev_stage);
-    }
-    prev_stage = stage;
-    ring.advance();
   }
 
   // The kb_count k-blocks of one work item into acc. between(box) runs after each of the first
