@@ -35,26 +35,6 @@ const void* fp8_kernel() {
   return reinterpret_cast<const void*>(kernel_ptr<__nv_bfloat16, false, V, E4m3>());
 }
 
-// One tile's constraints beyond the family's (the image, shared memory, index ranges).
-template <class V>
-std::string fp8_tile_supports(const GemmProblem& p, const DeviceCaps& caps) {
-  using Cfg = typename V::Cfg;
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, fp8_kernel<V>()) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "cannot query the kernel image";
-  }
-  // The sm_90a image declares the ring's mbarriers as static shared memory; the trap stub of the
-  // other passes declares none.
-  if (attr.sharedSizeBytes == 0)
-    return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
-  if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
-    return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
-           " KB of shared memory per block, the device allows " +
-           std::to_string(caps.smem_per_block_optin / 1024);
-  return {};
-}
-
 template <class Tiles>
 std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (caps.sm != 90)
@@ -72,8 +52,9 @@ std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.k % 16 != 0) return "K must be a multiple of 16: TMA needs 16-byte aligned row strides";
   if (p.m >= (int64_t(1) << 30) || p.n >= (int64_t(1) << 30) || p.k >= (int64_t(1) << 30))
     return "M, N and K must be below 2^30 (32-bit tile coordinates)";
-  return Tiles::with(p, caps.num_sms,
-                     [&](auto v) { return fp8_tile_supports<decltype(v)>(p, caps); });
+  return Tiles::with(p, caps.num_sms, [&](auto v) {
+    return sm90a_image_reason<decltype(v)>(fp8_kernel<decltype(v)>(), caps);
+  });
 }
 
 template <class Tiles>

@@ -1,11 +1,11 @@
-// The Hopper kernel (hgemm_{tn,nn,nt,tt}_sm90*, hgemm_decode_sm90*): one producer warpgroup
-// issues every TMA load into a STAGES-deep full/empty mbarrier ring; one to three consumer
-// warpgroups run wgmma over it and store C. The body below reads as its phases: PROLOGUE
-// (barriers, descriptors), the PRODUCER (common/sm90/producer.cuh), then per work item of the
-// schedule (common/sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh), STREAM-K FIX-UP
-// (common/sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and EPILOGUE
-// (common/sm90/epilogue.cuh); the ring both roles walk is common/sm90/pipeline.cuh. Included by
-// sm90/launch.cuh only.
+// The Hopper kernel (hgemm_{tn,nn,nt,tt}_sm90*, hgemm_decode_sm90*, fp8gemm_decode_sm90*): one
+// producer warpgroup issues every TMA load into a STAGES-deep full/empty mbarrier ring; one to
+// three consumer warpgroups run wgmma over it and store C. The body below reads as its phases:
+// PROLOGUE (barriers, descriptors), the PRODUCER (common/sm90/producer.cuh), then per work item
+// of the schedule (common/sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh),
+// STREAM-K FIX-UP (common/sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and
+// EPILOGUE (common/sm90/epilogue.cuh); the ring both roles walk is common/sm90/pipeline.cuh.
+// Included by sm90/launch.cuh only.
 #pragma once
 
 #include <cuda.h>

@@ -261,23 +261,35 @@ const void* kernel_for(const GemmProblem& p) {
   return reinterpret_cast<const void*>(kernel_ptr<__half, false, V>());
 }
 
+// A variant's kernel image on this device (`kernel`: one of its instances) and the shared memory
+// it asks: empty when the driver picked the sm_90a image and it fits, else why not. The sm_90a
+// image declares the mbarriers as static shared memory; the trap stub that every other pass
+// compiles declares none. A build without 90a (or with plain sm_90) makes the driver pick such a
+// stub on this device.
 template <class V>
-std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+std::string sm90a_image_reason(const void* kernel, const DeviceCaps& caps) {
   using Cfg = typename V::Cfg;
-  if (caps.sm != 90)
-    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
-  if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
-  // The sm_90a image declares the mbarriers as static shared memory; the trap stub that every
-  // other pass compiles declares none. A build without 90a (or with plain sm_90) makes the driver
-  // pick such a stub on this device.
   cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel_for<V>(p));
+  const cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return std::string("cannot query the kernel image: ") + cudaGetErrorString(e);
   }
   if (attr.sharedSizeBytes == 0)
     return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES containing 90a)";
+  if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
+    return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
+           " KB of shared memory per block, the device allows " +
+           std::to_string(caps.smem_per_block_optin / 1024);
+  return {};
+}
+
+template <class V>
+std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
+  if (caps.sm != 90)
+    return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
+  if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
+  if (std::string why = sm90a_image_reason<V>(kernel_for<V>(p), caps); !why.empty()) return why;
   // TMA needs 16-byte aligned strides: the contiguous dimension of each operand.
   if ((V::A_K_MAJOR || V::B_K_MAJOR) && p.k % 8 != 0)
     return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
@@ -292,10 +304,6 @@ std::string supports(const GemmProblem& p, const DeviceCaps& caps) {
   // Raster slots, padded to whole bands (of up to 8; 16 leaves room).
   if ((p.m + V::SCHED_BM - 1) / V::SCHED_BM * 16 * (cluster_tiles_n + 15) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
-  if (caps.smem_per_block_optin < size_t(Cfg::SMEM_BYTES) + attr.sharedSizeBytes)
-    return "needs " + std::to_string((Cfg::SMEM_BYTES + attr.sharedSizeBytes) / 1024) +
-           " KB of shared memory per block, the device allows " +
-           std::to_string(caps.smem_per_block_optin / 1024);
   return {};
 }
 
