@@ -8,10 +8,10 @@
 // K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,
 // as the 16-bit path does. The same kernel and tiles as the 16-bit path: only the element type
 // differs (hgemm/sm90/kernel.cuh, TIN).
-// Why: at 16-128 tokens `fp8gemm` runs F4's mma.sync GEMV or F3's 64/128-token tiles, which read
-// Llama 3's weights at 2.4-3.1 TB/s on the H200 where cuBLASLt reads 3.4 and the 16-bit rung 12
-// 3.7 (docs/fp8.md, "State (2026-11-30, second session)"); a byte of e4m3 is half a 16-bit
-// weight's, so at rung 12's rate the same layers would take about half the 16-bit time.
+// Why: at 16 tokens `fp8gemm` reads Llama 3 8B's gate_up (117 MB of e4m3) at 2.4 TB/s with F4
+// and 3.2 with F3's 64-row tiles on the H200, where cuBLASLt reads it at 3.4 and the 16-bit rung
+// 12 reads its 16-bit form at 3.7 (docs/fp8.md, "State (2026-11-30, second session)" and
+// "Decode"): at rung 12's rate the e4m3 matrix would take about 32 us against cuBLASLt's 34.
 // Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk), _n64_cs (that tile with
 // the in-cluster split where its tiles are at most half of the SMs).
 // Constraints: sm_90a; TN; e4m3 x e4m3; per-tensor scales (tensor); f32 accumulation (fast
