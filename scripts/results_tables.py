@@ -81,8 +81,8 @@ RUNGS = [
     ("F4", "`fp8gemm_decode`", "FP8 decode at 1-16 tokens: weights straight into mma.sync m16n8k32 "
      "fragments", None, "fp8.md"),
     ("F5", "`fp8gemm_decode_sm90`, `_n64`, `_n64_cs`",
-     "FP8 decode on Hopper (1-128 tokens, per-tensor): H12's kernel and tiles on e4m3, each "
-     "k-block promoted, the scales folded into alpha", None, "fp8.md"),
+     "FP8 decode on Hopper (1-128 tokens, every scaling): H12's kernel and tiles on e4m3, each "
+     "k-block promoted (times its block scales with block128)", None, "fp8.md"),
 ]
 
 # The README's headline figures (HEADLINE_GPU): what, report, and how to read it from the rows.

@@ -1,10 +1,11 @@
 // Rung F5, fp8gemm_decode_sm90: the Hopper decode path (hgemm/sm90/decode.cu, the HGEMM ladder's
-// rung 12) on e4m3 weights and tokens, per-tensor scales. The weights (GEMM N) fill wgmma's
+// rung 12) on e4m3 weights and tokens, in every scaling. The weights (GEMM N) fill wgmma's
 // 64-row M side and the tokens (GEMM M) its narrow N side (32, 64 or 128 by M), so a stage is
 // nearly all weights; TMA and an mbarrier ring 5-16 stages deep feed it, one CTA per SM. A stage's
 // 128-byte rows hold 128 e4m3 of K (one k-block, four wgmma m64nNk32); each k-block's products
-// go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh), the
-// per-tensor scales fold into alpha, and C is bf16. With fewer weight tiles than SMs each tile's
+// go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh), times its
+// block scales with block128; per-tensor scales fold into alpha, row scales multiply the summed
+// tile before the epilogue; C is bf16. With fewer weight tiles than SMs each tile's
 // K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,
 // as the 16-bit path does. The same kernel and tiles as the 16-bit path: only the element type
 // differs (hgemm/sm90/kernel.cuh, TIN).
@@ -14,13 +15,15 @@
 // "Decode"): at rung 12's rate the e4m3 matrix would take about 32 us against cuBLASLt's 34.
 // Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk), _n64_cs (that tile with
 // the in-cluster split where its tiles are at most half of the SMs).
-// Constraints: sm_90a; TN; e4m3 x e4m3; per-tensor scales (tensor); f32 accumulation (fast
+// Constraints: sm_90a; TN; e4m3 x e4m3; a scaling (tensor, row, block128); f32 accumulation (fast
 // accumulation too: the promotion runs either way); bf16 C; 1 <= M <= 128; K % 16 == 0.
 // State: built and host-tested on branch exp-fp8-decode-sm90 (2026-11-30); not run on a GPU yet.
+// ptxas: no spills but block128 at 128 tokens on the in-cluster split (116 bytes).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
 #include <string>
+#include <type_traits>
 
 #include "core/registry.hpp"
 #include "hgemm/sm90/decode_tiles.cuh"
@@ -31,8 +34,22 @@ namespace {
 using E4m3 = __nv_fp8_e4m3;
 
 template <class V>
-const void* fp8_kernel() {
-  return reinterpret_cast<const void*>(kernel_ptr<__nv_bfloat16, false, V, E4m3>());
+const void* fp8_kernel() {  // one instance: the image and the shared memory are the tile's
+  return reinterpret_cast<const void*>(
+      kernel_ptr<__nv_bfloat16, false, V, E4m3, ScaleMode::tensor>());
+}
+
+// f on the problem's scaling as a compile-time constant.
+template <class F>
+void with_scale(ScaleMode s, F&& f) {
+  switch (s) {
+    case ScaleMode::row:
+      return f(std::integral_constant<ScaleMode, ScaleMode::row>{});
+    case ScaleMode::block128:
+      return f(std::integral_constant<ScaleMode, ScaleMode::block128>{});
+    default:
+      return f(std::integral_constant<ScaleMode, ScaleMode::tensor>{});
+  }
 }
 
 template <class Tiles>
@@ -42,9 +59,9 @@ std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (fp8gemm_decode and fp8gemm_sm90_persistent_t_m64 run the e5m2 "
            "pairs)";
-  if (p.scale != ScaleMode::tensor)
-    return "per-tensor scales only, folded into alpha (fp8gemm_decode and "
-           "fp8gemm_sm90_persistent_t_m64 run the other scalings)";
+  if (p.scale == ScaleMode::none) return "needs a scaling (tensor, row or block128)";
+  if (p.fast_accum && p.scale == ScaleMode::block128)
+    return "block scales are applied when the partial sums are promoted: no fast accumulation";
   if (p.out_type() != DType::bf16) return "writes bf16 C only (--out bf16)";
   if (p.m > kMaxTokens)
     return "the FP8 decode path takes M <= " + std::to_string(kMaxTokens) +
@@ -60,8 +77,11 @@ std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
 template <class Tiles>
 void fp8_decode_launch(const GemmArgs& args, cudaStream_t stream) {
   static PerDevice<int> sms;
-  Tiles::with(args.problem, sms.get(sm_count),
-              [&](auto v) { run<__nv_bfloat16, false, decltype(v), E4m3>(args, stream); });
+  Tiles::with(args.problem, sms.get(sm_count), [&](auto v) {
+    with_scale(args.problem.scale, [&](auto s) {
+      run<__nv_bfloat16, false, decltype(v), E4m3, decltype(s)::value>(args, stream);
+    });
+  });
 }
 
 template <class Tiles>
@@ -84,9 +104,8 @@ KernelInfo fp8_decode_info(std::string name, std::string summary) {
 
 GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<SplitTiles<true>>(
     "fp8gemm_decode_sm90",
-    "FP8 decode on Hopper (M <= 128, per-tensor): the 16-bit decode rung's TMA+wgmma kernel on "
-    "e4m3, the tokens as wgmma's narrow N, each k-block promoted; few tiles: K split over a "
-    "cluster"));
+    "FP8 decode on Hopper (M <= 128): the 16-bit decode rung's TMA+wgmma kernel on e4m3, the "
+    "tokens as wgmma's narrow N, each k-block promoted; few tiles: K split over a cluster"));
 
 GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64Tiles>(
     "fp8gemm_decode_sm90_n64",

@@ -138,8 +138,6 @@ std::vector<Combo> kernel_combos() {
               // others is a host test (test_registry), not a suite of skipped shapes here.
               if (k->name == "fp8gemm_sm90_persistent_t_m256c2ts" && sm != ScaleMode::block128)
                 continue;
-              // The FP8 decode rung on Hopper takes per-tensor scales only (test_registry).
-              if (k->name.rfind("fp8gemm_decode_sm90", 0) == 0 && sm != ScaleMode::tensor) continue;
               out.push_back({k, l, d, a, sm, false, b});
               if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true, b});
             }

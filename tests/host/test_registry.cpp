@@ -678,10 +678,10 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
   }
 }
 
-// fp8gemm_decode_sm90 and its variants (the 16-bit decode rung's kernel on e4m3): per-tensor,
-// e4m3 x e4m3, bf16 C, at most 128 tokens, K a multiple of 16; each refusal says what runs the
-// case instead, before the image is queried (a host without a GPU gets the same answers).
-TEST(Registry, Fp8DecodeSm90RefusesWhatItsAlphaCannotCarry) {
+// fp8gemm_decode_sm90 and its variants (the 16-bit decode rung's kernel on e4m3): e4m3 x e4m3,
+// a scaling (block128 without fast accumulation), bf16 C, at most 128 tokens, K a multiple of 16;
+// refused before the image is queried (a host without a GPU gets the same answers).
+TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
   DeviceCaps h200;
   h200.sm = 90;
   for (const char* name :
@@ -707,10 +707,16 @@ TEST(Registry, Fp8DecodeSm90RefusesWhatItsAlphaCannotCarry) {
     EXPECT_NE(why().find("multiple of 16"), std::string::npos) << why();
     p.k = 4096;
     for (ScaleMode other : {ScaleMode::row, ScaleMode::block128}) {
-      p.scale = other;
-      EXPECT_NE(why().find("per-tensor scales only"), std::string::npos) << why();
-      EXPECT_NE(why().find("fp8gemm_decode"), std::string::npos) << why();
+      p.scale = other;  // every scaling: whatever is left is the image query's
+      EXPECT_EQ(why().find("scal"), std::string::npos) << why();
     }
+    p.fast_accum = true;
+    EXPECT_NE(why().find("no fast accumulation"), std::string::npos) << why();
+    p.scale = ScaleMode::row;
+    EXPECT_EQ(why().find("fast accumulation"), std::string::npos) << why();
+    p.fast_accum = false;
+    p.scale = ScaleMode::none;
+    EXPECT_NE(why().find("needs a scaling"), std::string::npos) << why();
     p.scale = ScaleMode::tensor;
     p.dtype_b = DType::e5m2;
     EXPECT_NE(why().find("e4m3 x e4m3 only"), std::string::npos) << why();

@@ -50,11 +50,12 @@ struct Sm90Variant {
   using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
 };
 
-// TIN: the inputs' type (T, C's, but for the FP8 decode path's e4m3: fp8gemm/decode_sm90.cu).
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+// TIN: the inputs' type (T, C's, but for the FP8 decode path's e4m3: fp8gemm/decode_sm90.cu);
+// SCALE: the FP8 path's scaling (hgemm/sm90/kernel.cuh; none for the 16-bit kernels).
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 constexpr auto kernel_ptr() {
   return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
-                            V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT, V::CLUSTER_M, TIN>;
+                            V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT, V::CLUSTER_M, TIN, SCALE>;
 }
 // A k-block of the inputs: 128 bytes of K (Sm90Config::BK 16-bit elements, or 128 8-bit ones).
 template <class V, class TIN>
@@ -71,9 +72,9 @@ template <class TIN>
 DType b_dtype(const GemmProblem& p) {
   return sizeof(TIN) == 1 ? p.b_type() : p.dtype;
 }
-// The per-tensor scales the FP8 kernels fold into alpha (the 16-bit kernels: none).
+// The FP8 kernels' scales (the 16-bit kernels: none).
 template <class TIN>
-std::pair<const float*, const float*> tensor_scales(const GemmArgs& args) {
+std::pair<const float*, const float*> fp8_scales(const GemmArgs& args) {
   if constexpr (sizeof(TIN) == 1) return {args.scale_a, args.scale_b};
   return {nullptr, nullptr};
 }
@@ -110,12 +111,12 @@ int max_active_clusters(Kernel kernel, int cluster) {
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
 // resident at once (a persistent grid must not exceed it: the CTAs of a later wave would wait for
 // the whole first wave; for CLUSTER = 1 it is the SM count).
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 int resident_clusters() {
   using Cfg = typename V::Cfg;
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = kernel_ptr<T, F16_ACCUM, V, TIN>();
+    const auto kernel = kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>();
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     int n = 0;
@@ -131,12 +132,12 @@ int resident_clusters() {
 
 // Per device, once: how many clusters of p CTAs (p = 2 .. kCsMaxParts) of a CSPLIT variant can be
 // resident at once (index p; 0 where none fits).
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 std::array<int, kCsMaxParts + 1> resident_split_clusters() {
   using Cfg = typename V::Cfg;
   static PerDevice<std::array<int, kCsMaxParts + 1>> count;
   return count.get([](int) {
-    const auto kernel = kernel_ptr<T, F16_ACCUM, V, TIN>();
+    const auto kernel = kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>();
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     std::array<int, kCsMaxParts + 1> n{};
@@ -146,10 +147,10 @@ std::array<int, kCsMaxParts + 1> resident_split_clusters() {
 }
 
 // The persistent walk: plain or stream-K, over resident clusters.
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 void run_walk(const GemmArgs& args, cudaStream_t stream) {
   using Cfg = typename V::Cfg;
-  int max_clusters = resident_clusters<T, F16_ACCUM, V, TIN>();
+  int max_clusters = resident_clusters<T, F16_ACCUM, V, TIN, SCALE>();
   if (args.test_max_ctas > 0)  // test-only: whole clusters within the cap, at least one
     max_clusters = std::min(max_clusters, std::max(1, args.test_max_ctas / V::CLUSTER));
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
@@ -169,26 +170,26 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
     sched.c_tma = 1;
   }
   const uint32_t epoch = V::STREAM_K ? next_sk_epoch() : 0u;
-  const auto [scale_a, scale_b] = tensor_scales<TIN>(args);
+  const auto [scale_a, scale_b] = fp8_scales<TIN>(args);
 
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<V>(sched.clusters * V::CLUSTER, V::CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN>(), map_a, map_b, map_c,
-                                static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched, epoch,
-                                scale_a, scale_b));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_b,
+                                map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
+                                epoch, scale_a, scale_b));
 }
 
 // The in-cluster split: one cluster of `parts` CTAs per tile, each CTA an equal k-range, when the
 // tiles are one row and fewer than the grid target; else the stream-K twin runs.
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   using Cfg = typename V::Cfg;
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
       make_schedule(M, N, K, V::BM, V::BN, k_block_elems<V, TIN>(), 1, 1 << 30, false);
-  const int ctas = resident_clusters<T, F16_ACCUM, V, TIN>();
+  const int ctas = resident_clusters<T, F16_ACCUM, V, TIN, SCALE>();
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
   int parts = 1;
   if (sched.tiles_m == 1)
@@ -196,29 +197,29 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
                                                   args.test_max_ctas, Cfg::CS_BLOCKS)
                                    : cs_parts(sched.tiles_total, sched.k_blocks, V::BM, ctas,
                                               Cfg::CS_BLOCKS, Cfg::CS_WHOLE_GRID);
-  const auto resident = resident_split_clusters<T, F16_ACCUM, V, TIN>();
+  const auto resident = resident_split_clusters<T, F16_ACCUM, V, TIN, SCALE>();
   while (parts > 1 && resident[parts] < sched.tiles_total) --parts;
-  if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback, TIN>(args, stream);
+  if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback, TIN, SCALE>(args, stream);
 
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, b_dtype<TIN>(p), N, K, V::BN);
   const CUtensorMap map_c{};  // the register epilogue stores C
-  const auto [scale_a, scale_b] = tensor_scales<TIN>(args);
+  const auto [scale_a, scale_b] = fp8_scales<TIN>(args);
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config<V>(sched.tiles_total * parts, parts, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN>(), map_a, map_b, map_c,
-                                static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched, 0u,
-                                scale_a, scale_b));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_b,
+                                map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
+                                0u, scale_a, scale_b));
 }
 
-template <class T, bool F16_ACCUM, class V, class TIN = T>
+template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
 void run(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::CSPLIT) {
     static_assert(V::A_K_MAJOR && V::B_K_MAJOR && V::CLUSTER == 1 && !V::STREAM_K,
                   "the in-cluster split is TN, without a multicast cluster or stream-K");
-    run_cluster_split<T, F16_ACCUM, V, TIN>(args, stream);
+    run_cluster_split<T, F16_ACCUM, V, TIN, SCALE>(args, stream);
   } else {
-    run_walk<T, F16_ACCUM, V, TIN>(args, stream);
+    run_walk<T, F16_ACCUM, V, TIN, SCALE>(args, stream);
   }
 }
 

@@ -56,7 +56,10 @@ __device__ __forceinline__ uint64_t operand_desc_k16(uint64_t desc, int k) {
 }
 
 // One consumer warpgroup's walk over the ring, across its work items.
-template <class T, bool F16_ACCUM, class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
+// BLOCK_SCALES (FP8 only): each k-block's partial is added times its block scales, B's for the
+// warpgroup's 64 weight rows (one 128-row block) and A's for each token column of the fragment.
+template <class T, bool F16_ACCUM, class Cfg, bool A_K_MAJOR, bool B_K_MAJOR,
+          bool BLOCK_SCALES = false>
 struct Sm90Mainloop {
   static constexpr int BM = Cfg::BM, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
@@ -65,12 +68,19 @@ struct Sm90Mainloop {
   static constexpr bool FP8 = std::is_same_v<T, __nv_fp8_e4m3>;
   static_assert(!FP8 || (A_K_MAJOR && B_K_MAJOR && !F16_ACCUM),
                 "8-bit wgmma operands are K-major (no transpose) and accumulate in f32");
+  static_assert(!BLOCK_SCALES || FP8, "block scales are the FP8 path's");
 
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a;   // (STAGES, BM x BK), SW128
   uint32_t s_b;   // (STAGES, BN x BK), SW128
   int consumer;   // which 64 GEMM-N rows of the tile (wgmma M)
   int wg_thread;  // 0..127
+  // BLOCK_SCALES, set per work item: B's scales of the warpgroup's weight block from the item's
+  // first k-block (scale_b[nb * KB + kb]), A's from it (scale_a[m * KB + kb]: sa_m + m * kbs),
+  // the tile's first token row and the problem's M (rows past it read the last row's scales).
+  const float* sb = nullptr;
+  const float* sa_m = nullptr;
+  int kbs = 0, m0 = 0, M = 0;
   GB_SM90_TRACE_ONCE_MEMBER(1);
 
   // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads into
@@ -111,8 +121,25 @@ struct Sm90Mainloop {
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(part[i]);
     release(stage);
     ring.advance();
+    // Block scales: this thread's BM / 4 token columns (8j + 2q + e), times B's, read once the
+    // wgmmas are done (read before the wait, they spilled more at 128 tokens).
+    float f[BLOCK_SCALES ? BM / 4 : 1];
+    if constexpr (BLOCK_SCALES) {
+      const float b = __ldg(sb + kb);
+      const int q = wg_thread % 4;
 #pragma unroll
-    for (int i = 0; i < Acc::REGS; ++i) acc[i] = kb > 0 ? acc[i] + part[i] : part[i];
+      for (int c = 0; c < BM / 4; ++c) {
+        const int m = min(m0 + 8 * (c / 2) + 2 * q + c % 2, M - 1);
+        f[c] = b * __ldg(sa_m + int64_t(m) * kbs + kb);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) {
+      // Fragment register i = 4j + 2h + e holds token column 8j + 2q + e: scale f[2j + e].
+      float x = part[i];
+      if constexpr (BLOCK_SCALES) x *= f[(i / 4) * 2 + i % 2];
+      acc[i] = kb > 0 ? acc[i] + x : x;
+    }
   }
 
   template <int TN = BM>
