@@ -303,10 +303,9 @@ struct F2Mainloop {
   }
   // kTmaScales: B's scale of k-block kb (b: the same column of B's slot, one float the warp reads
   // as a broadcast) and A's scales of k-block kb (of the tile's walk) for this thread's four rows
-  // (a[2 hf
-  // + h]: half hf, row h) from the slot of its box: read after kb's full-barrier wait (the box
-  // came with the first k-block of its four, whose wait came first) and before kb's release (the
-  // slot is refilled only after its box's last k-block is released, F3Cfg). The box starts at
+  // (a[2 hf + h]: half hf, row h) from the slot of its box: read after kb's full-barrier wait (the
+  // box came with the first k-block of its four, whose wait came first) and before kb's release
+  // (the slot is refilled only after its box's last k-block is released, F3Cfg). The box starts at
   // rowmajor_f32_box_col of kb's index in K (the producer's): kb's column is that index's offset
   // in it. A quad reads one row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank
   // conflict. Counts the k-block (sa_seq).

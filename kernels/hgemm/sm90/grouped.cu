@@ -109,6 +109,22 @@ __device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
   __syncthreads();
 }
 
+// The producer warpgroup of both grouped kernels: the register split's share, then one thread
+// walks this CTA's tiles of the walk (BAND: the column tiles of a band, grouped_tile) on its own
+// position in the ring and calls load(ring, tile) for each.
+template <int BAND, int PRODUCER_REGS, int STAGES, class Load>
+__device__ __forceinline__ void grouped_producer(uint64_t (&full_bar)[STAGES],
+                                                 uint64_t (&empty_bar)[STAGES],
+                                                 const GroupedWalk& walk, int tiles_total,
+                                                 int wg_thread, Load&& load) {
+  sm90::setmaxnreg_dec<PRODUCER_REGS>();
+  if (wg_thread != 0) return;
+  int stage = 0;
+  uint32_t phase = 0;
+  const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
+  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) load(ring, grouped_tile<BAND>(walk, t));
+}
+
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
@@ -142,19 +158,14 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
-    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
-    if (wg_thread == 0) {
-      int stage = 0;
-      uint32_t phase = 0;
-      const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-      const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, 0u};
-      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-        const GroupedTile tile = grouped_tile(walk, t);
-        // Both boxes start inside the group (n_tile * BM < N, row_tile * BN < M_g).
-        producer.load_tile(ring, tile.group * N + tile.n_tile * BM,
-                           int(first_row[tile.group]) + tile.row_tile * BN, k_blocks);
-      }
-    }
+    const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, 0u};
+    grouped_producer<kGroupedBandTiles, Cfg::PRODUCER_REGS>(
+        full_bar, empty_bar, walk, tiles_total, wg_thread,
+        [&](const Sm90Ring<STAGES>& ring, const GroupedTile& tile) {
+          // Both boxes start inside the group (n_tile * BM < N, row_tile * BN < M_g).
+          producer.load_tile(ring, tile.group * N + tile.n_tile * BM,
+                             int(first_row[tile.group]) + tile.row_tile * BN, k_blocks);
+        });
     return;
   }
 
@@ -365,40 +376,35 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
   grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x, nullptr);
 
   if (wg == 0) {  // the producer: the tokens are the A role (BM rows), the weights the B role
-    sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
-    if (wg_thread == 0) {
-      int stage = 0;
-      uint32_t phase = 0;
-      const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-      const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
-      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
-        const GroupedTile tile = grouped_tile<kFitBandTiles>(walk, t);
-        const int row0 = tile.row_tile * TILE_ROWS;
-        const int x_row = int(first_row[tile.group]) + row0,
-                  w_row = tile.group * N + tile.n_tile * TILE_N;
-        if constexpr (!TRIM) {
-          producer.load_tile(ring, x_row, w_row, k_blocks);
-        } else {
-          // The group's own rows of the tile, in boxes of kFitBoxRows: every box starts inside
-          // the group. wgmma reads tn rows; those past the boxes (at most tn - rows left) hold an
-          // earlier stage's rows and feed only the token columns past the group's, never stored.
-          const int left = min(rows[tile.group] - row0, TILE_ROWS);
-          const int boxes = (left + kFitBoxRows - 1) / kFitBoxRows;
-          const uint32_t tx = uint32_t(boxes * kFitBoxRows + TILE_N) * Cfg::ROW_BYTES;
-          for (int kb = 0; kb < k_blocks; ++kb) {
-            const int st = ring.stage;
-            sm90::mbarrier_wait_parity(ring.empty(st), ring.phase ^ 1);  // lap 0 passes at once
-            sm90::mbarrier_arrive_expect_tx(ring.full(st), tx);
-            for (int b = 0; b < boxes; ++b)
-              sm90::tma_load_2d(s_x + st * Cfg::A_STAGE_BYTES + b * kFitBoxRows * Cfg::ROW_BYTES,
-                                &tmap_x, ring.full(st), kb * Cfg::BK, x_row + b * kFitBoxRows);
-            sm90::tma_load_2d(s_w + st * Cfg::B_STAGE_BYTES, &tmap_w, ring.full(st), kb * Cfg::BK,
-                              w_row);
-            ring.advance();
+    const Sm90Producer<Cfg, true, true, false> producer{&tmap_x, &tmap_w, s_x, s_w, 0, 0, 0u};
+    grouped_producer<kFitBandTiles, Cfg::PRODUCER_REGS>(
+        full_bar, empty_bar, walk, tiles_total, wg_thread,
+        [&](const Sm90Ring<STAGES>& ring, const GroupedTile& tile) {
+          const int row0 = tile.row_tile * TILE_ROWS;
+          const int x_row = int(first_row[tile.group]) + row0,
+                    w_row = tile.group * N + tile.n_tile * TILE_N;
+          if constexpr (!TRIM) {
+            producer.load_tile(ring, x_row, w_row, k_blocks);
+          } else {
+            // The group's own rows of the tile, in boxes of kFitBoxRows: every box starts inside
+            // the group. wgmma reads tn rows; those past the boxes (at most tn - rows left) hold an
+            // earlier stage's rows and feed only the token columns past the group's, never stored.
+            const int left = min(rows[tile.group] - row0, TILE_ROWS);
+            const int boxes = (left + kFitBoxRows - 1) / kFitBoxRows;
+            const uint32_t tx = uint32_t(boxes * kFitBoxRows + TILE_N) * Cfg::ROW_BYTES;
+            for (int kb = 0; kb < k_blocks; ++kb) {
+              const int st = ring.stage;
+              sm90::mbarrier_wait_parity(ring.empty(st), ring.phase ^ 1);  // lap 0 passes at once
+              sm90::mbarrier_arrive_expect_tx(ring.full(st), tx);
+              for (int b = 0; b < boxes; ++b)
+                sm90::tma_load_2d(s_x + st * Cfg::A_STAGE_BYTES + b * kFitBoxRows * Cfg::ROW_BYTES,
+                                  &tmap_x, ring.full(st), kb * Cfg::BK, x_row + b * kFitBoxRows);
+              sm90::tma_load_2d(s_w + st * Cfg::B_STAGE_BYTES, &tmap_w, ring.full(st), kb * Cfg::BK,
+                                w_row);
+              ring.advance();
+            }
           }
-        }
-      }
-    }
+        });
     return;
   }
 
