@@ -335,9 +335,9 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
          c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
 }
 
-// fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens with large
-// weights F5, the 16-bit decode rung's kernel on e4m3, per-tensor and block128; per-tensor e5m2
-// pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200 per-tensor at 17-32
+// fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
+// decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
+// per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200 per-tensor at 17-32
 // F5), F3 on the
 // stream-K schedule where a row of
 // tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
@@ -364,6 +364,18 @@ constexpr Rule kFp8[] = {
      "2112x7168); 9-15 tokens and per-row not measured",
      "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz, "
      "h200/2026-11-30_fp8_decode_sm90_block128.json.gz"},
+    {"fp8-hopper-decode-per-row-9-to-16-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::row;
+     },
+     "fp8gemm_decode_sm90",
+     "H200, 9 <= M <= 16, per-row, no fast accumulation: rung F5 before the decode path, any "
+     "weights",
+     "rule D3: Llama 3 8B and 70B at 16 tokens, per-row, H200 sustained: 1.055-1.644x "
+     "fp8gemm_decode on all eight layers (1.508x cuBLASLt geomean against 1.214x, the lowest "
+     "layer 1.226x against 0.747x); at 32 tokens F5 ahead of _m64 on five of eight only",
+     "h200/2026-11-30_fp8_decode_sm90_row.json.gz"},
     {"fp8-hopper-decode-per-tensor-17-to-32-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 16 && c.m <= 32 && !c.p.fast_accum &&

@@ -431,8 +431,8 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   EXPECT_EQ(first(fp8(16, 2112, 7168)), "fp8gemm_decode");
   // Rules D and S: on the H200 at 9-16 tokens, weights of 32 Mi elements or more take F5
   // (per-tensor and block128), and per-tensor weights of 64 Mi or more fall back to the 64-row
-  // tiles (rule S: the e5m2 pairs, which F5 refuses); fewer weights, 8 tokens, per-row, fast
-  // accumulation or the H100: F4.
+  // tiles (rule S: the e5m2 pairs, which F5 refuses); fewer weights, 8 tokens, fast accumulation
+  // or the H100: F4.
   {
     GemmProblem t{16, 8192, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
     t.out = DType::bf16, t.scale = ScaleMode::tensor;
@@ -456,8 +456,13 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     t.n = 24576, t.k = 1536;  // DeepSeek-V3's q_b, 36 Mi
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
-    t.n = 8192, t.k = 8192, t.scale = ScaleMode::row;
+    // Rule D3: per-row at 9-16 tokens takes F5 whatever the weights; at 8 tokens F4.
+    t.n = 4096, t.k = 4096, t.scale = ScaleMode::row;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.m = 8;
     EXPECT_EQ(pick(), "fp8gemm_decode");
+    t.m = 16, t.n = 8192, t.k = 8192;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
     t.scale = ScaleMode::tensor, t.fast_accum = true;
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.fast_accum = false;
