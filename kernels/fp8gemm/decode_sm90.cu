@@ -17,7 +17,14 @@
 // the in-cluster split where its tiles are at most half of the SMs).
 // Constraints: sm_90a; TN; e4m3 x e4m3; a scaling (tensor, row, block128); f32 accumulation (fast
 // accumulation too: the promotion runs either way); bf16 C; 1 <= M <= 128; K % 16 == 0.
-// State: built and host-tested on branch exp-fp8-decode-sm90 (2026-11-30); not run on a GPU yet.
+// State (2026-11-30, H200, sustained, bench_results/h200/2026-11-30_fp8_decode_sm90_*.json.gz):
+// geomean over cuBLASLt at 8 / 16 / 32 / 64 / 128 tokens 0.914 / 0.918 / 0.927 / 0.793 / 0.737x
+// per-tensor (Llama 3 8B and 70B), 1.038 / 1.022 / 1.014 / 0.791 / 0.496x block128 (DeepSeek-V3),
+// 1.508 / 1.474x per-row at 16 / 32; ahead of fp8gemm's picks before it at 9-32 tokens on most
+// large weights, behind them at 64-128 tokens (a partial of BM / 2 registers promoted each
+// k-block). fp8gemm runs it on the H200 by rules D, D2 and D3 (kernels/dispatch/rules.cpp).
+// The 16-bit kernels it shares code with ran unchanged: 1.000x main's time over 24 Llama 3 shapes
+// at 16, 128 and 4096 tokens, one board (2026-11-30_f5_16bit_ab_{branch,main}.json.gz).
 // ptxas: no spills but block128 at 128 tokens on the in-cluster split (116 bytes).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
