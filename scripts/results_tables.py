@@ -80,6 +80,9 @@ RUNGS = [
      "around (two A rows per thread), pipelined promotion, 128x192 tiles, stream-K", None, "fp8.md"),
     ("F4", "`fp8gemm_decode`", "FP8 decode at 1-16 tokens: weights straight into mma.sync m16n8k32 "
      "fragments", None, "fp8.md"),
+    ("F5", "`fp8gemm_decode_sm90`, `_n64`, `_n64_cs`",
+     "FP8 decode on Hopper (1-128 tokens, every scaling): H12's kernel and tiles on e4m3, each "
+     "k-block promoted (times its block scales with block128)", None, "fp8.md"),
 ]
 
 # The README's headline figures (HEADLINE_GPU): what, report, and how to read it from the rows.

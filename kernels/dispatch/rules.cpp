@@ -323,6 +323,11 @@ double fp8_fill(const Case& c, int bn) {
 // gate_up, 28672 x 4096), where 16 tokens stream faster through F3's 64-row tiles than through F4.
 constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 
+// Rule D's line: weight matrices of 32 Mi elements or more (Llama 3 8B's 4096 x 14336 and up,
+// DeepSeek-V3's 24576 x 1536), where 9-16 tokens stream faster through the 16-bit decode rung's
+// kernel on e4m3 (F5) than through F4 or F3's 64-row tiles.
+constexpr int64_t kFp8DecodeSm90Weights = int64_t(32) << 20;
+
 // Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
 // clusters fill the persistent grid within 3% of F3's 128x128 ones.
 bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
@@ -330,8 +335,10 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
          c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
 }
 
-// fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 per-tensor at 9-16 tokens with
-// large weights, F3 on 64-row tiles), F3 on 64-row tiles at 17-64, F3 on the
+// fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
+// decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
+// per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200 per-tensor at 17-32
+// F5), F3 on the
 // stream-K schedule where a row of
 // tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
 // clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
@@ -341,6 +348,45 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 // refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
 // same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
 constexpr Rule kFp8[] = {
+    {"fp8-hopper-decode-9-to-16-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&
+              (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::block128) &&
+              c.n * c.k >= kFp8DecodeSm90Weights;
+     },
+     "fp8gemm_decode_sm90",
+     "H200 (datasheet DRAM over 4 TB/s), 9 <= M <= 16, per-tensor or block128, no fast "
+     "accumulation, N x K >= 32 Mi weights: rung F5 (the 16-bit decode rung's TMA ring and wgmma "
+     "on e4m3), e4m3 x e4m3 (the e5m2 pairs fall through)",
+     "rule D: at 16 tokens, H200 sustained, 1.014-1.108x fp8gemm's picks before it on the six "
+     "Llama 3 layers of 32 Mi weights or more (per-tensor) and 1.019-1.244x on DeepSeek-V3's four "
+     "(block128); behind them on five of the six below the line (0.856-0.992x; 1.037x at "
+     "2112x7168); 9-15 tokens and per-row not measured",
+     "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz, "
+     "h200/2026-11-30_fp8_decode_sm90_block128.json.gz"},
+    {"fp8-hopper-decode-per-row-9-to-16-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::row;
+     },
+     "fp8gemm_decode_sm90",
+     "H200, 9 <= M <= 16, per-row, no fast accumulation: rung F5 before the decode path, any "
+     "weights",
+     "rule D3: Llama 3 8B and 70B at 16 tokens, per-row, H200 sustained: 1.055-1.644x "
+     "fp8gemm_decode on all eight layers (1.508x cuBLASLt geomean against 1.214x, the lowest "
+     "layer 1.226x against 0.747x); at 32 tokens F5 ahead of _m64 on five of eight only",
+     "h200/2026-11-30_fp8_decode_sm90_row.json.gz"},
+    {"fp8-hopper-decode-per-tensor-17-to-32-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 16 && c.m <= 32 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::tensor;
+     },
+     "fp8gemm_decode_sm90",
+     "H200, 17 <= M <= 32, per-tensor, no fast accumulation: rung F5 before F3's 64-row tiles",
+     "rule D2: Llama 3 8B and 70B at 32 tokens, per-tensor, H200 sustained: 1.004-1.276x _m64 on "
+     "seven of eight layers (0.988x at 32x10240x8192); block128 not (behind _m64 on three of "
+     "DeepSeek-V3's four large layers); 17-31 tokens not measured",
+     "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz"},
     {"fp8-64-row-tiles-per-tensor-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && c.p.scale == ScaleMode::tensor &&

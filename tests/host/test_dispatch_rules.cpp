@@ -429,27 +429,56 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   };
   EXPECT_EQ(first(fp8(1, 7168, 2048)), "fp8gemm_decode");
   EXPECT_EQ(first(fp8(16, 2112, 7168)), "fp8gemm_decode");
-  // Rule S: on the H200, per-tensor at 9-16 tokens, weights of 64 Mi elements or more take the
-  // 64-row tiles; fewer weights, 8 tokens, block scales, fast accumulation or the H100: F4.
+  // Rules D and S: on the H200 at 9-16 tokens, weights of 32 Mi elements or more take F5
+  // (per-tensor and block128), and per-tensor weights of 64 Mi or more fall back to the 64-row
+  // tiles (rule S: the e5m2 pairs, which F5 refuses); fewer weights, 8 tokens, fast accumulation
+  // or the H100: F4.
   {
     GemmProblem t{16, 8192, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
     t.out = DType::bf16, t.scale = ScaleMode::tensor;
-    const auto pick = [&] { return first(fp8gemm_candidates(t, kH200)); };
-    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    const auto picks = [&] { return fp8gemm_candidates(t, kH200); };
+    const auto pick = [&] { return first(picks()); };
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    ASSERT_GE(picks().size(), 2u);
+    EXPECT_EQ(picks()[1].kernel, "fp8gemm_sm90_persistent_t_m64");
     t.m = 9;
-    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     t.n = 28672, t.k = 4096;  // Llama 3 8B's gate_up
-    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
-    t.n = 4096, t.k = 14336;  // 56 Mi: below the line
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.n = 4096, t.k = 14336;  // 56 Mi: F5's side of rule D's line, F4's side of rule S's
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    EXPECT_EQ(picks()[1].kernel, "fp8gemm_decode");
+    t.k = 7168;  // 28 Mi (DeepSeek-V3's expert gate_up): below rule D's line
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.n = 8192, t.k = 8192, t.m = 8;
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.m = 16, t.scale = ScaleMode::block128;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.n = 24576, t.k = 1536;  // DeepSeek-V3's q_b, 36 Mi
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    // Rule D3: per-row at 9-16 tokens takes F5 whatever the weights; at 8 tokens F4.
+    t.n = 4096, t.k = 4096, t.scale = ScaleMode::row;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.m = 8;
     EXPECT_EQ(pick(), "fp8gemm_decode");
+    t.m = 16, t.n = 8192, t.k = 8192;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
     t.scale = ScaleMode::tensor, t.fast_accum = true;
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
+    // Rule D2: per-tensor at 17-32 tokens on the H200, any weights; block128, 33 tokens or the
+    // H100: the 64-row tiles.
+    t.m = 32, t.n = 4096, t.k = 4096;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.m = 17;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    t.m = 33;
+    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    t.m = 32, t.scale = ScaleMode::block128;
+    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    t.scale = ScaleMode::tensor;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64");
   }
   // 17-64 tokens: the 64-row tiles (rule M), fast accumulation excepted.
   EXPECT_EQ(first(fp8(17, 2112, 7168)), "fp8gemm_sm90_persistent_t_m64");

@@ -678,6 +678,58 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
   }
 }
 
+// fp8gemm_decode_sm90 and its variants (the 16-bit decode rung's kernel on e4m3): e4m3 x e4m3,
+// a scaling (block128 without fast accumulation), bf16 C, at most 128 tokens, K a multiple of 16;
+// refused before the image is queried (a host without a GPU gets the same answers).
+TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
+  DeviceCaps h200;
+  h200.sm = 90;
+  for (const char* name :
+       {"fp8gemm_decode_sm90", "fp8gemm_decode_sm90_n64", "fp8gemm_decode_sm90_n64_cs"}) {
+    SCOPED_TRACE(name);
+    const KernelInfo* k = KernelRegistry::instance().find(name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->family, "fp8gemm");
+    EXPECT_EQ(k->dtypes, std::vector<DType>{DType::e4m3});
+    GemmProblem p{16, 4096, 4096, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+    p.out = DType::bf16;
+    p.scale = ScaleMode::tensor;
+    const auto why = [&] { return why_unsupported(*k, p, h200); };
+    for (const auto& [m, kk] : {std::pair{1, 4096}, {16, 4112}, {128, 400}, {37, 16}}) {
+      p.m = m, p.k = kk;  // whatever is left is the image query's
+      EXPECT_EQ(why().find("tokens"), std::string::npos) << m << "x" << kk << ": " << why();
+      EXPECT_EQ(why().find("multiple of 16"), std::string::npos) << why();
+      EXPECT_EQ(why().find("per-tensor"), std::string::npos) << why();
+    }
+    p.m = 129;
+    EXPECT_NE(why().find("M <= 128"), std::string::npos) << why();
+    p.m = 16, p.k = 4104;
+    EXPECT_NE(why().find("multiple of 16"), std::string::npos) << why();
+    p.k = 4096;
+    for (ScaleMode other : {ScaleMode::row, ScaleMode::block128}) {
+      p.scale = other;  // every scaling: whatever is left is the image query's
+      EXPECT_EQ(why().find("scal"), std::string::npos) << why();
+    }
+    p.fast_accum = true;
+    EXPECT_NE(why().find("no fast accumulation"), std::string::npos) << why();
+    p.scale = ScaleMode::row;
+    EXPECT_EQ(why().find("fast accumulation"), std::string::npos) << why();
+    p.fast_accum = false;
+    p.scale = ScaleMode::none;
+    EXPECT_NE(why().find("needs a scaling"), std::string::npos) << why();
+    p.scale = ScaleMode::tensor;
+    p.dtype_b = DType::e5m2;
+    EXPECT_NE(why().find("e4m3 x e4m3 only"), std::string::npos) << why();
+    p.dtype_b = DType::e4m3;
+    p.out = DType::f16;
+    EXPECT_NE(why().find("bf16 C only"), std::string::npos) << why();
+    p.out = DType::bf16;
+    h200.sm = 89;
+    EXPECT_FALSE(why().empty()) << "sm_90a code only";
+    h200.sm = 90;
+  }
+}
+
 // fp8gemm_sm90_persistent_t_m256c2ts (issue 50's experiment: A's block scales by TMA, through a
 // map of scale_a's rows) turns away what that map cannot take, each with its own reason naming
 // the kernel that runs it (_m256c2), before its image is queried: so a host without a GPU gets

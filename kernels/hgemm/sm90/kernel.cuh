@@ -1,11 +1,11 @@
-// The Hopper kernel (hgemm_{tn,nn,nt,tt}_sm90*, hgemm_decode_sm90*): one producer warpgroup
-// issues every TMA load into a STAGES-deep full/empty mbarrier ring; one to three consumer
-// warpgroups run wgmma over it and store C. The body below reads as its phases: PROLOGUE
-// (barriers, descriptors), the PRODUCER (common/sm90/producer.cuh), then per work item of the
-// schedule (common/sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh), STREAM-K FIX-UP
-// (common/sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and EPILOGUE
-// (common/sm90/epilogue.cuh); the ring both roles walk is common/sm90/pipeline.cuh. Included by
-// sm90/launch.cuh only.
+// The Hopper kernel (hgemm_{tn,nn,nt,tt}_sm90*, hgemm_decode_sm90*, fp8gemm_decode_sm90*): one
+// producer warpgroup issues every TMA load into a STAGES-deep full/empty mbarrier ring; one to
+// three consumer warpgroups run wgmma over it and store C. The body below reads as its phases:
+// PROLOGUE (barriers, descriptors), the PRODUCER (common/sm90/producer.cuh), then per work item
+// of the schedule (common/sm90/schedule.hpp) the consumers' MAINLOOP (sm90/mainloop.cuh),
+// STREAM-K FIX-UP (common/sm90/stream_k.cuh) or IN-CLUSTER SPLIT (sm90/cluster_split.cuh), and
+// EPILOGUE (common/sm90/epilogue.cuh); the ring both roles walk is common/sm90/pipeline.cuh.
+// Included by sm90/launch.cuh only.
 #pragma once
 
 #include <cuda.h>
@@ -28,6 +28,7 @@
 #include "common/sm90/schedule.hpp"
 #include "common/sm90/stream_k.cuh"
 #include "common/sm90/trace.cuh"
+#include "core/types.hpp"
 
 namespace gemmbench {
 namespace {
@@ -39,8 +40,14 @@ namespace {
 // work item per CTA; sm90/cluster_split.cuh) instead of the persistent walk.
 // CLUSTER_M: the cluster's CTAs are neighbours along M and multicast the B tile (Sm90Config); the
 // schedule's tiles are then BM * CLUSTER rows of M, rank r taking the r-th BM of them.
+// TIN: the inputs' type, T's (C's) but for the FP8 decode path (fp8gemm/decode_sm90.cu): e4m3 A
+// and B (128 of K a 128-byte row, a k-block; sm90/mainloop.cuh promotes each), bf16 C, scaled by
+// SCALE (core/types.hpp, ScaleMode; the 16-bit kernels: none, and they read neither pointer):
+// tensor, *scale_a * *scale_b folded into alpha; row, each output times scale_a[m] * scale_b[n]
+// before the epilogue; block128, each k-block's partial times its block scales (the mainloop).
 template <class T, bool F16_ACCUM, int BM, int BN, int STAGES, int CLUSTER, bool STREAM_K,
-          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false>
+          bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT = false, bool CLUSTER_M = false,
+          class TIN = T, ScaleMode SCALE = ScaleMode::none>
 __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>::THREADS, 1)
     hgemm_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, A_SLICE_ROWS),
@@ -51,10 +58,15 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
                                                      // valid only when sched.c_tma
         T* __restrict__ c,                           // C (M,N) column-major
         int M, int N, float alpha, float beta, const Sm90Schedule sched,
-        uint32_t epoch) {  // stream-K: this launch's flag value
+        uint32_t epoch,  // stream-K: this launch's flag value
+        const float* __restrict__ scale_a, const float* __restrict__ scale_b) {
 #if GEMMBENCH_SM90A
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
+  // A k-block: 128 bytes of K, Cfg::BK 16-bit elements or 128 8-bit ones.
+  constexpr int kBK = sizeof(TIN) == 1 ? 128 : Cfg::BK;
+  constexpr bool kBlock = SCALE == ScaleMode::block128;
+  static_assert(SCALE == ScaleMode::none || sizeof(TIN) == 1, "scales are the FP8 path's");
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
   static_assert(!CSPLIT || (CLUSTER == 1 && !STREAM_K &&
                             uint32_t(cs_slots_max(Cfg::CS_BLOCKS)) * cs_slot_bytes<Acc::REGS>() <=
@@ -116,7 +128,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       int stage = 0;
       uint32_t phase = 0;
       WorkIter work_iter(sched, cluster_id, parts);
-      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT>{&tmap_a, &tmap_b, s_a, s_b, M, N, cta_rank}
+      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT, kBK>{&tmap_a, &tmap_b, s_a,     s_b,
+                                                           M,       N,       cta_rank}
           .run(Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, work_iter);
     }
     if constexpr (CSPLIT) {
@@ -139,6 +152,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
   uint32_t packed[BM / 4];  // (BM/4) output pairs, f16/bf16 x 2
   bool pending = false;
   int pending_m0 = 0, pending_n0 = 0;
+  if constexpr (SCALE == ScaleMode::tensor) alpha *= __ldg(scale_a) * __ldg(scale_b);
   Sm90Epilogue<T, F16_ACCUM, Cfg, CSPLIT> epilogue{
       &tmap_c, c, M, N, alpha, beta,
       s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES,  // (EPI_BUFS, 64, 64) SW128
@@ -150,12 +164,19 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       pending_n0};
   int stage = 0;
   uint32_t phase = 0;
-  Sm90Mainloop<T, F16_ACCUM, Cfg, A_K_MAJOR, B_K_MAJOR> mainloop{
+  Sm90Mainloop<TIN, F16_ACCUM, Cfg, A_K_MAJOR, B_K_MAJOR, kBlock> mainloop{
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_a, s_b, consumer, wg_thread};
+  if constexpr (kBlock) mainloop.kbs = sched.k_blocks, mainloop.M = M;
   WorkIter work_iter(sched, cluster_id, parts);
   Sm90Work w;
   while (work_iter.next(w)) {
     const auto [m_tile, n_tile] = sm90_cta_tile<CLUSTER, CLUSTER_M>(w, cta_rank);
+    if constexpr (kBlock) {  // the item's block scales: this warpgroup's 64 rows of B in block nb
+      const int nb = min(n_tile * BN + consumer * Cfg::WG_N, N - 1) / 128;
+      mainloop.sb = scale_b + int64_t(nb) * sched.k_blocks + w.kb_begin;
+      mainloop.sa_m = scale_a + w.kb_begin;
+      mainloop.m0 = m_tile * BM;
+    }
     // Stream-K role, decided before the mainloop so one register carries it across.
     const int fixup = !STREAM_K                   ? kFixupNone
                       : w.kb_end < sched.k_blocks ? kFixupPublish
@@ -196,6 +217,18 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     }
     GB_SM90_TRACE(3, wg_thread == 0 && consumer == 0);
 
+    // Row scales (FP8): output (n, m) times scale_a[m] * scale_b[n], on the summed tile (rows
+    // and columns past N and M read the last ones': they are not stored).
+    if constexpr (SCALE == ScaleMode::row) {
+      const int n = n_tile * BN + consumer * Cfg::WG_N + 16 * warp + g;
+      const float sb0 = __ldg(scale_b + min(n, N - 1)), sb1 = __ldg(scale_b + min(n + 8, N - 1));
+#pragma unroll
+      for (int c = 0; c < BM / 4; ++c) {
+        const float sa = __ldg(scale_a + min(m_tile * BM + 8 * (c / 2) + 2 * q + c % 2, M - 1));
+        acc[(c / 2) * 4 + c % 2] *= sa * sb0;      // h = 0: row n
+        acc[(c / 2) * 4 + 2 + c % 2] *= sa * sb1;  // h = 1: row n + 8
+      }
+    }
     // ======== EPILOGUE (common/sm90/epilogue.cuh) ========
     epilogue.store(acc, m_tile, n_tile, sched);
   }

@@ -4,7 +4,13 @@
 // barrier in every CTA that multicast into it) once the wgmmas reading it have completed.
 //   acc:     (64 GEMM-N, BM GEMM-M) per warpgroup, wgmma D fragment (Sm90Acc)
 //   stage s: wgmma A = the warpgroup's 64 rows of B (64, BK); wgmma B = the whole A tile (BM, BK)
+// With e4m3 inputs (T = __nv_fp8_e4m3: fp8gemm_decode_sm90, fp8gemm/decode_sm90.cu) a stage's
+// 128-byte rows hold 128 elements of K, four wgmma k32 steps; each k-block's products go into a
+// partial that is added to the f32 sums once its wgmmas have completed (the tensor cores keep
+// about 14 bits of an FP8 sum: common/sm90.cuh), so that k-block is not kept in flight.
 #pragma once
+
+#include <cuda_fp8.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -50,17 +56,31 @@ __device__ __forceinline__ uint64_t operand_desc_k16(uint64_t desc, int k) {
 }
 
 // One consumer warpgroup's walk over the ring, across its work items.
-template <class T, bool F16_ACCUM, class Cfg, bool A_K_MAJOR, bool B_K_MAJOR>
+// BLOCK_SCALES (FP8 only): each k-block's partial is added times its block scales, B's for the
+// warpgroup's 64 weight rows (one 128-row block) and A's for each token column of the fragment.
+template <class T, bool F16_ACCUM, class Cfg, bool A_K_MAJOR, bool B_K_MAJOR,
+          bool BLOCK_SCALES = false>
 struct Sm90Mainloop {
   static constexpr int BM = Cfg::BM, BK = Cfg::BK, CLUSTER = Cfg::CLUSTER;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
   using AccReg = typename Acc::Reg;
+  // e4m3 x e4m3 (the FP8 decode path): K-major operands, f32 sums, the k-block promoted.
+  static constexpr bool FP8 = std::is_same_v<T, __nv_fp8_e4m3>;
+  static_assert(!FP8 || (A_K_MAJOR && B_K_MAJOR && !F16_ACCUM),
+                "8-bit wgmma operands are K-major (no transpose) and accumulate in f32");
+  static_assert(!BLOCK_SCALES || FP8, "block scales are the FP8 path's");
 
   Sm90Ring<Cfg::STAGES> ring;
   uint32_t s_a;   // (STAGES, BM x BK), SW128
   uint32_t s_b;   // (STAGES, BN x BK), SW128
   int consumer;   // which 64 GEMM-N rows of the tile (wgmma M)
   int wg_thread;  // 0..127
+  // BLOCK_SCALES, set per work item: B's scales of the warpgroup's weight block from the item's
+  // first k-block (scale_b[nb * KB + kb]), A's from it (scale_a[m * KB + kb]: sa_m + m * kbs),
+  // the tile's first token row and the problem's M (rows past it read the last row's scales).
+  const float* sb = nullptr;
+  const float* sa_m = nullptr;
+  int kbs = 0, m0 = 0, M = 0;
   GB_SM90_TRACE_ONCE_MEMBER(1);
 
   // One arrival per consumer warpgroup on the stage's empty barrier of every CTA that loads into
@@ -79,33 +99,81 @@ struct Sm90Mainloop {
   // Sm90Acc<F16_ACCUM, TN>::REGS registers (the m64nN fragment's registers run along N, 8 columns
   // at a time: a narrower N's fragment is the wider one's prefix); hgemm_grouped_sm90_fit narrows
   // a tile to the rows its group has left.
-  template <int TN = BM>
-  __device__ __forceinline__ void k_block(AccReg (&acc)[Acc::REGS], int kb, int& prev_stage) {
-    static_assert(TN <= BM, "a narrower wgmma N reads a prefix of the stage's A tile");
-    auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
+  // FP8: k-block kb into a fresh partial, its wgmmas completed and its stage released before the
+  // partial is added to acc (the first k-block of an item: acc = partial).
+  __device__ __forceinline__ void k_block_fp8(float (&acc)[Acc::REGS], int kb) {
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
+    float part[Acc::REGS];
     sm90::wgmma_fence();
-    const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
-        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
-    const uint64_t desc_b =
-        operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+    const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
+        s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, 128)
+    const uint64_t desc_b = sm90::wgmma_desc_sw128_kmajor(s_a + stage * Cfg::A_STAGE_BYTES);
 #pragma unroll
-    for (int k = 0; k < BK / 16; ++k) {
-      const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
-      const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
-      const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
-      wgmma_tile_k16<TN, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc_n, da, db, accumulate);
-    }
+    for (int k = 0; k < 4; ++k)  // 32 bytes of each 128-byte row a step: m64nBMk32
+      sm90::wgmma_m64k32_fp8_f32<DType::e4m3, DType::e4m3, BM>(
+          part, sm90::wgmma_desc_advance(desc_a, 32 * k), sm90::wgmma_desc_advance(desc_b, 32 * k),
+          k > 0 ? 1 : 0);
     sm90::wgmma_commit_group();
-    // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
-    if (kb > 0) {
-      sm90::wgmma_wait_group<1>();
-      release(prev_stage);
-    }
-    prev_stage = stage;
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(part[i]);
+    release(stage);
     ring.advance();
+    // Block scales: this thread's BM / 4 token columns (8j + 2q + e), times B's, read once the
+    // wgmmas are done (read before the wait, they spilled more at 128 tokens).
+    float f[BLOCK_SCALES ? BM / 4 : 1];
+    if constexpr (BLOCK_SCALES) {
+      const float b = __ldg(sb + kb);
+      const int q = wg_thread % 4;
+#pragma unroll
+      for (int c = 0; c < BM / 4; ++c) {
+        const int m = min(m0 + 8 * (c / 2) + 2 * q + c % 2, M - 1);
+        f[c] = b * __ldg(sa_m + int64_t(m) * kbs + kb);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) {
+      // Fragment register i = 4j + 2h + e holds token column 8j + 2q + e: scale f[2j + e].
+      float x = part[i];
+      if constexpr (BLOCK_SCALES) x *= f[(i / 4) * 2 + i % 2];
+      acc[i] = kb > 0 ? acc[i] + x : x;
+    }
+  }
+
+  template <int TN = BM>
+  __device__ __forceinline__ void k_block(AccReg (&acc)[Acc::REGS], int kb, int& prev_stage) {
+    static_assert(TN <= BM, "a narrower wgmma N reads a prefix of the stage's A tile");
+    if constexpr (FP8) {
+      static_assert(TN == BM, "the FP8 path runs whole tiles");
+      k_block_fp8(acc, kb);
+    } else {
+      auto& acc_n = *reinterpret_cast<AccReg(*)[Sm90Acc<F16_ACCUM, TN>::REGS]>(&acc[0]);
+      const int stage = ring.stage;
+      sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
+      GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
+      sm90::wgmma_fence();
+      const uint64_t desc_a = operand_desc<B_K_MAJOR, BK>(
+          s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, BK)
+      const uint64_t desc_b =
+          operand_desc<A_K_MAJOR, BK>(s_a + stage * Cfg::A_STAGE_BYTES);  // (BM, BK)
+#pragma unroll
+      for (int k = 0; k < BK / 16; ++k) {
+        const uint64_t da = operand_desc_k16<B_K_MAJOR>(desc_a, k);
+        const uint64_t db = operand_desc_k16<A_K_MAJOR>(desc_b, k);
+        const int accumulate = (kb > 0 || k > 0) ? 1 : 0;  // first k16 of an item: D = A*B
+        wgmma_tile_k16<TN, F16_ACCUM, T, A_K_MAJOR, B_K_MAJOR>(acc_n, da, db, accumulate);
+      }
+      sm90::wgmma_commit_group();
+      // Keep this k-block's MMAs in flight; the previous one has finished reading its stage.
+      if (kb > 0) {
+        sm90::wgmma_wait_group<1>();
+        release(prev_stage);
+      }
+      prev_stage = stage;
+      ring.advance();
+    }
   }
 
   // The kb_count k-blocks of one work item into acc. between(box) runs after each of the first
@@ -125,8 +193,10 @@ struct Sm90Mainloop {
       between(box);
     });
     for (; kb < kb_count; ++kb) k_block<TN>(acc, kb, prev_stage);
-    sm90::wgmma_wait_group<0>();
-    release(prev_stage);
+    if constexpr (!FP8) {  // FP8: every stage already released
+      sm90::wgmma_wait_group<0>();
+      release(prev_stage);
+    }
     GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);

@@ -1,0 +1,48 @@
+// The Hopper decode path's tiles (sm90/decode.cu: hgemm_decode_sm90 and its variants; the FP8
+// decode path, fp8gemm/decode_sm90.cu, runs the same tiles on e4m3): the weights (GEMM N) on
+// wgmma's 64-row M side, the tokens (GEMM M) on its narrow N side, one of three token tiles by M.
+// Included by those two files only (it includes sm90/launch.cuh).
+#pragma once
+
+#include "hgemm/sm90/launch.cuh"
+
+namespace gemmbench {
+namespace {
+
+// CSPLIT: the in-cluster split where it applies (hgemm_decode_sm90), else the same tile's
+// stream-K walk (CSPLIT = false: hgemm_tn_sm90_128x128_sk, the walk alone).
+template <bool CSPLIT>
+using Decode32 = Sm90Variant<32, 128, 8, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode64 = Sm90Variant<64, 128, 7, 1, !CSPLIT, Layout::tn, CSPLIT>;
+template <bool CSPLIT>
+using Decode128 = Sm90Variant<128, 128, 5, 1, !CSPLIT, Layout::tn, CSPLIT>;
+
+// hgemm_decode_sm90_n64: 64 weight rows per CTA (one consumer warpgroup, 256 threads), twice the
+// CTAs of the 128-row tile, a ring of 8-16 stages (about 192 KB), the stream-K walk (whole tiles
+// at short K; with fewer tiles than half the grid, each tile's K split in equal parts through the
+// workspace, 8-32 KB partials). cuBLAS runs 64-row weight tiles at these shapes too (nvjet
+// 64x64, 13 stages, at 128x4096x7168; bench_results/h100/ncu_decode_sm90/). The `hgemm` rule
+// at 33-128 tokens (kernels/dispatch/rules.cpp, N on the H100, O on the H200).
+using N64Tile32 = Sm90Variant<32, 64, 16, 1, true>;
+using N64Tile64 = Sm90Variant<64, 64, 12, 1, true>;
+using N64Tile128 = Sm90Variant<128, 64, 8, 1, true>;
+
+constexpr int kMaxTokens = 128;
+
+template <bool CSPLIT>
+using SplitTiles = TokenTiles<Decode32<CSPLIT>, Decode64<CSPLIT>, Decode128<CSPLIT>>;
+using N64Tiles = TokenTiles<N64Tile32, N64Tile64, N64Tile128>;
+// hgemm_decode_sm90_n64_cs: the 64-row tile with the in-cluster split (sm90/cluster_split.cuh,
+// 2-4 CTAs per tile, 4 warp blocks) for the whole grid where its tiles are at most half of it;
+// elsewhere its stream-K twin, _n64 itself. One CTA per 64-row tile reads a 4096-wide layer no
+// faster than 17.7 us, two in 15.7 (bench_results/h100/reference/2026-11-26_read_roof.jsonl.gz).
+// The `hgemm` rule P at 16-128 tokens where ceil(N/64) <= SMs/2 and K >= 7168 (4096 on the H200):
+// 128x2112x7168 0.972x against _n64's 0.922x (f16, bench_results/h100/
+// 2026-11-26_decode_n64_cs_candidates*.json.gz).
+template <class V>
+using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
+using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
+
+}  // namespace
+}  // namespace gemmbench
