@@ -337,16 +337,15 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 
 // fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
 // decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
-// per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200 per-tensor at 17-32
-// F5), F3 on the
-// stream-K schedule where a row of
-// tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
-// clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
-// where they fill it as well, else (block128 or per-row at M >= 4096) the 256-row tiles where
-// they fill it, else F3 with its promotion pipelined; F3 itself with fast accumulation (no
-// promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
-// refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
-// same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
+// per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200
+// per-tensor at 17-32 F5), F3 on the stream-K schedule where a row of tiles leaves most SMs idle;
+// block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA clusters where those fill the
+// grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles where they fill it as well,
+// else (block128 or per-row at M >= 4096) the 256-row tiles where they fill it, else F3 with its
+// promotion pipelined; F3 itself with fast accumulation (no promotion: both variants measured
+// without it). F2 and F1 run where F3's image or shape check refuses (they share its constraints,
+// so only on a build that lacks it). The e5m2 pairs take the same rules: F4 and F3's variants run
+// them, F2 does not (it falls through to F1).
 constexpr Rule kFp8[] = {
     {"fp8-hopper-decode-9-to-16-tokens",
      [](const Case& c) {
@@ -366,8 +365,7 @@ constexpr Rule kFp8[] = {
      "h200/2026-11-30_fp8_decode_sm90_block128.json.gz"},
     {"fp8-hopper-decode-per-row-9-to-16-tokens",
      [](const Case& c) {
-       return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&
-              c.p.scale == ScaleMode::row;
+       return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum && c.p.scale == ScaleMode::row;
      },
      "fp8gemm_decode_sm90",
      "H200, 9 <= M <= 16, per-row, no fast accumulation: rung F5 before the decode path, any "
