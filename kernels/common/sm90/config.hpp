@@ -88,4 +88,11 @@ struct Sm90Config {
                 "the TMA-store epilogue cuts a warpgroup's (64, BM) tile into 64x64 boxes");
 };
 
+// A k-block of inputs of type TIN (one 128-byte row of a stage): Cfg::BK 16-bit elements, or 128
+// 8-bit ones (the FP8 decode path, fp8gemm/decode_sm90.cu).
+template <class TIN, class Cfg>
+constexpr int sm90_k_block_elems() {
+  return sizeof(TIN) == 1 ? 128 : Cfg::BK;
+}
+
 }  // namespace gemmbench

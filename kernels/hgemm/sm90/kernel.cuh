@@ -63,8 +63,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
 #if GEMMBENCH_SM90A
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
-  // A k-block: 128 bytes of K, Cfg::BK 16-bit elements or 128 8-bit ones.
-  constexpr int kBK = sizeof(TIN) == 1 ? 128 : Cfg::BK;
+  constexpr int kBK = sm90_k_block_elems<TIN, Cfg>();
   constexpr bool kBlock = SCALE == ScaleMode::block128;
   static_assert(SCALE == ScaleMode::none || sizeof(TIN) == 1, "scales are the FP8 path's");
   static_assert(!STREAM_K || Cfg::CONSUMERS <= kSkMaxConsumers, "stream-K slots per CTA");
@@ -224,7 +223,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       const float sb0 = __ldg(scale_b + min(n, N - 1)), sb1 = __ldg(scale_b + min(n + 8, N - 1));
 #pragma unroll
       for (int c = 0; c < BM / 4; ++c) {
-        const float sa = __ldg(scale_a + min(m_tile * BM + 8 * (c / 2) + 2 * q + c % 2, M - 1));
+        const float sa = __ldg(scale_a + min(m_tile * BM + sm90_fragment_column(c, q), M - 1));
         acc[(c / 2) * 4 + c % 2] *= sa * sb0;      // h = 0: row n
         acc[(c / 2) * 4 + 2 + c % 2] *= sa * sb1;  // h = 1: row n + 8
       }

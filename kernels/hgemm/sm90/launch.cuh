@@ -57,11 +57,6 @@ constexpr auto kernel_ptr() {
   return &hgemm_sm90_kernel<T, F16_ACCUM, V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K,
                             V::A_K_MAJOR, V::B_K_MAJOR, V::CSPLIT, V::CLUSTER_M, TIN, SCALE>;
 }
-// A k-block of the inputs: 128 bytes of K (Sm90Config::BK 16-bit elements, or 128 8-bit ones).
-template <class V, class TIN>
-constexpr int k_block_elems() {
-  return sizeof(TIN) == 1 ? 128 : V::Cfg::BK;
-}
 // The launch's operand maps, their element types, and C's type: the problem's, but with e4m3
 // inputs A's and B's own and C's the output type.
 template <class TIN>
@@ -156,8 +151,9 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched = make_schedule(M, N, K, V::SCHED_BM, V::BN, k_block_elems<V, TIN>(),
-                                     V::SCHED_CLUSTER_N, max_clusters, V::STREAM_K);
+  Sm90Schedule sched =
+      make_schedule(M, N, K, V::SCHED_BM, V::BN, sm90_k_block_elems<TIN, typename V::Cfg>(),
+                    V::SCHED_CLUSTER_N, max_clusters, V::STREAM_K);
   const DType tb = b_dtype<TIN>(p);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
@@ -187,8 +183,8 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   using Cfg = typename V::Cfg;
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched =
-      make_schedule(M, N, K, V::BM, V::BN, k_block_elems<V, TIN>(), 1, 1 << 30, false);
+  Sm90Schedule sched = make_schedule(M, N, K, V::BM, V::BN,
+                                     sm90_k_block_elems<TIN, typename V::Cfg>(), 1, 1 << 30, false);
   const int ctas = resident_clusters<T, F16_ACCUM, V, TIN, SCALE>();
   // test_max_ctas (tests, the timeline probe): the CTAs the split may fill, instead of the rule.
   int parts = 1;

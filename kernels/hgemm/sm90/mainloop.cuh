@@ -55,6 +55,12 @@ __device__ __forceinline__ uint64_t operand_desc_k16(uint64_t desc, int k) {
   return sm90::wgmma_desc_advance(desc, K_MAJOR ? 32 * k : sm90::kSw128MnK16StepBytes * k);
 }
 
+// The token column (GEMM M, from the tile's first) of a thread's fragment pair c (0 .. BM / 4):
+// register i = 4j + 2h + e holds column 8j + 2q + e, q = wg_thread % 4, c = 2j + e.
+__device__ __forceinline__ int sm90_fragment_column(int c, int q) {
+  return 8 * (c / 2) + 2 * q + c % 2;
+}
+
 // One consumer warpgroup's walk over the ring, across its work items.
 // BLOCK_SCALES (FP8 only): each k-block's partial is added times its block scales, B's for the
 // warpgroup's 64 weight rows (one 128-row block) and A's for each token column of the fragment.
@@ -129,7 +135,7 @@ struct Sm90Mainloop {
       const int q = wg_thread % 4;
 #pragma unroll
       for (int c = 0; c < BM / 4; ++c) {
-        const int m = min(m0 + 8 * (c / 2) + 2 * q + c % 2, M - 1);
+        const int m = min(m0 + sm90_fragment_column(c, q), M - 1);
         f[c] = b * __ldg(sa_m + int64_t(m) * kbs + kb);
       }
     }
