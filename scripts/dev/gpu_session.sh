@@ -435,7 +435,7 @@ EOF2
       mkdir -p "$build"
       (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -I core/include -I src -I kernels \
         scripts/dev/reference/read_roof.cu core/cuda_check.cpp core/device_caps.cpp core/registry.cpp src/runner/l2_flush.cu \
-        core/types.cpp src/stats/stats.cpp kernels/common/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
+        core/types.cpp core/grouping.cpp src/stats/stats.cpp kernels/common/sm90/tma_desc.cpp -lcublas -o "$build/read_roof") \
         >"$logs/read_roof_build.log" 2>&1
       note "read_roof build: rc=$?"
       args=${step#read-roof}
