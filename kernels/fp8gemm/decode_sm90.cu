@@ -123,4 +123,17 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
 
+// Experiments (branch exp-f5-waves): the same kernels on the decode walk's other last waves.
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<
+                          TilesWithDecodeTail<SplitTiles<true>, kDecodeTailWholeWaves>>(
+    "fp8gemm_decode_sm90_ww",
+    "fp8gemm_decode_sm90 whose whole-tile walk runs on whole waves (every CTA the same tiles)"));
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_decode_info<TilesWithDecodeTail<SplitTiles<true>, kDecodeTailStreamK>>(
+        "fp8gemm_decode_sm90_skt",
+        "fp8gemm_decode_sm90 whose walk splits the last wave's k-blocks at every K"));
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<TilesWithDecodeTail<N64Tiles, kDecodeTailWholeWaves>>(
+    "fp8gemm_decode_sm90_n64_ww",
+    "fp8gemm_decode_sm90_n64 whose whole-tile walk runs on whole waves"));
+
 }  // namespace gemmbench

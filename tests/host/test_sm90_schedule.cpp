@@ -39,9 +39,9 @@ std::vector<std::vector<Sm90Work>> walk(const Sm90Schedule& s, bool stream_k) {
 }
 
 void check(int m, int n, int k, int bm, int bn, int cluster, int clusters_max, bool stream_k,
-           int bk = 64, int elem_bytes = 2) {
-  const Sm90Schedule s =
-      make_schedule(m, n, k, bm, bn, bk, cluster, clusters_max, stream_k, false, elem_bytes);
+           int bk = 64, int elem_bytes = 2, int decode_tail = kDecodeTailWhole) {
+  const Sm90Schedule s = make_schedule(m, n, k, bm, bn, bk, cluster, clusters_max, stream_k, false,
+                                       elem_bytes, decode_tail);
   SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tile " << bm << "x" << bn
                                   << " cluster " << cluster << " grid " << s.clusters
                                   << (stream_k ? " stream-K" : ""));
@@ -248,6 +248,36 @@ TEST(Sm90Schedule, DecodeWholeTilesAtShortK) {
   EXPECT_LT(rows.dp_tiles, rows.tiles_total) << "8 rows of tiles: not a decode shape";
   for (const Sm90Schedule* s : {&short_k, &long_k})
     check(s->tiles_m * 32, s->cluster_tiles_n * 128, s->k_blocks * 64, 32, 128, 1, 132, true);
+}
+
+// The decode walk's other last waves (make_schedule's decode_tail). Whole waves: the whole-tile
+// walk on fewer CTAs that each take the same number of tiles (FP8's 16x57344x8192: 448 tiles of
+// 128 rows, 64 k-blocks, on 112 CTAs, 4 each, where 132 leave the fourth wave 39% full); a shape
+// that walks stream-K anyway, or is not one row of tiles, keeps its grid. Stream-K: the last
+// wave's k-blocks split at 64 k-blocks too. Both cover every tile and k-block once.
+TEST(Sm90Schedule, DecodeTailWholeWavesAndStreamK) {
+  const Sm90Schedule ww =
+      make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailWholeWaves);
+  EXPECT_EQ(ww.tiles_total, 448);
+  EXPECT_EQ(ww.clusters, 112);
+  EXPECT_EQ(ww.dp_tiles, 448);
+  const Sm90Schedule plain = make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true);
+  EXPECT_EQ(plain.clusters, 132);
+  EXPECT_EQ(plain.dp_tiles, 448);
+  const Sm90Schedule skt =
+      make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailStreamK);
+  EXPECT_EQ(skt.clusters, 132);
+  EXPECT_LT(skt.dp_tiles, 448);
+  EXPECT_GT(skt.sk_units, 0);
+  const Sm90Schedule long_k =
+      make_schedule(16, 36864, 7168, 32, 128, 64, 1, 132, true, false, 2, kDecodeTailWholeWaves);
+  EXPECT_EQ(long_k.clusters, 132) << "112 k-blocks walk the stream-K tail: the grid stays";
+  const Sm90Schedule rows =
+      make_schedule(1024, 32768, 512, 128, 128, 64, 1, 132, true, false, 2, kDecodeTailWholeWaves);
+  EXPECT_EQ(rows.clusters, 132) << "8 rows of tiles: not a decode shape";
+  for (int tail : {kDecodeTailWholeWaves, kDecodeTailStreamK})
+    for (int n : {28672, 57344, 24576, 36864})
+      check(16, n, 8192, 32, 128, 1, 132, true, 128, 2, tail);
 }
 
 // The decode split: equal parts per tile for about half the grid (all of it for a 128-token

@@ -175,13 +175,20 @@ GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
   return (tiles_total + waves - 1) / waves;
 }
 
+// The decode walk's last wave, where one row of tiles fills the grid and K is short
+// (decode_walks_whole_tiles): kDecodeTailWhole walks every tile whole on the whole grid (the last
+// wave part full); kDecodeTailWholeWaves walks them whole on whole_wave_clusters (every CTA the
+// same number of tiles, as cuBLASLt runs 120 CTAs of 160-row tiles at 16x57344x8192, FP8);
+// kDecodeTailStreamK splits the last wave's k-blocks as at longer K.
+inline constexpr int kDecodeTailWhole = 0, kDecodeTailWholeWaves = 1, kDecodeTailStreamK = 2;
+
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
 // see docs/hgemm-hopper.md). whole_waves: the plain walk on whole_wave_clusters (FP8's rung F3
 // family; stream-K splits the last wave instead).
 GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, int cluster,
                                  int clusters_max, bool stream_k, bool whole_waves = false,
-                                 int elem_bytes = 2) {
+                                 int elem_bytes = 2, int decode_tail = kDecodeTailWhole) {
   Sm90Schedule s{};
   s.tiles_m = ceil_div(m, bm);
   s.tiles_n = ceil_div(n, bn);
@@ -211,10 +218,13 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       if (clusters < s.tiles_total) clusters = s.tiles_total;
     }
   }
-  if (whole_waves && !stream_k) clusters = whole_wave_clusters(s.tiles_total, clusters);
-  s.clusters = clusters > 1 ? clusters : 1;
   const bool whole =
-      !stream_k || decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max);
+      !stream_k || (decode_tail != kDecodeTailStreamK &&
+                    decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max));
+  if (whole_waves && !stream_k) clusters = whole_wave_clusters(s.tiles_total, clusters);
+  if (decode_tail == kDecodeTailWholeWaves && stream_k && whole && s.tiles_m == 1)
+    clusters = whole_wave_clusters(s.tiles_total, clusters);
+  s.clusters = clusters > 1 ? clusters : 1;
   s.dp_tiles = whole ? s.tiles_total
                : s.tiles_total < s.clusters
                    ? 0  // every tile split

@@ -44,5 +44,15 @@ template <class V>
 using N64Split = Sm90Variant<V::BM, V::BN, V::STAGES, 1, false, Layout::tn, true>;
 using N64SplitTiles = TokenTiles<N64Split<N64Tile32>, N64Split<N64Tile64>, N64Split<N64Tile128>>;
 
+// A decode variant whose walk ends its last wave as `TAIL` says (make_schedule's decode_tail):
+// the same kernel, another schedule.
+template <class V, int TAIL>
+using WithDecodeTail = Sm90Variant<V::BM, V::BN, V::STAGES, V::CLUSTER, V::STREAM_K, V::LAYOUT,
+                                   V::CSPLIT, V::CLUSTER_M, TAIL>;
+template <class Tiles, int TAIL>
+using TilesWithDecodeTail =
+    TokenTiles<WithDecodeTail<typename Tiles::V32, TAIL>, WithDecodeTail<typename Tiles::V64, TAIL>,
+               WithDecodeTail<typename Tiles::V128, TAIL>>;
+
 }  // namespace
 }  // namespace gemmbench

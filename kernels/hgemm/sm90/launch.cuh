@@ -33,21 +33,24 @@ namespace {
 // the CTAs of a cluster with the partials summed in shared memory (sm90/cluster_split.cuh);
 // where that split does not apply, a CSPLIT variant runs its stream-K twin (Fallback).
 // CLUSTER_M: the cluster runs along M and shares the B tile (Sm90Config).
+// DECODE_TAIL: the decode walk's last wave (make_schedule's decode_tail; host only).
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool STREAM_K_ = false,
-          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false, bool CLUSTER_M_ = false>
+          Layout LAYOUT_ = Layout::tn, bool CSPLIT_ = false, bool CLUSTER_M_ = false,
+          int DECODE_TAIL_ = kDecodeTailWhole>
 struct Sm90Variant {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_;
   static constexpr bool STREAM_K = STREAM_K_;
   static constexpr Layout LAYOUT = LAYOUT_;
   static constexpr bool CSPLIT = CSPLIT_;
   static constexpr bool CLUSTER_M = CLUSTER_M_;
+  static constexpr int DECODE_TAIL = DECODE_TAIL_;
   static constexpr bool A_K_MAJOR = a_is_k_major(LAYOUT_), B_K_MAJOR = b_is_k_major(LAYOUT_);
   using Cfg = Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>;
   // The schedule's tile and cluster along N: a cluster along M walks tiles of its CTAs' M tiles
   // together, as one cluster of one along N.
   static constexpr int SCHED_BM = CLUSTER_M ? BM * CLUSTER : BM;
   static constexpr int SCHED_CLUSTER_N = CLUSTER_M ? 1 : CLUSTER;
-  using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_>;
+  using Fallback = Sm90Variant<BM, BN, STAGES, 1, true, LAYOUT_, false, false, DECODE_TAIL_>;
 };
 
 // TIN: the inputs' type (T, C's, but for the FP8 decode path's e4m3: fp8gemm/decode_sm90.cu);
@@ -153,7 +156,7 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   const int M = int(p.m), N = int(p.n), K = int(p.k);
   Sm90Schedule sched =
       make_schedule(M, N, K, V::SCHED_BM, V::BN, sm90_k_block_elems<TIN, typename V::Cfg>(),
-                    V::SCHED_CLUSTER_N, max_clusters, V::STREAM_K);
+                    V::SCHED_CLUSTER_N, max_clusters, V::STREAM_K, false, 2, V::DECODE_TAIL);
   const DType tb = b_dtype<TIN>(p);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
@@ -235,8 +238,11 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 // A decode kernel's three token tiles (sm90/decode.cu, and the timeline probe's copies): with()
 // runs f on the narrowest of 32, 64, 128 rows that holds every token. The (problem, SMs) form is
 // the one every decode variant's tile choice has (sm90/decode.cu: decode_info).
-template <class V32, class V64, class V128>
+template <class V32_, class V64_, class V128_>
 struct TokenTiles {
+  using V32 = V32_;
+  using V64 = V64_;
+  using V128 = V128_;
   using First = V32;  // the tile at one token: the registry entry's types, layout, architecture
   template <class F>
   static auto with(int64_t m, F&& f) {
