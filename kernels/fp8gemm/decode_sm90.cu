@@ -7,14 +7,17 @@
 // block scales with block128; per-tensor scales fold into alpha, row scales multiply the summed
 // tile before the epilogue; C is bf16. With fewer weight tiles than SMs each tile's
 // K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,
-// as the 16-bit path does. The same kernel and tiles as the 16-bit path: only the element type
-// differs (hgemm/sm90/kernel.cuh, TIN).
-// Why: at 16 tokens `fp8gemm` reads Llama 3 8B's gate_up (117 MB of e4m3) at 2.4 TB/s with F4
-// and 3.2 with F3's 64-row tiles on the H200, where cuBLASLt reads it at 3.4 and the 16-bit rung
-// 12 reads its 16-bit form at 3.7 (docs/fp8.md, "State (2026-11-30, second session)" and
-// "Decode"): at rung 12's rate the e4m3 matrix would take about 32 us against cuBLASLt's 34.
-// Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk), _n64_cs (that tile with
-// the in-cluster split where its tiles are at most half of the SMs).
+// as the 16-bit path does. With more tiles than SMs and a short K, where the 16-bit path walks
+// whole tiles on the whole grid, this one runs them on whole waves or splits the last wave
+// stream-K (common/sm90/schedule.hpp, kDecodeTailFit: 16x57344x8192 in 119.6 us against 127.4,
+// 16x36864x7168 in 75.1 against 89.6, H200, 2026-11-30_fp8_decode_tail_ab.json.gz); _n64 and
+// _n64_cs walk as the 16-bit path. The same kernel and tiles as the 16-bit path: only the element
+// type differs (hgemm/sm90/kernel.cuh, TIN). Why: at 16 tokens `fp8gemm` reads Llama 3 8B's gate_up
+// (117 MB of e4m3) at 2.4 TB/s with F4 and 3.2 with F3's 64-row tiles on the H200, where cuBLASLt
+// reads it at 3.4 and the 16-bit rung 12 reads its 16-bit form at 3.7 (docs/fp8.md, "State
+// (2026-11-30, second session)" and "Decode"): at rung 12's rate the e4m3 matrix would take about
+// 32 us against cuBLASLt's 34. Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk),
+// _n64_cs (that tile with the in-cluster split where its tiles are at most half of the SMs).
 // Constraints: sm_90a; TN; e4m3 x e4m3; a scaling (tensor, row, block128); f32 accumulation (fast
 // accumulation too: the promotion runs either way); bf16 C; 1 <= M <= 128; K % 16 == 0.
 // State (2026-11-30, H200, sustained, bench_results/h200/2026-11-30_fp8_decode_sm90_*.json.gz):
@@ -109,7 +112,7 @@ KernelInfo fp8_decode_info(std::string name, std::string summary) {
 
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<SplitTiles<true>>(
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<TilesWithDecodeTail<SplitTiles<true>, kDecodeTailFit>>(
     "fp8gemm_decode_sm90",
     "FP8 decode on Hopper (M <= 128): the 16-bit decode rung's TMA+wgmma kernel on e4m3, the "
     "tokens as wgmma's narrow N, each k-block promoted; few tiles: K split over a cluster"));
@@ -122,18 +125,5 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64_cs",
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
-
-// Experiments (branch exp-f5-waves): the same kernels on the decode walk's other last waves.
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<
-                          TilesWithDecodeTail<SplitTiles<true>, kDecodeTailWholeWaves>>(
-    "fp8gemm_decode_sm90_ww",
-    "fp8gemm_decode_sm90 whose whole-tile walk runs on whole waves (every CTA the same tiles)"));
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_decode_info<TilesWithDecodeTail<SplitTiles<true>, kDecodeTailStreamK>>(
-        "fp8gemm_decode_sm90_skt",
-        "fp8gemm_decode_sm90 whose walk splits the last wave's k-blocks at every K"));
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<TilesWithDecodeTail<N64Tiles, kDecodeTailWholeWaves>>(
-    "fp8gemm_decode_sm90_n64_ww",
-    "fp8gemm_decode_sm90_n64 whose whole-tile walk runs on whole waves"));
 
 }  // namespace gemmbench

@@ -250,34 +250,36 @@ TEST(Sm90Schedule, DecodeWholeTilesAtShortK) {
     check(s->tiles_m * 32, s->cluster_tiles_n * 128, s->k_blocks * 64, 32, 128, 1, 132, true);
 }
 
-// The decode walk's other last waves (make_schedule's decode_tail). Whole waves: the whole-tile
-// walk on fewer CTAs that each take the same number of tiles (FP8's 16x57344x8192: 448 tiles of
-// 128 rows, 64 k-blocks, on 112 CTAs, 4 each, where 132 leave the fourth wave 39% full); a shape
-// that walks stream-K anyway, or is not one row of tiles, keeps its grid. Stream-K: the last
-// wave's k-blocks split at 64 k-blocks too. Both cover every tile and k-block once.
-TEST(Sm90Schedule, DecodeTailWholeWavesAndStreamK) {
-  const Sm90Schedule ww =
-      make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailWholeWaves);
-  EXPECT_EQ(ww.tiles_total, 448);
-  EXPECT_EQ(ww.clusters, 112);
-  EXPECT_EQ(ww.dp_tiles, 448);
-  const Sm90Schedule plain = make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true);
-  EXPECT_EQ(plain.clusters, 132);
-  EXPECT_EQ(plain.dp_tiles, 448);
-  const Sm90Schedule skt =
-      make_schedule(16, 57344, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailStreamK);
-  EXPECT_EQ(skt.clusters, 132);
-  EXPECT_LT(skt.dp_tiles, 448);
-  EXPECT_GT(skt.sk_units, 0);
+// The FP8 decode walk's last wave (make_schedule's decode_tail, kDecodeTailFit): where the 16-bit
+// path walks every tile whole on the whole grid, whole waves where they keep 4/5 of the grid or K
+// is short, else the stream-K tail; the choices at the five measured shapes, and every tile and
+// k-block once.
+TEST(Sm90Schedule, DecodeTailFitsWholeWavesOrSplitsTheTail) {
+  struct Shape {
+    int n, k, clusters;
+    bool whole;
+  };
+  // 128-row FP8 tiles (k-blocks of 128), 132 SMs.
+  for (const Shape& t :
+       {Shape{57344, 8192, 112, true}, Shape{28672, 4096, 112, true}, Shape{24576, 1536, 96, true},
+        Shape{36864, 7168, 132, false}, Shape{32768, 512, 128, true}}) {
+    SCOPED_TRACE(testing::Message() << "16x" << t.n << "x" << t.k);
+    const Sm90Schedule fit =
+        make_schedule(16, t.n, t.k, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFit);
+    EXPECT_EQ(fit.clusters, t.clusters);
+    EXPECT_EQ(fit.dp_tiles == fit.tiles_total, t.whole);
+    const Sm90Schedule plain = make_schedule(16, t.n, t.k, 32, 128, 128, 1, 132, true);
+    EXPECT_EQ(plain.clusters, 132) << "the 16-bit path's walk is unchanged";
+    EXPECT_EQ(plain.dp_tiles, plain.tiles_total);
+    check(16, t.n, t.k, 32, 128, 1, 132, true, 128, 2, kDecodeTailFit);
+  }
   const Sm90Schedule long_k =
-      make_schedule(16, 36864, 7168, 32, 128, 64, 1, 132, true, false, 2, kDecodeTailWholeWaves);
-  EXPECT_EQ(long_k.clusters, 132) << "112 k-blocks walk the stream-K tail: the grid stays";
+      make_schedule(16, 36864, 18432, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFit);
+  EXPECT_EQ(long_k.clusters, 132) << "144 k-blocks: the stream-K tail, as before";
+  EXPECT_LT(long_k.dp_tiles, long_k.tiles_total);
   const Sm90Schedule rows =
-      make_schedule(1024, 32768, 512, 128, 128, 64, 1, 132, true, false, 2, kDecodeTailWholeWaves);
+      make_schedule(1024, 32768, 512, 128, 128, 64, 1, 132, true, false, 2, kDecodeTailFit);
   EXPECT_EQ(rows.clusters, 132) << "8 rows of tiles: not a decode shape";
-  for (int tail : {kDecodeTailWholeWaves, kDecodeTailStreamK})
-    for (int n : {28672, 57344, 24576, 36864})
-      check(16, n, 8192, 32, 128, 1, 132, true, 128, 2, tail);
 }
 
 // The decode split: equal parts per tile for about half the grid (all of it for a 128-token

@@ -176,11 +176,22 @@ GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
 }
 
 // The decode walk's last wave, where one row of tiles fills the grid and K is short
-// (decode_walks_whole_tiles): kDecodeTailWhole walks every tile whole on the whole grid (the last
-// wave part full); kDecodeTailWholeWaves walks them whole on whole_wave_clusters (every CTA the
-// same number of tiles, as cuBLASLt runs 120 CTAs of 160-row tiles at 16x57344x8192, FP8);
-// kDecodeTailStreamK splits the last wave's k-blocks as at longer K.
-inline constexpr int kDecodeTailWhole = 0, kDecodeTailWholeWaves = 1, kDecodeTailStreamK = 2;
+// (decode_walks_whole_tiles). kDecodeTailWhole (the 16-bit decode path): every tile whole on the
+// whole grid, the last wave part full. kDecodeTailFit (the FP8 decode path, F5): every tile whole
+// on whole_wave_clusters (each CTA the same number of tiles, as cuBLASLt runs 120 CTAs of 160-row
+// tiles at 16x57344x8192) where those keep at least 4/5 of the grid or K is at most
+// kDecodeTailShortKBlocks; else the last waves' k-blocks split stream-K, as at longer K.
+// Measured (H200, FP8 at 16 tokens, each alone at steady state; bench_results/h200/
+// 2026-11-30_fp8_decode_tail_ab.json.gz) against the whole grid, whole waves and the stream-K tail:
+//   16x57344x8192 (448 tiles, 64 k-blocks; 112 CTAs): 127.4 / 119.6 / 122.7 us
+//   16x28672x4096 (224, 32; 112):                      36.0 / 35.8 / 37.7
+//   16x24576x1536 (192, 12; 96):                       21.5 / 19.6 / 21.9
+//   16x36864x7168 (288, 56; 96):                       89.6 / 81.2 / 75.1
+//   16x32768x512  (256, 4; 128):                       12.5 / 12.5 / 14.7
+// Fewer CTAs stream less in all (96 of 132 read 36864x7168 at 3.3 TB/s), so at long K the split
+// tail wins; at short K its fix-up costs more than the idle SMs.
+inline constexpr int kDecodeTailWhole = 0, kDecodeTailFit = 1;
+inline constexpr int kDecodeTailShortKBlocks = 16;
 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
 // bands are raster_log_tile(cluster_tiles_n, 8) cluster tiles wide (the width measured best;
@@ -218,12 +229,16 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       if (clusters < s.tiles_total) clusters = s.tiles_total;
     }
   }
-  const bool whole =
-      !stream_k || (decode_tail != kDecodeTailStreamK &&
-                    decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max));
   if (whole_waves && !stream_k) clusters = whole_wave_clusters(s.tiles_total, clusters);
-  if (decode_tail == kDecodeTailWholeWaves && stream_k && whole && s.tiles_m == 1)
-    clusters = whole_wave_clusters(s.tiles_total, clusters);
+  bool whole =
+      !stream_k || decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max);
+  if (stream_k && whole && decode_tail == kDecodeTailFit) {
+    const int ww = whole_wave_clusters(s.tiles_total, clusters);
+    if (5 * ww >= 4 * clusters || s.k_blocks <= kDecodeTailShortKBlocks)
+      clusters = ww;
+    else
+      whole = false;
+  }
   s.clusters = clusters > 1 ? clusters : 1;
   s.dp_tiles = whole ? s.tiles_total
                : s.tiles_total < s.clusters
