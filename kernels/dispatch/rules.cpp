@@ -374,6 +374,22 @@ constexpr Rule kFp8[] = {
      "fp8gemm_decode on all eight layers (1.508x cuBLASLt geomean against 1.214x, the lowest "
      "layer 1.226x against 0.747x); at 32 tokens F5 ahead of _m64 on five of eight only",
      "h200/2026-11-30_fp8_decode_sm90_row.json.gz"},
+    {"fp8-hopper-decode-per-tensor-small-weights",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 8 && c.m <= 32 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::tensor && c.n * c.k < kFp8DecodeSm90Weights;
+     },
+     "fp8gemm_decode_sm90_n64_cs",
+     "H200, 9 <= M <= 32, per-tensor, no fast accumulation, N x K below rule D's 32 Mi weights: "
+     "rung F5 on 64-row weight tiles (twice the CTAs of its 128-row ones; at most half the SMs of "
+     "them: each tile's K split over a cluster), e4m3 x e4m3 (the e5m2 pairs fall through)",
+     "rule E: Llama 3 8B's qkv_proj and o_proj at 12-32 tokens, per-tensor, H200 sustained, four "
+     "boards: at 6144x4096 14.2-14.8 us against F4's and F5's 15.6-16.1 (16 tokens 0.885-0.948x "
+     "cuBLASLt against 0.819-0.865x), at 4096x4096 11.9-12.3 against 12.0-12.6; 9-11 tokens not "
+     "measured",
+     "h200/2026-11-30_fp8_decode_small_tensor.json.gz, "
+     "h200/2026-11-30_fp8_decode_small_tensor_b1.json.gz, "
+     "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz"},
     {"fp8-hopper-decode-per-tensor-17-to-32-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 16 && c.m <= 32 && !c.p.fast_accum &&

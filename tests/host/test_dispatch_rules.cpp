@@ -448,8 +448,9 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.n = 4096, t.k = 14336;  // 56 Mi: F5's side of rule D's line, F4's side of rule S's
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     EXPECT_EQ(picks()[1].kernel, "fp8gemm_decode");
-    t.k = 7168;  // 28 Mi (DeepSeek-V3's expert gate_up): below rule D's line
-    EXPECT_EQ(pick(), "fp8gemm_decode");
+    t.k = 7168;  // 28 Mi (DeepSeek-V3's expert gate_up): below rule D's line, rule E's side
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
+    EXPECT_EQ(picks()[1].kernel, "fp8gemm_decode") << "the e5m2 pairs, which F5 refuses";
     t.n = 8192, t.k = 8192, t.m = 8;
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.m = 16, t.scale = ScaleMode::block128;
@@ -467,9 +468,24 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     EXPECT_EQ(pick(), "fp8gemm_decode");
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
-    // Rule D2: per-tensor at 17-32 tokens on the H200, any weights; block128, 33 tokens or the
-    // H100: the 64-row tiles.
+    // Rule E: per-tensor at 9-32 tokens on the H200, weights below rule D's 32 Mi line: F5's
+    // 64-row tiles with the in-cluster split (Llama 3 8B's qkv_proj and o_proj); 8 tokens, block128
+    // or the H100: as before.
+    t.m = 16, t.n = 6144, t.k = 4096, t.fast_accum = false;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
+    t.m = 9, t.n = 4096;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
+    t.m = 8;
+    EXPECT_EQ(pick(), "fp8gemm_decode");
+    t.m = 16, t.scale = ScaleMode::block128;
+    EXPECT_EQ(pick(), "fp8gemm_decode");
+    t.scale = ScaleMode::tensor;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
+    // Rule D2: per-tensor at 17-32 tokens on the H200, weights of 32 Mi or more (rule E below
+    // them); block128, 33 tokens or the H100: the 64-row tiles.
     t.m = 32, t.n = 4096, t.k = 4096;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
+    t.n = 8192, t.k = 8192;
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     t.m = 17;
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
