@@ -10,11 +10,11 @@
 // as the 16-bit path does. With more tiles than SMs and a short K, where the 16-bit path walks
 // whole tiles on the whole grid, this one runs them on whole waves or splits the last wave
 // stream-K (common/sm90/schedule.hpp, kDecodeTailFit: 16x57344x8192 in 119.6 us against 127.4,
-// 16x36864x7168 in 75.1 against 89.6, H200, 2026-11-30_fp8_decode_tail_ab.json.gz); _n64 and
-// _n64_cs walk as the 16-bit path. The same kernel and tiles as the 16-bit path: only the element
-// type differs (hgemm/sm90/kernel.cuh, TIN). Why: at 16 tokens `fp8gemm` reads Llama 3 8B's gate_up
-// (117 MB of e4m3) at 2.4 TB/s with F4 and 3.2 with F3's 64-row tiles on the H200, where cuBLASLt
-// reads it at 3.4 and the 16-bit rung 12 reads its 16-bit form at 3.7 (docs/fp8.md, "State
+// 16x36864x7168 in 75.1 against 89.6, H200, 2026-11-30_fp8_decode_tail_ab{,_block128}.json.gz);
+// _n64 and _n64_cs walk as the 16-bit path. The same kernel and tiles as the 16-bit path: only the
+// element type differs (hgemm/sm90/kernel.cuh, TIN). Why: at 16 tokens `fp8gemm` reads Llama 3 8B's
+// gate_up (117 MB of e4m3) at 2.4 TB/s with F4 and 3.2 with F3's 64-row tiles on the H200, where
+// cuBLASLt reads it at 3.4 and the 16-bit rung 12 reads its 16-bit form at 3.7 (docs/fp8.md, "State
 // (2026-11-30, second session)" and "Decode"): at rung 12's rate the e4m3 matrix would take about
 // 32 us against cuBLASLt's 34. Variants: _n64 (64 weight rows per CTA, 8-16 stages, stream-K walk),
 // _n64_cs (that tile with the in-cluster split where its tiles are at most half of the SMs).

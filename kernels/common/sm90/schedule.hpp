@@ -182,13 +182,14 @@ GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
 // tiles at 16x57344x8192) where those keep at least 4/5 of the grid or K is at most
 // kDecodeTailShortKBlocks; else the last waves' k-blocks split stream-K, as at longer K.
 // Measured (H200, FP8 at 16 tokens, each alone at steady state; bench_results/h200/
-// 2026-11-30_fp8_decode_tail_ab.json.gz) against the whole grid, whole waves and the stream-K tail:
+// 2026-11-30_fp8_decode_tail_ab{,_block128}.json.gz) against the whole grid, whole waves and the
+// stream-K tail:
 //   16x57344x8192 (448 tiles, 64 k-blocks; 112 CTAs): 127.4 / 119.6 / 122.7 us
 //   16x28672x4096 (224, 32; 112):                      36.0 / 35.8 / 37.7
 //   16x24576x1536 (192, 12; 96):                       21.5 / 19.6 / 21.9
 //   16x36864x7168 (288, 56; 96):                       89.6 / 81.2 / 75.1
 //   16x32768x512  (256, 4; 128):                       12.5 / 12.5 / 14.7
-// Fewer CTAs stream less in all (96 of 132 read 36864x7168 at 3.3 TB/s), so at long K the split
+// Fewer CTAs stream less (96 of 132 read 36864x7168 at 3.3 TB/s), so at long K the split
 // tail wins; at short K its fix-up costs more than the idle SMs.
 inline constexpr int kDecodeTailWhole = 0, kDecodeTailFit = 1;
 inline constexpr int kDecodeTailShortKBlocks = 16;
