@@ -126,11 +126,4 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
 
-// Experiment (branch exp-f5-waves): one row of 66-105 tiles split over the whole grid.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_decode_info<TilesWithDecodeTail<SplitTiles<true>, kDecodeTailFitSplit>>(
-        "fp8gemm_decode_sm90_fs",
-        "fp8gemm_decode_sm90 whose one row of fewer tiles than 4/5 of the SMs, where no equal "
-        "split applies, splits every tile stream-K over the whole grid"));
-
 }  // namespace gemmbench

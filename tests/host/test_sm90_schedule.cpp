@@ -273,26 +273,6 @@ TEST(Sm90Schedule, DecodeTailFitsWholeWavesOrSplitsTheTail) {
     EXPECT_EQ(plain.dp_tiles, plain.tiles_total);
     check(16, t.n, t.k, 32, 128, 1, 132, true, 128, 2, kDecodeTailFit);
   }
-  // kDecodeTailFitSplit: 16x10240x8192's 80 tiles and 16x8192x8192's 64 (no equal split for
-  // half the grid, and none in a cluster: cs_parts 1, so F5 walks them whole on 80 and 64 CTAs)
-  // split over all 132 CTAs; 32 tiles keep their two equal parts.
-  const Sm90Schedule fs =
-      make_schedule(16, 10240, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFitSplit);
-  EXPECT_EQ(fs.clusters, 132);
-  EXPECT_EQ(fs.dp_tiles, 0);
-  EXPECT_EQ(
-      make_schedule(16, 10240, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFit).clusters,
-      80);
-  EXPECT_EQ(cs_parts(80, 64, 32, 132), 1);
-  EXPECT_EQ(cs_parts(64, 64, 32, 132), 1);
-  EXPECT_EQ(make_schedule(16, 8192, 8192, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFitSplit)
-                .clusters,
-            132);
-  EXPECT_EQ(make_schedule(16, 4096, 4096, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFitSplit)
-                .clusters,
-            64);
-  check(16, 10240, 8192, 32, 128, 1, 132, true, 128, 2, kDecodeTailFitSplit);
-  check(16, 10240, 1024, 32, 128, 1, 132, true, 128, 2, kDecodeTailFitSplit);
   const Sm90Schedule long_k =
       make_schedule(16, 36864, 18432, 32, 128, 128, 1, 132, true, false, 2, kDecodeTailFit);
   EXPECT_EQ(long_k.clusters, 132) << "144 k-blocks: the stream-K tail, as before";

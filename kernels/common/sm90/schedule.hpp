@@ -191,10 +191,7 @@ GB_HD int whole_wave_clusters(int tiles_total, int clusters) {
 //   16x32768x512  (256, 4; 128):                       12.5 / 12.5 / 14.7
 // Fewer CTAs stream less (96 of 132 read 36864x7168 at 3.3 TB/s), so at long K the split
 // tail wins; at short K its fix-up costs more than the idle SMs.
-// kDecodeTailFitSplit (an experiment): kDecodeTailFit, and where one row of fewer tiles than 4/5
-// of the grid splits in no equal parts (decode_split_count 1), every tile split stream-K over the
-// whole grid.
-inline constexpr int kDecodeTailWhole = 0, kDecodeTailFit = 1, kDecodeTailFitSplit = 2;
+inline constexpr int kDecodeTailWhole = 0, kDecodeTailFit = 1;
 inline constexpr int kDecodeTailShortKBlocks = 16;
 
 // clusters_max: how many clusters the grid may have (resident clusters, capped). The raster
@@ -222,17 +219,9 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
       // One row of tiles (decode: every token in one tile, the weights streamed once): each
       // tile's k-blocks are split into the same number of equal parts, one cluster each, for
       // about half the grid (decode_split_count).
-      const int split = decode_split_count(s.tiles_total, s.k_blocks,
-                                           decode_grid_target(bm, n, k, clusters_max, elem_bytes));
-      clusters = s.tiles_total * split;
-      // kDecodeTailFitSplit: tiles that leave more than a fifth of the grid idle and split in no
-      // equal parts are split stream-K over the whole grid instead (every tile's k-blocks).
-      if (decode_tail == kDecodeTailFitSplit && split == 1 &&
-          5 * s.tiles_total < 4 * clusters_max) {
-        const long long by_k = (long long)s.tiles_total * s.k_blocks / kSkMinKBlocks;
-        clusters = by_k < clusters_max ? int(by_k) : clusters_max;
-        if (clusters < s.tiles_total) clusters = s.tiles_total;
-      }
+      clusters = s.tiles_total *
+                 decode_split_count(s.tiles_total, s.k_blocks,
+                                    decode_grid_target(bm, n, k, clusters_max, elem_bytes));
     } else {
       // Fewer tiles than clusters (a narrow N, or a small square, with a long K): every tile's
       // k-blocks are split over up to the whole grid, at least kSkMinKBlocks per cluster.
@@ -244,7 +233,7 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
   if (whole_waves && !stream_k) clusters = whole_wave_clusters(s.tiles_total, clusters);
   bool whole =
       !stream_k || decode_walks_whole_tiles(s.tiles_m, s.tiles_total, s.k_blocks, clusters_max);
-  if (stream_k && whole && decode_tail != kDecodeTailWhole) {
+  if (stream_k && whole && decode_tail == kDecodeTailFit) {
     const int ww = whole_wave_clusters(s.tiles_total, clusters);
     if (5 * ww >= 4 * clusters || s.k_blocks <= kDecodeTailShortKBlocks)
       clusters = ww;
