@@ -3,7 +3,8 @@
 // 64-row M side and the tokens (GEMM M) its narrow N side (32, 64 or 128 by M), so a stage is
 // nearly all weights; TMA and an mbarrier ring 5-16 stages deep feed it, one CTA per SM. A stage's
 // 128-byte rows hold 128 e4m3 of K (one k-block, four wgmma m64nNk32); each k-block's products
-// go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh), times its
+// go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh; at up to 64
+// tokens under the next k-block's wgmmas: branch exp-f5-pipe, not yet timed), times its
 // block scales with block128; per-tensor scales fold into alpha, row scales multiply the summed
 // tile before the epilogue; C is bf16. With fewer weight tiles than SMs each tile's
 // K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,

@@ -7,7 +7,10 @@
 // With e4m3 inputs (T = __nv_fp8_e4m3: fp8gemm_decode_sm90, fp8gemm/decode_sm90.cu) a stage's
 // 128-byte rows hold 128 elements of K, four wgmma k32 steps; each k-block's products go into a
 // partial that is added to the f32 sums once its wgmmas have completed (the tensor cores keep
-// about 14 bits of an FP8 sum: common/sm90.cuh), so that k-block is not kept in flight.
+// about 14 bits of an FP8 sum: common/sm90.cuh). At up to 64 tokens two partials take turns, so
+// that the next k-block's wgmmas are issued before a partial is waited for and added (branch
+// exp-f5-pipe, prepared 2026-11-30 and not yet run on a GPU); at 128 tokens three 64-register
+// fragments do not fit, and each k-block completes before the next is issued.
 #pragma once
 
 #include <cuda_fp8.h>
@@ -105,13 +108,12 @@ struct Sm90Mainloop {
   // Sm90Acc<F16_ACCUM, TN>::REGS registers (the m64nN fragment's registers run along N, 8 columns
   // at a time: a narrower N's fragment is the wider one's prefix); hgemm_grouped_sm90_fit narrows
   // a tile to the rows its group has left.
-  // FP8: k-block kb into a fresh partial, its wgmmas completed and its stage released before the
-  // partial is added to acc (the first k-block of an item: acc = partial).
-  __device__ __forceinline__ void k_block_fp8(float (&acc)[Acc::REGS], int kb) {
+  // FP8: k-block kb's four wgmmas into `part` (a fresh partial) on the ring's next stage, committed
+  // as one group; returns the stage, which stays unreleased until the group completes.
+  __device__ __forceinline__ int issue_fp8(float (&part)[Acc::REGS]) {
     const int stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(stage), ring.phase);
     GB_SM90_TRACE_FIRST(1, threadIdx.x == 128);
-    float part[Acc::REGS];
     sm90::wgmma_fence();
     const uint64_t desc_a = sm90::wgmma_desc_sw128_kmajor(
         s_b + stage * Cfg::B_STAGE_BYTES + consumer * Cfg::WG_N * Cfg::ROW_BYTES);  // (64, 128)
@@ -122,14 +124,16 @@ struct Sm90Mainloop {
           part, sm90::wgmma_desc_advance(desc_a, 32 * k), sm90::wgmma_desc_advance(desc_b, 32 * k),
           k > 0 ? 1 : 0);
     sm90::wgmma_commit_group();
-    sm90::wgmma_wait_group<0>();
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(part[i]);
-    release(stage);
     ring.advance();
-    // Block scales: this thread's BM / 4 token columns (8j + 2q + e), times B's, read once the
-    // wgmmas are done (read before the wait, they spilled more at 128 tokens).
-    float f[BLOCK_SCALES ? BM / 4 : 1];
+    return stage;
+  }
+
+  // Block scales of k-block kb (relative to the work item's first): this thread's BM / 4 token
+  // columns (8j + 2q + e), times B's for the warpgroup's weight block.
+  static constexpr int kScaleRegs = BLOCK_SCALES ? BM / 4 : 1;
+  __device__ __forceinline__ void block_scales(int kb, float (&f)[kScaleRegs]) const {
     if constexpr (BLOCK_SCALES) {
       const float b = __ldg(sb + kb);
       const int q = wg_thread % 4;
@@ -139,12 +143,84 @@ struct Sm90Mainloop {
         f[c] = b * __ldg(sa_m + int64_t(m) * kbs + kb);
       }
     }
+  }
+
+  // FP8: a partial whose wgmmas have completed releases its stage ...
+  __device__ __forceinline__ void release_fp8(float (&part)[Acc::REGS], int stage) {
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(part[i]);
+    release(stage);
+  }
+  // ... and is added to the f32 sums times its block scales f (first: acc = partial).
+  __device__ __forceinline__ void add_fp8(float (&acc)[Acc::REGS], const float (&part)[Acc::REGS],
+                                          const float (&f)[kScaleRegs], bool first) {
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) {
       // Fragment register i = 4j + 2h + e holds token column 8j + 2q + e: scale f[2j + e].
       float x = part[i];
       if constexpr (BLOCK_SCALES) x *= f[(i / 4) * 2 + i % 2];
-      acc[i] = kb > 0 ? acc[i] + x : x;
+      acc[i] = first ? x : acc[i] + x;
+    }
+  }
+
+  // FP8, one k-block at a time (128 tokens: three f32 fragments of 64 registers do not fit):
+  // k-block kb into a fresh partial, its wgmmas completed and its stage released before the
+  // partial is added to acc (the first k-block of an item: acc = partial). The block scales are
+  // read once the wgmmas are done (read before the wait, they spilled more at 128 tokens).
+  __device__ __forceinline__ void k_block_fp8(float (&acc)[Acc::REGS], int kb) {
+    float part[Acc::REGS];
+    const int stage = issue_fp8(part);
+    sm90::wgmma_wait_group<0>();
+    release_fp8(part, stage);
+    float f[kScaleRegs];
+    block_scales(kb, f);
+    add_fp8(acc, part, f, kb == 0);
+  }
+
+  // FP8 at up to kFp8PipeMaxTokens tokens: two partials in turn, so that k-block kb + 1's wgmmas
+  // are issued before kb's partial is waited for and added (its block scales read before that
+  // wait), as rung F3's _pipe does (fp8gemm/sm90_mainloop.cuh, run_pipelined): two k-blocks a
+  // trip, each partial a fixed register array, a branch only for the last one or two.
+  static constexpr int kFp8PipeMaxTokens = 64;
+  static constexpr bool FP8_PIPE = FP8 && BM <= kFp8PipeMaxTokens;
+  __device__ __forceinline__ void retire_after_next(float (&acc)[Acc::REGS],
+                                                    float (&part)[Acc::REGS], int kb, int stage) {
+    float f[kScaleRegs];
+    block_scales(kb, f);
+    sm90::wgmma_wait_group<1>();
+    release_fp8(part, stage);
+    add_fp8(acc, part, f, false);
+  }
+  __device__ __forceinline__ void retire_last(float (&acc)[Acc::REGS], float (&part)[Acc::REGS],
+                                              int kb, int stage) {
+    float f[kScaleRegs];
+    block_scales(kb, f);
+    sm90::wgmma_wait_group<0>();
+    release_fp8(part, stage);
+    add_fp8(acc, part, f, false);
+  }
+  template <int BOXES, class Between>
+  __device__ __forceinline__ void run_fp8_pipelined(float (&acc)[Acc::REGS], int kb_count,
+                                                    Between&& between) {
+    float p0[Acc::REGS], p1[Acc::REGS];
+#pragma unroll
+    for (int i = 0; i < Acc::REGS; ++i) acc[i] = 0.f;
+    int s0 = issue_fp8(p0), s1 = 0;  // k-block 0
+    // The epilogue's deferred waits of the previous tile, all after the first k-block's issue.
+    static_for<BOXES>([&](auto box) { between(box); });
+    int kb = 0;
+    for (; kb + 2 < kb_count; kb += 2) {
+      s1 = issue_fp8(p1);  // kb + 1
+      retire_after_next(acc, p0, kb, s0);
+      s0 = issue_fp8(p0);  // kb + 2
+      retire_after_next(acc, p1, kb + 1, s1);
+    }
+    if (kb + 1 < kb_count) {  // two left
+      s1 = issue_fp8(p1);
+      retire_after_next(acc, p0, kb, s0);
+      retire_last(acc, p1, kb + 1, s1);
+    } else {
+      retire_last(acc, p0, kb, s0);
     }
   }
 
@@ -192,6 +268,16 @@ struct Sm90Mainloop {
                                       std::integral_constant<int, TN> = {}) {
 #pragma unroll
     for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
+    if constexpr (FP8_PIPE) {
+      if (kb_count > 0)
+        run_fp8_pipelined<BOXES>(acc, kb_count, between);
+      else
+        static_for<BOXES>([&](auto box) { between(box); });
+      GB_SM90_TRACE(2, wg_thread == 0 && consumer == 0);
+#pragma unroll
+      for (int i = 0; i < Acc::REGS; ++i) sm90::fence_operand(acc[i]);
+      return;
+    }
     int prev_stage = 0;
     int kb = 0;
     static_for<BOXES>([&](auto box) {
