@@ -26,7 +26,10 @@
 // per-tensor (Llama 3 8B and 70B), 1.038 / 1.022 / 1.014 / 0.791 / 0.496x block128 (DeepSeek-V3),
 // 1.508 / 1.474x per-row at 16 / 32; ahead of fp8gemm's picks before it at 9-32 tokens on most
 // large weights, behind them at 64-128 tokens (a partial of BM / 2 registers promoted each
-// k-block). fp8gemm runs it on the H200 by rules D, D2 and D3 (kernels/dispatch/rules.cpp).
+// k-block). fp8gemm runs it on the H200 by rules D, D2 and D3, and _n64_cs by rule E (per-tensor,
+// weights below 32 Mi, 9-32 tokens; kernels/dispatch/rules.cpp): with kDecodeTailFit, fp8gemm
+// per-tensor 0.936 / 0.939 / 0.951x cuBLASLt at 16 / 24 / 32 tokens, block128 1.085x at 16
+// (2026-11-30_fp8_decode_rule_e.json.gz, _fp8_decode_tail_confirm_block128.json.gz).
 // The 16-bit kernels it shares code with ran unchanged: 1.000x main's time over 24 Llama 3 shapes
 // at 16, 128 and 4096 tokens, one board (2026-11-30_f5_16bit_ab_{branch,main}.json.gz).
 // ptxas: no spills but block128 at 128 tokens on the in-cluster split (116 bytes).
