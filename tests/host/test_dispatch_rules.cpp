@@ -469,27 +469,27 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
     // Rule E: per-tensor at 9-32 tokens on the H200, weights below rule D's 32 Mi line: F5's
-    // 64-row tiles with the in-cluster split (Llama 3 8B's qkv_proj and o_proj); 8 tokens, block128
-    // or the H100: as before.
-    t.m = 16, t.n = 6144, t.k = 4096, t.fast_accum = false;
-    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
-    t.m = 9, t.n = 4096;
-    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
-    t.m = 8;
-    EXPECT_EQ(pick(), "fp8gemm_decode");
-    t.m = 16, t.scale = ScaleMode::block128;
-    EXPECT_EQ(pick(), "fp8gemm_decode");
-    t.scale = ScaleMode::tensor;
-    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
-    // Rule D2: per-tensor at 17-32 tokens on the H200, weights of 32 Mi or more (rule E below
-    // them); block128, 33 tokens or the H100: the 64-row tiles.
-    t.m = 32, t.n = 4096, t.k = 4096;
-    EXPECT_EQ(pick(), "fp8gemm_decode_sm90_n64_cs");
-    t.n = 8192, t.k = 8192;
-    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
-    t.m = 17;
-    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
-    t.m = 33;
+    // 64-row tiles with the in-cluster split (Llama 3 8B's qkv_proj and o_proj); 8 tokens or
+    // block128: as before. Rule D2: per-tensor at 17-32 tokens, weights of 32 Mi or more: F5.
+    struct Pick {
+      int64_t m, n, k;
+      ScaleMode scale;
+      const char* kernel;
+    };
+    for (const Pick& e : {Pick{16, 6144, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                          Pick{9, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                          Pick{32, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                          Pick{8, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode"},
+                          Pick{16, 4096, 4096, ScaleMode::block128, "fp8gemm_decode"},
+                          Pick{32, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+                          Pick{17, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"}}) {
+      t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
+      EXPECT_EQ(pick(), e.kernel) << e.m << "x" << e.n << "x" << e.k;
+    }
+    t.m = 16, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode") << "rule E is the H200's";
+    // 33 tokens, block128 at 32 or the H100: the 64-row tiles.
+    t.m = 33, t.n = 8192, t.k = 8192;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
     t.m = 32, t.scale = ScaleMode::block128;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");

@@ -154,9 +154,12 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (V::STREAM_K) max_clusters = std::min(max_clusters, kSkMaxCtas / V::CLUSTER);
   const GemmProblem& p = args.problem;
   const int M = int(p.m), N = int(p.n), K = int(p.k);
-  Sm90Schedule sched =
-      make_schedule(M, N, K, V::SCHED_BM, V::BN, sm90_k_block_elems<TIN, typename V::Cfg>(),
-                    V::SCHED_CLUSTER_N, max_clusters, V::STREAM_K, false, 2, V::DECODE_TAIL);
+  // elem_bytes 2 for FP8 too: the decode split's grid as the 16-bit path's, the one F5 was
+  // measured with (one-byte weights would take the whole grid: decode_grid_target).
+  constexpr int kSplitElemBytes = 2;
+  Sm90Schedule sched = make_schedule(
+      M, N, K, V::SCHED_BM, V::BN, sm90_k_block_elems<TIN, typename V::Cfg>(), V::SCHED_CLUSTER_N,
+      max_clusters, V::STREAM_K, false, kSplitElemBytes, V::DECODE_TAIL);
   const DType tb = b_dtype<TIN>(p);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
