@@ -66,29 +66,22 @@ void with_scale(ScaleMode s, F&& f) {
   }
 }
 
-// fp8gemm_decode_sm90_wmc (an experiment, branch exp-f5-wmc; not yet run on a GPU): the 16-bit
-// path's hgemm_decode_sm90_wmc geometry on e4m3. At 33-128 tokens the tokens are cut in two M
-// tiles of 32 or 64 on the two CTAs of a cluster along M, each loading half of the weight tile and
-// multicasting it to both, so that each weight byte leaves L2 once for all the tokens; every tile
-// whole. The weight tile is the fewest of 64, 96, 128, 160 and 192 rows whose doubled tiles fit
-// one wave, without 96 and 160 under block scales (a consumer's 64 rows would straddle two 128-row
-// blocks of B's scales); at M <= 32 there is nothing to share: _n64's tile.
+// fp8gemm_decode_sm90_wmc: the 16-bit path's hgemm_decode_sm90_wmc geometry on e4m3. At 33-128
+// tokens the tokens are cut in two M tiles of 32 or 64 on the two CTAs of a cluster along M, each
+// loading half of the weight tile and multicasting it to both, so that each weight byte leaves L2
+// once for all the tokens; every tile whole. At 65-128 tokens the weight tile is
+// shared_weight_rows' (common/sm90/schedule.hpp: the fewest rows whose doubled tiles fit one wave,
+// only multiples of 64 under block scales), at 33-64 64 rows; at M <= 32 there is nothing to
+// share: _n64's tile. Rule F picks it (kernels/dispatch/rules.cpp, where it was measured).
 template <int BM, int BN, int STAGES>
 using Fp8WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-inline int fp8_shared_weight_rows(long long n, int ctas, bool block_scales) {
-  for (int w : {64, 96, 128, 160, 192}) {
-    if (block_scales && w % 64 != 0) continue;
-    if (2 * ((n + w - 1) / w) <= ctas) return w;
-  }
-  return 0;
-}
 struct Fp8WeightShareTiles {
   using First = N64Tile32;
   template <class F>
   static auto with(const GemmProblem& p, int sms, F&& f) {
     if (p.m <= 32) return f(N64Tile32{});
     if (p.m <= 64) return f(Fp8WeightShare<32, 64, 16>{});
-    switch (fp8_shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
+    switch (shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
       case 96:
         return f(Fp8WeightShare<64, 96, 8>{});
       case 128:
@@ -170,6 +163,6 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
 GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
     "fp8gemm_decode_sm90_wmc",
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
-    "weight tile to both, every tile whole (an experiment)"));
+    "weight tile to both, every tile whole"));
 
 }  // namespace gemmbench
