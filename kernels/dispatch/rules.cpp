@@ -329,10 +329,11 @@ constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 constexpr int64_t kFp8DecodeSm90Weights = int64_t(32) << 20;
 
 // Rule F's case: fp8gemm_decode_sm90_wmc's 2-CTA clusters, which share each weight tile between
-// two token tiles, fit the grid: at 33-64 tokens its 64-row tiles in at most two waves, at 65-128
-// a shared tile (shared_weight_rows) in one.
+// two token tiles, fit one wave: at 33-64 tokens its 64-row tiles, at 65-128 a shared tile of
+// 64-192 rows (shared_weight_rows). In two waves they lost to F5 (Qwen2.5-14B's 5120-row layers
+// at 48-64 tokens, 160 CTAs: 0.66-0.89x cuBLASLt).
 bool fp8_weight_share_fits(const Case& c) {
-  return c.m <= 64 ? c.n64_tiles <= c.sms : c.shared_rows != 0;
+  return c.m <= 64 ? 2 * c.n64_tiles <= c.sms : c.shared_rows != 0;
 }
 
 // Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
@@ -414,10 +415,10 @@ constexpr Rule kFp8[] = {
               c.p.scale == ScaleMode::tensor && fp8_weight_share_fits(c);
      },
      "fp8gemm_decode_sm90_wmc",
-     "H200, 33 <= M <= 128, per-tensor, no fast accumulation, where the 2-CTA clusters fit: at "
-     "most 2 x SMs CTAs of 64 weight rows at M <= 64 (N <= 8448 on 132 SMs), a shared tile of "
-     "64-192 rows in one wave at M > 64 (N <= 12672): rung F5 with the tokens in two M tiles that "
-     "share each weight tile by multicast, e4m3 x e4m3 (the e5m2 pairs fall through)",
+     "H200, 33 <= M <= 128, per-tensor, no fast accumulation, where the 2-CTA clusters fit one "
+     "wave: 64 weight rows a tile at M <= 64 (N <= 4224 on 132 SMs), a shared tile of 64-192 "
+     "rows at M > 64 (N <= 12672): rung F5 with the tokens in two M tiles that share each weight "
+     "tile by multicast, e4m3 x e4m3 (the e5m2 pairs fall through)",
      "@WMC_WHY@", "h200/2026-11-30_fp8_decode_wmc_candidates.json.gz"},
     {"fp8-hopper-decode-per-tensor-33-to-64-tokens",
      [](const Case& c) {
@@ -426,7 +427,7 @@ constexpr Rule kFp8[] = {
      },
      "fp8gemm_decode_sm90",
      "H200, 33 <= M <= 64, per-tensor, no fast accumulation, where rule F's clusters take more "
-     "than two waves: rung F5 (its partials in turn) before F3's 64-row tiles",
+     "than one wave: rung F5 (its partials in turn) before F3's 64-row tiles",
      "@F5_WHY@",
      "h200/2026-11-30_fp8_decode_wmc_candidates.json.gz, "
      "h200/2026-11-30_fp8_decode_pipe_ab.json.gz"},

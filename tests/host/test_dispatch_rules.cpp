@@ -488,16 +488,17 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     }
     t.m = 16, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode") << "rule E is the H200's";
-    // Rule F: per-tensor at 33-128 tokens on the H200, where the weight-sharing clusters fit (at
-    // most 132 tiles of 64 rows at 33-64 tokens, a shared tile of 64-192 rows in one wave at
-    // 65-128): F5 with the multicast weight tile. Rule F2: per-tensor at 33-64 tokens elsewhere,
-    // F5. Past 64 tokens where no shared tile fits, and block128 or per-row: as before.
+    // Rule F: per-tensor at 33-128 tokens on the H200, where the weight-sharing clusters fit one
+    // wave (66 tiles of 64 rows at 33-64 tokens, a shared tile of 64-192 rows at 65-128): F5 with
+    // the multicast weight tile. Rule F2: per-tensor at 33-64 tokens elsewhere, F5. Past 64
+    // tokens where no shared tile fits, and block128 or per-row: as before.
     for (const Pick& e :
-         {Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{48, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{64, 6144, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{64, 132 * 64, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{64, 132 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+         {Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+          Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+          Pick{64, 66 * 64, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+          Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+          Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+          Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
           Pick{48, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
           Pick{33, 57344, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
           Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
