@@ -330,10 +330,18 @@ constexpr int64_t kFp8DecodeSm90Weights = int64_t(32) << 20;
 
 // Rule F's case: fp8gemm_decode_sm90_wmc's 2-CTA clusters, which share each weight tile between
 // two token tiles, fit one wave: at 33-64 tokens its 64-row tiles, at 65-128 a shared tile of
-// 64-192 rows (shared_weight_rows). In two waves they lost to F5 (Qwen2.5-14B's 5120-row layers
-// at 48-64 tokens, 160 CTAs: 0.66-0.89x cuBLASLt).
+// 64-192 rows (shared_weight_rows). In two waves at 48-64 tokens they lost to F3's 64-row tiles
+// where K is long (5120x13824 and 5120x32768: 0.66-0.70x cuBLASLt against 0.87-0.98x) and gained
+// 2-5% where it is short; one wave is the line taken. At 65-128 tokens the wave must also keep 90%
+// of the SMs streaming unless the weights are below 128 Mi elements: at 128x5120x32768 (108 CTAs)
+// _wmc ran 0.86x, the stream-K F3 on every SM 0.96x, where at 5120x13824 on the same 108 _wmc led
+// (1.08x against 1.02x).
+constexpr int64_t kFp8WeightShareStreamed = int64_t(128) << 20;
 bool fp8_weight_share_fits(const Case& c) {
-  return c.m <= 64 ? 2 * c.n64_tiles <= c.sms : c.shared_rows != 0;
+  if (c.m <= 64) return 2 * c.n64_tiles <= c.sms;
+  if (c.shared_rows == 0) return false;
+  const int64_t ctas = 2 * ((c.n + c.shared_rows - 1) / c.shared_rows);
+  return ctas >= 0.9 * c.sms || c.n * c.k < kFp8WeightShareStreamed;
 }
 
 // Rule R's case: block128 without fast accumulation at M >= 4096, where 256x128 tiles on 2-CTA
@@ -346,7 +354,8 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 // fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
 // decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
 // per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200
-// per-tensor at 17-32 F5), F3 on the stream-K schedule where a row of tiles leaves most SMs idle;
+// per-tensor at 17-32 F5; per-tensor and per-row at 33-128, F5's weight-sharing clusters where
+// they fit one wave), F3 on the stream-K schedule where a row of tiles leaves most SMs idle;
 // block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA clusters where those fill the
 // grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles where they fill it as well,
 // else (block128 or per-row at M >= 4096) the 256-row tiles where they fill it, else F3 with its
@@ -409,28 +418,30 @@ constexpr Rule kFp8[] = {
      "seven of eight layers (0.988x at 32x10240x8192); block128 not (behind _m64 on three of "
      "DeepSeek-V3's four large layers); 17-31 tokens not measured",
      "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz"},
-    {"fp8-hopper-decode-per-tensor-shared-weights",
+    {"fp8-hopper-decode-shared-weights",
      [](const Case& c) {
        return c.fast_hbm && c.m > 32 && c.m <= 128 && !c.p.fast_accum &&
-              c.p.scale == ScaleMode::tensor && fp8_weight_share_fits(c);
+              (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::row) &&
+              fp8_weight_share_fits(c);
      },
      "fp8gemm_decode_sm90_wmc",
-     "H200, 33 <= M <= 128, per-tensor, no fast accumulation, where the 2-CTA clusters fit one "
-     "wave: 64 weight rows a tile at M <= 64 (N <= 4224 on 132 SMs), a shared tile of 64-192 "
-     "rows at M > 64 (N <= 12672): rung F5 with the tokens in two M tiles that share each weight "
-     "tile by multicast, e4m3 x e4m3 (the e5m2 pairs fall through)",
-     "@WMC_WHY@", "h200/2026-11-30_fp8_decode_wmc_candidates.json.gz"},
-    {"fp8-hopper-decode-per-tensor-33-to-64-tokens",
-     [](const Case& c) {
-       return c.fast_hbm && c.m > 32 && c.m <= 64 && !c.p.fast_accum &&
-              c.p.scale == ScaleMode::tensor;
-     },
-     "fp8gemm_decode_sm90",
-     "H200, 33 <= M <= 64, per-tensor, no fast accumulation, where rule F's clusters take more "
-     "than one wave: rung F5 (its partials in turn) before F3's 64-row tiles",
-     "@F5_WHY@",
-     "h200/2026-11-30_fp8_decode_wmc_candidates.json.gz, "
-     "h200/2026-11-30_fp8_decode_pipe_ab.json.gz"},
+     "H200, 33 <= M <= 128, per-tensor or per-row, no fast accumulation, where the 2-CTA clusters "
+     "fit one wave: 64 weight rows a tile at M <= 64 (N <= 4224 on 132 SMs); at M > 64 a shared "
+     "tile of 64-192 rows (N <= 12672), on 90% of the SMs or with N x K below 128 Mi: rung F5 "
+     "with the tokens in two M tiles that share each weight tile by multicast, e4m3 x e4m3 (the "
+     "e5m2 pairs fall through)",
+     "rule F: Llama 3 8B and 70B, H200 sustained, one board: per-tensor at 48-64 tokens "
+     "0.956-1.020x cuBLASLt at the 4096-row layers against 0.706-0.819x for F3's 64-row tiles, at "
+     "96-128 tokens 0.874-1.006x on the six layers it takes against the stream-K and _pipe picks' "
+     "0.639-0.966x; per-row at 64-128 tokens 1.021-1.768x against 0.940-1.535x. Held out "
+     "(Qwen2.5-14B, Mistral-Small-24B, another board): 0.910-1.084x at 96-128 tokens against "
+     "0.713-1.019x. Behind where no shared tile fits (27648-65536 rows: 0.62-0.82x); block128 not "
+     "(0.57-1.03x against the picks' 0.89-1.29x); per-row held out and 33-47 / 65-95 tokens not "
+     "measured",
+     "h200/2026-11-30_fp8_decode_wmc_cand_33_64.json.gz, "
+     "h200/2026-11-30_fp8_decode_wmc_cand_65_128.json.gz, "
+     "h200/2026-11-30_fp8_decode_wmc_cand_row.json.gz, "
+     "h200/2026-11-30_fp8_decode_wmc_holdout_cand_65_128.json.gz"},
     {"fp8-64-row-tiles-per-tensor-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && c.p.scale == ScaleMode::tensor &&

@@ -4,7 +4,8 @@
 // nearly all weights; TMA and an mbarrier ring 5-16 stages deep feed it, one CTA per SM. A stage's
 // 128-byte rows hold 128 e4m3 of K (one k-block, four wgmma m64nNk32); each k-block's products
 // go into a partial added to the f32 sums once its wgmmas complete (sm90/mainloop.cuh; at up to 64
-// tokens under the next k-block's wgmmas: branch exp-f5-pipe, not yet timed), times its
+// tokens under the next k-block's wgmmas: F5 1.03x / 1.03x / 1.14x faster at 16 / 32 / 64 tokens
+// per-tensor, 1.04x / 1.04x / 1.16x block128, 2026-11-30_fp8_decode_pipe_ab_*), times its
 // block scales with block128; per-tensor scales fold into alpha, row scales multiply the summed
 // tile before the epilogue; C is bf16. With fewer weight tiles than SMs each tile's
 // K is split over a cluster (the parts summed in distributed shared memory) or walked stream-K,
@@ -26,8 +27,10 @@
 // per-tensor (Llama 3 8B and 70B), 1.038 / 1.022 / 1.014 / 0.791 / 0.496x block128 (DeepSeek-V3),
 // 1.508 / 1.474x per-row at 16 / 32; ahead of fp8gemm's picks before it at 9-32 tokens on most
 // large weights, behind them at 64-128 tokens (a partial of BM / 2 registers promoted each
-// k-block). fp8gemm runs it on the H200 by rules D, D2 and D3, and _n64_cs by rule E (per-tensor,
-// weights below 32 Mi, 9-32 tokens; kernels/dispatch/rules.cpp): with kDecodeTailFit, fp8gemm
+// k-block; at up to 64 tokens since hidden under the next k-block's wgmmas). fp8gemm runs it on
+// the H200 by rules D, D2 and D3, _n64_cs by rule E (per-tensor, weights below 32 Mi, 9-32
+// tokens) and _wmc by rule F (per-tensor and per-row at 33-128 tokens where its clusters fit one
+// wave; kernels/dispatch/rules.cpp): with kDecodeTailFit, before the pipelined partials, fp8gemm
 // per-tensor 0.936 / 0.939 / 0.951x cuBLASLt at 16 / 24 / 32 tokens, block128 1.085x at 16
 // (2026-11-30_fp8_decode_rule_e.json.gz, _fp8_decode_tail_confirm_block128.json.gz).
 // The 16-bit kernels it shares code with ran unchanged: 1.000x main's time over 24 Llama 3 shapes

@@ -8,9 +8,10 @@
 // 128-byte rows hold 128 elements of K, four wgmma k32 steps; each k-block's products go into a
 // partial that is added to the f32 sums once its wgmmas have completed (the tensor cores keep
 // about 14 bits of an FP8 sum: common/sm90.cuh). At up to 64 tokens two partials take turns, so
-// that the next k-block's wgmmas are issued before a partial is waited for and added (branch
-// exp-f5-pipe, prepared 2026-11-30 and not yet run on a GPU); at 128 tokens three 64-register
-// fragments do not fit, and each k-block completes before the next is issued.
+// that the next k-block's wgmmas are issued before a partial is waited for and added (F5 1.14x
+// faster at 64 tokens per-tensor and 1.16x block128, 1.03-1.05x at 16-32; one board, H200,
+// bench_results/h200/2026-11-30_fp8_decode_pipe_ab_*); at 128 tokens three 64-register fragments
+// do not fit, and each k-block completes before the next is issued.
 #pragma once
 
 #include <cuda_fp8.h>
