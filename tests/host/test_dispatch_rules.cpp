@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -476,47 +477,47 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
       ScaleMode scale;
       const char* kernel;
     };
-    for (const Pick& e : {Pick{16, 6144, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
-                          Pick{9, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
-                          Pick{32, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
-                          Pick{8, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode"},
-                          Pick{16, 4096, 4096, ScaleMode::block128, "fp8gemm_decode"},
-                          Pick{32, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
-                          Pick{17, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"}}) {
-      t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
-      EXPECT_EQ(pick(), e.kernel) << e.m << "x" << e.n << "x" << e.k;
-    }
+    const auto expect_picks = [&](std::initializer_list<Pick> table) {
+      for (const Pick& e : table) {
+        t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
+        EXPECT_EQ(pick(), e.kernel) << e.m << "x" << e.n << "x" << e.k;
+      }
+    };
+    expect_picks({Pick{16, 6144, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                  Pick{9, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                  Pick{32, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_n64_cs"},
+                  Pick{8, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode"},
+                  Pick{16, 4096, 4096, ScaleMode::block128, "fp8gemm_decode"},
+                  Pick{32, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+                  Pick{17, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"}});
     t.m = 16, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode") << "rule E is the H200's";
     // Rule F: per-tensor and per-row at 33-128 tokens on the H200, where the weight-sharing
     // clusters fit one wave (66 tiles of 64 rows at 33-64 tokens; at 65-128 a shared tile of
     // 64-192 rows, on 90% of the SMs or with weights below 128 Mi): F5 with the multicast weight
     // tile. Elsewhere, and block128: as before (the 64-row tiles, stream-K, _pipe).
-    for (const Pick& e :
-         {Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{64, 66 * 64, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-          Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-          Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-          Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-          Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // 128 CTAs
-          Pick{128, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // 108, 67.5 Mi
-          Pick{128, 5120, 32768, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_sk"},  // 160 Mi
-          Pick{128, 12672, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-          Pick{128, 12673, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
-          Pick{128, 28672, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
-          Pick{129, 4096, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
-          Pick{64, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
-          Pick{128, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
-          Pick{128, 57344, 8192, ScaleMode::row, "fp8gemm_sm90_persistent_t_pipe"},
-          Pick{64, 4096, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
-          Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"}}) {
-      t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
-      EXPECT_EQ(pick(), e.kernel) << e.m << "x" << e.n << "x" << e.k;
-    }
+    expect_picks(
+        {Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 66 * 64, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 128 CTAs
+         Pick{128, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 108, 67.5 Mi
+         Pick{128, 5120, 32768, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_sk"},  // 160 Mi
+         Pick{128, 12672, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{128, 12673, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{128, 28672, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{129, 4096, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{64, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
+         Pick{128, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
+         Pick{128, 57344, 8192, ScaleMode::row, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{64, 4096, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"}});
     t.m = 64, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(picks().at(1).kernel, "fp8gemm_sm90_persistent_t_m64") << "the e5m2 pairs";
     t.fast_accum = true;
