@@ -75,29 +75,8 @@ void with_scale(ScaleMode s, F&& f) {
 // once for all the tokens; every tile whole. At 65-128 tokens the weight tile is
 // shared_weight_rows' (common/sm90/schedule.hpp: the fewest rows whose doubled tiles fit one wave,
 // only multiples of 64 under block scales), at 33-64 64 rows; at M <= 32 there is nothing to
-// share: _n64's tile. Rule F picks it (kernels/dispatch/rules.cpp, where it was measured).
-template <int BM, int BN, int STAGES>
-using Fp8WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-struct Fp8WeightShareTiles {
-  using First = N64Tile32;
-  template <class F>
-  static auto with(const GemmProblem& p, int sms, F&& f) {
-    if (p.m <= 32) return f(N64Tile32{});
-    if (p.m <= 64) return f(Fp8WeightShare<32, 64, 16>{});
-    switch (shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
-      case 96:
-        return f(Fp8WeightShare<64, 96, 8>{});
-      case 128:
-        return f(Fp8WeightShare<64, 128, 8>{});
-      case 160:
-        return f(Fp8WeightShare<64, 160, 6>{});
-      case 192:
-        return f(Fp8WeightShare<64, 192, 6>{});
-      default:  // none fits one wave
-        return f(Fp8WeightShare<64, 64, 12>{});
-    }
-  }
-};
+// share: _n64's tile (WeightShareTiles, hgemm/sm90/decode_tiles.cuh, the 16-bit path's own).
+// Rule F picks it (kernels/dispatch/rules.cpp, where it was measured).
 
 template <class Tiles>
 std::string fp8_decode_supports(const GemmProblem& p, const DeviceCaps& caps) {
@@ -163,7 +142,7 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
 
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<WeightShareTiles>(
     "fp8gemm_decode_sm90_wmc",
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
     "weight tile to both, every tile whole"));

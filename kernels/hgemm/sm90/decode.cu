@@ -47,28 +47,7 @@ namespace {
 // 128x7168x16384, behind at 128x7168x2048 (17.3-17.7 against 16.5-17.2); at 64 tokens, on half
 // the grid and on the H200 at 128 tokens the 64-row tile lost
 // (2026-11-26_decode_n64_wmc_{candidates,check}.json.gz, as hgemm_decode_sm90_n64_wmc).
-template <int BM, int BN, int STAGES>
-using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-struct WeightShareTiles {
-  using First = N64Tile32;
-  template <class F>
-  static auto with(const GemmProblem& p, int sms, F&& f) {
-    if (p.m <= 32) return f(N64Tile32{});
-    if (p.m <= 64) return f(WeightShare<32, 64, 16>{});
-    switch (shared_weight_rows(p.n, sms)) {  // 0: none fits one wave
-      case 96:
-        return f(WeightShare<64, 96, 8>{});
-      case 128:
-        return f(WeightShare<64, 128, 8>{});
-      case 160:
-        return f(WeightShare<64, 160, 6>{});
-      case 192:
-        return f(WeightShare<64, 192, 6>{});
-      default:
-        return f(WeightShare<64, 64, 12>{});
-    }
-  }
-};
+// (WeightShareTiles: sm90/decode_tiles.cuh.)
 
 // hgemm_decode_sm90_n48: 48 weight rows per CTA, cuBLAS's weight tile at 64x6144x4096 (nvjet
 // 64x48 on 128 CTAs, bench_results/h100/ncu_decode_sm90/

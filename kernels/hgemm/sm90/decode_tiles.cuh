@@ -54,5 +54,33 @@ using TilesWithDecodeTail =
     TokenTiles<WithDecodeTail<typename Tiles::V32, TAIL>, WithDecodeTail<typename Tiles::V64, TAIL>,
                WithDecodeTail<typename Tiles::V128, TAIL>>;
 
+// The weight-sharing tiles (hgemm_decode_sm90_wmc, fp8gemm_decode_sm90_wmc; sm90/decode.cu has the
+// why and the figures): the tokens in two M tiles of 32 or 64 on a 2-CTA cluster along M that
+// multicasts the weight tile to both. At 65-128 tokens the weight tile is shared_weight_rows'
+// (common/sm90/schedule.hpp; only multiples of 64 under block scales, which only e4m3 has), at
+// 33-64 64 rows, at M <= 32 _n64's tile.
+template <int BM, int BN, int STAGES>
+using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
+struct WeightShareTiles {
+  using First = N64Tile32;
+  template <class F>
+  static auto with(const GemmProblem& p, int sms, F&& f) {
+    if (p.m <= 32) return f(N64Tile32{});
+    if (p.m <= 64) return f(WeightShare<32, 64, 16>{});
+    switch (shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
+      case 96:
+        return f(WeightShare<64, 96, 8>{});
+      case 128:
+        return f(WeightShare<64, 128, 8>{});
+      case 160:
+        return f(WeightShare<64, 160, 6>{});
+      case 192:
+        return f(WeightShare<64, 192, 6>{});
+      default:  // 64 rows fit, or none fits one wave
+        return f(WeightShare<64, 64, 12>{});
+    }
+  }
+};
+
 }  // namespace
 }  // namespace gemmbench

@@ -184,19 +184,15 @@ struct Sm90Mainloop {
   // trip, each partial a fixed register array, a branch only for the last one or two.
   static constexpr int kFp8PipeMaxTokens = 64;
   static constexpr bool FP8_PIPE = FP8 && BM <= kFp8PipeMaxTokens;
-  __device__ __forceinline__ void retire_after_next(float (&acc)[Acc::REGS],
-                                                    float (&part)[Acc::REGS], int kb, int stage) {
+  // Retire k-block kb's partial: its block scales read, then its wgmmas waited for (PENDING: the
+  // groups left in flight, 1 while the next k-block's are issued, 0 for the last), its stage
+  // released and the partial added.
+  template <int PENDING>
+  __device__ __forceinline__ void retire(float (&acc)[Acc::REGS], float (&part)[Acc::REGS], int kb,
+                                         int stage) {
     float f[kScaleRegs];
     block_scales(kb, f);
-    sm90::wgmma_wait_group<1>();
-    release_fp8(part, stage);
-    add_fp8(acc, part, f, false);
-  }
-  __device__ __forceinline__ void retire_last(float (&acc)[Acc::REGS], float (&part)[Acc::REGS],
-                                              int kb, int stage) {
-    float f[kScaleRegs];
-    block_scales(kb, f);
-    sm90::wgmma_wait_group<0>();
+    sm90::wgmma_wait_group<PENDING>();
     release_fp8(part, stage);
     add_fp8(acc, part, f, false);
   }
@@ -212,16 +208,16 @@ struct Sm90Mainloop {
     int kb = 0;
     for (; kb + 2 < kb_count; kb += 2) {
       s1 = issue_fp8(p1);  // kb + 1
-      retire_after_next(acc, p0, kb, s0);
+      retire<1>(acc, p0, kb, s0);
       s0 = issue_fp8(p0);  // kb + 2
-      retire_after_next(acc, p1, kb + 1, s1);
+      retire<1>(acc, p1, kb + 1, s1);
     }
     if (kb + 1 < kb_count) {  // two left
       s1 = issue_fp8(p1);
-      retire_after_next(acc, p0, kb, s0);
-      retire_last(acc, p1, kb + 1, s1);
+      retire<1>(acc, p0, kb, s0);
+      retire<0>(acc, p1, kb + 1, s1);
     } else {
-      retire_last(acc, p0, kb, s0);
+      retire<0>(acc, p0, kb, s0);
     }
   }
 
