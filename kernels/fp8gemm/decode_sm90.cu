@@ -75,7 +75,8 @@ void with_scale(ScaleMode s, F&& f) {
 // once for all the tokens; every tile whole. At 65-128 tokens the weight tile is
 // shared_weight_rows' (common/sm90/schedule.hpp: the fewest rows whose doubled tiles fit one wave,
 // only multiples of 64 under block scales), at 33-64 64 rows; at M <= 32 there is nothing to
-// share: _n64's tile (WeightShareTiles, hgemm/sm90/decode_tiles.cuh, the 16-bit path's own).
+// share: _n64's tile (WeightShareTilesT, hgemm/sm90/decode_tiles.cuh; on this branch with its
+// one-wave tile at 33-64 tokens too).
 // Rule F picks it (kernels/dispatch/rules.cpp, where it was measured).
 
 template <class Tiles>
@@ -142,7 +143,7 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
 
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<WeightShareTiles>(
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<WeightShareTilesT<true>>(
     "fp8gemm_decode_sm90_wmc",
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
     "weight tile to both, every tile whole"));

@@ -61,26 +61,41 @@ using TilesWithDecodeTail =
 // 33-64 64 rows, at M <= 32 _n64's tile.
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-struct WeightShareTiles {
+// NARROW (branch exp-f5-wmc-narrow, prepared 2026-11-30 and not yet run on a GPU; FP8 only): at
+// 33-64 tokens shared_weight_rows' tile too, on token tiles of 32, where main takes 64 rows
+// whatever N. Rings as deep as about 200 KB of stages allow (a 96- or 160-row tile's stage holds
+// whole 64-row consumers, as the 128- and 192-row ones).
+template <bool NARROW>
+struct WeightShareTilesT {
   using First = N64Tile32;
+  template <int BM, int S64, int S96, int S128, int S160, int S192, class F>
+  static auto shared(const GemmProblem& p, int sms, F&& f) {
+    switch (shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
+      case 96:
+        return f(WeightShare<BM, 96, S96>{});
+      case 128:
+        return f(WeightShare<BM, 128, S128>{});
+      case 160:
+        return f(WeightShare<BM, 160, S160>{});
+      case 192:
+        return f(WeightShare<BM, 192, S192>{});
+      default:  // 64 rows fit, or none fits one wave
+        return f(WeightShare<BM, 64, S64>{});
+    }
+  }
   template <class F>
   static auto with(const GemmProblem& p, int sms, F&& f) {
     if (p.m <= 32) return f(N64Tile32{});
-    if (p.m <= 64) return f(WeightShare<32, 64, 16>{});
-    switch (shared_weight_rows(p.n, sms, p.scale == ScaleMode::block128)) {
-      case 96:
-        return f(WeightShare<64, 96, 8>{});
-      case 128:
-        return f(WeightShare<64, 128, 8>{});
-      case 160:
-        return f(WeightShare<64, 160, 6>{});
-      case 192:
-        return f(WeightShare<64, 192, 6>{});
-      default:  // 64 rows fit, or none fits one wave
-        return f(WeightShare<64, 64, 12>{});
+    if (p.m <= 64) {
+      if constexpr (NARROW)
+        return shared<32, 16, 10, 10, 7, 7>(p, sms, f);
+      else
+        return f(WeightShare<32, 64, 16>{});
     }
+    return shared<64, 12, 8, 8, 6, 6>(p, sms, f);
   }
 };
+using WeightShareTiles = WeightShareTilesT<false>;
 
 }  // namespace
 }  // namespace gemmbench
