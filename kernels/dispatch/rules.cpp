@@ -329,17 +329,18 @@ constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 constexpr int64_t kFp8DecodeSm90Weights = int64_t(32) << 20;
 
 // Rule F's case: fp8gemm_decode_sm90_wmc's 2-CTA clusters, which share each weight tile between
-// two token tiles, fit one wave: at 33-64 tokens its 64-row tiles, at 65-128 a shared tile of
-// 64-192 rows (shared_weight_rows). In two waves at 48-64 tokens they lost to F3's 64-row tiles
-// where K is long (5120x13824 and 5120x32768: 0.66-0.70x cuBLASLt against 0.87-0.98x) and gained
-// 2-5% where it is short; one wave is the line taken. At 65-128 tokens the wave must also keep 90%
-// of the SMs streaming unless the weights are below 128 Mi elements: at 128x5120x32768 (108 CTAs)
-// _wmc ran 0.86x, the stream-K F3 on every SM 0.96x, where at 5120x13824 on the same 108 _wmc led
-// (1.08x against 1.02x).
+// two token tiles, fit one wave on a shared tile of 64-192 rows (shared_weight_rows; 32-token
+// tiles at 33-64 tokens, 64-token ones at 65-128). At 48-64 tokens its first form took 64-row
+// tiles whatever N, two waves or more past 4224 rows, and lost to F3's 64-row tiles on the layers
+// of 5120-7168 rows (0.66-0.89x cuBLASLt); on the one-wave tile it leads them on every layer it
+// fits, 5120x32768 on 108 CTAs included (1.026-1.042x against 0.967-0.983x). At 65-128 tokens the
+// wave must also keep 90% of the SMs streaming unless the weights are below 128 Mi elements: at
+// 128x5120x32768 (108 CTAs) _wmc ran 0.86x, the stream-K F3 on every SM 0.96x, where at
+// 5120x13824 on the same 108 _wmc led (1.08x against 1.02x).
 constexpr int64_t kFp8WeightShareStreamed = int64_t(128) << 20;
 bool fp8_weight_share_fits(const Case& c) {
-  if (c.m <= 64) return 2 * c.n64_tiles <= c.sms;
   if (c.shared_rows == 0) return false;
+  if (c.m <= 64) return true;
   const int64_t ctas = 2 * ((c.n + c.shared_rows - 1) / c.shared_rows);
   return ctas >= 0.9 * c.sms || c.n * c.k < kFp8WeightShareStreamed;
 }
@@ -426,19 +427,22 @@ constexpr Rule kFp8[] = {
      },
      "fp8gemm_decode_sm90_wmc",
      "H200, 33 <= M <= 128, per-tensor or per-row, no fast accumulation, where the 2-CTA clusters "
-     "fit one wave: 64 weight rows a tile at M <= 64 (N <= 4224 on 132 SMs); at M > 64 a shared "
-     "tile of 64-192 rows (N <= 12672), on 90% of the SMs or with N x K below 128 Mi: rung F5 "
-     "with the tokens in two M tiles that share each weight tile by multicast, e4m3 x e4m3 (the "
-     "e5m2 pairs fall through)",
-     "rule F: Llama 3 8B and 70B, H200 sustained, one board: per-tensor at 48-64 tokens "
-     "0.956-1.020x cuBLASLt at the 4096-row layers against 0.706-0.819x for F3's 64-row tiles, at "
-     "96-128 tokens 0.874-1.006x on the six layers it takes against the stream-K and _pipe picks' "
-     "0.639-0.966x; per-row at 64-128 tokens 1.021-1.768x against 0.940-1.535x. Held out "
-     "(Qwen2.5-14B, Mistral-Small-24B, another board): 0.910-1.084x at 96-128 tokens against "
-     "0.713-1.019x. Behind where no shared tile fits (27648-65536 rows: 0.62-0.82x); block128 not "
-     "(0.57-1.03x against the picks' 0.89-1.29x); per-row held out and 33-47 / 65-95 tokens not "
-     "measured",
-     "h200/2026-11-30_fp8_decode_wmc_cand_33_64.json.gz, "
+     "fit one wave on a shared tile of 64-192 rows (N <= 12672 on 132 SMs), at M > 64 on 90% of "
+     "the SMs or with N x K below 128 Mi: rung F5 with the tokens in two M tiles that share each "
+     "weight tile by multicast, e4m3 x e4m3 (the e5m2 pairs fall through)",
+     "rule F: H200 sustained, each run one board. At 48-64 tokens on the one-wave tile, "
+     "per-tensor: "
+     "Llama 3 8B and 70B 0.962-1.017x cuBLASLt on the six layers it takes against 0.704-0.956x "
+     "for F3's 64-row tiles, held out (Qwen2.5-14B, Mistral-Small-24B) 0.936-1.042x against "
+     "0.752-0.983x; per-row at 64 tokens 1.291-1.753x against 1.053-1.516x. At 96-128 tokens, "
+     "per-tensor 0.874-1.006x on the six Llama 3 layers it takes against the stream-K and _pipe "
+     "picks' 0.639-0.966x, held out 0.910-1.084x against 0.713-1.019x; per-row 1.021-1.768x "
+     "against 0.940-1.535x. Behind where no shared tile fits (27648-65536 rows: 0.62-0.90x); "
+     "block128 not (0.57-1.03x against the picks' 0.89-1.29x); per-row held out and 33-47 / "
+     "65-95 tokens not measured",
+     "h200/2026-11-30_fp8_decode_wmc_narrow_presets.json.gz, "
+     "h200/2026-11-30_fp8_decode_wmc_narrow_holdout.json.gz, "
+     "h200/2026-11-30_fp8_decode_wmc_narrow_row.json.gz, "
      "h200/2026-11-30_fp8_decode_wmc_cand_65_128.json.gz, "
      "h200/2026-11-30_fp8_decode_wmc_cand_row.json.gz, "
      "h200/2026-11-30_fp8_decode_wmc_holdout_cand_65_128.json.gz"},

@@ -72,11 +72,11 @@ void with_scale(ScaleMode s, F&& f) {
 // fp8gemm_decode_sm90_wmc: the 16-bit path's hgemm_decode_sm90_wmc geometry on e4m3. At 33-128
 // tokens the tokens are cut in two M tiles of 32 or 64 on the two CTAs of a cluster along M, each
 // loading half of the weight tile and multicasting it to both, so that each weight byte leaves L2
-// once for all the tokens; every tile whole. At 65-128 tokens the weight tile is
+// once for all the tokens; every tile whole. At 33-128 tokens the weight tile is
 // shared_weight_rows' (common/sm90/schedule.hpp: the fewest rows whose doubled tiles fit one wave,
-// only multiples of 64 under block scales), at 33-64 64 rows; at M <= 32 there is nothing to
-// share: _n64's tile (WeightShareTilesT, hgemm/sm90/decode_tiles.cuh; on this branch with its
-// one-wave tile at 33-64 tokens too).
+// only multiples of 64 under block scales); at M <= 32 there is nothing to share: _n64's tile
+// (Fp8WeightShareTiles, hgemm/sm90/decode_tiles.cuh, where the 16-bit path keeps 64 rows at
+// 33-64 tokens).
 // Rule F picks it (kernels/dispatch/rules.cpp, where it was measured).
 
 template <class Tiles>
@@ -143,7 +143,7 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<N64SplitTiles>(
     "fp8gemm_decode_sm90_n64 whose tiles, when at most half the SMs, split K over a cluster of 2-4 "
     "CTAs"));
 
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<WeightShareTilesT<true>>(
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
     "fp8gemm_decode_sm90_wmc",
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
     "weight tile to both, every tile whole"));

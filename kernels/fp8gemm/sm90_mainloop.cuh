@@ -454,7 +454,7 @@ struct F2Mainloop {
   // as kb is issued. The narrow tiles (16 to 64 registers a partial) hold kb + 2's raw scales
   // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
   // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
-  // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt).
+  // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt.gz).
   static constexpr bool kRawAhead = kSplitN;
   struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
     int stage = 0;

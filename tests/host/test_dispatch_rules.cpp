@@ -493,17 +493,21 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.m = 16, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode") << "rule E is the H200's";
     // Rule F: per-tensor and per-row at 33-128 tokens on the H200, where the weight-sharing
-    // clusters fit one wave (66 tiles of 64 rows at 33-64 tokens; at 65-128 a shared tile of
-    // 64-192 rows, on 90% of the SMs or with weights below 128 Mi): F5 with the multicast weight
-    // tile. Elsewhere, and block128: as before (the 64-row tiles, stream-K, _pipe).
+    // clusters fit one wave on a shared tile of 64-192 rows (N <= 66 * 192), at 65-128 tokens on
+    // 90% of the SMs or with weights below 128 Mi: F5 with the multicast weight tile. Elsewhere,
+    // and block128: as before (the 64-row tiles, stream-K, _pipe).
     expect_picks(
         {Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-         Pick{64, 66 * 64, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-         Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 5120, 32768, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // 108 CTAs, 160 Mi
+         Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{48, 66 * 192, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{48, 66 * 192 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{64, 28672, 4096, ScaleMode::row, "fp8gemm_sm90_persistent_t_m64"},
          Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 128 CTAs

@@ -110,12 +110,12 @@ GB_HD bool decode_walks_whole_tiles(int tiles_m, int tiles_total, int k_blocks, 
   return tiles_m == 1 && tiles_total >= clusters_max && k_blocks <= kDecodeWholeTileMaxKBlocks;
 }
 
-// hgemm_decode_sm90_wmc's and fp8gemm_decode_sm90_wmc's weight tile at 65-128 tokens (two 64-token
-// tiles on a 2-CTA cluster that share it): the fewest rows of 64, 96, 128, 160 and 192 whose
-// doubled tiles fit one wave of `ctas`, as cuBLAS picks 64x64, 64x96 and 64x128 at N = 4096, 6144
-// and 7168 with 128 tokens; 0 where none fits (the kernel then walks 64-row tiles). Under 128-row
-// block scales (whole_scale_blocks) only multiples of 64: a consumer's 64 rows of a 96- or 160-row
-// tile would straddle two of B's scale blocks.
+// hgemm_decode_sm90_wmc's and fp8gemm_decode_sm90_wmc's weight tile at 65-128 tokens, and FP8's at
+// 33-64 too (two token tiles on a 2-CTA cluster that share it): the fewest rows of 64, 96, 128, 160
+// and 192 whose doubled tiles fit one wave of `ctas`, as cuBLAS picks 64x64, 64x96 and 64x128 at N
+// = 4096, 6144 and 7168 with 128 tokens; 0 where none fits (the kernel then walks 64-row tiles).
+// Under 128-row block scales (whole_scale_blocks) only multiples of 64: a consumer's 64 rows of a
+// 96- or 160-row tile would straddle two of B's scale blocks.
 GB_HD int shared_weight_rows(long long n, int ctas, bool whole_scale_blocks = false) {
   const int widths[] = {64, 96, 128, 160, 192};
   for (int w : widths)

@@ -54,17 +54,18 @@ using TilesWithDecodeTail =
     TokenTiles<WithDecodeTail<typename Tiles::V32, TAIL>, WithDecodeTail<typename Tiles::V64, TAIL>,
                WithDecodeTail<typename Tiles::V128, TAIL>>;
 
-// The weight-sharing tiles (hgemm_decode_sm90_wmc, fp8gemm_decode_sm90_wmc; sm90/decode.cu has the
-// why and the figures): the tokens in two M tiles of 32 or 64 on a 2-CTA cluster along M that
-// multicasts the weight tile to both. At 65-128 tokens the weight tile is shared_weight_rows'
-// (common/sm90/schedule.hpp; only multiples of 64 under block scales, which only e4m3 has), at
-// 33-64 64 rows, at M <= 32 _n64's tile.
+// The weight-sharing tiles (hgemm_decode_sm90_wmc, fp8gemm_decode_sm90_wmc; sm90/decode.cu and
+// fp8gemm/decode_sm90.cu have the why and the figures): the tokens in two M tiles of 32 or 64 on a
+// 2-CTA cluster along M that multicasts the weight tile to both. At 65-128 tokens the weight tile
+// is shared_weight_rows' (common/sm90/schedule.hpp; only multiples of 64 under block scales, which
+// only e4m3 has), at M <= 32 _n64's tile. At 33-64 tokens (32-token tiles) the 16-bit path takes
+// 64 rows whatever N; FP8 (NARROW) shared_weight_rows' one-wave tile too, where 64-row tiles ran
+// two waves past 4224 rows and lost to F3's 64-row tiles (5120-7168 rows at 48-64 tokens,
+// 0.66-0.89x cuBLASLt; on the one-wave tile 0.94-1.04x, H200, kernels/dispatch/rules.cpp's rule
+// F). Its rings are as deep as about 200 KB of stages allow (a 96- or 160-row tile's stage holds
+// whole 64-row consumers, as the 128- and 192-row ones). The 16-bit path was not measured so.
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-// NARROW (branch exp-f5-wmc-narrow, prepared 2026-11-30 and not yet run on a GPU; FP8 only): at
-// 33-64 tokens shared_weight_rows' tile too, on token tiles of 32, where main takes 64 rows
-// whatever N. Rings as deep as about 200 KB of stages allow (a 96- or 160-row tile's stage holds
-// whole 64-row consumers, as the 128- and 192-row ones).
 template <bool NARROW>
 struct WeightShareTilesT {
   using First = N64Tile32;
@@ -96,6 +97,7 @@ struct WeightShareTilesT {
   }
 };
 using WeightShareTiles = WeightShareTilesT<false>;
+using Fp8WeightShareTiles = WeightShareTilesT<true>;
 
 }  // namespace
 }  // namespace gemmbench
