@@ -476,6 +476,21 @@ constexpr Rule kFp8[] = {
      "before it (0.976-1.395x; behind _n192 at 64x24576x1536 only), block128, H200 sustained; "
      "17-63 tokens not measured (fewer rows past M than the 128-row tiles')",
      "h200/2026-11-29_fp8_m64_whole_grid.json.gz, h200/2026-11-29_fp8_m64_widths.json.gz"},
+    {"fp8-64-row-tiles-block128-narrow-weights",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 64 && c.m <= 128 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::block128 && ceil_div64(c.n, 128) <= 20 && c.k >= 4096;
+     },
+     "fp8gemm_sm90_persistent_t_m64",
+     "H200, 65 <= M <= 128, block128, no fast accumulation, at most 20 weight tiles of 128 rows "
+     "(N <= 2560), K >= 4096: rung F3 on 64-row tiles (two token tiles, 32 or 64 weight rows "
+     "each: the grid filled) before rule V's stream-K split",
+     "rule M2: at 96-128 tokens, K 7168, H200 sustained, one board: N 1536-2560 0.975-1.020x "
+     "cuBLASLt against the stream-K pick's 0.774-0.934x; at N 3072-4096 the stream-K ahead "
+     "(0.964-1.004x against 0.900-0.962x); 128x2112x7168 alike on two earlier boards "
+     "(0.994-1.011x against 0.917-0.926x). Only K 7168 measured (K >= 4096 is rule V's line); "
+     "per-tensor and per-row not measured",
+     "h200/2026-11-30_fp8_decode_b128_narrow_n.json.gz, h200/2026-11-30_fp8_m128_tiles.json.gz"},
     {"fp8-split-few-tiles",
      [](const Case& c) { return c.m <= 128 && 2 * ceil_div64(c.n, 128) < c.sms && c.k >= 4096; },
      "fp8gemm_sm90_persistent_t_sk",

@@ -521,7 +521,15 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{128, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
          Pick{128, 57344, 8192, ScaleMode::row, "fp8gemm_sm90_persistent_t_pipe"},
          Pick{64, 4096, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"}});
+         Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
+         // Rule M2: block128 at 65-128 tokens on at most 20 weight tiles of 128 rows, K >= 4096:
+         // F3's 64-row tiles before the stream-K split.
+         Pick{128, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{65, 1536, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{96, 20 * 128, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{96, 20 * 128 + 1, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
+         Pick{128, 2112, 4095, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{129, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"}});
     t.m = 64, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(picks().at(1).kernel, "fp8gemm_sm90_persistent_t_m64") << "the e5m2 pairs";
     t.fast_accum = true;
@@ -529,6 +537,9 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64")
         << "rule F is the H200's";
+    t.m = 128, t.n = 2112, t.k = 7168, t.scale = ScaleMode::block128;
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_sk")
+        << "rule M2 is the H200's";
     // 33 tokens block128, and 32 tokens block128 or on the H100: the 64-row tiles.
     t.m = 33, t.n = 8192, t.k = 8192, t.scale = ScaleMode::block128;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
