@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # One device call on a host of two GPUs (nvidia-h200-x2): build once, then two gpu_session.sh
-# lanes at once, lane 0 on GPU 0 and lane 1 on GPU 1, each stopped (SIGTERM: a report closes with
-# its finished rows) DEADLINE seconds after the call began. The same held seconds buy twice the
+# lanes at once, lane 0 on GPU 0 and lane 1 on GPU 1, each stopped (SIGTERM to the lane's whole
+# process group: a report closes with its finished rows; rc 143) DEADLINE seconds after the call
+# began. The tarballs are made only once every process of both lanes has ended: on 2026-11-30 a
+# gemmbench outlived its lane's `timeout` (which signalled the lane's shell alone) and wrote a
+# report while tar ran, which came back as a hard link to another lane's report. The same held seconds buy twice the
 # GPU time of a one-GPU call; keep an A/B's two binaries in one lane (one board), not split.
 #
 #   BUILD_STEPS=$'build-overlay:build-ab/ov\nbuild' LANE0=$'bench:...\nuse-build:build-gpu-alt\nbench:...' \
@@ -43,9 +46,22 @@ for lane in 0 1; do
   [ -z "${!var:-}" ] && continue
   mapfile -t lsteps <<<"${!var}"
   (
+    # setsid: the lane leads a process group of its own (its pid is the group's id), which the
+    # deadline signals whole, gemmbench and every other child included.
     CUDA_VISIBLE_DEVICES=$lane OUT=$OUT/lane$lane GPU_SESSION_LOGS=$root/gpu_out/logs_lane$lane BENCH_TAIL=${BENCH_TAIL:-2} \
-      timeout -s TERM "$left" scripts/dev/gpu_session.sh "${lsteps[@]}" >"$OUT/lane${lane}_session.txt" 2>&1
-    echo "lane $lane: rc=$? at $(($(date +%s) - t_start)) s" >>"$OUT/boards.txt"
+      setsid scripts/dev/gpu_session.sh "${lsteps[@]}" >"$OUT/lane${lane}_session.txt" 2>&1 &
+    sid=$!
+    (
+      for ((i = 0; i < left; i++)); do sleep 1; kill -0 -- "-$sid" 2>/dev/null || exit 0; done
+      kill -TERM -- "-$sid" 2>/dev/null
+      for ((i = 0; i < 30; i++)); do sleep 1; kill -0 -- "-$sid" 2>/dev/null || exit 0; done
+      kill -KILL -- "-$sid" 2>/dev/null
+    ) >/dev/null 2>&1 &
+    dog=$!
+    wait "$sid"
+    rc=$?
+    wait "$dog"  # returns once the whole group has ended (or been killed)
+    echo "lane $lane: rc=$rc at $(($(date +%s) - t_start)) s" >>"$OUT/boards.txt"
   ) &
   pids+=($!)
 done
