@@ -346,8 +346,10 @@ struct TallScaleLoads {
 // fourth and fifth tensor maps): map_sa and map_sb, scale_a's and scale_b's maps for the stages'
 // scale slots (kF3TmaScales), else null.
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
-__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const CUtensorMap& map_b,
-                                                const CUtensorMap& map_c, const CUtensorMap* map_sa,
+__device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
+                                                const CUtensorMap& map_a_tail,
+                                                const CUtensorMap& map_b, const CUtensorMap& map_c,
+                                                const CUtensorMap* map_sa,
                                                 const CUtensorMap* map_sb, const F2Params& prm) {
   using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
   constexpr bool kTs = f3_tma_scales(V);
@@ -393,6 +395,7 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&map_a);
+    sm90::tma_prefetch_descriptor(&map_a_tail);
     sm90::tma_prefetch_descriptor(&map_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&map_c);
     if constexpr (kTs) {
@@ -420,12 +423,12 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
     using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
     if constexpr (kTs) {  // and A's scales, a box of 4 k-blocks with every fourth (F3Cfg)
       if (wg_thread == 0)
-        Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(
+        Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank, &map_a_tail}.run(
             ring, work_iter,
             TallScaleLoads<Cfg>{map_sa, map_sb, &ring, s_sa, s_sb, prm.m,
                                 (prm.n - 1) / int(kScaleBlock), rank});
     } else if (wg_thread == 0) {
-      Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank}.run(ring, work_iter);
+      Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank, &map_a_tail}.run(ring, work_iter);
     }
     return;
   }
@@ -524,14 +527,15 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a, const 
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
           DType TA = DType::e4m3, DType TB = DType::e4m3>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
-    const __grid_constant__ CUtensorMap map_a,  // (M,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_b,  // (N,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_c,  // C, box (64,64) SW128
+    const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
+    const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,128)
+    const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
     const F2Params prm) {
 #if GEMMBENCH_SM90A
   static_assert(!f3_tma_scales(V), "_m256c2ts has its own entry point (its scale map)");
-  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_b, map_c, nullptr, nullptr,
-                                                           prm);
+  persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_a_tail, map_b, map_c, nullptr,
+                                                           nullptr, prm);
 #else
   __trap();
 #endif
@@ -542,18 +546,19 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 // parameters and their machine code.
 template <int CLUSTER, bool SK, int V, DType TA, DType TB>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_ts_kernel(
-    const __grid_constant__ CUtensorMap map_a,   // (M,K), box (128,BM / CLUSTER)
-    const __grid_constant__ CUtensorMap map_b,   // (N,K), box (128,BN)
-    const __grid_constant__ CUtensorMap map_c,   // C, box (64,64) SW128
-    const __grid_constant__ CUtensorMap map_sa,  // scale_a (KB, M) f32, box (4,BM), unswizzled
-    const __grid_constant__ CUtensorMap map_sb,  // scale_b (KB, NB) f32, box (4,1), unswizzled
+    const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,BM / CLUSTER)
+    const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
+    const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,BN)
+    const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
+    const __grid_constant__ CUtensorMap map_sa,      // scale_a (KB, M) f32, box (4,BM), unswizzled
+    const __grid_constant__ CUtensorMap map_sb,      // scale_b (KB, NB) f32, box (4,1), unswizzled
     const F2Params prm) {
 #if GEMMBENCH_SM90A
   using Cfg = F3CfgOf<V, CLUSTER>;
   static_assert(f3_tma_scales(V) && Cfg::TMA_SCALES,
                 "the entry point of the tiles with A's scales in the stages");
-  persistent_body<ScaleMode::block128, false, CLUSTER, true, SK, V, TA, TB>(map_a, map_b, map_c,
-                                                                            &map_sa, &map_sb, prm);
+  persistent_body<ScaleMode::block128, false, CLUSTER, true, SK, V, TA, TB>(
+      map_a, map_a_tail, map_b, map_c, &map_sa, &map_sb, prm);
 #else
   __trap();
 #endif
@@ -620,6 +625,7 @@ void run(const GemmArgs& a, cudaStream_t stream) {
                make_schedule(M, N, K, Cfg::BM, Cfg::BN, kBK, CLUSTER, clusters, SK, MROWS, 1),
                SK ? next_sk_epoch() : 0u};
   const CUtensorMap map_a = make_kmajor_map(a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
+  const CUtensorMap map_a_tail = a_tail_map(map_a, true, a.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(a.b, p.b_type(), N, K, Cfg::BN);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
   if (a.beta == 0.f && M % 8 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0) {
@@ -637,11 +643,11 @@ void run(const GemmArgs& a, cudaStream_t stream) {
         make_rowmajor_f32_map(a.scale_b, (N + int(kScaleBlock) - 1) / int(kScaleBlock),
                               (K + kBK - 1) / kBK, Cfg::SA_BOX_KB, 1);
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_fn<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(), map_a,
-                                  map_b, map_c, map_sa, map_sb, prm));
+                                  map_a_tail, map_b, map_c, map_sa, map_sb, prm));
   } else {
     CUDA_CHECK(cudaLaunchKernelEx(
         &cfg, &fp8gemm_sm90_persistent_kernel<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>, map_a,
-        map_b, map_c, prm));
+        map_a_tail, map_b, map_c, prm));
   }
 }
 

@@ -51,6 +51,39 @@ struct Sm90Producer {
   uint32_t s_b;               // (STAGES, BN x BK), SW128
   int M, N;
   uint32_t cta_rank;  // in the cluster
+  // K-major A's tail map (null: none): A with a box of M % A_SLICE_ROWS rows, for the slice that
+  // M ends inside. The whole box there is mostly rows past M, which TMA fills with zeros, and
+  // those fills cost: fp8gemm_decode_sm90_wmc's pair (token tiles of 64) at 72x4096x14336 ran
+  // 36.0 us against 25.0 at 104-128 tokens, the time falling as the second tile filled (80: 31.8,
+  // 88: 30.3, 96: 27.9; H200, sustained, bench_results/h200/2026-11-30_fp8_wmc_m_sweep.json.gz).
+  // The tail box loads only rows inside A; the slice's smem rows past it keep what they held (a
+  // stale stage's rows, or never written), and feed only outputs past M, which are not stored:
+  // each output of a wgmma reads one row of the token operand.
+  const CUtensorMap* tmap_a_tail = nullptr;
+
+  // The rows of A the slice starting at row `start` loads: A_SLICE_ROWS, or M's tail where M
+  // ends inside it and a tail map is given.
+  __device__ __forceinline__ int a_slice_rows(int start) const {
+    if constexpr (A_K_MAJOR) {
+      if (tmap_a_tail != nullptr && start < M && M - start < Cfg::A_SLICE_ROWS) return M - start;
+    }
+    return Cfg::A_SLICE_ROWS;
+  }
+  // The A bytes one stage of this CTA receives for the tile at m_tile: its own slice, or with A
+  // multicast over the cluster (!CLUSTER_M) every CTA's.
+  __device__ __forceinline__ uint32_t a_stage_bytes(int m_tile) const {
+    if constexpr (!A_K_MAJOR) {
+      return Cfg::A_STAGE_BYTES;
+    } else if constexpr (CLUSTER_M || CLUSTER == 1) {
+      return uint32_t(a_slice_rows(m_tile * BM)) * Cfg::ROW_BYTES;
+    } else {
+      uint32_t bytes = 0;
+#pragma unroll
+      for (int r = 0; r < CLUSTER; ++r)
+        bytes += uint32_t(a_slice_rows(m_tile * BM + r * Cfg::A_SLICE_ROWS)) * Cfg::ROW_BYTES;
+      return bytes;
+    }
+  }
 
   // Every k-block of every work item of `work_iter`, in order; then, in a multicast cluster, the
   // wait for the ring's last uses. Called by one thread.
@@ -73,22 +106,27 @@ struct Sm90Producer {
       // A slice / B rows past the matrix (an M tile shorter than the cluster's slices, the
       // padding N tile of an odd tiles_n) are clamped to a row inside it: those smem rows feed
       // only C rows/columns the epilogue does not store, and no box starts out of bounds.
-      const int a_row = min(m_tile * BM + a_rank * Cfg::A_SLICE_ROWS, M - 1);
+      const int a_start = m_tile * BM + a_rank * Cfg::A_SLICE_ROWS;
+      const int a_row = min(a_start, M - 1);
       const int b_row = min(n_tile * BN + b_rank * Cfg::B_SLICE_ROWS, N - 1);
+      // M's tail slice: the tail map's box, and the stage's bytes less the rows it leaves out.
+      const bool a_tail = a_slice_rows(a_start) != Cfg::A_SLICE_ROWS;
+      const uint32_t tx_bytes = Cfg::TX_BYTES - Cfg::A_STAGE_BYTES + a_stage_bytes(m_tile);
       GB_SM90_TRACE_FIRST(10, true);  // timeline probe: the first work item computed
       for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
         const int stage = ring.stage;
         sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
-        sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES + stage_loads.tx_bytes(kb));
+        sm90::mbarrier_arrive_expect_tx(ring.full(stage), tx_bytes + stage_loads.tx_bytes(kb));
         const int k0 = kb * BK;
         const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + a_rank * Cfg::A_SLICE_BYTES;
         const uint32_t b_dst = s_b + stage * Cfg::B_STAGE_BYTES + b_rank * Cfg::B_SLICE_BYTES;
         auto load_a = [&](uint32_t dst, int c0, int c1) {
+          const CUtensorMap* map = a_tail ? tmap_a_tail : tmap_a;
           if constexpr (CLUSTER > 1 && !CLUSTER_M)
-            sm90::tma_load_2d_multicast(dst, tmap_a, ring.full(stage),
-                                        uint16_t((1u << CLUSTER) - 1), c0, c1);
+            sm90::tma_load_2d_multicast(dst, map, ring.full(stage), uint16_t((1u << CLUSTER) - 1),
+                                        c0, c1);
           else
-            sm90::tma_load_2d(dst, tmap_a, ring.full(stage), c0, c1);
+            sm90::tma_load_2d(dst, map, ring.full(stage), c0, c1);
         };
         if constexpr (A_K_MAJOR) {
           load_a(a_dst, k0, a_row);

@@ -51,6 +51,12 @@ CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int 
   return map;
 }
 
+CUtensorMap a_tail_map(const CUtensorMap& map_a, bool a_k_major, const void* base, DType dtype,
+                       int m, int k, int slice_rows) {
+  if (!a_k_major || m % slice_rows == 0) return map_a;
+  return make_kmajor_map(base, dtype, m, k, m % slice_rows);
+}
+
 // An MN-major operand stored (K, mn) with mn contiguous (the A of NN/NT, the B of NT/TT) as a
 // 2D tensor map: dimension 0 = mn, dimension 1 = K; box (64, box_k) lands as box_k K rows of 128
 // bytes (64 mn elements), 128B-swizzled; out-of-bounds elements read as zero. Needs mn % 8 == 0.

@@ -14,6 +14,12 @@ namespace gemmbench {
 // bytes % 16 == 0 (16-byte row stride).
 CUtensorMap make_kmajor_map(const void* base, DType dtype, int rows, int k, int box_rows);
 
+// K-major A's tail map (common/sm90/producer.cuh, Sm90Producer::tmap_a_tail): `map_a`'s matrix
+// with a box of M % slice_rows rows, for the slice M ends inside; `map_a` itself where M fills
+// its slices or A is not K-major (the producer then never loads a tail box).
+CUtensorMap a_tail_map(const CUtensorMap& map_a, bool a_k_major, const void* base, DType dtype,
+                       int m, int k, int slice_rows);
+
 // An MN-major operand stored (K, mn), mn contiguous (A of NN/NT, B of NT/TT): dimension 0 = mn,
 // dimension 1 = K; box (64, box_k) lands as box_k K rows of 128 bytes (64 mn elements),
 // 128B-swizzled; out-of-bounds elements read as zero. mn % 8 == 0 (16-byte K-row stride).

@@ -52,6 +52,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     hgemm_sm90_kernel(
         const __grid_constant__ CUtensorMap tmap_a,  // A (M,K): k-major box (BK, A_SLICE_ROWS),
                                                      // m-major box (64, BK)
+        const __grid_constant__ CUtensorMap tmap_a_tail,  // k-major A, box (BK, M % A_SLICE_ROWS)
+                                                          // (producer.cuh); else tmap_a's copy
         const __grid_constant__ CUtensorMap tmap_b,  // B (N,K): k-major box (BK, B_SLICE_ROWS),
                                                      // n-major box (64, BK)
         const __grid_constant__ CUtensorMap tmap_c,  // C (M,N) m-major, box (64, 64), SW128;
@@ -109,6 +111,7 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&tmap_a);
+    if constexpr (A_K_MAJOR) sm90::tma_prefetch_descriptor(&tmap_a_tail);
     sm90::tma_prefetch_descriptor(&tmap_b);
     if (sched.c_tma) sm90::tma_prefetch_descriptor(&tmap_c);
     GB_SM90_TRACE(9, true);  // timeline probe: barriers and descriptors done, before the sync
@@ -127,8 +130,8 @@ __global__ void __launch_bounds__(Sm90Config<BM, BN, STAGES, CLUSTER, CLUSTER_M>
       int stage = 0;
       uint32_t phase = 0;
       WorkIter work_iter(sched, cluster_id, parts);
-      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT, kBK>{&tmap_a, &tmap_b, s_a,     s_b,
-                                                           M,       N,       cta_rank}
+      Sm90Producer<Cfg, A_K_MAJOR, B_K_MAJOR, CSPLIT, kBK>{
+          &tmap_a, &tmap_b, s_a, s_b, M, N, cta_rank, A_K_MAJOR ? &tmap_a_tail : nullptr}
           .run(Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, work_iter);
     }
     if constexpr (CSPLIT) {

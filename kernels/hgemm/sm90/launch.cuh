@@ -163,6 +163,8 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   const DType tb = b_dtype<TIN>(p);
   const CUtensorMap map_a = V::A_K_MAJOR ? make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS)
                                          : make_mnmajor_map(args.a, p.dtype, M, K, Cfg::BK);
+  const CUtensorMap map_a_tail =
+      a_tail_map(map_a, V::A_K_MAJOR, args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = V::B_K_MAJOR ? make_kmajor_map(args.b, tb, N, K, Cfg::B_SLICE_ROWS)
                                          : make_mnmajor_map(args.b, tb, N, K, Cfg::BK);
   CUtensorMap map_c{};  // left zero (and unread) unless the TMA-store epilogue runs
@@ -177,9 +179,9 @@ void run_walk(const GemmArgs& args, cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       launch_config<V>(sched.clusters * V::CLUSTER, V::CLUSTER, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_b,
-                                map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
-                                epoch, scale_a, scale_b));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_a_tail,
+                                map_b, map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta,
+                                sched, epoch, scale_a, scale_b));
 }
 
 // The in-cluster split: one cluster of `parts` CTAs per tile, each CTA an equal k-range, when the
@@ -204,14 +206,15 @@ void run_cluster_split(const GemmArgs& args, cudaStream_t stream) {
   if (parts < 2) return run_walk<T, F16_ACCUM, typename V::Fallback, TIN, SCALE>(args, stream);
 
   const CUtensorMap map_a = make_kmajor_map(args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
+  const CUtensorMap map_a_tail = a_tail_map(map_a, true, args.a, p.dtype, M, K, Cfg::A_SLICE_ROWS);
   const CUtensorMap map_b = make_kmajor_map(args.b, b_dtype<TIN>(p), N, K, V::BN);
   const CUtensorMap map_c{};  // the register epilogue stores C
   const auto [scale_a, scale_b] = fp8_scales<TIN>(args);
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = launch_config<V>(sched.tiles_total * parts, parts, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_b,
-                                map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta, sched,
-                                0u, scale_a, scale_b));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_ptr<T, F16_ACCUM, V, TIN, SCALE>(), map_a, map_a_tail,
+                                map_b, map_c, static_cast<T*>(args.c), M, N, args.alpha, args.beta,
+                                sched, 0u, scale_a, scale_b));
 }
 
 template <class T, bool F16_ACCUM, class V, class TIN = T, ScaleMode SCALE = ScaleMode::none>
