@@ -34,7 +34,7 @@ namespace {
 
 // hgemm_decode_sm90_wmc: cuBLAS's geometry at 65-128 tokens (nvjet 64x64 in 2-CTA clusters at
 // 128x4096x4096, 64x96 at 128x6144x4096, 64x128 in 2x4 at 128x7168x2048: bench_results/h100/
-// ncu_decode_sm90/, ncu_cublas_choices/decode_*.txt): the tokens cut in two M tiles of 32 or 64,
+// ncu_decode_sm90/, ncu_cublas_choices/decode_*.txt.gz): the tokens cut in two M tiles of 32 or 64,
 // the two CTAs of a cluster along M (Sm90Config::CLUSTER_M), each loading half of the weight tile
 // and multicasting it to both, so each weight byte leaves L2 once for all the tokens. Every tile
 // whole, no split. At 65-128 tokens the weight tile is the fewest of 64, 96, 128, 160 and 192 rows
@@ -51,7 +51,7 @@ namespace {
 
 // hgemm_decode_sm90_n48: 48 weight rows per CTA, cuBLAS's weight tile at 64x6144x4096 (nvjet
 // 64x48 on 128 CTAs, bench_results/h100/ncu_decode_sm90/
-// 2026-11-26_ncu_mem_cublas_64x6144x4096.txt), where _n64's 96 tiles leave 36 of 132 SMs idle.
+// 2026-11-26_ncu_mem_cublas_64x6144x4096.txt.gz), where _n64's 96 tiles leave 36 of 132 SMs idle.
 // wgmma still reads 64 rows: the stages keep 64 rows of shared memory, the last 16 never loaded and
 // their outputs never stored (Sm90Config's PARTIAL tile). Candidates
 // (h100/2026-11-26_decode_fit_candidates.json.gz, its config at git 82aa468, f16):

@@ -48,7 +48,7 @@ GEMMBENCH_REGISTER_KERNEL(sm90_info<Sm90Variant<256, 128, 4, 1, true>>(
     "number of 128-wide tiles)"));
 
 // hgemm_tn_sm90_192x192: cuBLAS's own tile at 4096x2112x7168 (nvjet 192x192, bench_results/h100/
-// ncu_decode_sm90/2026-11-25_ncu_kernels_prefill2112bf16.txt): three consumer warpgroups of (64
+// ncu_decode_sm90/2026-11-25_ncu_kernels_prefill2112bf16.txt.gz): three consumer warpgroups of (64
 // GEMM-N, 192 GEMM-M), 512 threads, 32/160 registers, 4 stages of 48 KB, the epilogue stored at
 // once (no room for the deferred one), no cluster, the plain walk. The `hgemm` rule Q, where its
 // walk wastes at least 5 points less than the 256-row tiles': in median time 2.7% / 5.2% less
