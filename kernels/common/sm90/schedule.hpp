@@ -71,8 +71,8 @@ inline constexpr int kSkSplitMaxTileArea = 128 * 128;
 // before 22.8 us; at 16x2112x7168 the 17 tiles in 3 (51 CTAs) 19.7 us against 24.7 us; at
 // 16x7168x2048 the 56 tiles unsplit 16.4 us against 20.4 us (scripts/dev/sm90_trace.cu, H100, event
 // time of one launch after a cold-L2 flush;
-// bench_results/h100/reference/2026-11-25_sm90_decode_split.txt.gz). Over 14 decode shapes and 1 to 7
-// parts each, half the grid is never slower than the old walk and within 2% of the best split at
+// bench_results/h100/reference/2026-11-25_sm90_decode_split.txt.gz). Over 14 decode shapes and 1 to
+// 7 parts each, half the grid is never slower than the old walk and within 2% of the best split at
 // 11; at 128 tokens it is 2-9% behind the best at 2112x7168, 6144x4096 and 8192x8192, which want
 // more parts (decode_grid_target gives the last two the whole grid).
 GB_HD int decode_split_count(int tiles, int k_blocks, int target) {
