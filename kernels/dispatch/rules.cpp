@@ -354,7 +354,8 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 
 // fp8gemm (FP8, TN): the decode path at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
 // decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
-// per-tensor e5m2 pairs there F3 on 64-row tiles), F3 on 64-row tiles at 17-64 (on the H200
+// per-tensor e5m2 pairs there F3 on 64-row tiles; at 2-8 tokens F5 per-tensor with weights over
+// 64 Mi), F3 on 64-row tiles at 17-64 (on the H200
 // per-tensor at 17-32 F5; per-tensor and per-row at 33-128, F5's weight-sharing clusters where
 // they fit one wave), F3 on the stream-K schedule where a row of tiles leaves most SMs idle;
 // block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA clusters where those fill the
@@ -460,6 +461,22 @@ constexpr Rule kFp8[] = {
      "28672x4096), behind it at the three below (4096x4096, 6144x4096, 4096x14336: 0.78-0.97x); "
      "9-15 tokens and the other scalings not measured",
      "h200/2026-11-30_fp8_decode_tensor_candidates_partial.json.gz"},
+    {"fp8-hopper-decode-large-weights-2-to-8-tokens",
+     [](const Case& c) {
+       return c.fast_hbm && c.m >= 2 && c.m <= 8 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::tensor && c.n * c.k > kFp8LargeWeights;
+     },
+     "fp8gemm_decode_sm90",
+     "H200 (datasheet DRAM over 4 TB/s), 2 <= M <= 8, per-tensor, no fast accumulation, N x K "
+     "over 64 Mi weights: rung F5 before the decode path, e4m3 x e4m3 (the e5m2 pairs fall "
+     "through)",
+     "rule D4: Llama 3 8B and 70B, per-tensor, H200 sustained, one board a run: at 8 tokens F5 "
+     "3-12% less time than F4 at the four layers over 64 Mi weights (0.962-0.991x cuBLASLt "
+     "against 0.869-0.934x), 2-10% more at the four of 64 Mi or less; at 4 tokens the same line "
+     "(5-10% less, 3-12% more; cuBLASLt refuses 4 tokens); 2-3 and 5-7 tokens, 1 token and the "
+     "other scalings not measured",
+     "h200/2026-11-30_fp8_decode_f5_8_tokens.json.gz, "
+     "h200/2026-11-30_fp8_decode_f5_4_tokens.json.gz"},
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
      "rule T: 1-8 tokens 0.84-0.89 of the FP8 read roof (geomeans); 8 tokens 1.179x cuBLASLt "
