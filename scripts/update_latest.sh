@@ -152,9 +152,15 @@ for path in sorted(glob.glob(os.path.join(outdir, '*.json.gz'))):
         doc = load_json(path)
         m, s = doc['metadata'], doc.get('summary', {})
         dev = m.get('device', {})
-        n_gpus = len(m.get('devices') or []) or 1  # --devices: the plan dealt over the node's GPUs
+        # Several boards: --devices (the plan dealt over the node's GPUs, one report), or the parts
+        # of a --shard run joined by `gemmbench merge` (each part's board in merged_from).
+        n_gpus, how = len(m.get('devices') or []), '--devices'
+        if n_gpus <= 1:
+            boards = {(p.get('device') or {}).get('serial') or (p.get('device') or {}).get('uuid') or i
+                      for i, p in enumerate(m.get('merged_from') or [])}
+            n_gpus, how = len(boards), f"{len(m.get('merged_from') or [])} shards merged"
         rows.append(f"| `{name}.json.gz` | `configs/{name}.json` | {m.get('git_commit', '?')} | "
-                    f"{m.get('date_utc', '?')} | {dev.get('name', '?')}{f' x{n_gpus} (--devices)' if n_gpus > 1 else ''}, driver {dev.get('driver_version', '?')} | "
+                    f"{m.get('date_utc', '?')} | {dev.get('name', '?')}{f' x{n_gpus} ({how})' if n_gpus > 1 else ''}, driver {dev.get('driver_version', '?')} | "
                     f"{s.get('rows_written', len(doc.get('results', [])))} of {s.get('rows_planned', '?')}: "
                     f"{s.get('ok', '?')} ok, {s.get('failed', '?')} FAILED, {s.get('skipped', '?')} skipped, "
                     f"{s.get('errors', '?')} error{'' if s.get('complete') else ', incomplete'} |")

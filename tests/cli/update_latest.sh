@@ -60,4 +60,21 @@ GEMMBENCH=$tmp/gemmbench GPU_NAME="NVIDIA H100 80GB HBM3" scripts/update_latest.
 rc=0
 GEMMBENCH=$tmp/gemmbench GPU_NAME=x scripts/update_latest.sh --only nonesuch "$tmp/x" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "--only nonesuch: exit $rc, expected 2"
+# --index over reports run elsewhere: one whose parts ran on two boards and were merged says so.
+mkdir -p "$tmp/idx"
+python3 - "$tmp/idx/llm_fp8_decode.json.gz" <<'PY'
+import gzip, json, sys
+part = lambda serial: {'device': {'name': 'NVIDIA H200', 'serial': serial}, 'complete': True}
+doc = {'metadata': {'git_commit': 'abc123def456', 'date_utc': '2026-11-30T00:00:00Z',
+                    'device': {'name': 'NVIDIA H200', 'driver_version': '580.159.04'},
+                    'merged_from': [part('1653724024831'), part('1653724032999')]},
+       'results': [],
+       'summary': {'complete': True, 'rows_planned': 4, 'rows_written': 4, 'ok': 4, 'failed': 0,
+                   'skipped': 0, 'errors': 0}}
+with gzip.open(sys.argv[1], 'wt') as f:
+    json.dump(doc, f)
+PY
+scripts/update_latest.sh --index "$tmp/idx" >/dev/null 2>&1 || fail "--index exited non-zero"
+grep -q "| NVIDIA H200 x2 (2 shards merged), driver 580.159.04 | 4 of 4: 4 ok" "$tmp/idx/README.md" ||
+  fail "a merged report's boards: $(grep '^| `' "$tmp/idx/README.md")"
 echo "update_latest.sh: ok ($shipped shipped configs)"
