@@ -20,7 +20,10 @@
 // hgemm_grouped_sm90_fit (tokens on wgmma's N) on the register kernel's cases and on groups beside
 // the widths it picks, its variant _fit_trim (the token box cut to the tile) the same, that
 // neither writes a padding row, and their repeats; hgemm's choice of _fit_trim for groups of 32
-// rows or fewer.
+// rows or fewer. The pair hgemm_grouped_sm90_pair (2-CTA clusters, two token tiles of a group on
+// one multicast weight tile) on the register kernel's cases and on groups beside its 256-row unit
+// (a second tile with no rows, with 1 and with 128), grids capped to 1, 2 and 3 CTAs (one pair),
+// that it writes no padding row, and its repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -255,6 +258,62 @@ TEST_P(GroupedFitTrimKernel, MatchesThePerGroupReference) {
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFitTrimKernel, ::testing::ValuesIn(fit_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// ---- hgemm_grouped_sm90_pair: two token tiles of a group on one multicast weight tile ----
+constexpr const char* kPairKernel = "hgemm_grouped_sm90_pair";
+
+std::vector<KernelCase> pair_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<KernelCase> v = cases();
+  // Groups on each side of the pair's 256 rows and its halves: the second tile empty (128, 1,
+  // 129 - 128 = 1 row), full (256), one row past (257), three tiles (384: the last pair half).
+  v.push_back({"pair_units_bf16", contiguous(G{128, 129, 255, 256, 257, 384, 1, 0, 640}, 1), 264,
+               136, DType::bf16, Accum::f32, 1, 0, 0});
+  v.push_back({"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 72,
+               DType::f16, Accum::f32, -0.5, 0.75, 0});
+  // One pair walks every tile (ring phases over many tiles, both CTAs); 3 CTAs run as one pair.
+  v.push_back({"pair_capped2", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
+               0.5, 2});
+  v.push_back({"pair_capped3", contiguous(G{700, 300, 5, 129, 0, 256}, 8), 264, 200, DType::f16,
+               Accum::f16, 1, 0, 3});
+  v.push_back({"pair_capped1", contiguous(G{300, 17, 640}, 128), 256, 64, DType::bf16, Accum::f32,
+               1, 0, 1});
+  return v;
+}
+
+class GroupedPairKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedPairKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kPairKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairKernel, ::testing::ValuesIn(pair_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Its refusals are the register kernel's (a dense problem, K not a multiple of 8, bf16 with f16
+// accumulation), and a launch without its 256-row tile table throws.
+TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kPairKernel);
+  EXPECT_EQ(k.group_tile_rows, 256) << "the walk's row tile is the pair's";
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 300}, 1);
+  GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  if (caps.sm != 90) GTEST_SKIP() << kPairKernel << " runs on sm_90 only; the rest needs one";
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  p.k = 60;
+  EXPECT_EQ(why_unsupported(k, p, caps, &g),
+            "K must be a multiple of 8: TMA needs 16-byte aligned row strides");
+  p.k = 64, p.accum = Accum::f16;
+  EXPECT_NE(why_unsupported(k, p, caps, &g), "") << "bf16 accumulates in f32 only";
+  p.accum = Accum::f32;
+  GemmArgs args{p};
+  const GroupedLaunchTables tiles128(g, 128, nullptr);
+  args.grouped = &tiles128.launch;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 128-row tiles";
+}
+
 // Neither writes a row outside the groups: the tile's token rows past its group are computed
 // (the whole box, or the trimmed boxes' stale rows) and never stored.
 TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
@@ -270,6 +329,25 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
         expect_padding_untouched(p, d, c.grouping);
       });
     }
+}
+
+// The pair's second tile past its group computes nothing and stores nothing; its first tile's
+// rows past the group are not stored either.
+TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const KernelCase& c :
+       {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264, 256, DType::bf16,
+                   Accum::f32, 1, 0, 0},
+        KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128, DType::bf16,
+                   Accum::f32, 1, 0, 0},
+        KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128, DType::bf16, Accum::f32, 1,
+                   0, 0}}) {
+    SCOPED_TRACE(c.name);
+    run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      expect_padding_untouched(p, d, c.grouping);
+    });
+  }
 }
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
@@ -781,6 +859,9 @@ TEST(GroupedKernelRepeats, Bf16LaunchesAgreeBitForBit) {
   expect_launches_agree(
       kFitKernel, grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0), align1);
   expect_launches_agree(kFitTrimKernel,
+                        grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
+                        align1);
+  expect_launches_agree(kPairKernel,
                         grouped_problem(align1, 4096, repeat_k(), DType::bf16, Accum::f32, 1, 0),
                         align1);
 }

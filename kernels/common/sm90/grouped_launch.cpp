@@ -22,7 +22,8 @@ std::string sm90_grouped_size_unsupported(const GemmProblem& p, const Grouping& 
 }
 
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
-                                      int tile_rows, int resident_ctas, int rows_box) {
+                                      int tile_rows, int resident_ctas, int rows_box,
+                                      int weights_box) {
   if (!args.grouped || !args.grouped->grouping || !args.grouped->tile_prefix ||
       args.grouped->tile_rows != tile_rows)
     throw std::invalid_argument(std::string(kernel) +
@@ -34,7 +35,7 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
   if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16)
     throw std::invalid_argument(std::string(kernel) + ": TMA needs 16-byte aligned A and B");
   Sm90GroupedLaunch l;
-  l.weights = make_kmajor_map(args.b, p.b_type(), G * N, K, tile_n);
+  l.weights = make_kmajor_map(args.b, p.b_type(), G * N, K, weights_box > 0 ? weights_box : tile_n);
   l.rows = make_kmajor_map(args.a, p.dtype, int(g.stored_rows()), K,
                            rows_box > 0 ? rows_box : tile_rows);
   l.walk = GroupedWalk{args.grouped->tile_prefix, G, (N + tile_n - 1) / tile_n};

@@ -36,9 +36,11 @@ struct Sm90GroupedLaunch {
 // in tile_rows-row tiles (GemmArgs::grouped, built for KernelInfo::group_tile_rows) or A or B is
 // not 16-byte aligned (TMA).
 // rows_box: the activation map's box height, tile_rows unless given (_fit_trim loads its tiles'
-// token rows in boxes of 32).
+// token rows in boxes of 32; the pair, 256-row tiles of the walk, one 128-row box a CTA);
+// weights_box: the weight map's, tile_n unless given (the pair: each CTA's half of the tile).
 Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, int tile_n,
-                                      int tile_rows, int resident_ctas, int rows_box = 0);
+                                      int tile_rows, int resident_ctas, int rows_box = 0,
+                                      int weights_box = 0);
 
 // Whole-tile TMA stores of C write every row of a row tile, the group's or not, and never read C:
 // empty when beta == 0, each group's row tiles lie inside its own stored rows (contiguous: each

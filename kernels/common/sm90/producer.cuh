@@ -165,29 +165,48 @@ struct Sm90Producer {
     // only), this took 1.6-1.7 us off hgemm_decode_sm90_wmc at 128x4096x4096 and 128x4096x7168,
     // the tail alone 0.8-1.6 us (event time of one cold launch, medians of three rounds, H200:
     // bench_results/h200/reference/2026-11-27_sm90_tail_ab.txt).
-    if constexpr (CLUSTER > 1) {
-      for (int i = 0; i < Cfg::STAGES; ++i) {
-        sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
-        ring.advance();
-      }
+    if constexpr (CLUSTER > 1) drain(ring);
+  }
+
+  // The producer tail of a multicast cluster (run() above; the grouped pair's walk): one more lap
+  // of waits on the ring, each returning once the stage's last use has been released by the
+  // consumers of every CTA it was multicast to.
+  __device__ __forceinline__ void drain(const Sm90Ring<Cfg::STAGES>& ring) const {
+    for (int i = 0; i < Cfg::STAGES; ++i) {
+      sm90::mbarrier_wait_parity(ring.empty(ring.stage), ring.phase ^ 1);
+      ring.advance();
     }
   }
 
-  // The k-blocks [0, kb_count) of one tile whose rows the caller has placed: A's (BM, BK) box at
-  // row a_row, B's (BN, BK) at b_row, both K-major, no cluster. The grouped kernel
-  // (hgemm/sm90/grouped.cu) walks its own tile order (common/grouped_schedule.hpp) and places each
-  // group's rows in the one tensor map of all groups; run() above, which the dense kernels call,
-  // is not touched by it. Rows past a map's end read as zero.
+  // The k-blocks [0, kb_count) of one tile whose rows the caller has placed: A's (BM, BK) tile at
+  // row a_row, B's (BN, BK) box at b_row, both K-major. The grouped kernels (hgemm/sm90/
+  // grouped.cu) walk their own tile order (common/grouped_schedule.hpp) and place each group's
+  // rows in the one tensor map of all groups; run() above, which the dense kernels call, is not
+  // touched by it. Rows past a map's end read as zero. In a cluster along N (!CLUSTER_M: the
+  // grouped pair, two token tiles of one group on one weight tile) this CTA loads its slice of A
+  // (A_SLICE_ROWS from a_row + cta_rank * A_SLICE_ROWS) and multicasts it to both, and its own B;
+  // load_b = false (a CTA whose token rows all lie past its group) loads no B, and the stage's
+  // full barrier then expects A's bytes alone.
   __device__ __forceinline__ void load_tile(const Sm90Ring<Cfg::STAGES>& ring, int a_row, int b_row,
-                                            int kb_count) const {
-    static_assert(A_K_MAJOR && B_K_MAJOR && CLUSTER == 1,
-                  "load_tile places K-major boxes of one CTA: no multicast slices");
+                                            int kb_count, bool load_b = true) const {
+    static_assert(A_K_MAJOR && B_K_MAJOR && !CLUSTER_M,
+                  "load_tile places K-major boxes, A multicast over a cluster along N");
+    const uint32_t tx = load_b ? Cfg::TX_BYTES : Cfg::A_STAGE_BYTES;
+    const uint32_t rank = CLUSTER > 1 ? cta_rank : 0u;  // one CTA: the code as before clusters
+    const int a_slice = a_row + int(rank) * Cfg::A_SLICE_ROWS;
     for (int kb = 0; kb < kb_count; ++kb) {
       const int stage = ring.stage;
       sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
-      sm90::mbarrier_arrive_expect_tx(ring.full(stage), Cfg::TX_BYTES);
-      sm90::tma_load_2d(s_a + stage * Cfg::A_STAGE_BYTES, tmap_a, ring.full(stage), kb * BK, a_row);
-      sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK, b_row);
+      sm90::mbarrier_arrive_expect_tx(ring.full(stage), tx);
+      const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES;
+      if constexpr (CLUSTER > 1)
+        sm90::tma_load_2d_multicast(a_dst, tmap_a, ring.full(stage), uint16_t((1u << CLUSTER) - 1),
+                                    kb * BK, a_slice);
+      else
+        sm90::tma_load_2d(a_dst, tmap_a, ring.full(stage), kb * BK, a_slice);
+      if (load_b)
+        sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK,
+                          b_row);
       ring.advance();
     }
   }

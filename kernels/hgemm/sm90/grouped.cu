@@ -44,6 +44,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -82,15 +83,30 @@ constexpr int grouped_smem_bytes(bool tma_store) {
 }
 static_assert(grouped_smem_bytes(true) + 2 * kStages * 8 <= 227 * 1024,
               "the SM's shared memory: four stages and the _tma variant's staging boxes");
+// hgemm_grouped_sm90_pair (issue 51's step for skewed routing): the register kernel's tile on
+// 2-CTA clusters whose two CTAs take two consecutive token tiles of one group on the same weight
+// tile, each loading half of the weights and multicasting it to both. At 4096 tokens the register
+// kernel runs at the L2's limit (90-96% of its peak under ncu), and zipf:1.2 moves 1.51x the L2
+// bytes of balanced routing for the same FLOPs, because a large group reads each weight tile once
+// per token tile (DeepSeek-V3's 3827-row group 30 times; docs/grouped.md, "What the skew costs,
+// profiled"); the pair reads it once per two. The walk's row tiles are 256 rows (the pair's),
+// rank r taking the r-th 128; a second tile wholly past its group loads no tokens and computes
+// nothing (its weight half still goes to the first). Not measured yet.
+constexpr int kPairRows = 2 * kTileRows;
+using PairCfg = Sm90Config<kTileN, kTileRows, kStages, 2>;
+static_assert(PairCfg::STAGE_BYTES == GroupedCfg::STAGE_BYTES &&
+                  PairCfg::A_SLICE_ROWS == kTileN / 2,
+              "the pair's ring is the register kernel's; each CTA loads half the weight rows");
 static_assert(GroupedCfg::TMA_STORE && GroupedCfg::WG_N == GroupedCfg::EPI_BOX &&
                   kTileRows % GroupedCfg::EPI_BOX == 0,
               "_tma: a consumer's 64 rows are one box high, its 256 columns four boxes wide");
 
 #if GEMMBENCH_SM90A
 // The prologue of every grouped kernel here, thread 0 then the block: the ring's barriers (full:
-// the producer's one arrival and its bytes; empty: one arrival per consumer warpgroup) and the
-// tensor maps prefetched (map_c: the TMA-store variant's, or null).
-template <int CONSUMERS, int STAGES>
+// the producer's one arrival and its bytes; empty: one arrival per consumer warpgroup of every CTA
+// of the cluster) and the tensor maps prefetched (map_c: the TMA-store variant's, or null). A
+// cluster (the pair) meets once the barriers are set, before any peer arrives on them.
+template <int CONSUMERS, int STAGES, int CLUSTER = 1>
 __device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
                                                  uint64_t (&empty_bar)[STAGES],
                                                  const CUtensorMap* map_w, const CUtensorMap* map_x,
@@ -99,7 +115,7 @@ __device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), CONSUMERS);
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), CONSUMERS * CLUSTER);
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(map_w);
@@ -107,22 +123,31 @@ __device__ __forceinline__ void grouped_prologue(uint64_t (&full_bar)[STAGES],
     if (map_c) sm90::tma_prefetch_descriptor(map_c);
   }
   __syncthreads();
+  if constexpr (CLUSTER > 1) sm90::cluster_sync();
 }
 
 // The producer warpgroup of both grouped kernels: the register split's share, then one thread
 // walks this CTA's tiles of the walk (BAND: the column tiles of a band, grouped_tile) on its own
-// position in the ring and calls load(ring, tile) for each.
-template <int BAND, int PRODUCER_REGS, int STAGES, class Load>
+// position in the ring and calls load(ring, tile) for each, then done(ring). In clusters of
+// CLUSTER CTAs (the pair) the walk is the cluster's: every CTA of it takes the same tiles.
+struct GroupedNoDrain {
+  template <class Ring>
+  __device__ __forceinline__ void operator()(const Ring&) const {}
+};
+template <int BAND, int PRODUCER_REGS, int CLUSTER = 1, int STAGES, class Load,
+          class Done = GroupedNoDrain>
 __device__ __forceinline__ void grouped_producer(uint64_t (&full_bar)[STAGES],
                                                  uint64_t (&empty_bar)[STAGES],
                                                  const GroupedWalk& walk, int tiles_total,
-                                                 int wg_thread, Load&& load) {
+                                                 int wg_thread, Load&& load, Done done = {}) {
   sm90::setmaxnreg_dec<PRODUCER_REGS>();
   if (wg_thread != 0) return;
   int stage = 0;
   uint32_t phase = 0;
   const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) load(ring, grouped_tile<BAND>(walk, t));
+  for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER)
+    load(ring, grouped_tile<BAND>(walk, t));
+  done(ring);
 }
 
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
@@ -134,9 +159,14 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
                                              const GroupedWalk& walk, const int64_t* first_row,
                                              const int* rows, int N, int k_blocks, float alpha,
                                              float beta) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
-  static_assert(Cfg::CLUSTER == 1 && !Cfg::PARTIAL, "one CTA per tile, whole consumer warpgroups");
+  static_assert(!Cfg::PARTIAL && !Cfg::CLUSTER_M && (CLUSTER == 1 || (CLUSTER == 2 && !TMA_STORE)),
+                "whole consumer warpgroups; one CTA a tile, or the pair (register epilogue): two "
+                "token tiles of a group on one weight tile, multicast");
+  // The walk's row tile: BN rows, or the pair's 2 * BN, rank r taking the r-th BN of them.
+  constexpr int UNIT_ROWS = BN * CLUSTER;
+  const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0u;
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
   // learn that the driver picked this (sm_90a) image.
@@ -153,18 +183,31 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   const int tiles_total = grouped_tiles_total(walk);
 
   // ======== PROLOGUE ========
-  grouped_prologue<Cfg::CONSUMERS>(full_bar, empty_bar, &tmap_w, &tmap_x,
-                                   TMA_STORE ? tmap_c : nullptr);
+  grouped_prologue<Cfg::CONSUMERS, STAGES, CLUSTER>(full_bar, empty_bar, &tmap_w, &tmap_x,
+                                                    TMA_STORE ? tmap_c : nullptr);
 
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
-    const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, 0u};
-    grouped_producer<kGroupedBandTiles, Cfg::PRODUCER_REGS>(
+    const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, cta_rank};
+    grouped_producer<kGroupedBandTiles, Cfg::PRODUCER_REGS, CLUSTER>(
         full_bar, empty_bar, walk, tiles_total, wg_thread,
         [&](const Sm90Ring<STAGES>& ring, const GroupedTile& tile) {
-          // Both boxes start inside the group (n_tile * BM < N, row_tile * BN < M_g).
-          producer.load_tile(ring, tile.group * N + tile.n_tile * BM,
-                             int(first_row[tile.group]) + tile.row_tile * BN, k_blocks);
+          // Both boxes start inside the group (n_tile * BM < N, row_tile * UNIT_ROWS < M_g). The
+          // pair's second token tile may lie wholly past the group: that CTA loads its slice of
+          // the weight tile for both and no tokens (its consumers skip the tile).
+          const int w_row = tile.group * N + tile.n_tile * BM;
+          if constexpr (CLUSTER == 1) {
+            producer.load_tile(ring, w_row, int(first_row[tile.group]) + tile.row_tile * BN,
+                               k_blocks);
+          } else {
+            const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BN;
+            const bool own_rows = row0 < rows[tile.group];
+            producer.load_tile(ring, w_row, int(first_row[tile.group]) + (own_rows ? row0 : 0),
+                               k_blocks, own_rows);
+          }
+        },
+        [&](const Sm90Ring<STAGES>& ring) {
+          if constexpr (CLUSTER > 1) producer.drain(ring);  // the peer's last releases
         });
     return;
   }
@@ -181,14 +224,16 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   uint32_t phase = 0;
   Sm90Mainloop<T, F16_ACCUM, Cfg, true, true> mainloop{
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_w, s_x, consumer, wg_thread};
-  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
+  for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER) {
     const GroupedTile tile = grouped_tile(walk, t);
-    const int row0 = tile.row_tile * BN;
-    const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
+    const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BN;
+    // Rows of the group from row0: 1 .. M_g, or (the pair's second tile past the group) <= 0.
+    const int rows_left = rows[tile.group] - row0;
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
     // the group. It only passes the stages on (no wgmma), so the tensor pipe runs the tile at
     // half its work: routed groups are mostly small (zipf:1.2 at 4096 tokens over 256 experts:
-    // median 34 rows). Warp-uniform, so that the branch keeps the wgmmas unserialized. _tma:
+    // median 34 rows); both consumers of the pair's tile past the group. Warp-uniform, so that
+    // the branch keeps the wgmmas unserialized. _tma:
     // the skip touches no staging box, and its stores still in flight stay committed to its
     // thread 0's bulk groups, for its next stored tile's wait (or the last).
     if (sm90::warp_uniform(rows_left <= consumer * Cfg::WG_N ? 1 : 0)) {
@@ -531,12 +576,13 @@ const void* grouped_kernel_for(const GemmProblem& p) {
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
 std::string hgemm_grouped_unsupported(const GemmProblem& p, const Grouping& g,
-                                      const DeviceCaps& caps, int tile_n = kTileN) {
+                                      const DeviceCaps& caps, int tile_n = kTileN,
+                                      int tile_rows = kTileRows) {
   if (caps.sm != 90)
     return "needs a compute capability 9.0 GPU (H100/H200): sm_90a wgmma/TMA code runs on no other";
   if (p.dtype == DType::bf16 && p.accum == Accum::f16) return "bf16 inputs accumulate in f32 only";
   if (p.k % 8 != 0) return "K must be a multiple of 8: TMA needs 16-byte aligned row strides";
-  return sm90_grouped_size_unsupported(p, g, tile_n, kTileRows);
+  return sm90_grouped_size_unsupported(p, g, tile_n, tile_rows);
 }
 
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
@@ -554,6 +600,83 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
     return why;
   return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
                                  caps);
+}
+
+// The pair's launch: the register kernel's maps with 128-row boxes (each CTA's half of the weight
+// tile, its own token tile), the walk in 256-row tiles, clusters of two.
+constexpr const char* kPairName = "hgemm_grouped_sm90_pair";
+template <class T, bool F16_ACCUM>
+constexpr auto pair_kernel_ptr() {
+  return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, PairCfg>;
+}
+
+cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = PairCfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas);
+  cfg.blockDim = dim3(PairCfg::THREADS);
+  cfg.dynamicSmemBytes = grouped_smem_bytes(false);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+// Per device and kernel, once: the shared-memory limit raised, and the CTAs of the pairs resident
+// at once (a persistent grid of clusters must not exceed it).
+template <class T, bool F16_ACCUM>
+int pair_resident_ctas() {
+  static PerDevice<int> count;
+  return count.get([](int) {
+    const auto kernel = pair_kernel_ptr<T, F16_ACCUM>();
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    grouped_smem_bytes(false)));
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = pair_launch_config(PairCfg::CLUSTER, nullptr, attr);
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    if (clusters < 1)
+      throw std::runtime_error(std::string(kPairName) + ": no 2-CTA cluster fits an SM pair");
+    return clusters * PairCfg::CLUSTER;
+  });
+}
+
+template <class T, bool F16_ACCUM>
+void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, kPairName, kTileN, kPairRows, pair_resident_ctas<T, F16_ACCUM>(),
+                          kTileRows, PairCfg::A_SLICE_ROWS);
+  const GroupedLaunch& gl = *args.grouped;
+  const GemmProblem& p = args.problem;
+  const int k_blocks = int((p.k + PairCfg::BK - 1) / PairCfg::BK);
+  // Whole clusters: a grid capped for a test (GemmArgs::test_max_ctas) to an odd count takes one
+  // CTA fewer, and never less than one pair.
+  const int ctas = std::max(PairCfg::CLUSTER, l.ctas / PairCfg::CLUSTER * PairCfg::CLUSTER);
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = pair_launch_config(ctas, stream, attr);
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM>(), l.weights, l.rows,
+                                static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
+                                k_blocks, args.alpha, args.beta));
+}
+
+void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
+  by_grouped_type(args.problem, kPairName, [&](auto t) {
+    using G = decltype(t);
+    run_grouped_pair<typename G::type, G::f16_accum>(args, stream);
+  });
+}
+
+std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps, kTileN, kPairRows); !why.empty())
+    return why;
+  const void* kernel = p.dtype == DType::bf16
+                           ? reinterpret_cast<const void*>(pair_kernel_ptr<__nv_bfloat16, false>())
+                       : p.accum == Accum::f16
+                           ? reinterpret_cast<const void*>(pair_kernel_ptr<__half, true>())
+                           : reinterpret_cast<const void*>(pair_kernel_ptr<__half, false>());
+  return sm90a_image_unsupported(kernel, size_t(grouped_smem_bytes(false)), caps);
 }
 
 // _fit's launch: the same walk and maps as the register kernel's, in 128 x 128 tiles.
@@ -639,6 +762,15 @@ GEMMBENCH_REGISTER_KERNEL(grouped_info(
     "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
     "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     launch_grouped<true>, supports_grouped_tma, kTileRows));
+
+// Issue 51's step for skewed routing (the L2 bytes of a large group's weight tiles), registered
+// for an A/B against hgemm_grouped_sm90 (scripts/dev/moe_pair_ab.json); hgemm does not pick it.
+GEMMBENCH_REGISTER_KERNEL(
+    grouped_info(kPairName,
+                 "hgemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
+                 "256-row weight tile, each CTA loading half and multicasting it (half the "
+                 "weights' L2 reads of a large group); 256x128x64 a CTA, 4 stages",
+                 launch_grouped_pair, supports_grouped_pair, kPairRows));
 
 // Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
 // and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
