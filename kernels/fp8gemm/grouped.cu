@@ -295,12 +295,9 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
 }
 #endif  // GEMMBENCH_SM90A
 
-// Cfg: GroupedCfg (the register kernel) or GroupedPairCfg (_pair, on 2-CTA clusters along M: the
-// weight map's box each CTA's 64-row half, the walk in 256-row tiles).
-template <class Cfg>
 __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
-    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (BN / CLUSTER, 128)
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (128, 128)
     __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
     const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
     const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
@@ -309,8 +306,8 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_kernel(
     const int* __restrict__ rows,                // (G) M_g
     int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
 #if GEMMBENCH_SM90A
-  grouped_body<Cfg, false>(tmap_x, tmap_w, nullptr, c, scale_a, scale_b, walk, first_row, rows, N,
-                           stored_rows, k_blocks, alpha, beta);
+  grouped_body<GroupedCfg, false>(tmap_x, tmap_w, nullptr, c, scale_a, scale_b, walk, first_row,
+                                  rows, N, stored_rows, k_blocks, alpha, beta);
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
   __trap();
@@ -355,6 +352,25 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_n192_tma_ker
 #endif
 }
 
+// _pair: the register kernel on 2-CTA clusters along M (GroupedPairCfg).
+__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_pair_kernel(
+    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
+    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (64, 128), a CTA's half
+    __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
+    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
+    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
+    const GroupedWalk walk,                      // tile_prefix (G + 1) in 256-row tiles; tiles_n
+    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
+    const int* __restrict__ rows,                // (G) M_g
+    int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
+#if GEMMBENCH_SM90A
+  grouped_body<GroupedPairCfg, false>(tmap_x, tmap_w, nullptr, c, scale_a, scale_b, walk, first_row,
+                                      rows, N, stored_rows, k_blocks, alpha, beta);
+#else
+  __trap();
+#endif
+}
+
 // Per device, once per kernel: the shared-memory limit raised, and the CTAs resident at once (the
 // grid). The kernel itself is the template argument, so that each has its own cache: _tma and
 // _n192_tma share one signature, and a cache keyed on Cfg and the type alone would leave a third
@@ -374,15 +390,14 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
     throw std::invalid_argument("fp8gemm_grouped_sm90: needs the grouped block128 scales");
-  const Sm90GroupedLaunch l = sm90_grouped_launch(
-      args, "fp8gemm_grouped_sm90", kTileN, kTileRows,
-      grouped_resident_ctas<GroupedCfg, false, fp8gemm_grouped_sm90_kernel<GroupedCfg>>());
+  const Sm90GroupedLaunch l =
+      sm90_grouped_launch(args, "fp8gemm_grouped_sm90", kTileN, kTileRows,
+                          grouped_resident_ctas<GroupedCfg, false, fp8gemm_grouped_sm90_kernel>());
   const GroupedLaunch& gl = *args.grouped;
-  fp8gemm_grouped_sm90_kernel<GroupedCfg>
-      <<<l.ctas, kThreads, grouped_smem_bytes<GroupedCfg>(false), stream>>>(
-          l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b,
-          l.walk, gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(),
-          int((p.k + kBK - 1) / kBK), args.alpha, args.beta);
+  fp8gemm_grouped_sm90_kernel<<<l.ctas, kThreads, grouped_smem_bytes<GroupedCfg>(false), stream>>>(
+      l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,
+      gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK),
+      args.alpha, args.beta);
 }
 
 // The pair's launch: the register kernel's maps with a 64-row weight box (each CTA's half of the
@@ -393,10 +408,10 @@ int pair_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int) {
     constexpr int smem = grouped_smem_bytes<GroupedPairCfg>(false);
-    CUDA_CHECK(cudaFuncSetAttribute(fp8gemm_grouped_sm90_kernel<GroupedPairCfg>,
+    CUDA_CHECK(cudaFuncSetAttribute(fp8gemm_grouped_sm90_pair_kernel,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    return resident_cluster_ctas(fp8gemm_grouped_sm90_kernel<GroupedPairCfg>,
-                                 GroupedPairCfg::CLUSTER, kThreads, smem);
+    return resident_cluster_ctas(fp8gemm_grouped_sm90_pair_kernel, GroupedPairCfg::CLUSTER,
+                                 kThreads, smem);
   });
 }
 
@@ -412,11 +427,10 @@ void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
   const cudaLaunchConfig_t cfg = cluster_launch_config(
       whole_cluster_grid(l.ctas, GroupedPairCfg::CLUSTER), GroupedPairCfg::CLUSTER, kThreads,
       grouped_smem_bytes<GroupedPairCfg>(false), stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, fp8gemm_grouped_sm90_kernel<GroupedPairCfg>, l.rows,
-                                l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a,
-                                args.scale_b, l.walk, gl.first_row, gl.rows, int(p.n),
-                                gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK), args.alpha,
-                                args.beta));
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, fp8gemm_grouped_sm90_pair_kernel, l.rows, l.weights,
+                                static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b,
+                                l.walk, gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(),
+                                int((p.k + kBK - 1) / kBK), args.alpha, args.beta));
 }
 
 // The TMA-store kernels (_tma, _n192_tma), named `name`, differ in Cfg's tile width alone: the
@@ -461,17 +475,15 @@ std::string fp8_grouped_unsupported(const GemmProblem& p, const Grouping& g, con
 
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = fp8_grouped_unsupported(p, g, caps, kTileN); !why.empty()) return why;
-  return sm90a_image_unsupported(
-      reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel<GroupedCfg>),
-      size_t(grouped_smem_bytes<GroupedCfg>(false)), caps);
+  return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel),
+                                 size_t(grouped_smem_bytes<GroupedCfg>(false)), caps);
 }
 
 std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = fp8_grouped_unsupported(p, g, caps, kTileN, kPairRows); !why.empty())
     return why;
-  return sm90a_image_unsupported(
-      reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel<GroupedPairCfg>),
-      size_t(grouped_smem_bytes<GroupedPairCfg>(false)), caps);
+  return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_pair_kernel),
+                                 size_t(grouped_smem_bytes<GroupedPairCfg>(false)), caps);
 }
 
 // _tma and _n192_tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp):
@@ -497,60 +509,81 @@ std::string supports_grouped_n192_tma(const GemmProblem& p, const Grouping& g,
   return supports_tma_store<GroupedN192Cfg>(p, g, caps, fp8gemm_grouped_sm90_n192_tma_kernel);
 }
 
-// What the grouped FP8 kernels below share: the family, the rung, the types, both group layouts.
-KernelInfo fp8_grouped_info(const char* name, const char* summary, LaunchFn launch,
-                            GroupedSupportsFn supports, int tile_rows) {
-  return KernelInfo{
-      .name = name,
-      .family = "fp8gemm",
-      .rung = 3,
-      .summary = summary,
-      .dtypes = {DType::e4m3},
-      .accums = {Accum::f32},
-      .layouts = {Layout::tn},
-      .min_sm = 90,
-      .launch = launch,
-      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-      .supports_grouped = supports,
-      .group_tile_rows = tile_rows,
-  };
-}
-
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
-    "fp8gemm_grouped_sm90",
-    "grouped (MoE experts) FP8 block128 Hopper kernel, rung F3's orientation and "
-    "promotion, persistent over all groups' tiles; 128x128x128 (rows x N), 6 stages, "
-    "register epilogue masked to each group's rows",
-    launch_grouped, supports_grouped, kTileRows));
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "grouped (MoE experts) FP8 block128 Hopper kernel, rung F3's orientation and "
+               "promotion, persistent over all groups' tiles; 128x128x128 (rows x N), 6 stages, "
+               "register epilogue masked to each group's rows",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped,
+    .group_tile_rows = kTileRows,
+});
 
 // Issue 51's step for skewed routing (a large group's weight tiles read once per two token tiles),
 // registered for an A/B against the register kernel and _n192_tma (scripts/dev/moe_pair_ab.json);
 // fp8gemm does not pick it.
-GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
-    kPairName,
-    "fp8gemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
-    "128-row weight tile, each CTA loading half and multicasting it (half the "
-    "weights' L2 reads of a large group); 128x128x128 a CTA, 6 stages",
-    launch_grouped_pair, supports_grouped_pair, kPairRows));
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = kPairName,
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "fp8gemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
+               "128-row weight tile, each CTA loading half and multicasting it (half the "
+               "weights' L2 reads of a large group); 128x128x128 a CTA, 6 stages",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_pair,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_pair,
+    .group_tile_rows = kPairRows,
+});
 
 // fp8gemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
-GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
-    "fp8gemm_grouped_sm90_tma",
-    "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
-    "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-    "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    launch_grouped_tma, supports_grouped_tma, kTileRows));
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90_tma",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_tma,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_tma,
+    .group_tile_rows = kTileRows,
+});
 
 // The 192-column tile, made for Mixtral's large groups (DeepGEMM runs BLOCK_N 160 there); fp8gemm
 // tries it first on contiguous groupings whose rows are mostly their own (docs/grouped.md).
-GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
-    "fp8gemm_grouped_sm90_n192_tma",
-    "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
-    "across two blocks of B's scales), 4 stages; groups of whole 128-row tiles "
-    "(by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    launch_grouped_n192_tma, supports_grouped_n192_tma, kTileRows));
+GEMMBENCH_REGISTER_KERNEL(KernelInfo{
+    .name = "fp8gemm_grouped_sm90_n192_tma",
+    .family = "fp8gemm",
+    .rung = 3,
+    .summary = "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
+               "across two blocks of B's scales), 4 stages; groups of whole 128-row tiles "
+               "(by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    .dtypes = {DType::e4m3},
+    .accums = {Accum::f32},
+    .layouts = {Layout::tn},
+    .min_sm = 90,
+    .launch = launch_grouped_n192_tma,
+    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+    .supports_grouped = supports_grouped_n192_tma,
+    .group_tile_rows = kTileRows,
+});
 
 }  // namespace gemmbench
