@@ -29,45 +29,6 @@ int resident_ctas(Kernel kernel, int threads, size_t smem_bytes, int dev) {
   return per_sm * sm_count(dev);
 }
 
-// A launch (cudaLaunchKernelEx) of `ctas` CTAs of `threads` threads and smem_bytes of dynamic
-// shared memory in clusters of `cluster` CTAs along x; `attr` holds the cluster dimension and must
-// outlive the config.
-inline cudaLaunchConfig_t cluster_launch_config(int ctas, int cluster, int threads,
-                                                size_t smem_bytes, cudaStream_t stream,
-                                                cudaLaunchAttribute& attr) {
-  attr = cudaLaunchAttribute{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = unsigned(cluster), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(ctas));
-  cfg.blockDim = dim3(unsigned(threads));
-  cfg.dynamicSmemBytes = smem_bytes;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
-// CTAs of `kernel` resident at once on the current device in clusters of `cluster` (whole
-// clusters: a persistent grid of clusters must not exceed it). The caller has raised the kernel's
-// dynamic shared-memory limit to smem_bytes already.
-template <class Kernel>
-int resident_cluster_ctas(Kernel kernel, int cluster, int threads, size_t smem_bytes) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg =
-      cluster_launch_config(cluster, cluster, threads, smem_bytes, nullptr, attr);
-  int clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-  if (clusters < 1) throw std::runtime_error("not even one cluster of the kernel fits");
-  return clusters * cluster;
-}
-
-// A persistent grid of whole clusters: `ctas` rounded down to a multiple of `cluster` (a grid
-// capped for a test, GemmArgs::test_max_ctas, may be odd), and never less than one cluster.
-inline int whole_cluster_grid(int ctas, int cluster) {
-  return ctas / cluster * cluster > cluster ? ctas / cluster * cluster : cluster;
-}
-
 // The most dynamic shared memory one block of the current device may opt in to (bytes).
 inline size_t device_smem_per_block_optin() {
   static PerDevice<size_t> bytes;

@@ -80,14 +80,6 @@ namespace {
 // (48 KB): 209 KB; a fifth stage would need 249.
 using GroupedCfg = F3Cfg<128, 128, 6>;
 using GroupedN192Cfg = F3Cfg<128, 192, 4>;
-// fp8gemm_grouped_sm90_pair (issue 51's step for skewed routing, as hgemm_grouped_sm90_pair):
-// the register kernel's tile on 2-CTA clusters along M, whose two CTAs take two consecutive token
-// tiles of one group on the same weight tile, each loading half of the weights (64 rows) and
-// multicasting them to both. The walk's row tiles are 256 rows (the pair's). Not measured yet.
-using GroupedPairCfg = F3Cfg<128, 128, 6, 2, false, true>;
-static_assert(GroupedPairCfg::STAGE_BYTES == GroupedCfg::STAGE_BYTES &&
-                  GroupedPairCfg::B_SLICE_ROWS == 64,
-              "the pair's ring is the register kernel's; each CTA loads half the weight rows");
 constexpr int kTileRows = GroupedCfg::BM, kTileN = GroupedCfg::BN;
 constexpr int kTileN192 = GroupedN192Cfg::BN;
 template <class Cfg>
@@ -128,13 +120,8 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
                                              const GroupedWalk& walk, const int64_t* first_row,
                                              const int* rows, int N, int64_t stored_rows,
                                              int k_blocks, float alpha, float beta) {
-  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER;
-  static_assert(CLUSTER == 1 || (CLUSTER == 2 && Cfg::CLUSTER_M && !kTmaStore),
-                "one CTA a tile, or the pair (register epilogue): two token tiles of a group on "
-                "one weight tile, multicast along M");
-  // The walk's row tile: BM rows, or the pair's 2 * BM, rank r taking the r-th BM of them.
-  constexpr int UNIT_ROWS = BM * CLUSTER;
-  const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0u;
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES;
+  static_assert(Cfg::CLUSTER == 1, "one CTA per tile: load_tile places the boxes of one CTA");
   using Mainloop = F2Mainloop<ScaleMode::block128, false, Cfg, true, kF3>;  // e4m3 x e4m3
   static_assert(Mainloop::NW == BN && !Mainloop::kSplitN, "each consumer on the whole B tile");
   static_assert(BN == kTileN || kTmaStore,
@@ -159,9 +146,8 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      // F2Mainloop releases a stage per warp (release: lane r < CLUSTER of each consumer warp,
-      // on CTA r's barrier).
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4 * CLUSTER);
+      // F2Mainloop releases a stage per warp (release: lane 0 of each consumer warp).
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4);
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&tmap_x);
@@ -169,7 +155,6 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
     if constexpr (kTmaStore) sm90::tma_prefetch_descriptor(tmap_c);
   }
   __syncthreads();
-  if constexpr (CLUSTER > 1) sm90::cluster_sync();  // the peer's barriers set before any arrival
 
   int stage = 0;
   uint32_t phase = 0;
@@ -179,25 +164,15 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
     sm90::setmaxnreg_dec<Cfg::PRODUCER_REGS>();
     if (wg_thread == 0) {
-      using Producer = Sm90Producer<Cfg, true, true, false, kBK>;           // K-major
-      const Producer producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0, cta_rank};  // load_tile: rows
-      for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER) {
+      using Producer = Sm90Producer<Cfg, true, true, false, kBK>;     // K-major, no cluster
+      const Producer producer{&tmap_x, &tmap_w, s_a, s_b, 0, 0, 0u};  // load_tile places rows
+      for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
         const GroupedTile tile = grouped_tile(walk, t);
-        // Both boxes start inside the group (row_tile * UNIT_ROWS < M_g, n_tile * BN < N); rows
-        // past the stored rows or past G*N read as zero. The pair's second token tile may lie
-        // wholly past the group: that CTA loads its half of the weight tile for both and no
-        // tokens (its consumers skip the tile).
-        if constexpr (CLUSTER == 1) {
-          producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * BM,
-                             tile.group * N + tile.n_tile * BN, k_blocks);
-        } else {
-          const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BM;
-          const bool own_rows = row0 < rows[tile.group];
-          producer.load_tile(ring, int(first_row[tile.group]) + (own_rows ? row0 : 0),
-                             tile.group * N + tile.n_tile * BN, k_blocks, own_rows);
-        }
+        // Both boxes start inside the group (row_tile * BM < M_g, n_tile * BN < N); rows past
+        // the stored rows or past G*N read as zero.
+        producer.load_tile(ring, int(first_row[tile.group]) + tile.row_tile * BM,
+                           tile.group * N + tile.n_tile * BN, k_blocks);
       }
-      if constexpr (CLUSTER > 1) producer.drain(ring);  // the peer's last releases
     }
     return;
   }
@@ -213,11 +188,10 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_x, const CU
   const bool vec = (N % 8 == 0) && (reinterpret_cast<uintptr_t>(c) % 16 == 0);
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   float acc[Mainloop::NACC];  // (64 token rows, BN of N) per warpgroup, wgmma D fragment
-  for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER) {
+  for (int t = blockIdx.x; t < tiles_total; t += gridDim.x) {
     const GroupedTile tile = grouped_tile(walk, t);
-    const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BM;
-    // Rows of the group from row0: 1 .. M_g, or (the pair's second tile past the group) <= 0.
-    const int rows_left = rows[tile.group] - row0;
+    const int row0 = tile.row_tile * BM;
+    const int rows_left = rows[tile.group] - row0;  // (1 .. M_g) rows of the group from row0
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
     // the group. It only passes the stages on, so the tensor pipe runs half the tile's work.
     // Warp-uniform, so that the branch keeps the wgmmas unserialized. _tma: the skip touches
@@ -352,25 +326,6 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_n192_tma_ker
 #endif
 }
 
-// _pair: the register kernel on 2-CTA clusters along M (GroupedPairCfg).
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_grouped_sm90_pair_kernel(
-    const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (128, 128)
-    const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): box (64, 128), a CTA's half
-    __nv_bfloat16* __restrict__ c,               // C (stored_rows, N) row-major
-    const float* __restrict__ scale_a,           // (stored_rows, k_blocks) row-major
-    const float* __restrict__ scale_b,           // (G, tiles_n, k_blocks): per expert, per block
-    const GroupedWalk walk,                      // tile_prefix (G + 1) in 256-row tiles; tiles_n
-    const int64_t* __restrict__ first_row,       // (G) each group's first stored row
-    const int* __restrict__ rows,                // (G) M_g
-    int N, int64_t stored_rows, int k_blocks, float alpha, float beta) {
-#if GEMMBENCH_SM90A
-  grouped_body<GroupedPairCfg, false>(tmap_x, tmap_w, nullptr, c, scale_a, scale_b, walk, first_row,
-                                      rows, N, stored_rows, k_blocks, alpha, beta);
-#else
-  __trap();
-#endif
-}
-
 // Per device, once per kernel: the shared-memory limit raised, and the CTAs resident at once (the
 // grid). The kernel itself is the template argument, so that each has its own cache: _tma and
 // _n192_tma share one signature, and a cache keyed on Cfg and the type alone would leave a third
@@ -398,39 +353,6 @@ void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
       l.rows, l.weights, static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b, l.walk,
       gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(), int((p.k + kBK - 1) / kBK),
       args.alpha, args.beta);
-}
-
-// The pair's launch: the register kernel's maps with a 64-row weight box (each CTA's half of the
-// tile), the walk in 256-row tiles, clusters of two along M.
-constexpr const char* kPairName = "fp8gemm_grouped_sm90_pair";
-constexpr int kPairRows = GroupedPairCfg::CLUSTER * kTileRows;
-int pair_resident_ctas() {
-  static PerDevice<int> count;
-  return count.get([](int) {
-    constexpr int smem = grouped_smem_bytes<GroupedPairCfg>(false);
-    CUDA_CHECK(cudaFuncSetAttribute(fp8gemm_grouped_sm90_pair_kernel,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    return resident_cluster_ctas(fp8gemm_grouped_sm90_pair_kernel, GroupedPairCfg::CLUSTER,
-                                 kThreads, smem);
-  });
-}
-
-void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  if (p.scale != ScaleMode::block128 || !args.scale_a || !args.scale_b)
-    throw std::invalid_argument(std::string(kPairName) + ": needs the grouped block128 scales");
-  const Sm90GroupedLaunch l =
-      sm90_grouped_launch(args, kPairName, kTileN, kPairRows, pair_resident_ctas(), kTileRows,
-                          GroupedPairCfg::B_SLICE_ROWS);
-  const GroupedLaunch& gl = *args.grouped;
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = cluster_launch_config(
-      whole_cluster_grid(l.ctas, GroupedPairCfg::CLUSTER), GroupedPairCfg::CLUSTER, kThreads,
-      grouped_smem_bytes<GroupedPairCfg>(false), stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, fp8gemm_grouped_sm90_pair_kernel, l.rows, l.weights,
-                                static_cast<__nv_bfloat16*>(args.c), args.scale_a, args.scale_b,
-                                l.walk, gl.first_row, gl.rows, int(p.n), gl.grouping->stored_rows(),
-                                int((p.k + kBK - 1) / kBK), args.alpha, args.beta));
 }
 
 // The TMA-store kernels (_tma, _n192_tma), named `name`, differ in Cfg's tile width alone: the
@@ -463,27 +385,20 @@ void launch_grouped_n192_tma(const GemmArgs& args, cudaStream_t stream) {
 // The host checks all three kernels share (tile_n: the walk's tile width); the driver's answer
 // for the image comes after each one's own.
 std::string fp8_grouped_unsupported(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps,
-                                    int tile_n, int tile_rows = kTileRows) {
+                                    int tile_n) {
   // The Hopper, bf16 C, K % 16 and fast-accumulation checks of the dense FP8 rungs.
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (the grouped FP8 kernel is built for that pair alone)";
   if (p.scale != ScaleMode::block128)
     return "block128 scales only (DeepSeek-V3's FP8 experts); tensor and row are not built";
-  return sm90_grouped_size_unsupported(p, g, tile_n, tile_rows);
+  return sm90_grouped_size_unsupported(p, g, tile_n, kTileRows);
 }
 
 std::string supports_grouped(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = fp8_grouped_unsupported(p, g, caps, kTileN); !why.empty()) return why;
   return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_kernel),
                                  size_t(grouped_smem_bytes<GroupedCfg>(false)), caps);
-}
-
-std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
-  if (std::string why = fp8_grouped_unsupported(p, g, caps, kTileN, kPairRows); !why.empty())
-    return why;
-  return sm90a_image_unsupported(reinterpret_cast<const void*>(fp8gemm_grouped_sm90_pair_kernel),
-                                 size_t(grouped_smem_bytes<GroupedPairCfg>(false)), caps);
 }
 
 // _tma and _n192_tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp):
@@ -526,26 +441,6 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
     .supports_grouped = supports_grouped,
     .group_tile_rows = kTileRows,
-});
-
-// Issue 51's step for skewed routing (a large group's weight tiles read once per two token tiles),
-// registered for an A/B against the register kernel and _n192_tma (scripts/dev/moe_pair_ab.json);
-// fp8gemm does not pick it.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = kPairName,
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "fp8gemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
-               "128-row weight tile, each CTA loading half and multicasting it (half the "
-               "weights' L2 reads of a large group); 128x128x128 a CTA, 6 stages",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_pair,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_pair,
-    .group_tile_rows = kPairRows,
 });
 
 // fp8gemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,

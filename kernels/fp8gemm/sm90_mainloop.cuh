@@ -80,11 +80,7 @@ constexpr bool f3_tma_scales(int v) {
 // read of box g (k-block 4g + 3): no barrier of its own. (Until 2026-11-29 each stage carried its
 // own box of the tile's whole 256 rows, not multicast: 256 sectors of 32 bytes a CTA a k-block,
 // 22% more L2 reads than DeepGEMM at 4096x7168x16384 for the same tiles; docs/fp8.md.)
-// CLUSTER_M (fp8gemm_grouped_sm90_pair): the cluster's CTAs are neighbours along M instead and
-// share the B tile, each loading BN / CLUSTER of its rows and multicasting them (a group's two
-// token tiles on one weight tile).
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false,
-          bool CLUSTER_M_ = false>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
   static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
@@ -92,14 +88,12 @@ struct F3Cfg {
   static constexpr bool SPLIT_N = BM == WG_N;
   static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
   static constexpr int HALVES = SPLIT_N ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
-  static constexpr bool CLUSTER_M = CLUSTER_M_;
-  static constexpr int A_SLICE_ROWS = CLUSTER_M ? BM : BM / CLUSTER;
-  static constexpr int B_SLICE_ROWS = CLUSTER_M ? BN / CLUSTER : BN;
+  static constexpr bool CLUSTER_M = false;
+  static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
   static constexpr uint32_t A_STAGE_BYTES = BM * ROW_BYTES,
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
-  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES,
-                            B_SLICE_BYTES = B_SLICE_ROWS * ROW_BYTES;
+  static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr bool TMA_SCALES = TMA_SCALES_;
   static constexpr int SA_BOX_KB = 4, SA_SLOTS = TMA_SCALES ? 2 : 0;
   static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
@@ -130,11 +124,8 @@ struct F3Cfg {
           ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
       "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
       "sums of both halves and one partial: 192 registers); 64 rows beside 128, 64 or 32 of B");
-  static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0 &&
-                    B_SLICE_BYTES % 1024 == 0,
-                "each CTA's slice of the shared tile is whole 8-row swizzle atoms");
-  static_assert(!CLUSTER_M || (CLUSTER == 2 && !TMA_SCALES),
-                "along M: the grouped pair, without scales by TMA");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
+                "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
   static_assert(!TMA_SCALES || BM <= 256, "a TMA box has at most 256 rows: the tile's rows");
 };

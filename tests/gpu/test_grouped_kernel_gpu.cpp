@@ -23,8 +23,7 @@
 // rows or fewer. The pair hgemm_grouped_sm90_pair (2-CTA clusters, two token tiles of a group on
 // one multicast weight tile) on the register kernel's cases and on groups beside its 256-row unit
 // (a second tile with no rows, with 1 and with 128), grids capped to 1, 2 and 3 CTAs (one pair),
-// that it writes no padding row, and its repeats; its FP8 twin fp8gemm_grouped_sm90_pair (the
-// weights as wgmma's B, multicast along M) the same way on the FP8 kernel's cases.
+// that it writes no padding row, and its repeats.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -269,11 +268,11 @@ std::vector<KernelCase> pair_cases() {
   // 129 - 128 = 1 row), full (256), one row past (257), three tiles (384: the last pair half).
   v.push_back({"pair_units_bf16", contiguous(G{128, 129, 255, 256, 257, 384, 1, 0, 640}, 1), 264,
                136, DType::bf16, Accum::f32, 1, 0, 0});
-  v.push_back({"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 72, DType::f16,
-               Accum::f32, -0.5, 0.75, 0});
+  v.push_back({"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 72,
+               DType::f16, Accum::f32, -0.5, 0.75, 0});
   // One pair walks every tile (ring phases over many tiles, both CTAs); 3 CTAs run as one pair.
-  v.push_back(
-      {"pair_capped2", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1, 0.5, 2});
+  v.push_back({"pair_capped2", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
+               0.5, 2});
   v.push_back({"pair_capped3", contiguous(G{700, 300, 5, 129, 0, 256}, 8), 264, 200, DType::f16,
                Accum::f16, 1, 0, 3});
   v.push_back({"pair_capped1", contiguous(G{300, 17, 640}, 128), 256, 64, DType::bf16, Accum::f32,
@@ -337,12 +336,13 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
+  for (const KernelCase& c :
+       {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264, 256, DType::bf16,
+                   Accum::f32, 1, 0, 0},
+        KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128, DType::bf16,
+                   Accum::f32, 1, 0, 0},
+        KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128, DType::bf16, Accum::f32, 1,
+                   0, 0}}) {
     SCOPED_TRACE(c.name);
     run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
       expect_padding_untouched(p, d, c.grouping);
@@ -598,63 +598,6 @@ TEST(GroupedFp8KernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
       expect_padding_untouched(p, d, c.grouping);
     });
   }
-}
-
-// ---- fp8gemm_grouped_sm90_pair: two token tiles of a group on one multicast weight tile ----
-constexpr const char* kFp8PairKernel = "fp8gemm_grouped_sm90_pair";
-
-std::vector<Fp8KernelCase> fp8_pair_cases() {
-  using G = std::vector<int64_t>;
-  std::vector<Fp8KernelCase> v = fp8_cases();
-  // Groups beside the pair's 256 rows and its halves (the second tile empty, 1 row, 64, full).
-  v.push_back({"pair_units", contiguous(G{128, 129, 192, 255, 256, 257, 384, 1, 0, 640}, 1), 264,
-               272, 1, 0, 0});
-  v.push_back(
-      {"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 192, -0.5, 0.75, 0});
-  // One pair walks every tile; 3 CTAs run as one pair.
-  v.push_back({"pair_capped2", contiguous(skewed(64), 1), 384, 256, 1, 0.5, 2});
-  v.push_back({"pair_capped3", contiguous(G{700, 300, 5, 129, 0, 256}, 8), 264, 384, 1, 0, 3});
-  return v;
-}
-
-class GroupedFp8PairKernel : public ::testing::TestWithParam<Fp8KernelCase> {};
-
-TEST_P(GroupedFp8PairKernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  run_fp8_case(kFp8PairKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
-}
-
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedFp8PairKernel, ::testing::ValuesIn(fp8_pair_cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-TEST(GroupedFp8PairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
-  GEMMBENCH_REQUIRE_GPU();
-  using G = std::vector<int64_t>;
-  for (const Fp8KernelCase& c :
-       {Fp8KernelCase{"align128", contiguous(G{130, 0, 1, 257, 64}, 128), 264, 256, 1, 0, 0},
-        Fp8KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 256, 128, 1, 0, 0},
-        Fp8KernelCase{"masked", masked(G{7, 129, 0, 65}, 192), 256, 128, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_fp8_case(kFp8PairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
-}
-
-// Its walk is in 256-row tiles: a launch with the register kernel's 128-row table throws.
-TEST(GroupedFp8PairKernelSupport, ALaunchWithAnotherTilesTableThrows) {
-  GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel(kFp8PairKernel);
-  EXPECT_EQ(k.group_tile_rows, 256) << "the walk's row tile is the pair's";
-  const DeviceCaps caps = current_device_caps();
-  const Grouping g = contiguous({5, 0, 300}, 1);
-  const GemmProblem p = fp8_problem_of({"", g, 128, 128, 1, 0, 0});
-  if (caps.sm != 90) GTEST_SKIP() << kFp8PairKernel << " runs on sm_90 only; the rest needs one";
-  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
-  GemmArgs args{p};
-  const GroupedLaunchTables tiles128(g, 128, nullptr);
-  args.grouped = &tiles128.launch;
-  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 128-row tiles";
 }
 
 // fp8gemm, the dispatcher, runs a grouped FP8 case through the grouped kernel: its launch with
@@ -931,8 +874,6 @@ TEST(GroupedKernelRepeats, Fp8LaunchesAgreeBitForBit) {
                         align1);
   expect_launches_agree(kFp8N192TmaKernel,
                         fp8_problem_of({"", align128, 4096, repeat_k(), 1, 0, 0}), align128);
-  expect_launches_agree(kFp8PairKernel, fp8_problem_of({"", align1, 4096, repeat_k(), 1, 0, 0}),
-                        align1);
 }
 
 // The dispatchers on a grouping whose stored rows are mostly the groups' own, padded to 128:

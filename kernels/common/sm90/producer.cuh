@@ -179,48 +179,34 @@ struct Sm90Producer {
   }
 
   // The k-blocks [0, kb_count) of one tile whose rows the caller has placed: A's (BM, BK) tile at
-  // row a_row, B's (BN, BK) tile at b_row, both K-major. The grouped kernels (hgemm/sm90/
-  // grouped.cu, fp8gemm/grouped.cu) walk their own tile order (common/grouped_schedule.hpp) and
-  // place each group's rows in the one tensor map of all groups; run() above, which the dense
-  // kernels call, is not touched by it. Rows past a map's end read as zero. In a cluster (the
-  // grouped pairs: two token tiles of a group on one weight tile) the CTAs share the weights'
-  // tile and each loads its slice of it, multicast to both: A's along N (!CLUSTER_M, the 16-bit
-  // kernel's weights are A) or B's along M (CLUSTER_M, the FP8 kernel's are B); the other
-  // operand is this CTA's own, and load_own = false (a CTA whose token rows all lie past its
-  // group) loads none of it, the stage's full barrier then expecting the shared tile alone.
+  // row a_row, B's (BN, BK) box at b_row, both K-major. The grouped kernels (hgemm/sm90/
+  // grouped.cu) walk their own tile order (common/grouped_schedule.hpp) and place each group's
+  // rows in the one tensor map of all groups; run() above, which the dense kernels call, is not
+  // touched by it. Rows past a map's end read as zero. In a cluster along N (!CLUSTER_M: the
+  // grouped pair, two token tiles of one group on one weight tile) this CTA loads its slice of A
+  // (A_SLICE_ROWS from a_row + cta_rank * A_SLICE_ROWS) and multicasts it to both, and its own B;
+  // load_b = false (a CTA whose token rows all lie past its group) loads no B, and the stage's
+  // full barrier then expects A's bytes alone.
   __device__ __forceinline__ void load_tile(const Sm90Ring<Cfg::STAGES>& ring, int a_row, int b_row,
-                                            int kb_count, bool load_own = true) const {
-    static_assert(A_K_MAJOR && B_K_MAJOR, "load_tile places K-major boxes");
-    constexpr uint32_t kOwnBytes =
-        CLUSTER_M ? Cfg::A_STAGE_BYTES : Cfg::TX_BYTES - Cfg::A_STAGE_BYTES;
-    const uint32_t tx = load_own ? Cfg::TX_BYTES : Cfg::TX_BYTES - kOwnBytes;
+                                            int kb_count, bool load_b = true) const {
+    static_assert(A_K_MAJOR && B_K_MAJOR && !CLUSTER_M,
+                  "load_tile places K-major boxes, A multicast over a cluster along N");
+    const uint32_t tx = load_b ? Cfg::TX_BYTES : Cfg::A_STAGE_BYTES;
     const uint32_t rank = CLUSTER > 1 ? cta_rank : 0u;  // one CTA: the code as before clusters
-    constexpr uint16_t kAll = uint16_t((1u << CLUSTER) - 1);
+    const int a_slice = a_row + int(rank) * Cfg::A_SLICE_ROWS;
     for (int kb = 0; kb < kb_count; ++kb) {
       const int stage = ring.stage;
       sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
       sm90::mbarrier_arrive_expect_tx(ring.full(stage), tx);
-      if constexpr (CLUSTER == 1) {
-        sm90::tma_load_2d(s_a + stage * Cfg::A_STAGE_BYTES, tmap_a, ring.full(stage), kb * BK,
-                          a_row);
-        if (load_own)
-          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK,
-                            b_row);
-      } else if constexpr (!CLUSTER_M) {
-        sm90::tma_load_2d_multicast(s_a + stage * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES,
-                                    tmap_a, ring.full(stage), kAll, kb * BK,
-                                    a_row + int(rank) * Cfg::A_SLICE_ROWS);
-        if (load_own)
-          sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK,
-                            b_row);
-      } else {
-        if (load_own)
-          sm90::tma_load_2d(s_a + stage * Cfg::A_STAGE_BYTES, tmap_a, ring.full(stage), kb * BK,
-                            a_row);
-        sm90::tma_load_2d_multicast(s_b + stage * Cfg::B_STAGE_BYTES + rank * Cfg::B_SLICE_BYTES,
-                                    tmap_b, ring.full(stage), kAll, kb * BK,
-                                    b_row + int(rank) * Cfg::B_SLICE_ROWS);
-      }
+      const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES;
+      if constexpr (CLUSTER > 1)
+        sm90::tma_load_2d_multicast(a_dst, tmap_a, ring.full(stage), uint16_t((1u << CLUSTER) - 1),
+                                    kb * BK, a_slice);
+      else
+        sm90::tma_load_2d(a_dst, tmap_a, ring.full(stage), kb * BK, a_slice);
+      if (load_b)
+        sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK,
+                          b_row);
       ring.advance();
     }
   }

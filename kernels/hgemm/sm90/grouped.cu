@@ -44,6 +44,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -609,6 +610,20 @@ constexpr auto pair_kernel_ptr() {
   return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, PairCfg>;
 }
 
+cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = PairCfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas);
+  cfg.blockDim = dim3(PairCfg::THREADS);
+  cfg.dynamicSmemBytes = grouped_smem_bytes(false);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs of the pairs resident
 // at once (a persistent grid of clusters must not exceed it).
 template <class T, bool F16_ACCUM>
@@ -616,9 +631,15 @@ int pair_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int) {
     const auto kernel = pair_kernel_ptr<T, F16_ACCUM>();
-    constexpr int smem = grouped_smem_bytes(false);
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    return resident_cluster_ctas(kernel, PairCfg::CLUSTER, PairCfg::THREADS, smem);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    grouped_smem_bytes(false)));
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = pair_launch_config(PairCfg::CLUSTER, nullptr, attr);
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    if (clusters < 1)
+      throw std::runtime_error(std::string(kPairName) + ": no 2-CTA cluster fits an SM pair");
+    return clusters * PairCfg::CLUSTER;
   });
 }
 
@@ -630,10 +651,11 @@ void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
   const GroupedLaunch& gl = *args.grouped;
   const GemmProblem& p = args.problem;
   const int k_blocks = int((p.k + PairCfg::BK - 1) / PairCfg::BK);
+  // Whole clusters: a grid capped for a test (GemmArgs::test_max_ctas) to an odd count takes one
+  // CTA fewer, and never less than one pair.
+  const int ctas = std::max(PairCfg::CLUSTER, l.ctas / PairCfg::CLUSTER * PairCfg::CLUSTER);
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg =
-      cluster_launch_config(whole_cluster_grid(l.ctas, PairCfg::CLUSTER), PairCfg::CLUSTER,
-                            PairCfg::THREADS, grouped_smem_bytes(false), stream, attr);
+  const cudaLaunchConfig_t cfg = pair_launch_config(ctas, stream, attr);
   CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM>(), l.weights, l.rows,
                                 static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
                                 k_blocks, args.alpha, args.beta));
