@@ -75,6 +75,15 @@ const KernelInfo* KernelRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
+int grouped_launch_tile_rows(const KernelInfo& k, const GemmProblem& p, const Grouping& g,
+                             const DeviceCaps& caps) {
+  if (k.choose_grouped) {
+    const DispatchChoice c = k.choose_grouped(p, g, caps);
+    if (c.kernel) return c.kernel->group_tile_rows;
+  }
+  return k.group_tile_rows;
+}
+
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
                             const Grouping* grouping) {
   if (grouping && k.group_layouts.empty()) return kDenseKernelGroupedReason;

@@ -117,20 +117,18 @@ void launch(const GemmArgs& args, cudaStream_t stream) {
 
 // ---- Grouped cases (docs/grouped.md): hgemm and fp8gemm run their grouped Hopper kernels ----
 // A dispatcher's grouped candidates, best first, with the rule name rows record: kernels
-// declaring both group layouts, whose rows it takes in 128-row tiles (the dispatcher's
-// group_tile_rows: the runner builds the launch tables of the dispatcher's rows in them, so a
-// candidate with other tiles is turned away).
+// declaring both group layouts. The runner builds a dispatcher's launch tables in its choice's
+// tile rows (grouped_launch_tile_rows: 128, or the pair's 256), and the dispatchers' own
+// group_tile_rows, 128, is the register kernels'.
 constexpr int kGroupTileRows = 128;
 
-DispatchChoice choose_grouped_among(std::initializer_list<RuleCandidate> listed,
+DispatchChoice choose_grouped_among(const std::vector<RuleCandidate>& candidates,
                                     const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
-  std::vector<RuleCandidate> candidates;
-  for (const RuleCandidate& c : listed) {
-    const KernelInfo* k = KernelRegistry::instance().find(c.kernel);
-    if (k && k->group_tile_rows == kGroupTileRows) candidates.push_back(c);
-  }
-  return first_that_runs(candidates, p, caps, &g, "no grouped candidate runs this case");
+  std::vector<RuleCandidate> found;
+  for (const RuleCandidate& c : candidates)
+    if (KernelRegistry::instance().find(c.kernel)) found.push_back(c);
+  return first_that_runs(found, p, caps, &g, "no grouped candidate runs this case");
 }
 
 // The TMA-store variants (_tma) stage each tile in shared memory and store it while the next
@@ -158,17 +156,38 @@ bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
   return std::all_of(g.m.begin(), g.m.end(), [rows](int64_t m) { return m <= rows; });
 }
 
+// The 2-CTA pair (hgemm_grouped_sm90_pair: two 128-row token tiles of a group on one weight
+// tile, each CTA loading half of it and multicasting it) where at most 1/8 of its CTA-tiles
+// would hold no rows of their group: a group of 128 rows or fewer leaves the pair's second CTA
+// idle. Measured on an H200 against the register kernel (bench_results/h200/
+// 2026-11-30_moe_pair_ab_*.json.gz, the MoE presets' expert layers at 4096 tokens, bf16, align 1,
+// sustained): Mixtral at zipf:1.2 (4.2% idle) 1.114x and 1.042x, balanced (none idle) 1.025x and
+// 1.002x, Qwen3 balanced (256-row groups) 1.001x and 1.054x; Qwen3 at zipf:1.2 (23.6% idle)
+// 0.938x and 0.903x, DeepSeek-V3 balanced (50%) 0.817x and 0.793x. Masked groupings (decode:
+// a few rows a group) were not measured and keep the kernels before it.
+constexpr int64_t kPairTileRows = 256;
+bool grouped_pairs_filled(const Grouping& g) {
+  int64_t tiles = 0, pairs = 0;
+  for (const int64_t m : g.m) {
+    tiles += (m + kGroupTileRows - 1) / kGroupTileRows;
+    pairs += (m + kPairTileRows - 1) / kPairTileRows;
+  }
+  return pairs > 0 && 8 * (2 * pairs - tiles) <= 2 * pairs;
+}
+
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
   if (grouped_rows_at_most(g, kFittedTileMaxRows))
     return choose_grouped_among({{"hgemm_grouped_sm90_fit_trim", "grouped-fitted-tile-sm90"},
                                  {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
                                 p, g, caps);
+  std::vector<RuleCandidate> candidates;
   if (grouped_rows_mostly_own(g))
-    return choose_grouped_among({{"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"},
-                                 {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
-                                p, g, caps);
-  return choose_grouped_among({{"hgemm_grouped_sm90", "grouped-persistent-sm90"}}, p, g, caps);
+    candidates.push_back({"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"});
+  if (g.layout == GroupLayout::contiguous && grouped_pairs_filled(g))
+    candidates.push_back({"hgemm_grouped_sm90_pair", "grouped-cluster-pair-sm90"});
+  candidates.push_back({"hgemm_grouped_sm90", "grouped-persistent-sm90"});
+  return choose_grouped_among(candidates, p, g, caps);
 }
 
 // FP8, contiguous: the 128 x 192 tile (_n192_tma) before the 128 x 128 one. Measured on an H200

@@ -241,7 +241,8 @@ void bind_kernels(Group& grp, const DeviceCaps& caps, cudaStream_t stream) {
     std::shared_ptr<const GroupedLaunchTables> tables;
     try {
       if (grouping) {
-        tables = std::make_shared<const GroupedLaunchTables>(*grouping, k->group_tile_rows, stream);
+        tables = std::make_shared<const GroupedLaunchTables>(
+            *grouping, grouped_launch_tile_rows(*k, p, *grouping, caps), stream);
         args = grouped_kernel_args(p, *d.grouped, *tables);
       }
       if (k->prepare) {

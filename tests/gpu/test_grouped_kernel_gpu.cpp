@@ -125,7 +125,8 @@ void run_grouped_case(const char* kernel, const GemmProblem& p, const Grouping& 
   CUDA_CHECK(cudaStreamCreate(&stream));
   ErrorMeter meter;
   GroupedOperands d = make_grouped_operands(p, g, seed, DataDist::uniform, meter, stream);
-  const GroupedLaunchTables tables(g, k.group_tile_rows, stream);
+  // A dispatcher's tables count its choice's tiles (the pair's 256 rows), as the runner's do.
+  const GroupedLaunchTables tables(g, grouped_launch_tile_rows(k, p, g, caps), stream);
   GemmArgs args = grouped_kernel_args(p, d, tables);
   args.test_max_ctas = max_ctas;
   const std::function<void()> launch = [&] {
@@ -268,11 +269,11 @@ std::vector<KernelCase> pair_cases() {
   // 129 - 128 = 1 row), full (256), one row past (257), three tiles (384: the last pair half).
   v.push_back({"pair_units_bf16", contiguous(G{128, 129, 255, 256, 257, 384, 1, 0, 640}, 1), 264,
                136, DType::bf16, Accum::f32, 1, 0, 0});
-  v.push_back({"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 72,
-               DType::f16, Accum::f32, -0.5, 0.75, 0});
+  v.push_back({"pair_units_masked_beta", masked(G{128, 256, 0, 200, 385}, 400), 520, 72, DType::f16,
+               Accum::f32, -0.5, 0.75, 0});
   // One pair walks every tile (ring phases over many tiles, both CTAs); 3 CTAs run as one pair.
-  v.push_back({"pair_capped2", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
-               0.5, 2});
+  v.push_back(
+      {"pair_capped2", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1, 0.5, 2});
   v.push_back({"pair_capped3", contiguous(G{700, 300, 5, 129, 0, 256}, 8), 264, 200, DType::f16,
                Accum::f16, 1, 0, 3});
   v.push_back({"pair_capped1", contiguous(G{300, 17, 640}, 128), 256, 64, DType::bf16, Accum::f32,
@@ -336,13 +337,12 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
-  for (const KernelCase& c :
-       {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264, 256, DType::bf16,
-                   Accum::f32, 1, 0, 0},
-        KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128, DType::bf16,
-                   Accum::f32, 1, 0, 0},
-        KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128, DType::bf16, Accum::f32, 1,
-                   0, 0}}) {
+  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                         256, DType::bf16, Accum::f32, 1, 0, 0},
+                              KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128,
+                                         DType::bf16, Accum::f32, 1, 0, 0},
+                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
     SCOPED_TRACE(c.name);
     run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
       expect_padding_untouched(p, d, c.grouping);
@@ -998,6 +998,39 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
   const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
   run_case("hgemm", hs, nothing);
   run_case("hgemm", ho, nothing);
+  run_case("hgemm", hm, nothing);
+}
+
+// hgemm's pair rule: a contiguous grouping whose groups fill the pairs' tiles (at most 1/8 of them
+// idle) and that the TMA-store variant refuses (align 1, groups not of whole tiles) runs the pair,
+// through hgemm's launch on tables of 256-row tiles, verified per group; groups of 128 rows keep
+// the register kernel, a masked grouping the kernels before the rule.
+TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping filled = contiguous({300, 0, 512, 1030}, 1);  // 16 tiles in 9 pairs: 2 of 18 idle
+  const Grouping small = contiguous({128, 100, 128, 20}, 1);
+  const Grouping filled_masked = masked({300, 0, 512, 260}, 512);
+  const KernelCase hf{"filled", filled, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase hs{"small", small, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase hm{"masked", filled_masked, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase ff{"filled_f16", filled, 136, 264, DType::f16, Accum::f16, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const auto chosen = [&](const KernelCase& kc) {
+    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
+    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hf), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
+  EXPECT_EQ(chosen(ff), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
+  EXPECT_EQ(chosen(hs), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_NE(chosen(hm), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
+  EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hf), filled, caps), 256);
+  EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), small, caps), 128);
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hf, nothing);
+  run_case("hgemm", ff, nothing);
+  run_case("hgemm", hs, nothing);
   run_case("hgemm", hm, nothing);
 }
 

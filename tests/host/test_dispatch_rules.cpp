@@ -454,16 +454,21 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     EXPECT_EQ(picks()[1].kernel, "fp8gemm_decode") << "the e5m2 pairs, which F5 refuses";
     t.n = 8192, t.k = 8192, t.m = 8;
     EXPECT_EQ(pick(), "fp8gemm_decode");
-    // Rule D4: per-tensor at 2-8 tokens on the H200, weights over 64 Mi: F5 (8192x8192 is 64 Mi,
-    // F4's side); 1 token, block128, per-row, fast accumulation or the H100: F4.
+    // Rule D4: per-tensor at 1-8 tokens on the H200, weights over 64 Mi: F5 (8192x8192 is 64 Mi,
+    // F4's side); block128, per-row, fast accumulation or the H100: F4.
     t.n = 10240;
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     EXPECT_EQ(picks()[1].kernel, "fp8gemm_decode") << "the e5m2 pairs, which F5 refuses";
     t.m = 2, t.n = 28672, t.k = 4096;
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     t.m = 1;
+    EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
+    t.n = 4096, t.k = 14336;  // 56 Mi: F4's side at 1 token too
     EXPECT_EQ(pick(), "fp8gemm_decode");
-    t.m = 8;
+    t.m = 9, t.n = 10240, t.k = 8192;  // past the rule: rule S's F3 on 64-row tiles
+    EXPECT_NE(pick(), "fp8gemm_decode");
+    t.m = 8, t.n = 28672, t.k = 4096;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode");
     t.fast_accum = true;
     EXPECT_EQ(pick(), "fp8gemm_decode");

@@ -545,6 +545,70 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
   }
 }
 
+// hgemm tries the 2-CTA pair (hgemm_grouped_sm90_pair, 256-row walk tiles) on a contiguous
+// grouping where at most 1/8 of the pairs' 128-row tiles would hold none of their group's rows,
+// after the TMA-store variant and before the register kernel; the launch tables then count the
+// pair's tiles (grouped_launch_tile_rows). Without a GPU the choice names the candidates tried.
+TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  const KernelInfo* pair = KernelRegistry::instance().find("hgemm_grouped_sm90_pair");
+  const KernelInfo* tma = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
+  const KernelInfo* reg = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  ASSERT_NE(h, nullptr);
+  ASSERT_NE(pair, nullptr);
+  ASSERT_NE(tma, nullptr);
+  ASSERT_NE(reg, nullptr);
+  EXPECT_EQ(pair->group_tile_rows, 256);
+  const DeviceCaps h100 = h100_caps();
+  const auto contiguous = [](std::vector<int64_t> m) {
+    Grouping g;
+    g.m = std::move(m);
+    g.align = 1;
+    return g;
+  };
+  struct Want {
+    Grouping g;
+    bool tries_pair;
+  };
+  Grouping masked = contiguous({512, 512});
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 512;
+  const std::vector<Want> wants = {
+      {contiguous({300, 0, 512, 1030}), true},    // 16 tiles in 9 pairs: 2 of 18 idle
+      {contiguous({256, 256, 256, 128}), true},   // 7 tiles in 4 pairs: 1 of 8 idle, the line
+      {contiguous({256, 256, 128}), false},       // 5 tiles in 3 pairs: 1 of 6 idle
+      {contiguous({128, 128, 128, 128}), false},  // every pair's second CTA idle
+      {contiguous({2000, 40, 40}), true},         // 18 tiles in 10 pairs: 2 of 20 idle
+      {contiguous({2000, 40, 40, 40}), false},    // 19 tiles in 11 pairs: 3 of 22 idle
+      {masked, false},                            // masked: not measured
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(testing::Message() << w.g.m.size() << " groups, " << w.g.total_m() << " rows, "
+                                    << to_string(w.g.layout));
+    const GemmProblem p{w.g.total_m(), 256, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+    const DispatchChoice c = h->choose_grouped(p, w.g, h100);
+    const std::string why_pair = why_unsupported(*pair, p, h100, &w.g);
+    const std::string why_tma = why_unsupported(*tma, p, h100, &w.g);
+    if (why_unsupported(*reg, p, h100, &w.g).empty()) {  // a GPU host with the sm_90a image
+      ASSERT_NE(c.kernel, nullptr) << c.why;
+      const bool pair_runs = w.tries_pair && why_pair.empty() && !why_tma.empty();
+      if (pair_runs) {
+        EXPECT_EQ(c.kernel->name, "hgemm_grouped_sm90_pair");
+        EXPECT_EQ(c.rule, "grouped-cluster-pair-sm90");
+      } else {
+        EXPECT_NE(c.kernel->name, "hgemm_grouped_sm90_pair");
+      }
+      EXPECT_EQ(grouped_launch_tile_rows(*h, p, w.g, h100), pair_runs ? 256 : 128);
+    } else {
+      EXPECT_EQ(c.kernel, nullptr);
+      EXPECT_EQ(c.why.find("hgemm_grouped_sm90_pair: ") != std::string::npos, w.tries_pair)
+          << c.why;
+      EXPECT_NE(c.why.find("hgemm_grouped_sm90: "), std::string::npos) << c.why;
+      EXPECT_EQ(grouped_launch_tile_rows(*h, p, w.g, h100), 128) << "no choice: hgemm's own";
+    }
+  }
+}
+
 // fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
 // rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
 TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {

@@ -132,6 +132,13 @@ inline constexpr const char* kGroupedKernelDenseReason =
 std::string why_unsupported(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
                             const Grouping* grouping = nullptr);
 
+// The row tiles the launch tables of k's launch on grouping g count in (GroupedLaunch::
+// tile_prefix): k's own group_tile_rows, or, for a dispatcher (choose_grouped), its choice's, the
+// kernel its launch will run (hgemm's choice may be the 2-CTA pair, whose walk counts 256-row
+// tiles). The dispatcher's own where it chooses none.
+int grouped_launch_tile_rows(const KernelInfo& k, const GemmProblem& p, const Grouping& g,
+                             const DeviceCaps& caps);
+
 // What a dispatcher's launch ran, so that a row names the kernel its launches ran, not only the
 // choice a fresh look at the rules gives (a dispatcher keeps its choices in a cache, and a key
 // missing a field the rules read once ran another kernel than the row named: docs/grouped.md,

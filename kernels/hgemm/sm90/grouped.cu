@@ -91,7 +91,12 @@ static_assert(grouped_smem_bytes(true) + 2 * kStages * 8 <= 227 * 1024,
 // per token tile (DeepSeek-V3's 3827-row group 30 times; docs/grouped.md, "What the skew costs,
 // profiled"); the pair reads it once per two. The walk's row tiles are 256 rows (the pair's),
 // rank r taking the r-th 128; a second tile wholly past its group loads no tokens and computes
-// nothing (its weight half still goes to the first). Not measured yet.
+// nothing (its weight half still goes to the first). Measured on an H200 (2026-11-30, the MoE
+// presets' expert layers at 4096 tokens, bf16, align 1, sustained; bench_results/h200/
+// 2026-11-30_moe_pair_ab_*.json.gz): 1.114x and 1.042x the register kernel on Mixtral at
+// zipf:1.2, where groups of 346-2975 rows fill their pairs; 0.79-0.94x where groups of 128 rows or
+// fewer idle the second CTA (DeepSeek-V3 balanced, Qwen3 at zipf:1.2). hgemm takes it where at
+// most 1/8 of the pairs' tiles would idle (kernels/dispatch/dispatch.cpp).
 constexpr int kPairRows = 2 * kTileRows;
 using PairCfg = Sm90Config<kTileN, kTileRows, kStages, 2>;
 static_assert(PairCfg::STAGE_BYTES == GroupedCfg::STAGE_BYTES &&
@@ -763,8 +768,8 @@ GEMMBENCH_REGISTER_KERNEL(grouped_info(
     "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     launch_grouped<true>, supports_grouped_tma, kTileRows));
 
-// Issue 51's step for skewed routing (the L2 bytes of a large group's weight tiles), registered
-// for an A/B against hgemm_grouped_sm90 (scripts/dev/moe_pair_ab.json); hgemm does not pick it.
+// Issue 51's step for skewed routing (the L2 bytes of a large group's weight tiles); hgemm picks
+// it on contiguous groupings whose groups fill the pairs (rule grouped-cluster-pair-sm90).
 GEMMBENCH_REGISTER_KERNEL(
     grouped_info(kPairName,
                  "hgemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
