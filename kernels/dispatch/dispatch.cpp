@@ -157,14 +157,17 @@ bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
 }
 
 // The 2-CTA pair (hgemm_grouped_sm90_pair: two 128-row token tiles of a group on one weight
-// tile, each CTA loading half of it and multicasting it) where at most 1/8 of its CTA-tiles
-// would hold no rows of their group: a group of 128 rows or fewer leaves the pair's second CTA
-// idle. Measured on an H200 against the register kernel (bench_results/h200/
-// 2026-11-30_moe_pair_ab_*.json.gz, the MoE presets' expert layers at 4096 tokens, bf16, align 1,
-// sustained): Mixtral at zipf:1.2 (4.2% idle) 1.114x and 1.042x, balanced (none idle) 1.025x and
-// 1.002x, Qwen3 balanced (256-row groups) 1.001x and 1.054x; Qwen3 at zipf:1.2 (23.6% idle)
-// 0.938x and 0.903x, DeepSeek-V3 balanced (50%) 0.817x and 0.793x. Masked groupings (decode:
-// a few rows a group) were not measured and keep the kernels before it.
+// tile, each CTA loading half of it and multicasting it) where at most 1/16 of its CTA-tiles
+// would hold no rows of their group (a group of 128 rows or fewer, or a last 256-row tile with
+// 128 rows or fewer, leaves the pair's second CTA idle for a whole tile). Measured on H200s
+// against the register kernel (bf16, align 1, sustained; bench_results/h200/
+// 2026-11-30_moe_pair_ab_*.json.gz and _moe_pair_line.json.gz): with no tile idle 1.260x (16
+// groups of 170 rows, N 4096, K 7168), 1.024x (of 1500), 1.002-1.054x (Mixtral balanced, Qwen3
+// balanced at 4096 tokens); Mixtral at 4096 tokens zipf:1.2 (4.2% idle) 1.114x and 1.042x; 16
+// groups of 1400 rows (8.3% idle) 0.967x, of 1100 (10%) 0.951x, of 600 (16.7%) 0.901x; Qwen3 at
+// zipf:1.2 (23.6%) 0.903-0.938x, DeepSeek-V3 balanced (50%) 0.793-0.817x. The line lies between
+// 4.2% and 8.3%. Masked groupings (decode: a few rows a group) were not measured and keep the
+// kernels before it.
 constexpr int64_t kPairTileRows = 256;
 bool grouped_pairs_filled(const Grouping& g) {
   int64_t tiles = 0, pairs = 0;
@@ -172,7 +175,7 @@ bool grouped_pairs_filled(const Grouping& g) {
     tiles += (m + kGroupTileRows - 1) / kGroupTileRows;
     pairs += (m + kPairTileRows - 1) / kPairTileRows;
   }
-  return pairs > 0 && 8 * (2 * pairs - tiles) <= 2 * pairs;
+  return pairs > 0 && 16 * (2 * pairs - tiles) <= 2 * pairs;
 }
 
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,

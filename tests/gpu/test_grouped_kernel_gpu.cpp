@@ -1001,16 +1001,16 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
   run_case("hgemm", hm, nothing);
 }
 
-// hgemm's pair rule: a contiguous grouping whose groups fill the pairs' tiles (at most 1/8 of them
+// hgemm's pair rule: a contiguous grouping whose groups fill the pairs' tiles (at most 1/16 of them
 // idle) and that the TMA-store variant refuses (align 1, groups not of whole tiles) runs the pair,
-// through hgemm's launch on tables of 256-row tiles, verified per group; groups of 128 rows keep
-// the register kernel, a masked grouping the kernels before the rule.
+// through hgemm's launch on tables of 256-row tiles, verified per group; more idle tiles keep the
+// register kernel, a masked grouping the kernels before the rule.
 TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
   if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
-  const Grouping filled = contiguous({300, 0, 512, 1030}, 1);  // 16 tiles in 9 pairs: 2 of 18 idle
-  const Grouping small = contiguous({128, 100, 128, 20}, 1);
+  const Grouping filled = contiguous({512, 0, 1030, 256}, 1);  // 15 tiles in 8 pairs: 1 of 16 idle
+  const Grouping small = contiguous({1100, 1100, 20}, 1);      // 19 tiles in 11 pairs: 3 of 22 idle
   const Grouping filled_masked = masked({300, 0, 512, 260}, 512);
   const KernelCase hf{"filled", filled, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelCase hs{"small", small, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};

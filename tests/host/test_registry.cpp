@@ -546,7 +546,7 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
 }
 
 // hgemm tries the 2-CTA pair (hgemm_grouped_sm90_pair, 256-row walk tiles) on a contiguous
-// grouping where at most 1/8 of the pairs' 128-row tiles would hold none of their group's rows,
+// grouping where at most 1/16 of the pairs' 128-row tiles would hold none of their group's rows,
 // after the TMA-store variant and before the register kernel; the launch tables then count the
 // pair's tiles (grouped_launch_tile_rows). Without a GPU the choice names the candidates tried.
 TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
@@ -574,12 +574,11 @@ TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
   masked.layout = GroupLayout::masked;
   masked.max_m = 512;
   const std::vector<Want> wants = {
-      {contiguous({300, 0, 512, 1030}), true},    // 16 tiles in 9 pairs: 2 of 18 idle
-      {contiguous({256, 256, 256, 128}), true},   // 7 tiles in 4 pairs: 1 of 8 idle, the line
-      {contiguous({256, 256, 128}), false},       // 5 tiles in 3 pairs: 1 of 6 idle
+      {contiguous({512, 0, 1030, 256}), true},    // 15 tiles in 8 pairs: 1 of 16 idle, the line
+      {contiguous({170, 1500, 1024}), true},      // 22 tiles in 11 pairs: none idle
+      {contiguous({256, 256, 256, 128}), false},  // 7 tiles in 4 pairs: 1 of 8 idle
+      {contiguous({1100, 1100}), false},          // 18 tiles in 10 pairs: 2 of 20 idle
       {contiguous({128, 128, 128, 128}), false},  // every pair's second CTA idle
-      {contiguous({2000, 40, 40}), true},         // 18 tiles in 10 pairs: 2 of 20 idle
-      {contiguous({2000, 40, 40, 40}), false},    // 19 tiles in 11 pairs: 3 of 22 idle
       {masked, false},                            // masked: not measured
   };
   for (const Want& w : wants) {

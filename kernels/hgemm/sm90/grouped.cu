@@ -96,7 +96,7 @@ static_assert(grouped_smem_bytes(true) + 2 * kStages * 8 <= 227 * 1024,
 // 2026-11-30_moe_pair_ab_*.json.gz): 1.114x and 1.042x the register kernel on Mixtral at
 // zipf:1.2, where groups of 346-2975 rows fill their pairs; 0.79-0.94x where groups of 128 rows or
 // fewer idle the second CTA (DeepSeek-V3 balanced, Qwen3 at zipf:1.2). hgemm takes it where at
-// most 1/8 of the pairs' tiles would idle (kernels/dispatch/dispatch.cpp).
+// most 1/16 of the pairs' tiles would idle (kernels/dispatch/dispatch.cpp).
 constexpr int kPairRows = 2 * kTileRows;
 using PairCfg = Sm90Config<kTileN, kTileRows, kStages, 2>;
 static_assert(PairCfg::STAGE_BYTES == GroupedCfg::STAGE_BYTES &&
