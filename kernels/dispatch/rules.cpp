@@ -473,15 +473,17 @@ constexpr Rule kFp8[] = {
      "rule D4: Llama 3 8B and 70B, per-tensor, H200 sustained, one board a run: at 8 tokens F5 "
      "3-12% less time than F4 at the four layers over 64 Mi weights (0.962-0.991x cuBLASLt "
      "against 0.869-0.934x), 2-10% more at the four of 64 Mi or less; at 4 tokens the same line "
-     "(5-10% less, 3-12% more); at 1 token 7-11% less at the four over 64 Mi, 2-11% more at the "
+     "(5-10% less, 3-12% more); at 1 token 7-11% less at the four over 64 Mi, 1-13% more at the "
      "four below (cuBLASLt refuses 1 and 4 tokens); through fp8gemm at 8 tokens the four "
-     "0.962-0.995x cuBLASLt sustained, 0.965-0.981x burst (all eight: 0.988x geomean in both); 3 "
-     "and 5-7 tokens and the other scalings not measured",
+     "0.962-0.995x cuBLASLt sustained, 0.965-0.981x burst (all eight: 0.988x geomean in both), "
+     "at 1-2 tokens F5's time on the four (0.99-1.01x); 3 and 5-7 tokens and the other scalings "
+     "not measured",
      "h200/2026-11-30_fp8_decode_f5_8_tokens.json.gz, "
      "h200/2026-11-30_fp8_decode_f5_4_tokens.json.gz, "
      "h200/2026-11-30_fp8_decode_f5_1_2_tokens.json.gz, "
      "h200/2026-11-30_fp8_decode_d4_confirm.json.gz, "
-     "h200/2026-11-30_fp8_decode_d4_confirm_burst.json.gz"},
+     "h200/2026-11-30_fp8_decode_d4_confirm_burst.json.gz, "
+     "h200/2026-11-30_fp8_decode_f5_1_2_tokens_d4.json.gz"},
     {"fp8-decode-1-to-16-tokens", [](const Case& c) { return c.m <= 16; }, "fp8gemm_decode",
      "M <= 16: e4m3 weights straight into mma.sync fragments, the grid sized by resident CTAs",
      "rule T: 1-8 tokens 0.84-0.89 of the FP8 read roof (geomeans); 8 tokens 1.179x cuBLASLt "
