@@ -161,11 +161,12 @@ bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
 // would hold no rows of their group (a group of 128 rows or fewer, or a last 256-row tile with
 // 128 rows or fewer, leaves the pair's second CTA idle for a whole tile). Measured on H200s
 // against the register kernel (bf16, align 1, sustained; bench_results/h200/
-// 2026-11-30_moe_pair_ab_*.json.gz and _moe_pair_line.json.gz): with no tile idle 1.260x (16
+// 2026-11-30_moe_pair_ab_*.json.gz, _moe_pair_line*.json.gz): with no tile idle 1.260x (16
 // groups of 170 rows, N 4096, K 7168), 1.024x (of 1500), 1.002-1.054x (Mixtral balanced, Qwen3
 // balanced at 4096 tokens); Mixtral at 4096 tokens zipf:1.2 (4.2% idle) 1.114x and 1.042x; 16
 // groups of 1400 rows (8.3% idle) 0.967x, of 1100 (10%) 0.951x, of 600 (16.7%) 0.901x; Qwen3 at
-// zipf:1.2 (23.6%) 0.903-0.938x, DeepSeek-V3 balanced (50%) 0.793-0.817x. The line lies between
+// zipf:1.2 (23.6%) 0.903-0.938x, DeepSeek-V3 balanced (50%) 0.793-0.817x; Mixtral's down_proj
+// and gate_up shapes put 16 groups of 170-1500 rows on the same sides. The line lies between
 // 4.2% and 8.3%. Masked groupings (decode: a few rows a group) were not measured and keep the
 // kernels before it.
 constexpr int64_t kPairTileRows = 256;
