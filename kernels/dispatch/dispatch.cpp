@@ -266,9 +266,11 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm",
     .family = "hgemm",
     .rung = 13,
-    .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
-               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
-               "grouped cases hgemm_grouped_sm90 or its TMA-store variant), rows record which",
+    .summary =
+        "shape-aware: runs the registered HGEMM the rule table picks for the case "
+        "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
+        "grouped cases hgemm_grouped_sm90, its TMA-store variant, its 2-CTA pair or the fitted "
+        "tile), rows record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},
