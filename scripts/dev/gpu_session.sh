@@ -195,7 +195,9 @@ for step in "${steps[@]}"; do
       # memcheck and synccheck over the kernel suite; racecheck (slow) over a few shapes and only
       # the kernels under test, not the reference/reduction kernels of the harness.
       # SANITIZE_BIN: another GPU test binary of the build (test_grouped_kernel_gpu: the grouped
-      # kernels, which test_kernels leaves out), its logs named after it.
+      # kernels, which test_kernels leaves out), its logs named after it. SANITIZE_FILTER is a
+      # gtest filter: a parametrized suite's tests are named Prefix/Suite.Test/param, so match
+      # them with a leading * (*Pair*; "GroupedPairKernel*" matched none of them on 2026-11-30).
       filter=${SANITIZE_FILTER:-*}
       sbin=${SANITIZE_BIN:-test_kernels}
       stag=$([ "$sbin" = test_kernels ] && echo "" || echo "_$sbin")
