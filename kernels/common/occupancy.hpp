@@ -29,6 +29,37 @@ int resident_ctas(Kernel kernel, int threads, size_t smem_bytes, int dev) {
   return per_sm * sm_count(dev);
 }
 
+// A launch (cudaLaunchKernelEx) of `ctas` CTAs of `threads` threads and smem_bytes of dynamic
+// shared memory, in clusters of `cluster` CTAs along x (1: a plain launch); `attr` holds the
+// cluster dimension and must outlive the config.
+inline cudaLaunchConfig_t cluster_launch_config(int ctas, int cluster, int threads,
+                                                size_t smem_bytes, cudaStream_t stream,
+                                                cudaLaunchAttribute& attr) {
+  attr = cudaLaunchAttribute{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = unsigned(cluster), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(ctas));
+  cfg.blockDim = dim3(unsigned(threads));
+  cfg.dynamicSmemBytes = smem_bytes;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return cfg;
+}
+
+// Clusters of `cluster` CTAs of `kernel` that can be resident at once on the current device (0:
+// none fits). The caller has raised the kernel's dynamic shared-memory limit to smem_bytes.
+template <class Kernel>
+int max_active_clusters(Kernel kernel, int cluster, int threads, size_t smem_bytes) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg =
+      cluster_launch_config(cluster, cluster, threads, smem_bytes, nullptr, attr);
+  int n = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  return n;
+}
+
 // The most dynamic shared memory one block of the current device may opt in to (bytes).
 inline size_t device_smem_per_block_optin() {
   static PerDevice<size_t> bytes;

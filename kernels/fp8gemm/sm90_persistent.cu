@@ -579,17 +579,8 @@ const void* kernel_ptr() {
 }
 template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
-  attr = cudaLaunchAttribute{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(ctas));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
-  return cfg;
+  return cluster_launch_config(ctas, CLUSTER, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES,
+                               stream, attr);
 }
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 int resident_clusters() {
@@ -601,10 +592,8 @@ int resident_clusters() {
     if constexpr (CLUSTER == 1) {
       return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, dev);
     } else {
-      cudaLaunchAttribute attr;
-      const cudaLaunchConfig_t cfg = launch_config<S, CLUSTER, MROWS, V>(CLUSTER, nullptr, attr);
-      int n = 0;
-      CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, fn, &cfg));
+      const int n =
+          max_active_clusters(fn, CLUSTER, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES);
       if (n < 1) throw std::runtime_error("fp8gemm_sm90_persistent: no cluster fits the device");
       return n;
     }

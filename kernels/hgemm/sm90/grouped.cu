@@ -616,17 +616,8 @@ constexpr auto pair_kernel_ptr() {
 }
 
 cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
-  attr = cudaLaunchAttribute{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = PairCfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(ctas);
-  cfg.blockDim = dim3(PairCfg::THREADS);
-  cfg.dynamicSmemBytes = grouped_smem_bytes(false);
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  return cfg;
+  return cluster_launch_config(ctas, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(false),
+                               stream, attr);
 }
 
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs of the pairs resident
@@ -638,10 +629,8 @@ int pair_resident_ctas() {
     const auto kernel = pair_kernel_ptr<T, F16_ACCUM>();
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     grouped_smem_bytes(false)));
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = pair_launch_config(PairCfg::CLUSTER, nullptr, attr);
-    int clusters = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    const int clusters =
+        max_active_clusters(kernel, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(false));
     if (clusters < 1)
       throw std::runtime_error(std::string(kPairName) + ": no 2-CTA cluster fits an SM pair");
     return clusters * PairCfg::CLUSTER;

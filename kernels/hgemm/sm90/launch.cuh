@@ -82,28 +82,7 @@ std::pair<const float*, const float*> fp8_scales(const GemmArgs& args) {
 template <class V>
 cudaLaunchConfig_t launch_config(int ctas, int cluster, cudaStream_t stream,
                                  cudaLaunchAttribute& attr) {
-  attr = cudaLaunchAttribute{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(ctas);
-  cfg.blockDim = dim3(V::Cfg::THREADS);
-  cfg.dynamicSmemBytes = V::Cfg::SMEM_BYTES;
-  cfg.stream = stream;
-  cfg.attrs = &attr;
-  cfg.numAttrs = cluster > 1 ? 1 : 0;
-  return cfg;
-}
-
-// Clusters of `cluster` CTAs of the kernel that can be resident at once (its shared-memory limit
-// raised first).
-template <class V, class Kernel>
-int max_active_clusters(Kernel kernel, int cluster) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = launch_config<V>(cluster, cluster, nullptr, attr);
-  int n = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
-  return n;
+  return cluster_launch_config(ctas, cluster, V::Cfg::THREADS, V::Cfg::SMEM_BYTES, stream, attr);
 }
 
 // Per device, once: raise the dynamic shared-memory limit and ask how many clusters can be
@@ -121,7 +100,7 @@ int resident_clusters() {
     if constexpr (V::CLUSTER == 1)
       n = resident_ctas(kernel, Cfg::THREADS, Cfg::SMEM_BYTES, dev);
     else
-      n = max_active_clusters<V>(kernel, V::CLUSTER);
+      n = max_active_clusters(kernel, V::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES);
     if (n < 1)
       throw std::runtime_error("hgemm_tn_sm90: not even one CTA/cluster fits on the device");
     return n;
@@ -139,7 +118,8 @@ std::array<int, kCsMaxParts + 1> resident_split_clusters() {
     CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     std::array<int, kCsMaxParts + 1> n{};
-    for (int p = 2; p <= kCsMaxParts; ++p) n[p] = max_active_clusters<V>(kernel, p);
+    for (int p = 2; p <= kCsMaxParts; ++p)
+      n[p] = max_active_clusters(kernel, p, Cfg::THREADS, Cfg::SMEM_BYTES);
     return n;
   });
 }
