@@ -359,6 +359,48 @@ TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 128-row tiles";
 }
 
+// hgemm_grouped_loop: one dense hgemm launch per group with rows (each group's dense problem the
+// rule table's), on the register kernel's groupings; its rows outside the groups untouched; a
+// dense problem refused, and a launch without the grouped arguments throws.
+constexpr const char* kLoopKernel = "hgemm_grouped_loop";
+
+class GroupedLoopKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedLoopKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kLoopKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedLoopKernel, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedLoopKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                         256, DType::bf16, Accum::f32, 1, 0, 0},
+                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
+    SCOPED_TRACE(c.name);
+    run_case(kLoopKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      expect_padding_untouched(p, d, c.grouping);
+    });
+  }
+}
+
+TEST(GroupedLoopKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kLoopKernel);
+  EXPECT_EQ(k.group_tile_rows, 0) << "no tile table: the dense launches need none";
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 300}, 1);
+  const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  GemmArgs args{p};
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "no grouped arguments";
+}
+
 // Neither writes a row outside the groups: the tile's token rows past its group are computed
 // (the whole box, or the trimmed boxes' stale rows) and never stored.
 TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
