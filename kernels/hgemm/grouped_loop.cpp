@@ -70,7 +70,9 @@ void launch_grouped_loop(const GemmArgs& args, cudaStream_t stream) {
 GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = kLoopName,
     .family = "hgemm",
-    .rung = 10,
+    // Rung 13, the shape-aware dispatcher's: its launches are hgemm's choices, not a tile of
+    // the Hopper grouped rung (10).
+    .rung = 13,
     .summary = "grouped (MoE experts) as one dense hgemm launch per group with rows, the "
                "dense rule table's kernel for each group's shape (cuBLAS's per-group loop on "
                "gemmbench's rungs)",
