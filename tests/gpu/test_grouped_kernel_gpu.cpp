@@ -293,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairKernel, ::testing::ValuesIn(pair_
 
 // hgemm_grouped_sm90_pairg, the pair on the global pairing of 128-row tiles: the pair's cases
 // (units across two groups wherever a group's tiles end on an even index, a last unit with rank 1
-// idle on odd tile counts), its padding untouched, and a launch on a 256-row table refused.
+// idle on odd tile counts), its padding untouched (the pair's test, below), and a launch on a
+// 256-row table refused.
 constexpr const char* kPairGKernel = "hgemm_grouped_sm90_pairg";
 
 class GroupedPairGKernel : public ::testing::TestWithParam<KernelCase> {};
@@ -305,20 +306,6 @@ TEST_P(GroupedPairGKernel, MatchesThePerGroupReference) {
 
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairGKernel, ::testing::ValuesIn(pair_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
-
-TEST(GroupedPairGKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
-  GEMMBENCH_REQUIRE_GPU();
-  using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_case(kPairGKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
-}
 
 TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
   GEMMBENCH_REQUIRE_GPU();
@@ -419,21 +406,22 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 }
 
 // The pair's second tile past its group computes nothing and stores nothing; its first tile's
-// rows past the group are not stored either.
+// rows past the group are not stored either. The same for the global pairing (_pairg).
 TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
+  for (const char* kernel : {kPairKernel, kPairGKernel})
+    for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                           256, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264,
+                                           128, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                           DType::bf16, Accum::f32, 1, 0, 0}}) {
+      SCOPED_TRACE(std::string(kernel) + " " + c.name);
+      run_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+        expect_padding_untouched(p, d, c.grouping);
+      });
+    }
 }
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
