@@ -291,6 +291,37 @@ TEST_P(GroupedPairKernel, MatchesThePerGroupReference) {
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairKernel, ::testing::ValuesIn(pair_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// hgemm_grouped_sm90_pairg, the pair on the global pairing of 128-row tiles: the pair's cases
+// (units across two groups wherever a group's tiles end on an even index, a last unit with rank 1
+// idle on odd tile counts), its padding untouched (the pair's test, below), and a launch on a
+// 256-row table refused.
+constexpr const char* kPairGKernel = "hgemm_grouped_sm90_pairg";
+
+class GroupedPairGKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedPairGKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kPairGKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairGKernel, ::testing::ValuesIn(pair_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kPairGKernel);
+  EXPECT_EQ(k.group_tile_rows, 128) << "the walk's row tiles are 128 rows, two a unit";
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << kPairGKernel << " runs on sm_90 only; the rest needs one";
+  const Grouping g = contiguous({5, 0, 300}, 1);
+  const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  GemmArgs args{p};
+  const GroupedLaunchTables tiles256(g, 256, nullptr);
+  args.grouped = &tiles256.launch;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 256-row tiles";
+}
+
 // Its refusals are the register kernel's (a dense problem, K not a multiple of 8, bf16 with f16
 // accumulation), and a launch without its 256-row tile table throws.
 TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
@@ -315,6 +346,48 @@ TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 128-row tiles";
 }
 
+// hgemm_grouped_loop: one dense hgemm launch per group with rows (each group's dense problem the
+// rule table's), on the register kernel's groupings; its rows outside the groups untouched; a
+// dense problem refused, and a launch without the grouped arguments throws.
+constexpr const char* kLoopKernel = "hgemm_grouped_loop";
+
+class GroupedLoopKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedLoopKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kLoopKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedLoopKernel, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedLoopKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                         256, DType::bf16, Accum::f32, 1, 0, 0},
+                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
+    SCOPED_TRACE(c.name);
+    run_case(kLoopKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+      expect_padding_untouched(p, d, c.grouping);
+    });
+  }
+}
+
+TEST(GroupedLoopKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kLoopKernel);
+  EXPECT_EQ(k.group_tile_rows, 0) << "no tile table: the dense launches need none";
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 300}, 1);
+  const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  GemmArgs args{p};
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "no grouped arguments";
+}
+
 // Neither writes a row outside the groups: the tile's token rows past its group are computed
 // (the whole box, or the trimmed boxes' stale rows) and never stored.
 TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
@@ -333,21 +406,22 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 }
 
 // The pair's second tile past its group computes nothing and stores nothing; its first tile's
-// rows past the group are not stored either.
+// rows past the group are not stored either. The same for the global pairing (_pairg).
 TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
+  for (const char* kernel : {kPairKernel, kPairGKernel})
+    for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                           256, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264,
+                                           128, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                           DType::bf16, Accum::f32, 1, 0, 0}}) {
+      SCOPED_TRACE(std::string(kernel) + " " + c.name);
+      run_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+        expect_padding_untouched(p, d, c.grouping);
+      });
+    }
 }
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.

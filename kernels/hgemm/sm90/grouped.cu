@@ -139,7 +139,9 @@ struct GroupedNoDrain {
   template <class Ring>
   __device__ __forceinline__ void operator()(const Ring&) const {}
 };
-template <int BAND, int PRODUCER_REGS, int CLUSTER = 1, int STAGES, class Load,
+// UNITS (the global pairing, hgemm_grouped_sm90_pairg): the walk's units (grouped_unit), each
+// a GroupedUnit, in place of its tiles.
+template <int BAND, int PRODUCER_REGS, int CLUSTER = 1, bool UNITS = false, int STAGES, class Load,
           class Done = GroupedNoDrain>
 __device__ __forceinline__ void grouped_producer(uint64_t (&full_bar)[STAGES],
                                                  uint64_t (&empty_bar)[STAGES],
@@ -150,15 +152,42 @@ __device__ __forceinline__ void grouped_producer(uint64_t (&full_bar)[STAGES],
   int stage = 0;
   uint32_t phase = 0;
   const Sm90Ring<STAGES> ring{full_bar, empty_bar, stage, phase};
-  for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER)
-    load(ring, grouped_tile<BAND>(walk, t));
+  for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER) {
+    if constexpr (UNITS)
+      load(ring, grouped_unit<BAND>(walk, t));
+    else
+      load(ring, grouped_tile<BAND>(walk, t));
+  }
   done(ring);
+}
+
+// One CTA's token tile of a cluster's tile or unit, as the consumers and the producer place it:
+// its group, its first row within the group (row0), and whether the weight tile is the cluster's
+// to share. A tile of the pair whose rows all lie past the group, or the global pairing's rank 1
+// without rows, has group >= 0 and row0 >= M_g: it loads no tokens and computes nothing.
+struct GroupedSlot {
+  int group;
+  int row0;
+  bool shared;
+};
+
+template <int BN, int UNIT_ROWS>
+__device__ __forceinline__ GroupedSlot grouped_slot(const GroupedTile& tile, uint32_t rank) {
+  return GroupedSlot{tile.group, tile.row_tile * UNIT_ROWS + int(rank) * BN, true};
+}
+
+template <int BN, int UNIT_ROWS>
+__device__ __forceinline__ GroupedSlot grouped_slot(const GroupedUnit& unit, uint32_t rank) {
+  const GroupedUnitSlot own = unit.slot[rank];
+  // Rank 1 without rows: rank 0's group, its rows past the group (M_g <= 2^31 / 2).
+  if (own.group < 0) return GroupedSlot{unit.slot[0].group, 1 << 30, true};
+  return GroupedSlot{own.group, own.row_tile * BN, unit.shared()};
 }
 
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
-template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE>
+template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, bool UNITS = false>
 __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CUtensorMap& tmap_x,
                                              const CUtensorMap* tmap_c, T* c,
                                              const GroupedWalk& walk, const int64_t* first_row,
@@ -169,8 +198,10 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   static_assert(!Cfg::PARTIAL && !Cfg::CLUSTER_M && (CLUSTER == 1 || (CLUSTER == 2 && !TMA_STORE)),
                 "whole consumer warpgroups; one CTA a tile, or the pair (register epilogue): two "
                 "token tiles of a group on one weight tile, multicast");
-  // The walk's row tile: BN rows, or the pair's 2 * BN, rank r taking the r-th BN of them.
-  constexpr int UNIT_ROWS = BN * CLUSTER;
+  // The walk's row tile: BN rows, or the pair's 2 * BN, rank r taking the r-th BN of them; the
+  // global pairing (UNITS) walks BN-row tiles two at a time (grouped_unit).
+  static_assert(!UNITS || CLUSTER == 2, "the global pairing is a pair's walk");
+  constexpr int UNIT_ROWS = UNITS ? BN : BN * CLUSTER;
   const uint32_t cta_rank = CLUSTER > 1 ? sm90::cluster_ctarank() : 0u;
 
   // The barriers are the kernel's only static shared memory: supports() reads its size back to
@@ -185,7 +216,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
 
   const int wg = threadIdx.x / 128;  // warpgroup: 0 producer, 1..CONSUMERS consumers
   const int wg_thread = threadIdx.x % 128;
-  const int tiles_total = grouped_tiles_total(walk);
+  const int tiles_total = UNITS ? grouped_units_total(walk) : grouped_tiles_total(walk);
 
   // ======== PROLOGUE ========
   grouped_prologue<Cfg::CONSUMERS, STAGES, CLUSTER>(full_bar, empty_bar, &tmap_w, &tmap_x,
@@ -194,21 +225,22 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   if (wg == 0) {
     // ======== PRODUCER (one thread issues every TMA; common/sm90/producer.cuh) ========
     const Sm90Producer<Cfg, true, true, false> producer{&tmap_w, &tmap_x, s_w, s_x, 0, 0, cta_rank};
-    grouped_producer<kGroupedBandTiles, Cfg::PRODUCER_REGS, CLUSTER>(
+    grouped_producer<kGroupedBandTiles, Cfg::PRODUCER_REGS, CLUSTER, UNITS>(
         full_bar, empty_bar, walk, tiles_total, wg_thread,
-        [&](const Sm90Ring<STAGES>& ring, const GroupedTile& tile) {
-          // Both boxes start inside the group (n_tile * BM < N, row_tile * UNIT_ROWS < M_g). The
-          // pair's second token tile may lie wholly past the group: that CTA loads its slice of
-          // the weight tile for both and no tokens (its consumers skip the tile).
-          const int w_row = tile.group * N + tile.n_tile * BM;
+        [&](const Sm90Ring<STAGES>& ring, const auto& tile) {
+          // Both boxes start inside the group (n_tile * BM < N, row0 < M_g). The pair's second
+          // token tile may lie wholly past the group: that CTA loads its slice of the weight tile
+          // for both and no tokens (its consumers skip the tile). The global pairing's unit
+          // across two groups: each CTA loads its own group's whole weight tile.
           if constexpr (CLUSTER == 1) {
-            producer.load_tile(ring, w_row, int(first_row[tile.group]) + tile.row_tile * BN,
-                               k_blocks);
+            producer.load_tile(ring, tile.group * N + tile.n_tile * BM,
+                               int(first_row[tile.group]) + tile.row_tile * BN, k_blocks);
           } else {
-            const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BN;
-            const bool own_rows = row0 < rows[tile.group];
-            producer.load_tile(ring, w_row, int(first_row[tile.group]) + (own_rows ? row0 : 0),
-                               k_blocks, own_rows);
+            const GroupedSlot slot = grouped_slot<BN, UNIT_ROWS>(tile, cta_rank);
+            const bool own_rows = slot.row0 < rows[slot.group];
+            producer.load_tile(ring, slot.group * N + tile.n_tile * BM,
+                               int(first_row[slot.group]) + (own_rows ? slot.row0 : 0), k_blocks,
+                               own_rows, slot.shared);
           }
         },
         [&](const Sm90Ring<STAGES>& ring) {
@@ -230,8 +262,15 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
   Sm90Mainloop<T, F16_ACCUM, Cfg, true, true> mainloop{
       Sm90Ring<STAGES>{full_bar, empty_bar, stage, phase}, s_w, s_x, consumer, wg_thread};
   for (int t = blockIdx.x / CLUSTER; t < tiles_total; t += gridDim.x / CLUSTER) {
-    const GroupedTile tile = grouped_tile(walk, t);
-    const int row0 = tile.row_tile * UNIT_ROWS + int(cta_rank) * BN;
+    const auto unit = [&] {
+      if constexpr (UNITS)
+        return grouped_unit(walk, t);
+      else
+        return grouped_tile(walk, t);
+    }();
+    const GroupedSlot slot = grouped_slot<BN, UNIT_ROWS>(unit, cta_rank);
+    const GroupedTile tile{slot.group, 0, unit.n_tile};  // this CTA's group and column tile
+    const int row0 = slot.row0;
     // Rows of the group from row0: 1 .. M_g, or (the pair's second tile past the group) <= 0.
     const int rows_left = rows[tile.group] - row0;
     // A group's last row tile with at most 64 rows left: the second consumer's rows are all past
@@ -304,6 +343,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
                                          k_blocks, alpha, beta);
 #else
   // Not the sm_90a image: supports() keeps the runner from launching it.
+  __trap();
+#endif
+}
+
+// _pairg: the pair's cluster on the global pairing of row tiles (grouped_unit, UNITS).
+template <class T, bool F16_ACCUM, class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    hgemm_grouped_sm90_pairg_kernel(const __grid_constant__ CUtensorMap tmap_w,
+                                    const __grid_constant__ CUtensorMap tmap_x, T* __restrict__ c,
+                                    const GroupedWalk walk, const int64_t* __restrict__ first_row,
+                                    const int* __restrict__ rows, int N, int k_blocks, float alpha,
+                                    float beta) {
+#if GEMMBENCH_SM90A
+  grouped_body<T, F16_ACCUM, Cfg, false, true>(tmap_w, tmap_x, nullptr, c, walk, first_row, rows, N,
+                                               k_blocks, alpha, beta);
+#else
   __trap();
 #endif
 }
@@ -609,10 +664,19 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
 
 // The pair's launch: the register kernel's maps with 128-row boxes (each CTA's half of the weight
 // tile, its own token tile), the walk in 256-row tiles, clusters of two.
+// GLOBAL: _pairg, the same cluster on the global pairing of 128-row tiles (grouped_unit).
 constexpr const char* kPairName = "hgemm_grouped_sm90_pair";
-template <class T, bool F16_ACCUM>
+constexpr const char* kPairGName = "hgemm_grouped_sm90_pairg";
+template <bool GLOBAL>
+constexpr const char* pair_name() {
+  return GLOBAL ? kPairGName : kPairName;
+}
+template <class T, bool F16_ACCUM, bool GLOBAL = false>
 constexpr auto pair_kernel_ptr() {
-  return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, PairCfg>;
+  if constexpr (GLOBAL)
+    return &hgemm_grouped_sm90_pairg_kernel<T, F16_ACCUM, PairCfg>;
+  else
+    return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, PairCfg>;
 }
 
 cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
@@ -622,26 +686,28 @@ cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchA
 
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs of the pairs resident
 // at once (a persistent grid of clusters must not exceed it).
-template <class T, bool F16_ACCUM>
+template <class T, bool F16_ACCUM, bool GLOBAL>
 int pair_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int) {
-    const auto kernel = pair_kernel_ptr<T, F16_ACCUM>();
+    const auto kernel = pair_kernel_ptr<T, F16_ACCUM, GLOBAL>();
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     grouped_smem_bytes(false)));
     const int clusters =
         max_active_clusters(kernel, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(false));
     if (clusters < 1)
-      throw std::runtime_error(std::string(kPairName) + ": no 2-CTA cluster fits an SM pair");
+      throw std::runtime_error(std::string(pair_name<GLOBAL>()) +
+                               ": no 2-CTA cluster fits an SM pair");
     return clusters * PairCfg::CLUSTER;
   });
 }
 
-template <class T, bool F16_ACCUM>
+// The pair walks 256-row tiles (one 128-row box a CTA); _pairg the 128-row tiles two at a time.
+template <class T, bool F16_ACCUM, bool GLOBAL>
 void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
-  const Sm90GroupedLaunch l =
-      sm90_grouped_launch(args, kPairName, kTileN, kPairRows, pair_resident_ctas<T, F16_ACCUM>(),
-                          kTileRows, PairCfg::A_SLICE_ROWS);
+  const Sm90GroupedLaunch l = sm90_grouped_launch(
+      args, pair_name<GLOBAL>(), kTileN, GLOBAL ? kTileRows : kPairRows,
+      pair_resident_ctas<T, F16_ACCUM, GLOBAL>(), kTileRows, PairCfg::A_SLICE_ROWS);
   const GroupedLaunch& gl = *args.grouped;
   const GemmProblem& p = args.problem;
   const int k_blocks = int((p.k + PairCfg::BK - 1) / PairCfg::BK);
@@ -650,26 +716,31 @@ void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
   const int ctas = std::max(PairCfg::CLUSTER, l.ctas / PairCfg::CLUSTER * PairCfg::CLUSTER);
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = pair_launch_config(ctas, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM>(), l.weights, l.rows,
+  CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM, GLOBAL>(), l.weights, l.rows,
                                 static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
                                 k_blocks, args.alpha, args.beta));
 }
 
+template <bool GLOBAL>
 void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
-  by_grouped_type(args.problem, kPairName, [&](auto t) {
+  by_grouped_type(args.problem, pair_name<GLOBAL>(), [&](auto t) {
     using G = decltype(t);
-    run_grouped_pair<typename G::type, G::f16_accum>(args, stream);
+    run_grouped_pair<typename G::type, G::f16_accum, GLOBAL>(args, stream);
   });
 }
 
+template <bool GLOBAL>
 std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
-  if (std::string why = hgemm_grouped_unsupported(p, g, caps, kTileN, kPairRows); !why.empty())
+  if (std::string why =
+          hgemm_grouped_unsupported(p, g, caps, kTileN, GLOBAL ? kTileRows : kPairRows);
+      !why.empty())
     return why;
-  const void* kernel = p.dtype == DType::bf16
-                           ? reinterpret_cast<const void*>(pair_kernel_ptr<__nv_bfloat16, false>())
-                       : p.accum == Accum::f16
-                           ? reinterpret_cast<const void*>(pair_kernel_ptr<__half, true>())
-                           : reinterpret_cast<const void*>(pair_kernel_ptr<__half, false>());
+  const void* kernel =
+      p.dtype == DType::bf16
+          ? reinterpret_cast<const void*>(pair_kernel_ptr<__nv_bfloat16, false, GLOBAL>())
+      : p.accum == Accum::f16
+          ? reinterpret_cast<const void*>(pair_kernel_ptr<__half, true, GLOBAL>())
+          : reinterpret_cast<const void*>(pair_kernel_ptr<__half, false, GLOBAL>());
   return sm90a_image_unsupported(kernel, size_t(grouped_smem_bytes(false)), caps);
 }
 
@@ -764,7 +835,19 @@ GEMMBENCH_REGISTER_KERNEL(
                  "hgemm_grouped_sm90 on 2-CTA clusters: two token tiles of a group share each "
                  "256-row weight tile, each CTA loading half and multicasting it (half the "
                  "weights' L2 reads of a large group); 256x128x64 a CTA, 4 stages",
-                 launch_grouped_pair, supports_grouped_pair, kPairRows));
+                 launch_grouped_pair<false>, supports_grouped_pair<false>, kPairRows));
+
+// Issue 51's step for the skew left after the pair (prepared 2026-11-30, ninth session, not
+// measured): the pair's cluster on the global pairing of 128-row tiles, so that a group's odd
+// last tile pairs with the next group's first (each CTA its own weights) instead of idling the
+// second CTA (DeepSeek-V3 and Qwen3 at zipf:1.2: 34% and 24% of the pair's tiles idle). Registered
+// for an A/B (scripts/dev/moe_pairg_ab.json); hgemm does not pick it.
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    kPairGName,
+    "hgemm_grouped_sm90_pair on the global order of 128-row tiles, two at a time: a group's "
+    "tiles share each weight tile two by two, a unit across two groups loads both (no CTA idle "
+    "but the last); 256x128x64 a CTA, 4 stages",
+    launch_grouped_pair<true>, supports_grouped_pair<true>, kTileRows));
 
 // Issue 51's step for skewed routing, registered for an A/B against hgemm_grouped_sm90
 // and its variant _fit_trim below (scripts/dev/moe_fit_ab.json); hgemm picks neither.
