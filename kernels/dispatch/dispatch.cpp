@@ -179,6 +179,30 @@ bool grouped_pairs_filled(const Grouping& g) {
   return pairs > 0 && 16 * (2 * pairs - tiles) <= 2 * pairs;
 }
 
+// The pair on the global pairing of 128-row tiles (hgemm_grouped_sm90_pairg: unit u is the
+// walk's tiles 2u and 2u + 1; where both are one group's the CTAs share its weight tile, where
+// they straddle two groups each loads its own) where the experts' weights are large (N * K at
+// least 8 Mi elements) and at least 2/5 of the units share. Measured on H200s against the
+// register kernel and the pair (bf16, align 1, sustained, each provider alone; bench_results/
+// h200/2026-11-30_moe_pairg_*.json.gz, tenth session): DeepSeek-V3 at 4096 tokens zipf:1.2 (42%
+// of units shared) 1.082x / 1.021x the register kernel, where the pair ran 1.013x / 0.946x;
+// Mixtral at zipf:1.2 (94%) 1.114x / 1.031x (the pair 1.088x / 1.013x); Qwen3 (N * K 3 Mi and
+// 1.5 Mi elements, 56% shared) 0.986x / 0.967x; DeepSeek-V3 balanced (no unit shared) 0.928x /
+// 0.989x, where _tma runs first.
+constexpr int64_t kGlobalPairMinWeights = int64_t(1) << 23;
+bool grouped_units_share(const GemmProblem& p, const Grouping& g) {
+  if (p.n * p.k < kGlobalPairMinWeights) return false;
+  int64_t tiles = 0, shared = 0;
+  for (const int64_t m : g.m) {
+    const int64_t t = (m + kGroupTileRows - 1) / kGroupTileRows;
+    // The group's tiles are [tiles, tiles + t); a unit starts on an even tile.
+    shared += std::max<int64_t>(0, t - (tiles & 1)) / 2;
+    tiles += t;
+  }
+  const int64_t units = (tiles + 1) / 2;
+  return units > 0 && 5 * shared >= 2 * units;
+}
+
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
   if (grouped_rows_at_most(g, kFittedTileMaxRows))
@@ -188,6 +212,8 @@ DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
   std::vector<RuleCandidate> candidates;
   if (grouped_rows_mostly_own(g))
     candidates.push_back({"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"});
+  if (g.layout == GroupLayout::contiguous && grouped_units_share(p, g))
+    candidates.push_back({"hgemm_grouped_sm90_pairg", "grouped-global-pair-sm90"});
   if (g.layout == GroupLayout::contiguous && grouped_pairs_filled(g))
     candidates.push_back({"hgemm_grouped_sm90_pair", "grouped-cluster-pair-sm90"});
   candidates.push_back({"hgemm_grouped_sm90", "grouped-persistent-sm90"});
@@ -266,11 +292,10 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm",
     .family = "hgemm",
     .rung = 13,
-    .summary =
-        "shape-aware: runs the registered HGEMM the rule table picks for the case "
-        "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
-        "grouped cases hgemm_grouped_sm90, its TMA-store variant, its 2-CTA pair or the fitted "
-        "tile), rows record which",
+    .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
+               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
+               "grouped cases hgemm_grouped_sm90, its TMA-store variant, its 2-CTA pairs or the "
+               "fitted tile), rows record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},

@@ -608,6 +608,70 @@ TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
   }
 }
 
+// hgemm tries the pair on the global pairing of 128-row tiles (hgemm_grouped_sm90_pairg) on a
+// contiguous grouping of large experts (N * K >= 8 Mi) where at least 2/5 of the units (the
+// walk's tiles 2u, 2u + 1) lie in one group, after the TMA-store variant and before the pair and
+// the register kernel; its tables are the register kernel's (128 rows).
+TEST(Registry, HgemmTriesTheGlobalPairWhereUnitsShareLargeWeights) {
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  const KernelInfo* pairg = KernelRegistry::instance().find("hgemm_grouped_sm90_pairg");
+  const KernelInfo* tma = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
+  const KernelInfo* reg = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  ASSERT_NE(h, nullptr);
+  ASSERT_NE(pairg, nullptr);
+  ASSERT_NE(tma, nullptr);
+  ASSERT_NE(reg, nullptr);
+  EXPECT_EQ(pairg->group_tile_rows, 128);
+  const DeviceCaps h100 = h100_caps();
+  const auto contiguous = [](std::vector<int64_t> m) {
+    Grouping g;
+    g.m = std::move(m);
+    g.align = 1;
+    return g;
+  };
+  struct Want {
+    Grouping g;
+    int64_t n, k;
+    bool tries_pairg;
+  };
+  Grouping masked = contiguous({512, 512});
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 512;
+  const std::vector<Want> wants = {
+      {contiguous({250, 250, 100}), 4096, 7168, true},            // 5 tiles, 3 units, 2 shared
+      {contiguous({250, 250, 100}), 4096, 2040, false},           // N * K under 8 Mi
+      {contiguous({256, 256, 128, 128, 128}), 2048, 4096, true},  // N * K 8 Mi; 2 of 4 share
+      {contiguous({256, 256, 128, 128, 128, 128, 128, 128}), 4096, 7168, true},  // 2 of 5: the line
+      {contiguous({256, 128, 128, 128, 128, 128}), 4096, 7168, false},           // 1 of 4 share
+      {contiguous({128, 256, 256}), 4096, 7168, false},       // every unit straddles: odd starts
+      {contiguous({128, 128, 128, 128}), 4096, 7168, false},  // one tile a group
+      {masked, 4096, 7168, false},                            // masked: not measured
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(testing::Message() << w.g.m.size() << " groups, " << w.g.total_m() << " rows, N "
+                                    << w.n << ", K " << w.k << ", " << to_string(w.g.layout));
+    const GemmProblem p{w.g.total_m(), w.n, w.k, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+    const DispatchChoice c = h->choose_grouped(p, w.g, h100);
+    const std::string why_pairg = why_unsupported(*pairg, p, h100, &w.g);
+    const std::string why_tma = why_unsupported(*tma, p, h100, &w.g);
+    if (why_unsupported(*reg, p, h100, &w.g).empty()) {  // a GPU host with the sm_90a image
+      ASSERT_NE(c.kernel, nullptr) << c.why;
+      if (w.tries_pairg && why_pairg.empty() && !why_tma.empty()) {
+        EXPECT_EQ(c.kernel->name, "hgemm_grouped_sm90_pairg");
+        EXPECT_EQ(c.rule, "grouped-global-pair-sm90");
+      } else {
+        EXPECT_NE(c.kernel->name, "hgemm_grouped_sm90_pairg");
+      }
+      EXPECT_EQ(grouped_launch_tile_rows(*h, p, w.g, h100), c.kernel->group_tile_rows);
+    } else {
+      EXPECT_EQ(c.kernel, nullptr);
+      EXPECT_EQ(c.why.find("hgemm_grouped_sm90_pairg: ") != std::string::npos, w.tries_pairg)
+          << c.why;
+      EXPECT_NE(c.why.find("hgemm_grouped_sm90: "), std::string::npos) << c.why;
+    }
+  }
+}
+
 // fp8gemm (the dispatcher) takes grouped FP8 cases through the grouped FP8 kernel, in its tile
 // rows, as hgemm does through hgemm_grouped_sm90; dense cases still reach its rule table.
 TEST(Registry, Fp8gemmTakesGroupedCasesThroughTheGroupedKernel) {

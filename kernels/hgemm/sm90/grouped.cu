@@ -837,11 +837,16 @@ GEMMBENCH_REGISTER_KERNEL(
                  "weights' L2 reads of a large group); 256x128x64 a CTA, 4 stages",
                  launch_grouped_pair<false>, supports_grouped_pair<false>, kPairRows));
 
-// Issue 51's step for the skew left after the pair (prepared 2026-11-30, ninth session, not
-// measured): the pair's cluster on the global pairing of 128-row tiles, so that a group's odd
-// last tile pairs with the next group's first (each CTA its own weights) instead of idling the
-// second CTA (DeepSeek-V3 and Qwen3 at zipf:1.2: 34% and 24% of the pair's tiles idle). Registered
-// for an A/B (scripts/dev/moe_pairg_ab.json); hgemm does not pick it.
+// Issue 51's step for the skew left after the pair: the pair's cluster on the global pairing of
+// 128-row tiles, so that a group's odd last tile pairs with the next group's first (each CTA its
+// own weights) instead of idling the second CTA (DeepSeek-V3 and Qwen3 at zipf:1.2: 34% and 24%
+// of the pair's tiles idle). Measured on an H200 (2026-11-30, tenth session, the MoE presets'
+// expert layers at 4096 tokens, bf16, align 1, sustained; bench_results/h200/
+// 2026-11-30_moe_pairg_*.json.gz): over the register kernel 1.082x / 1.021x on DeepSeek-V3 and
+// 1.114x / 1.031x on Mixtral at zipf:1.2 (ahead of the pair on all six layers), 0.967-0.986x on
+// Qwen3's small experts, 0.928x / 0.989x on DeepSeek-V3 balanced (no unit shares its weights).
+// hgemm takes it where the experts hold 8 Mi weights or more and 2/5 of the units share
+// (rule grouped-global-pair-sm90, kernels/dispatch/dispatch.cpp).
 GEMMBENCH_REGISTER_KERNEL(grouped_info(
     kPairGName,
     "hgemm_grouped_sm90_pair on the global order of 128-row tiles, two at a time: a group's "
