@@ -1108,5 +1108,30 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   run_case("hgemm", hm, nothing);
 }
 
+// hgemm's global pair rule: a contiguous grouping of large experts (N * K >= 8 Mi) where 2/5 of
+// the global pair's units lie in one group, and that the TMA-store variant refuses, runs
+// hgemm_grouped_sm90_pairg through hgemm's launch (the register kernel's 128-row tables),
+// verified per group; where every unit straddles two groups the register kernel runs.
+TEST(GroupedDispatch, UnitsThatShareLargeWeightsRunTheGlobalPair) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping shared = contiguous({250, 250, 100}, 1);    // 5 tiles, 3 units, 2 shared
+  const Grouping straddle = contiguous({100, 250, 250}, 1);  // 5 tiles, 3 units, none shared
+  const KernelCase hs{"shared", shared, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase ht{"straddle", straddle, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const auto chosen = [&](const KernelCase& kc) {
+    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
+    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hs), std::string(kPairGKernel) + " grouped-global-pair-sm90");
+  EXPECT_EQ(chosen(ht), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), shared, caps), 128);
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hs, nothing);
+  run_case("hgemm", ht, nothing);
+}
+
 }  // namespace
 }  // namespace gemmbench
