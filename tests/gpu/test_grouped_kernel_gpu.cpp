@@ -346,48 +346,6 @@ TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 128-row tiles";
 }
 
-// hgemm_grouped_loop: one dense hgemm launch per group with rows (each group's dense problem the
-// rule table's), on the register kernel's groupings; its rows outside the groups untouched; a
-// dense problem refused, and a launch without the grouped arguments throws.
-constexpr const char* kLoopKernel = "hgemm_grouped_loop";
-
-class GroupedLoopKernel : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(GroupedLoopKernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  run_case(kLoopKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
-}
-
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedLoopKernel, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-TEST(GroupedLoopKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
-  GEMMBENCH_REQUIRE_GPU();
-  using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_case(kLoopKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
-}
-
-TEST(GroupedLoopKernelSupport, RefusalsNameTheirReason) {
-  GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel(kLoopKernel);
-  EXPECT_EQ(k.group_tile_rows, 0) << "no tile table: the dense launches need none";
-  const DeviceCaps caps = current_device_caps();
-  const Grouping g = contiguous({5, 0, 300}, 1);
-  const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
-  EXPECT_EQ(why_unsupported(k, p, caps), kGroupedKernelDenseReason);
-  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
-  GemmArgs args{p};
-  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "no grouped arguments";
-}
-
 // Neither writes a row outside the groups: the tile's token rows past its group are computed
 // (the whole box, or the trimmed boxes' stale rows) and never stored.
 TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
@@ -592,6 +550,94 @@ TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
   expect_tma_store_refusals(kTmaKernel, problem_of({"", contiguous({5, 0, 7}, 128), 128, 128,
                                                     DType::bf16, Accum::f32, 1, 0, 0}));
+}
+
+// ---- hgemm_grouped_sm90_tma_edge: _tma on any grouping ----
+// A consumer whose 64 rows lie in its group stores them by TMA, one whose group ends inside them
+// from the fragment: _tma's cases, and the groupings _tma refuses (align 1 and 8, masked max_m
+// not a multiple of 128) with last tiles of 1-129 rows.
+constexpr const char* kTmaEdgeKernel = "hgemm_grouped_sm90_tma_edge";
+
+std::vector<KernelCase> tma_edge_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<KernelCase> c = tma_cases();
+  const std::vector<KernelCase> edge = {
+      {"edge_skewed_align1_bf16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_skewed_align1_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136, DType::f16,
+       Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_align1", contiguous(G{63, 64, 65, 127, 128, 129}, 1), 200, 128,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 8), 200, 128,
+       DType::f16, Accum::f16, 1.5, 0, 0},
+      {"edge_masked160_alpha", masked(G{7, 129, 0, 2, 160}, 160), 520, 72, DType::bf16, Accum::f32,
+       -0.75, 0, 0},
+      {"edge_skewed64_align1_capped3", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32,
+       1, 0, 3},
+      {"edge_skewed64_align1_capped1_f16", contiguous(skewed(64), 1), 256, 384, DType::f16,
+       Accum::f32, 1, 0, 1},
+      {"edge_skewed64_align1_grid", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
+       0, 0},
+  };
+  c.insert(c.end(), edge.begin(), edge.end());
+  return c;
+}
+
+class GroupedTmaEdgeKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedTmaEdgeKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kTmaEdgeKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedTmaEdgeKernel, ::testing::ValuesIn(tma_edge_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// No store reaches past a group: masked at a max_m _tma refuses, run again with the odd groups
+// emptied (expect_second_run_keeps_valid_rows); contiguous at align 8, the padding rows between
+// the groups untouched.
+TEST(GroupedTmaEdgeKernelStores, NoStoreReachesPastItsGroup) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  const KernelCase m{"masked160",
+                     masked(G{100, 128, 65, 127, 1, 64}, 160),
+                     264,
+                     256,
+                     DType::bf16,
+                     Accum::f32,
+                     1,
+                     0,
+                     0};
+  run_case(kTmaEdgeKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_second_run_keeps_valid_rows(require_kernel(kTmaEdgeKernel), m.grouping, p, d, 0);
+  });
+  const KernelCase a{
+      "align8", contiguous(G{100, 128, 65, 127, 1, 64}, 8), 264, 256, DType::f16, Accum::f32, 1, 0,
+      1};
+  run_case(kTmaEdgeKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_padding_untouched(p, d, a.grouping);
+  });
+}
+
+TEST(GroupedTmaEdgeKernelSupport, RefusalsNameTheirReason) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kTmaEdgeKernel);
+  const DeviceCaps caps = current_device_caps();
+  const Grouping g = contiguous({5, 0, 7}, 1);
+  GemmProblem p = problem_of({"", g, 128, 128, DType::bf16, Accum::f32, 1, 0, 0});
+  if (caps.sm != 90) GTEST_SKIP() << kTmaEdgeKernel << " runs on sm_90 only; the rest needs one";
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "") << "align 1: _tma refuses it, _tma_edge not";
+  const Grouping max_m_160 = masked({5, 0, 7}, 160);
+  EXPECT_EQ(why_unsupported(k, p, caps, &max_m_160), "");
+  GemmProblem q = p;
+  q.beta = 0.5;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
+  q = p;
+  q.n = 100;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+  GemmArgs args{p};
+  args.beta = 0.5f;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
@@ -1108,7 +1154,7 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   run_case("hgemm", hm, nothing);
 }
 
-// hgemm's global pair rule: a contiguous grouping of large experts (N * K >= 8 Mi) where 2/5 of
+// hgemm's global pair rule: a contiguous grouping of large experts (N * K >= 8 Mi) where 1/4 of
 // the global pair's units lie in one group, and that the TMA-store variant refuses, runs
 // hgemm_grouped_sm90_pairg through hgemm's launch (the register kernel's 128-row tables),
 // verified per group; where every unit straddles two groups the register kernel runs.

@@ -187,7 +187,7 @@ __device__ __forceinline__ GroupedSlot grouped_slot(const GroupedUnit& unit, uin
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
-template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, bool UNITS = false>
+template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, bool UNITS = false, bool EDGE = false>
 __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CUtensorMap& tmap_x,
                                              const CUtensorMap* tmap_c, T* c,
                                              const GroupedWalk& walk, const int64_t* first_row,
@@ -288,38 +288,51 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
     // ======== MAINLOOP (sm90/mainloop.cuh) ========
     mainloop.template run<1>(acc, k_blocks, [](auto) {});
 
-    if constexpr (TMA_STORE) {
-      // ======== EPILOGUE: TMA stores of whole boxes (common/sm90/epilogue.cuh) ========
-      // The fragment is the dense rung 10's, whose column-major C (M, N) is here C row-major
-      // (stored_rows, N): its M is N, the boxes' 128-byte rows are this consumer's 64 token rows
-      // and the box index runs along N. Box 0 first waits for this consumer's previous stored
-      // tile's boxes to have been read: the deferred wait, so that its last box drained under
-      // this tile's mainloop. A box starting past N stores nothing; one crossing N, or the stored
-      // rows, is clipped by the map. Rows past M_g are written: they lie in the group's own
-      // padding (supports_grouped_tma: every row tile inside its group's stored rows), never in
-      // another group's rows.
-      const int box_row = int(first_row[tile.group]) + row0 + consumer * Cfg::WG_N;
-      const int n0 = tile.n_tile * BM;
-      const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
-      constexpr int BOXES = BM / Cfg::EPI_BOX;
-      uint32_t packed[BM / 4];  // (64 rows, BM of N) 16-bit pairs, alpha applied
-      if (alpha == 1.f)
-        pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
-      else
-        pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
-      static_for<BOXES>([&](auto box) {
-        store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
-            packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, n0, box_row, N, warp, lane, wg_thread,
-            uint32_t(1 + consumer));
-      });
-    } else {
-      // ======== EPILOGUE: the group's rows of the tile only (common/sm90/epilogue.cuh) ========
-      // store_tile_registers sees the tile as column-major (M = N columns contiguous, its "N"
-      // the rows left in the group): it stores rows < rows_left and columns < N, nothing else.
+    // The register epilogue: the group's rows of the tile only (common/sm90/epilogue.cuh).
+    // store_tile_registers sees the tile as column-major (M = N columns contiguous, its "N" the
+    // rows left in the group): it stores rows < rows_left and columns < N, nothing else.
+    const auto store_registers = [&] {
       T* c_tile = c + (first_row[tile.group] + row0) * int64_t(N);  // (rows_left, N) row-major
       store_tile_registers<T, F16_ACCUM, BM>(acc, c_tile, N, rows_left,
                                              consumer * Cfg::WG_N + 16 * warp + lane / 4,
                                              tile.n_tile * BM, q, vec, alpha, beta);
+    };
+    // _tma_edge (EDGE): a consumer whose 64 rows all lie in the group stores them by TMA; one
+    // whose rows end inside them (the group's last tile) stores the group's rows from the
+    // fragment, so that no box reaches the next group's rows. Uniform over the warpgroup.
+    [[maybe_unused]] bool tma_store = TMA_STORE;
+    if constexpr (TMA_STORE && EDGE)
+      tma_store = sm90::warp_uniform(rows_left >= (consumer + 1) * Cfg::WG_N ? 1 : 0);
+    if constexpr (TMA_STORE) {
+      if (tma_store) {
+        // ======== EPILOGUE: TMA stores of whole boxes (common/sm90/epilogue.cuh) ========
+        // The fragment is the dense rung 10's, whose column-major C (M, N) is here C row-major
+        // (stored_rows, N): its M is N, the boxes' 128-byte rows are this consumer's 64 token rows
+        // and the box index runs along N. Box 0 first waits for this consumer's previous stored
+        // tile's boxes to have been read: the deferred wait, so that its last box drained under
+        // this tile's mainloop. A box starting past N stores nothing; one crossing N, or the stored
+        // rows, is clipped by the map. Rows past M_g are written: they lie in the group's own
+        // padding (supports_grouped_tma: every row tile inside its group's stored rows), never in
+        // another group's rows; _tma_edge stores no box past M_g.
+        const int box_row = int(first_row[tile.group]) + row0 + consumer * Cfg::WG_N;
+        const int n0 = tile.n_tile * BM;
+        const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
+        constexpr int BOXES = BM / Cfg::EPI_BOX;
+        uint32_t packed[BM / 4];  // (64 rows, BM of N) 16-bit pairs, alpha applied
+        if (alpha == 1.f)
+          pack_tile<T, F16_ACCUM, false>(acc, alpha, packed);
+        else
+          pack_tile<T, F16_ACCUM, true>(acc, alpha, packed);
+        static_for<BOXES>([&](auto box) {
+          store_packed_box<decltype(box)::value, BOXES, Cfg::EPI_BUFS>(
+              packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, n0, box_row, N, warp, lane, wg_thread,
+              uint32_t(1 + consumer));
+        });
+      } else if constexpr (EDGE) {
+        store_registers();
+      }
+    } else {
+      store_registers();
     }
   }
   // The CTA may not exit while its last stores still read the boxes (their global writes
@@ -376,6 +389,25 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel
 #if GEMMBENCH_SM90A
   grouped_body<T, F16_ACCUM, Cfg, true>(tmap_w, tmap_x, &tmap_c, static_cast<T*>(nullptr), walk,
                                         first_row, rows, N, k_blocks, alpha, 0.f);
+#else
+  __trap();
+#endif
+}
+
+// _tma_edge: _tma on any rows (a group's last tile stores the consumer's rows that end in it from
+// the fragment), so C is passed beside its map.
+template <class T, bool F16_ACCUM, class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    hgemm_grouped_sm90_tma_edge_kernel(const __grid_constant__ CUtensorMap tmap_w,
+                                       const __grid_constant__ CUtensorMap tmap_x,
+                                       const __grid_constant__ CUtensorMap tmap_c,
+                                       T* __restrict__ c, const GroupedWalk walk,
+                                       const int64_t* __restrict__ first_row,
+                                       const int* __restrict__ rows, int N, int k_blocks,
+                                       float alpha) {
+#if GEMMBENCH_SM90A
+  grouped_body<T, F16_ACCUM, Cfg, true, false, true>(tmap_w, tmap_x, &tmap_c, c, walk, first_row,
+                                                     rows, N, k_blocks, alpha, 0.f);
 #else
   __trap();
 #endif
@@ -544,9 +576,11 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
 #endif
 }
 
-template <class T, bool F16_ACCUM, bool TMA_STORE>
+template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
 constexpr auto grouped_kernel_ptr() {
-  if constexpr (TMA_STORE)
+  if constexpr (EDGE)
+    return &hgemm_grouped_sm90_tma_edge_kernel<T, F16_ACCUM, GroupedCfg>;
+  else if constexpr (TMA_STORE)
     return &hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>;
   else
     return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>;
@@ -554,26 +588,28 @@ constexpr auto grouped_kernel_ptr() {
 
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs resident at once (the
 // grid).
-template <class T, bool F16_ACCUM, bool TMA_STORE>
+template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
 int grouped_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE>();
+    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE, EDGE>();
     constexpr int smem = grouped_smem_bytes(TMA_STORE);
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return resident_ctas(kernel, GroupedCfg::THREADS, smem, dev);
   });
 }
 
-constexpr const char* grouped_name(bool tma_store) {
-  return tma_store ? "hgemm_grouped_sm90_tma" : "hgemm_grouped_sm90";
+constexpr const char* grouped_name(bool tma_store, bool edge = false) {
+  return edge        ? "hgemm_grouped_sm90_tma_edge"
+         : tma_store ? "hgemm_grouped_sm90_tma"
+                     : "hgemm_grouped_sm90";
 }
 
-template <class T, bool F16_ACCUM, bool TMA_STORE>
+template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
 void run_grouped(const GemmArgs& args, cudaStream_t stream) {
-  const char* name = grouped_name(TMA_STORE);
-  const Sm90GroupedLaunch l = sm90_grouped_launch(args, name, kTileN, kTileRows,
-                                                  grouped_resident_ctas<T, F16_ACCUM, TMA_STORE>());
+  const char* name = grouped_name(TMA_STORE, EDGE);
+  const Sm90GroupedLaunch l = sm90_grouped_launch(
+      args, name, kTileN, kTileRows, grouped_resident_ctas<T, F16_ACCUM, TMA_STORE, EDGE>());
   const GroupedLaunch& gl = *args.grouped;
   const int K = int(args.problem.k);
   const int k_blocks = (K + GroupedCfg::BK - 1) / GroupedCfg::BK;
@@ -581,11 +617,17 @@ void run_grouped(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (TMA_STORE) {
     // The map is bf16's; a plain (non-reducing) TMA store copies the 16-bit elements as they are,
     // so it stores f16 C the same.
-    const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, GroupedCfg::EPI_BOX);
-    hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>
-        <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(l.weights, l.rows, map_c, l.walk,
-                                                        gl.first_row, gl.rows, int(args.problem.n),
-                                                        k_blocks, args.alpha);
+    const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, GroupedCfg::EPI_BOX, !EDGE);
+    if constexpr (EDGE)
+      hgemm_grouped_sm90_tma_edge_kernel<T, F16_ACCUM, GroupedCfg>
+          <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
+              l.weights, l.rows, map_c, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+              int(args.problem.n), k_blocks, args.alpha);
+    else
+      hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>
+          <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
+              l.weights, l.rows, map_c, l.walk, gl.first_row, gl.rows, int(args.problem.n),
+              k_blocks, args.alpha);
   } else {
     hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
         <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
@@ -613,25 +655,27 @@ void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
     throw std::invalid_argument(std::string(kernel) + ": unsupported dtype/accumulate pair");
 }
 
-template <bool TMA_STORE>
+template <bool TMA_STORE, bool EDGE = false>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if constexpr (TMA_STORE)
     if (args.beta != 0.f)
-      throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
-  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
+      throw std::invalid_argument(std::string(grouped_name(TMA_STORE, EDGE)) +
+                                  ": beta != 0 (C is never read)");
+  by_grouped_type(p, grouped_name(TMA_STORE, EDGE), [&](auto t) {
     using G = decltype(t);
-    run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
+    run_grouped<typename G::type, G::f16_accum, TMA_STORE, EDGE>(args, stream);
   });
 }
 
-template <bool TMA_STORE>
+template <bool TMA_STORE, bool EDGE = false>
 const void* grouped_kernel_for(const GemmProblem& p) {
   if (p.dtype == DType::bf16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE>());
+    return reinterpret_cast<const void*>(
+        grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE, EDGE>());
   if (p.accum == Accum::f16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE>());
-  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE, EDGE>());
+  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE, EDGE>());
 }
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
@@ -660,6 +704,17 @@ std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const 
     return why;
   return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
                                  caps);
+}
+
+// _tma_edge: _tma's beta == 0 and 16-byte row strides (N % 8 == 0), on any rows: a consumer's
+// rows that end inside its 64 are stored from the fragment.
+std::string supports_grouped_tma_edge(const GemmProblem& p, const Grouping& g,
+                                      const DeviceCaps& caps) {
+  if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
+  if (p.beta != 0) return "beta != 0: the TMA-store epilogue never reads C";
+  if (p.n % 8 != 0) return "N must be a multiple of 8: TMA stores need 16-byte aligned rows of C";
+  return sm90a_image_unsupported(grouped_kernel_for<true, true>(p),
+                                 size_t(grouped_smem_bytes(true)), caps);
 }
 
 // The pair's launch: the register kernel's maps with 128-row boxes (each CTA's half of the weight
@@ -828,6 +883,16 @@ GEMMBENCH_REGISTER_KERNEL(grouped_info(
     "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
     launch_grouped<true>, supports_grouped_tma, kTileRows));
 
+// Issue 51's step for the Mixtral cases (prepared 2026-11-30, tenth session, not measured):
+// _tma's overlapped stores at align 1 and any group sizes, where _tma refuses a grouping whose row
+// tiles reach the next group. Registered for an A/B (scripts/dev/moe_tma_edge_ab.json); hgemm
+// does not pick it.
+GEMMBENCH_REGISTER_KERNEL(grouped_info(
+    "hgemm_grouped_sm90_tma_edge",
+    "hgemm_grouped_sm90_tma on any groups: a consumer's 64 rows inside its group stored by TMA, "
+    "a group's last rows from the fragment; N % 8 == 0, beta == 0",
+    (launch_grouped<true, true>), supports_grouped_tma_edge, kTileRows));
+
 // Issue 51's step for skewed routing (the L2 bytes of a large group's weight tiles); hgemm picks
 // it on contiguous groupings whose groups fill the pairs (rule grouped-cluster-pair-sm90).
 GEMMBENCH_REGISTER_KERNEL(
@@ -845,7 +910,7 @@ GEMMBENCH_REGISTER_KERNEL(
 // 2026-11-30_moe_pairg_*.json.gz): over the register kernel 1.082x / 1.021x on DeepSeek-V3 and
 // 1.114x / 1.031x on Mixtral at zipf:1.2 (ahead of the pair on all six layers), 0.967-0.986x on
 // Qwen3's small experts, 0.928x / 0.989x on DeepSeek-V3 balanced (no unit shares its weights).
-// hgemm takes it where the experts hold 8 Mi weights or more and 2/5 of the units share
+// hgemm takes it where the experts hold 8 Mi weights or more and 1/4 of the units share
 // (rule grouped-global-pair-sm90, kernels/dispatch/dispatch.cpp).
 GEMMBENCH_REGISTER_KERNEL(grouped_info(
     kPairGName,
