@@ -398,15 +398,15 @@ TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
 }
 
 // ---- hgemm_grouped_sm90_tma: the same kernel with a TMA-store epilogue ----
-// Its stores write whole 64-row boxes, so it takes only groups padded to 128 rows (contiguous
-// align 128, masked max_m a multiple of 128), N % 8 == 0 and beta == 0: every case below is one of
-// those, checked at the same tolerance as the kernel it varies.
+// Its stores write whole 64-row boxes of a consumer's rows inside its group, the rows of a group's
+// last tile from the fragment: any grouping, N % 8 == 0 and beta == 0, checked at the same
+// tolerance as the kernel it varies.
 
 constexpr const char* kTmaKernel = "hgemm_grouped_sm90_tma";
 
 std::vector<KernelCase> tma_cases() {
   using G = std::vector<int64_t>;
-  return {
+  std::vector<KernelCase> c = {
       // Balanced: every group two whole row tiles; N two tiles, K four k-blocks.
       {"balanced_align128_bf16", contiguous(G{256, 256, 256, 256}, 128), 512, 256, DType::bf16,
        Accum::f32, 1, 0, 0},
@@ -446,6 +446,28 @@ std::vector<KernelCase> tma_cases() {
        3},
       {"skewed64_grid", contiguous(skewed(64), 128), 384, 256, DType::bf16, Accum::f32, 1, 0, 0},
   };
+  // Since 2026-11-30 any grouping: a consumer whose group ends inside its 64 rows stores them from
+  // the fragment. Align 1 and 8 and masked max_m 160, with last tiles of 1-129 rows.
+  const std::vector<KernelCase> edge = {
+      {"edge_skewed_align1_bf16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_skewed_align1_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136, DType::f16,
+       Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_align1", contiguous(G{63, 64, 65, 127, 128, 129}, 1), 200, 128,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 8), 200, 128,
+       DType::f16, Accum::f16, 1.5, 0, 0},
+      {"edge_masked160_alpha", masked(G{7, 129, 0, 2, 160}, 160), 520, 72, DType::bf16, Accum::f32,
+       -0.75, 0, 0},
+      {"edge_skewed64_align1_capped3", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32,
+       1, 0, 3},
+      {"edge_skewed64_align1_capped1_f16", contiguous(skewed(64), 1), 256, 384, DType::f16,
+       Accum::f32, 1, 0, 1},
+      {"edge_skewed64_align1_grid", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
+       0, 0},
+  };
+  c.insert(c.end(), edge.begin(), edge.end());
+  return c;
 }
 
 class GroupedTmaKernel : public ::testing::TestWithParam<KernelCase> {};
@@ -520,7 +542,9 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
 // What a TMA-store variant (hgemm's _tma, fp8gemm's _tma and _n192_tma) refuses beside its
 // kernel's own refusals, each naming the flag that fixes it, and a launch with beta != 0 throws
 // rather than ignoring beta. p: the variant's problem of 128 x 128 on contiguous({5, 0, 7}, 128).
-void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
+// any_grouping (hgemm's _tma): align 8 and max_m 160 taken, not refused.
+void expect_tma_store_refusals(const char* kernel, const GemmProblem& p,
+                               bool any_grouping = false) {
   const KernelInfo& k = require_kernel(kernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 128);
@@ -530,9 +554,14 @@ void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
   }
   EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
   const Grouping align8 = contiguous({5, 0, 7}, 8);
-  EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
   const Grouping max_m_160 = masked({5, 0, 7}, 160);
-  EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
+  if (any_grouping) {
+    EXPECT_EQ(why_unsupported(k, p, caps, &align8), "");
+    EXPECT_EQ(why_unsupported(k, p, caps, &max_m_160), "");
+  } else {
+    EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
+    EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
+  }
   GemmProblem q = p;
   q.beta = 0.5;
   EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
@@ -548,55 +577,16 @@ void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
 
 TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  expect_tma_store_refusals(kTmaKernel, problem_of({"", contiguous({5, 0, 7}, 128), 128, 128,
-                                                    DType::bf16, Accum::f32, 1, 0, 0}));
+  expect_tma_store_refusals(
+      kTmaKernel,
+      problem_of({"", contiguous({5, 0, 7}, 128), 128, 128, DType::bf16, Accum::f32, 1, 0, 0}),
+      true);
 }
 
-// ---- hgemm_grouped_sm90_tma_edge: _tma on any grouping ----
-// A consumer whose 64 rows lie in its group stores them by TMA, one whose group ends inside them
-// from the fragment: _tma's cases, and the groupings _tma refuses (align 1 and 8, masked max_m
-// not a multiple of 128) with last tiles of 1-129 rows.
-constexpr const char* kTmaEdgeKernel = "hgemm_grouped_sm90_tma_edge";
-
-std::vector<KernelCase> tma_edge_cases() {
-  using G = std::vector<int64_t>;
-  std::vector<KernelCase> c = tma_cases();
-  const std::vector<KernelCase> edge = {
-      {"edge_skewed_align1_bf16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136,
-       DType::bf16, Accum::f32, 1, 0, 0},
-      {"edge_skewed_align1_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136, DType::f16,
-       Accum::f32, 1, 0, 0},
-      {"edge_rows_beside_64_128_align1", contiguous(G{63, 64, 65, 127, 128, 129}, 1), 200, 128,
-       DType::bf16, Accum::f32, 1, 0, 0},
-      {"edge_rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 8), 200, 128,
-       DType::f16, Accum::f16, 1.5, 0, 0},
-      {"edge_masked160_alpha", masked(G{7, 129, 0, 2, 160}, 160), 520, 72, DType::bf16, Accum::f32,
-       -0.75, 0, 0},
-      {"edge_skewed64_align1_capped3", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32,
-       1, 0, 3},
-      {"edge_skewed64_align1_capped1_f16", contiguous(skewed(64), 1), 256, 384, DType::f16,
-       Accum::f32, 1, 0, 1},
-      {"edge_skewed64_align1_grid", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
-       0, 0},
-  };
-  c.insert(c.end(), edge.begin(), edge.end());
-  return c;
-}
-
-class GroupedTmaEdgeKernel : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(GroupedTmaEdgeKernel, MatchesThePerGroupReference) {
-  GEMMBENCH_REQUIRE_GPU();
-  run_case(kTmaEdgeKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
-}
-
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedTmaEdgeKernel, ::testing::ValuesIn(tma_edge_cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-// No store reaches past a group: masked at a max_m _tma refuses, run again with the odd groups
-// emptied (expect_second_run_keeps_valid_rows); contiguous at align 8, the padding rows between
-// the groups untouched.
-TEST(GroupedTmaEdgeKernelStores, NoStoreReachesPastItsGroup) {
+// No store reaches past a group where the groups are not whole tiles: masked at max_m 160, run
+// again with the odd groups emptied (expect_second_run_keeps_valid_rows); contiguous at align 8,
+// the padding rows between the groups untouched.
+TEST(GroupedTmaKernelStores, NoStoreReachesPastItsGroupAtAnyAlign) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
   const KernelCase m{"masked160",
@@ -608,36 +598,15 @@ TEST(GroupedTmaEdgeKernelStores, NoStoreReachesPastItsGroup) {
                      1,
                      0,
                      0};
-  run_case(kTmaEdgeKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
-    expect_second_run_keeps_valid_rows(require_kernel(kTmaEdgeKernel), m.grouping, p, d, 0);
+  run_case(kTmaKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), m.grouping, p, d, 0);
   });
   // bf16 (the padding check reads bf16 NaNs), 217 padding rows.
   const KernelCase a{"align8", contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
                      1};
-  run_case(kTmaEdgeKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
+  run_case(kTmaKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
     expect_padding_untouched(p, d, a.grouping);
   });
-}
-
-TEST(GroupedTmaEdgeKernelSupport, RefusalsNameTheirReason) {
-  GEMMBENCH_REQUIRE_GPU();
-  const KernelInfo& k = require_kernel(kTmaEdgeKernel);
-  const DeviceCaps caps = current_device_caps();
-  const Grouping g = contiguous({5, 0, 7}, 1);
-  GemmProblem p = problem_of({"", g, 128, 128, DType::bf16, Accum::f32, 1, 0, 0});
-  if (caps.sm != 90) GTEST_SKIP() << kTmaEdgeKernel << " runs on sm_90 only; the rest needs one";
-  EXPECT_EQ(why_unsupported(k, p, caps, &g), "") << "align 1: _tma refuses it, _tma_edge not";
-  const Grouping max_m_160 = masked({5, 0, 7}, 160);
-  EXPECT_EQ(why_unsupported(k, p, caps, &max_m_160), "");
-  GemmProblem q = p;
-  q.beta = 0.5;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
-  q = p;
-  q.n = 100;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
-  GemmArgs args{p};
-  args.beta = 0.5f;
-  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "beta != 0";
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
@@ -1057,9 +1026,10 @@ void expect_tma_launch_refused(const char* kernel, const GemmProblem& p, const G
 
 // The dispatchers keep their grouped choice per grouping, each M_g included. Two routings of one
 // layer at align 1 have the same G and stored rows: whole 128-row groups (the TMA-store variants
-// run them) and a group of 300 rows (the register-epilogue kernels: a 128-row tile of it reaches
-// the next group's rows). Run one after the other in one process, the second must get its own
-// choice, verified per group; the variants also refuse a launch on it themselves. A choice keyed
+// run them) and a group of 300 rows (fp8gemm's register-epilogue kernel: a 128-row tile of it
+// reaches the next group's rows; hgemm's _tma, which stores a group's last rows from the fragment
+// since 2026-11-30). Run one after the other in one process, the second must get its own choice,
+// verified per group; fp8gemm's variants also refuse a launch on it themselves. A choice keyed
 // on the counts alone gave the second the first's kernel, whose stores wrote over the next
 // group's rows (docs/grouped.md, "The cached choice").
 TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
@@ -1080,7 +1050,9 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
     return c.kernel ? c.kernel->name : "none: " + c.why;
   };
   EXPECT_EQ(chosen(hgemm, problem_of(hw), whole), kTmaKernel);
-  EXPECT_EQ(chosen(hgemm, problem_of(hs), skew), kKernel);
+  // hgemm's _tma takes both since 2026-11-30 (a group's last rows from the fragment): on the skew
+  // after the pairs (rows filling half their tiles), verified per group below.
+  EXPECT_EQ(chosen(hgemm, problem_of(hs), skew), kTmaKernel);
   EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fw), whole), kFp8N192TmaKernel);
   EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fs), skew), kFp8Kernel);
   const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
@@ -1088,7 +1060,6 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   run_case("hgemm", hs, nothing);
   run_fp8_case("fp8gemm", fw, nothing);
   run_fp8_case("fp8gemm", fs, nothing);
-  expect_tma_launch_refused(kTmaKernel, problem_of(hs), skew);
   expect_tma_launch_refused(kFp8TmaKernel, fp8_problem_of(fs), skew);
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
 }
@@ -1123,8 +1094,9 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
 
 // hgemm's pair rule: a contiguous grouping whose groups fill the pairs' tiles (at most 1/16 of them
 // idle) and that the TMA-store variant refuses (align 1, groups not of whole tiles) runs the pair,
-// through hgemm's launch on tables of 256-row tiles, verified per group; more idle tiles keep the
-// register kernel, a masked grouping the kernels before the rule.
+// through hgemm's launch on tables of 256-row tiles, verified per group; more idle tiles run the
+// TMA-store variant after it (rows filling half their tiles), a masked grouping the kernels before
+// the rule.
 TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -1143,7 +1115,7 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   };
   EXPECT_EQ(chosen(hf), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(chosen(ff), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
-  EXPECT_EQ(chosen(hs), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(hs), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
   EXPECT_NE(chosen(hm), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hf), filled, caps), 256);
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), small, caps), 128);
@@ -1157,7 +1129,7 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
 // hgemm's global pair rule: a contiguous grouping of large experts (N * K >= 8 Mi) where 1/4 of
 // the global pair's units lie in one group, and that the TMA-store variant refuses, runs
 // hgemm_grouped_sm90_pairg through hgemm's launch (the register kernel's 128-row tables),
-// verified per group; where every unit straddles two groups the register kernel runs.
+// verified per group; where every unit straddles two groups the TMA-store variant runs after it.
 TEST(GroupedDispatch, UnitsThatShareLargeWeightsRunTheGlobalPair) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -1172,7 +1144,7 @@ TEST(GroupedDispatch, UnitsThatShareLargeWeightsRunTheGlobalPair) {
     return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
   };
   EXPECT_EQ(chosen(hs), std::string(kPairGKernel) + " grouped-global-pair-sm90");
-  EXPECT_EQ(chosen(ht), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(ht), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), shared, caps), 128);
   const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
   run_case("hgemm", hs, nothing);

@@ -30,15 +30,18 @@
 // (common/sm90/epilogue.cuh) for the register one. Each consumer packs its 64 x 256 fragment into
 // four 128B-swizzled 64 x 64 boxes through two staging buffers, one thread stores them with TMA,
 // and the wait for the last box's read is deferred to the consumer's next stored tile, so that
-// store drains under the next mainloop. Whole 64-row boxes: only layouts where every row tile lies
-// in its group's stored rows (each group's rows rounded up to --group-align whole 128-row tiles:
-// align 128, or align 1 with groups of 128, 256, ... rows, 1.024x the register kernel there, each
-// alone at steady state, bench_results/h200/2026-11-29_moe_tma_align1_ab.json.gz; --group-max-m a
-// multiple of 128); N % 8 == 0; beta == 0. hgemm runs it where at least half the stored rows are
-// the groups' own. Status (2026-11-29, H200, sustained;
-// bench_results/h200/2026-11-29_moe_epi_ab_partial.json.gz): 1.026x the register epilogue on such
-// groupings (0.998-1.083), 0.985x where padding is most of the rows; tests and compute-sanitizer
-// clean.
+// store drains under the next mainloop. A consumer whose group ends inside its 64 rows (a group's
+// last tile) stores them from the fragment instead, so no box reaches another group's rows and
+// _tma takes any grouping (since 2026-11-30, tenth session; before, only groupings of whole
+// 128-row tiles). N % 8 == 0; beta == 0. Status (H200, sustained, each provider alone): 1.026x
+// the register epilogue on groupings of whole tiles (0.998-1.083), 0.985x where padding is most
+// of the rows (bench_results/h200/2026-11-29_moe_epi_ab_partial.json.gz); 1.024x at align 1 with
+// groups of 128, 256, ... rows (2026-11-29_moe_tma_align1_ab.json.gz); level with the whole-tile
+// code on balanced groupings (0.994-1.016) and 0.996-1.035x the register kernel on the MoE presets'
+// routed groupings at 4096 tokens, align 1
+// (bench_results/h200/2026-11-30_moe_tma_edge_ab_*.json.gz). hgemm runs it first on groupings of
+// whole tiles whose rows are mostly their own, and after the pairs on other such groupings whose
+// rows fill half their tiles (kernels/dispatch/dispatch.cpp).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -187,7 +190,7 @@ __device__ __forceinline__ GroupedSlot grouped_slot(const GroupedUnit& unit, uin
 // The body of both kernels, which differ in the epilogue alone: TMA_STORE stages each consumer's
 // 64 x 256 tile in shared memory and stores it with TMA through tmap_c (then a valid map), else
 // store_tile_registers writes the group's rows from the fragment (tmap_c unread).
-template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, bool UNITS = false, bool EDGE = false>
+template <class T, bool F16_ACCUM, class Cfg, bool TMA_STORE, bool UNITS = false>
 __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CUtensorMap& tmap_x,
                                              const CUtensorMap* tmap_c, T* c,
                                              const GroupedWalk& walk, const int64_t* first_row,
@@ -297,23 +300,18 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
                                              consumer * Cfg::WG_N + 16 * warp + lane / 4,
                                              tile.n_tile * BM, q, vec, alpha, beta);
     };
-    // _tma_edge (EDGE): a consumer whose 64 rows all lie in the group stores them by TMA; one
-    // whose rows end inside them (the group's last tile) stores the group's rows from the
-    // fragment, so that no box reaches the next group's rows. Uniform over the warpgroup.
-    [[maybe_unused]] bool tma_store = TMA_STORE;
-    if constexpr (TMA_STORE && EDGE)
-      tma_store = sm90::warp_uniform(rows_left >= (consumer + 1) * Cfg::WG_N ? 1 : 0);
     if constexpr (TMA_STORE) {
-      if (tma_store) {
+      // _tma: a consumer whose 64 rows all lie in the group stores them by TMA; one whose group
+      // ends inside them (its last tile) stores the group's rows from the fragment, so that no
+      // box reaches past the group's rows, at any align. Uniform over the warpgroup.
+      if (sm90::warp_uniform(rows_left >= (consumer + 1) * Cfg::WG_N ? 1 : 0)) {
         // ======== EPILOGUE: TMA stores of whole boxes (common/sm90/epilogue.cuh) ========
         // The fragment is the dense rung 10's, whose column-major C (M, N) is here C row-major
         // (stored_rows, N): its M is N, the boxes' 128-byte rows are this consumer's 64 token rows
         // and the box index runs along N. Box 0 first waits for this consumer's previous stored
         // tile's boxes to have been read: the deferred wait, so that its last box drained under
         // this tile's mainloop. A box starting past N stores nothing; one crossing N, or the stored
-        // rows, is clipped by the map. Rows past M_g are written: they lie in the group's own
-        // padding (supports_grouped_tma: every row tile inside its group's stored rows), never in
-        // another group's rows; _tma_edge stores no box past M_g.
+        // rows, is clipped by the map. Every row of the box is the group's.
         const int box_row = int(first_row[tile.group]) + row0 + consumer * Cfg::WG_N;
         const int n0 = tile.n_tile * BM;
         const uint32_t s_epi_own = s_epi + consumer * Cfg::EPI_BUFS * Cfg::EPI_BUF_BYTES;
@@ -328,7 +326,7 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
               packed, tmap_c, s_epi_own, Cfg::EPI_BUF_BYTES, n0, box_row, N, warp, lane, wg_thread,
               uint32_t(1 + consumer));
         });
-      } else if constexpr (EDGE) {
+      } else {
         store_registers();
       }
     } else {
@@ -376,38 +374,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
 #endif
 }
 
-// _tma: the same with C through its TMA-store map (beta == 0: C is never read).
+// _tma: the same with C through its TMA-store map (beta == 0: C is never read), and C itself for
+// the rows of a group's last tile.
 template <class T, bool F16_ACCUM, class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_tma_kernel(
     const __grid_constant__ CUtensorMap tmap_w,  // B weights (G*N, K): k-major box (BK, BM)
     const __grid_constant__ CUtensorMap tmap_x,  // A activations (stored_rows, K): box (BK, BN)
     const __grid_constant__ CUtensorMap tmap_c,  // C (stored_rows, N) row-major: box (64, 64)
+    T* __restrict__ c,                           // the same C
     const GroupedWalk walk,                      // tile_prefix (G + 1), device
     const int64_t* __restrict__ first_row,       // (G) each group's first stored row
     const int* __restrict__ rows,                // (G) M_g
     int N, int k_blocks, float alpha) {
 #if GEMMBENCH_SM90A
-  grouped_body<T, F16_ACCUM, Cfg, true>(tmap_w, tmap_x, &tmap_c, static_cast<T*>(nullptr), walk,
-                                        first_row, rows, N, k_blocks, alpha, 0.f);
-#else
-  __trap();
-#endif
-}
-
-// _tma_edge: _tma on any rows (a group's last tile stores the consumer's rows that end in it from
-// the fragment), so C is passed beside its map.
-template <class T, bool F16_ACCUM, class Cfg>
-__global__ void __launch_bounds__(Cfg::THREADS, 1)
-    hgemm_grouped_sm90_tma_edge_kernel(const __grid_constant__ CUtensorMap tmap_w,
-                                       const __grid_constant__ CUtensorMap tmap_x,
-                                       const __grid_constant__ CUtensorMap tmap_c,
-                                       T* __restrict__ c, const GroupedWalk walk,
-                                       const int64_t* __restrict__ first_row,
-                                       const int* __restrict__ rows, int N, int k_blocks,
-                                       float alpha) {
-#if GEMMBENCH_SM90A
-  grouped_body<T, F16_ACCUM, Cfg, true, false, true>(tmap_w, tmap_x, &tmap_c, c, walk, first_row,
-                                                     rows, N, k_blocks, alpha, 0.f);
+  grouped_body<T, F16_ACCUM, Cfg, true>(tmap_w, tmap_x, &tmap_c, c, walk, first_row, rows, N,
+                                        k_blocks, alpha, 0.f);
 #else
   __trap();
 #endif
@@ -576,11 +557,9 @@ __global__ void __launch_bounds__(FitCfg::THREADS, 1) hgemm_grouped_sm90_fit_ker
 #endif
 }
 
-template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 constexpr auto grouped_kernel_ptr() {
-  if constexpr (EDGE)
-    return &hgemm_grouped_sm90_tma_edge_kernel<T, F16_ACCUM, GroupedCfg>;
-  else if constexpr (TMA_STORE)
+  if constexpr (TMA_STORE)
     return &hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>;
   else
     return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>;
@@ -588,28 +567,26 @@ constexpr auto grouped_kernel_ptr() {
 
 // Per device and kernel, once: the shared-memory limit raised, and the CTAs resident at once (the
 // grid).
-template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 int grouped_resident_ctas() {
   static PerDevice<int> count;
   return count.get([](int dev) {
-    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE, EDGE>();
+    const auto kernel = grouped_kernel_ptr<T, F16_ACCUM, TMA_STORE>();
     constexpr int smem = grouped_smem_bytes(TMA_STORE);
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     return resident_ctas(kernel, GroupedCfg::THREADS, smem, dev);
   });
 }
 
-constexpr const char* grouped_name(bool tma_store, bool edge = false) {
-  return edge        ? "hgemm_grouped_sm90_tma_edge"
-         : tma_store ? "hgemm_grouped_sm90_tma"
-                     : "hgemm_grouped_sm90";
+constexpr const char* grouped_name(bool tma_store) {
+  return tma_store ? "hgemm_grouped_sm90_tma" : "hgemm_grouped_sm90";
 }
 
-template <class T, bool F16_ACCUM, bool TMA_STORE, bool EDGE = false>
+template <class T, bool F16_ACCUM, bool TMA_STORE>
 void run_grouped(const GemmArgs& args, cudaStream_t stream) {
-  const char* name = grouped_name(TMA_STORE, EDGE);
-  const Sm90GroupedLaunch l = sm90_grouped_launch(
-      args, name, kTileN, kTileRows, grouped_resident_ctas<T, F16_ACCUM, TMA_STORE, EDGE>());
+  const char* name = grouped_name(TMA_STORE);
+  const Sm90GroupedLaunch l = sm90_grouped_launch(args, name, kTileN, kTileRows,
+                                                  grouped_resident_ctas<T, F16_ACCUM, TMA_STORE>());
   const GroupedLaunch& gl = *args.grouped;
   const int K = int(args.problem.k);
   const int k_blocks = (K + GroupedCfg::BK - 1) / GroupedCfg::BK;
@@ -617,17 +594,12 @@ void run_grouped(const GemmArgs& args, cudaStream_t stream) {
   if constexpr (TMA_STORE) {
     // The map is bf16's; a plain (non-reducing) TMA store copies the 16-bit elements as they are,
     // so it stores f16 C the same.
-    const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, GroupedCfg::EPI_BOX, !EDGE);
-    if constexpr (EDGE)
-      hgemm_grouped_sm90_tma_edge_kernel<T, F16_ACCUM, GroupedCfg>
-          <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
-              l.weights, l.rows, map_c, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
-              int(args.problem.n), k_blocks, args.alpha);
-    else
-      hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>
-          <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
-              l.weights, l.rows, map_c, l.walk, gl.first_row, gl.rows, int(args.problem.n),
-              k_blocks, args.alpha);
+    // Any grouping: a group's last rows are stored from the fragment (whole_tiles false).
+    const CUtensorMap map_c = sm90_grouped_c_store_map(args, name, GroupedCfg::EPI_BOX, false);
+    hgemm_grouped_sm90_tma_kernel<T, F16_ACCUM, GroupedCfg>
+        <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
+            l.weights, l.rows, map_c, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+            int(args.problem.n), k_blocks, args.alpha);
   } else {
     hgemm_grouped_sm90_kernel<T, F16_ACCUM, GroupedCfg>
         <<<l.ctas, GroupedCfg::THREADS, smem, stream>>>(
@@ -655,27 +627,25 @@ void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
     throw std::invalid_argument(std::string(kernel) + ": unsupported dtype/accumulate pair");
 }
 
-template <bool TMA_STORE, bool EDGE = false>
+template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
   const GemmProblem& p = args.problem;
   if constexpr (TMA_STORE)
     if (args.beta != 0.f)
-      throw std::invalid_argument(std::string(grouped_name(TMA_STORE, EDGE)) +
-                                  ": beta != 0 (C is never read)");
-  by_grouped_type(p, grouped_name(TMA_STORE, EDGE), [&](auto t) {
+      throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
+  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
     using G = decltype(t);
-    run_grouped<typename G::type, G::f16_accum, TMA_STORE, EDGE>(args, stream);
+    run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
   });
 }
 
-template <bool TMA_STORE, bool EDGE = false>
+template <bool TMA_STORE>
 const void* grouped_kernel_for(const GemmProblem& p) {
   if (p.dtype == DType::bf16)
-    return reinterpret_cast<const void*>(
-        grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE, EDGE>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__nv_bfloat16, false, TMA_STORE>());
   if (p.accum == Accum::f16)
-    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE, EDGE>());
-  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE, EDGE>());
+    return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, true, TMA_STORE>());
+  return reinterpret_cast<const void*>(grouped_kernel_ptr<__half, false, TMA_STORE>());
 }
 
 // The host checks both kernels share; the driver's answer for the image comes after each one's own.
@@ -695,26 +665,17 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
                                  caps);
 }
 
-// _tma: what whole-box TMA stores of C need beside (common/sm90/grouped_launch.hpp): beta == 0
-// (C is never read), 16-byte row strides, no row tile reaching past its group's stored rows.
+// _tma: what TMA stores of C need beside the kernel's own: beta == 0 (C is never read) and N % 8
+// == 0 (16-byte row strides of C). Any grouping: no box reaches past its group's rows.
 std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
-  if (std::string why = sm90_grouped_tile_store_unsupported(p, g, kTileRows, "hgemm_grouped_sm90");
-      !why.empty())
-    return why;
+  if (p.beta != 0)
+    return "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
+           "takes it)";
+  if (p.n % 8 != 0)
+    return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
   return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
                                  caps);
-}
-
-// _tma_edge: _tma's beta == 0 and 16-byte row strides (N % 8 == 0), on any rows: a consumer's
-// rows that end inside its 64 are stored from the fragment.
-std::string supports_grouped_tma_edge(const GemmProblem& p, const Grouping& g,
-                                      const DeviceCaps& caps) {
-  if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
-  if (p.beta != 0) return "beta != 0: the TMA-store epilogue never reads C";
-  if (p.n % 8 != 0) return "N must be a multiple of 8: TMA stores need 16-byte aligned rows of C";
-  return sm90a_image_unsupported(grouped_kernel_for<true, true>(p),
-                                 size_t(grouped_smem_bytes(true)), caps);
 }
 
 // The pair's launch: the register kernel's maps with 128-row boxes (each CTA's half of the weight
@@ -879,19 +840,9 @@ GEMMBENCH_REGISTER_KERNEL(
 GEMMBENCH_REGISTER_KERNEL(grouped_info(
     "hgemm_grouped_sm90_tma",
     "hgemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
-    "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-    "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    "shared-memory boxes and stored by TMA while the next tile's mainloop runs, a group's "
+    "last rows from the fragment (any grouping); N % 8 == 0, beta == 0",
     launch_grouped<true>, supports_grouped_tma, kTileRows));
-
-// Issue 51's step for the Mixtral cases (prepared 2026-11-30, tenth session, not measured):
-// _tma's overlapped stores at align 1 and any group sizes, where _tma refuses a grouping whose row
-// tiles reach the next group. Registered for an A/B (scripts/dev/moe_tma_edge_ab.json); hgemm
-// does not pick it.
-GEMMBENCH_REGISTER_KERNEL(grouped_info(
-    "hgemm_grouped_sm90_tma_edge",
-    "hgemm_grouped_sm90_tma on any groups: a consumer's 64 rows inside its group stored by TMA, "
-    "a group's last rows from the fragment; N % 8 == 0, beta == 0",
-    (launch_grouped<true, true>), supports_grouped_tma_edge, kTileRows));
 
 // Issue 51's step for skewed routing (the L2 bytes of a large group's weight tiles); hgemm picks
 // it on contiguous groupings whose groups fill the pairs (rule grouped-cluster-pair-sm90).
