@@ -57,10 +57,10 @@ struct Sm90Producer {
   // ran 36.0 us at 72x4096x14336 against 25.0 at 104-128 tokens, the time falling as the second
   // tile filled (80: 31.8, 88: 30.3, 96: 27.9; H200, sustained, bench_results/h200/
   // 2026-11-30_fp8_wmc_m_sweep_4096x14336.json.gz; under ncu the consumers' long-scoreboard
-  // stalls per issue 2.82 at 72 tokens, 1.18 at 128: gpu_logs/2026-11-30_seventh_session_calls.txt,
-  // call 2). With the tail box it ran 24.5 us at 72 tokens and `fp8gemm` on Llama 3's layers
-  // 1.11-1.48x faster at 72 tokens, 1.01-1.15x at 96; hgemm_decode_sm90_wmc 1.18-1.47x at 72
-  // (2026-11-30_a_tail_box_ab_*). The tail box loads only
+  // stalls per issue 2.82 at 72 tokens, 1.18 at 128:
+  // gpu_logs/2026-11-30_seventh_session_calls.txt.gz, call 2). With the tail box it ran 24.5 us at
+  // 72 tokens and `fp8gemm` on Llama 3's layers 1.11-1.48x faster at 72 tokens, 1.01-1.15x at 96;
+  // hgemm_decode_sm90_wmc 1.18-1.47x at 72 (2026-11-30_a_tail_box_ab_*). The tail box loads only
   // rows inside A; the slice's smem rows past it keep what they held (a stale stage's rows, or
   // never written) and feed only outputs past M, which are not stored: an output C(m, n) reads
   // row m of A alone, and no reduction (stream-K, the in-cluster split) mixes outputs.
