@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/sm90/grouped_launch.hpp"
 #include "core/cuda_check.hpp"
 #include "dispatch/rules.hpp"
 #include "core/registry.hpp"
@@ -138,10 +139,28 @@ DispatchChoice choose_grouped_among(const std::vector<RuleCandidate>& candidates
 // (geomean of 12, 0.971-1.088) and 1.026x in bf16 (8, 0.998-1.083); where three quarters or more
 // are padding (masked decode, experts of 1-32 rows padded to 128) 0.990x (12, 0.961-1.006) and
 // 0.985x (4). So the dispatchers try _tma first only on groupings whose rows are mostly their own;
-// where _tma refuses the case (a row tile reaching another group, beta != 0, N % 8), the
-// register-epilogue kernel runs it.
+// where _tma refuses the case (fp8gemm's: a row tile reaching another group; both: beta != 0,
+// N % 8), the register-epilogue kernel runs it. hgemm's _tma takes any grouping since the tenth
+// session, and runs first only where the whole-tile check passes (grouped_whole_tiles, below).
 bool grouped_rows_mostly_own(const Grouping& g) {
   return 2 * g.total_m() >= g.stored_rows();
+}
+
+// hgemm's _tma takes any grouping since 2026-11-30 (tenth session): a group's last rows are
+// stored from the fragment. Where every group's stored rows are whole 128-row tiles (what _tma
+// took before) it runs first, as measured above; on other groupings whose rows are mostly their
+// own and fill at least half of their 128-row tiles it runs after the pairs and before the
+// register kernel: on the MoE presets at 4096 tokens, align 1, zipf:1.2 and random (tile rows
+// 57-96% full), 0.996-1.035x the register kernel (12 layers, bench_results/h200/
+// 2026-11-30_moe_tma_edge_ab_*.json.gz; the global pair ran 0.952-1.191x there). Groupings of
+// fewer rows a tile (128 tokens and fewer, DeepSeek-V3 at 512) were not measured with it.
+bool grouped_whole_tiles(const GemmProblem& p, const Grouping& g) {
+  return sm90_grouped_tile_store_unsupported(p, g, kGroupTileRows, "hgemm_grouped_sm90").empty();
+}
+bool grouped_tiles_half_full(const Grouping& g) {
+  int64_t tiles = 0;
+  for (const int64_t m : g.m) tiles += (m + kGroupTileRows - 1) / kGroupTileRows;
+  return 2 * g.total_m() >= tiles * kGroupTileRows;
 }
 
 // The tile fitted to the group (_fit_trim: the tokens on wgmma's N, 32 of them a tile where the
@@ -179,6 +198,32 @@ bool grouped_pairs_filled(const Grouping& g) {
   return pairs > 0 && 16 * (2 * pairs - tiles) <= 2 * pairs;
 }
 
+// The pair on the global pairing of 128-row tiles (hgemm_grouped_sm90_pairg: unit u is the
+// walk's tiles 2u and 2u + 1; where both are one group's the CTAs share its weight tile, where
+// they straddle two groups each loads its own) where the experts' weights are large (N * K at
+// least 8 Mi elements) and at least 1/4 of the units share. Measured on H200s over the register
+// kernel (bf16, align 1, sustained, each provider alone, gate_up / down; bench_results/h200/
+// 2026-11-30_moe_pairg_*.json.gz, tenth session), by the share of units that share: DeepSeek-V3
+// at 4096 tokens 32% (zipf:0.8) 1.073x / 1.040x, 34% (random) 1.140x / 1.079x, 38% (zipf:0.5)
+// 1.115x / 1.053x, 42% (zipf:1.2) 1.082x / 1.021x, 45% (zipf:1.5) 1.040x / 1.018x, none
+// (balanced) 0.928x / 0.989x; Mixtral at 512 tokens 17% (zipf:1.2) 0.926x / 1.060x, 50%
+// (random) 1.059x / 1.115x, 67% (zipf:0.5) 0.996x / 1.063x; at 4096 91-94% 1.001-1.114x, ahead
+// of the pair (0.955-1.088x) on all six. Qwen3's small experts (N * K 3 Mi and 1.5 Mi) lose at
+// 56-66% shared: 0.952-1.021x. So the line lies between 17% and 32%.
+constexpr int64_t kGlobalPairMinWeights = int64_t(1) << 23;
+bool grouped_units_share(const GemmProblem& p, const Grouping& g) {
+  if (p.n * p.k < kGlobalPairMinWeights) return false;
+  int64_t tiles = 0, shared = 0;
+  for (const int64_t m : g.m) {
+    const int64_t t = (m + kGroupTileRows - 1) / kGroupTileRows;
+    // The group's tiles are [tiles, tiles + t); a unit starts on an even tile.
+    shared += std::max<int64_t>(0, t - (tiles & 1)) / 2;
+    tiles += t;
+  }
+  const int64_t units = (tiles + 1) / 2;
+  return units > 0 && 4 * shared >= units;
+}
+
 DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                     const DeviceCaps& caps) {
   if (grouped_rows_at_most(g, kFittedTileMaxRows))
@@ -186,10 +231,14 @@ DispatchChoice choose_hgemm_grouped(const GemmProblem& p, const Grouping& g,
                                  {"hgemm_grouped_sm90", "grouped-persistent-sm90"}},
                                 p, g, caps);
   std::vector<RuleCandidate> candidates;
-  if (grouped_rows_mostly_own(g))
-    candidates.push_back({"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"});
+  const bool tma_whole_tiles = grouped_rows_mostly_own(g) && grouped_whole_tiles(p, g);
+  if (tma_whole_tiles) candidates.push_back({"hgemm_grouped_sm90_tma", "grouped-tma-store-sm90"});
+  if (g.layout == GroupLayout::contiguous && grouped_units_share(p, g))
+    candidates.push_back({"hgemm_grouped_sm90_pairg", "grouped-global-pair-sm90"});
   if (g.layout == GroupLayout::contiguous && grouped_pairs_filled(g))
     candidates.push_back({"hgemm_grouped_sm90_pair", "grouped-cluster-pair-sm90"});
+  if (!tma_whole_tiles && grouped_rows_mostly_own(g) && grouped_tiles_half_full(g))
+    candidates.push_back({"hgemm_grouped_sm90_tma", "grouped-tma-store-edge-sm90"});
   candidates.push_back({"hgemm_grouped_sm90", "grouped-persistent-sm90"});
   return choose_grouped_among(candidates, p, g, caps);
 }
@@ -266,11 +315,10 @@ GEMMBENCH_REGISTER_KERNEL(KernelInfo{
     .name = "hgemm",
     .family = "hgemm",
     .rung = 13,
-    .summary =
-        "shape-aware: runs the registered HGEMM the rule table picks for the case "
-        "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
-        "grouped cases hgemm_grouped_sm90, its TMA-store variant, its 2-CTA pair or the fitted "
-        "tile), rows record which",
+    .summary = "shape-aware: runs the registered HGEMM the rule table picks for the case "
+               "(GEMVs at 1-16 tokens, decode path, Hopper tile and stream-K by waves, layout; "
+               "grouped cases hgemm_grouped_sm90, its TMA-store variant, its 2-CTA pairs or the "
+               "fitted tile), rows record which",
     .dtypes = {DType::f16, DType::bf16},
     .accums = {Accum::f32, Accum::f16},
     .layouts = {Layout::tn, Layout::nn, Layout::nt, Layout::tt},

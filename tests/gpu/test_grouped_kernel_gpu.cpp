@@ -291,6 +291,37 @@ TEST_P(GroupedPairKernel, MatchesThePerGroupReference) {
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairKernel, ::testing::ValuesIn(pair_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// hgemm_grouped_sm90_pairg, the pair on the global pairing of 128-row tiles: the pair's cases
+// (units across two groups wherever a group's tiles end on an even index, a last unit with rank 1
+// idle on odd tile counts), its padding untouched (the pair's test, below), and a launch on a
+// 256-row table refused.
+constexpr const char* kPairGKernel = "hgemm_grouped_sm90_pairg";
+
+class GroupedPairGKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(GroupedPairGKernel, MatchesThePerGroupReference) {
+  GEMMBENCH_REQUIRE_GPU();
+  run_case(kPairGKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
+}
+
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairGKernel, ::testing::ValuesIn(pair_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
+  GEMMBENCH_REQUIRE_GPU();
+  const KernelInfo& k = require_kernel(kPairGKernel);
+  EXPECT_EQ(k.group_tile_rows, 128) << "the walk's row tiles are 128 rows, two a unit";
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << kPairGKernel << " runs on sm_90 only; the rest needs one";
+  const Grouping g = contiguous({5, 0, 300}, 1);
+  const GemmProblem p = problem_of({"", g, 64, 64, DType::bf16, Accum::f32, 1, 0, 0});
+  EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
+  GemmArgs args{p};
+  const GroupedLaunchTables tiles256(g, 256, nullptr);
+  args.grouped = &tiles256.launch;
+  EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 256-row tiles";
+}
+
 // Its refusals are the register kernel's (a dense problem, K not a multiple of 8, bf16 with f16
 // accumulation), and a launch without its 256-row tile table throws.
 TEST(GroupedPairKernelSupport, RefusalsNameTheirReason) {
@@ -333,21 +364,22 @@ TEST(GroupedFitKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
 }
 
 // The pair's second tile past its group computes nothing and stores nothing; its first tile's
-// rows past the group are not stored either.
+// rows past the group are not stored either. The same for the global pairing (_pairg).
 TEST(GroupedPairKernelPadding, RowsOutsideTheGroupsAreLeftUntouched) {
   GEMMBENCH_REQUIRE_GPU();
   using G = std::vector<int64_t>;
-  for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
-                                         256, DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0},
-                              KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
-                                         DType::bf16, Accum::f32, 1, 0, 0}}) {
-    SCOPED_TRACE(c.name);
-    run_case(kPairKernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
-      expect_padding_untouched(p, d, c.grouping);
-    });
-  }
+  for (const char* kernel : {kPairKernel, kPairGKernel})
+    for (const KernelCase& c : {KernelCase{"align128", contiguous(G{130, 0, 1, 257, 33}, 128), 264,
+                                           256, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"align256", contiguous(G{1, 128, 129, 300}, 256), 264,
+                                           128, DType::bf16, Accum::f32, 1, 0, 0},
+                                KernelCase{"masked", masked(G{7, 129, 0, 65, 31}, 192), 136, 128,
+                                           DType::bf16, Accum::f32, 1, 0, 0}}) {
+      SCOPED_TRACE(std::string(kernel) + " " + c.name);
+      run_case(kernel, c, [&](const GemmProblem& p, const GroupedOperands& d) {
+        expect_padding_untouched(p, d, c.grouping);
+      });
+    }
 }
 
 // Its refusals are the register kernel's: a dense problem, K not a multiple of 8.
@@ -366,15 +398,15 @@ TEST(GroupedFitKernelSupport, RefusalsNameTheirReason) {
 }
 
 // ---- hgemm_grouped_sm90_tma: the same kernel with a TMA-store epilogue ----
-// Its stores write whole 64-row boxes, so it takes only groups padded to 128 rows (contiguous
-// align 128, masked max_m a multiple of 128), N % 8 == 0 and beta == 0: every case below is one of
-// those, checked at the same tolerance as the kernel it varies.
+// Its stores write whole 64-row boxes of a consumer's rows inside its group, the rows of a group's
+// last tile from the fragment: any grouping, N % 8 == 0 and beta == 0, checked at the same
+// tolerance as the kernel it varies.
 
 constexpr const char* kTmaKernel = "hgemm_grouped_sm90_tma";
 
 std::vector<KernelCase> tma_cases() {
   using G = std::vector<int64_t>;
-  return {
+  std::vector<KernelCase> c = {
       // Balanced: every group two whole row tiles; N two tiles, K four k-blocks.
       {"balanced_align128_bf16", contiguous(G{256, 256, 256, 256}, 128), 512, 256, DType::bf16,
        Accum::f32, 1, 0, 0},
@@ -414,6 +446,28 @@ std::vector<KernelCase> tma_cases() {
        3},
       {"skewed64_grid", contiguous(skewed(64), 128), 384, 256, DType::bf16, Accum::f32, 1, 0, 0},
   };
+  // Since 2026-11-30 any grouping: a consumer whose group ends inside its 64 rows stores them from
+  // the fragment. Align 1 and 8 and masked max_m 160, with last tiles of 1-129 rows.
+  const std::vector<KernelCase> edge = {
+      {"edge_skewed_align1_bf16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_skewed_align1_f16", contiguous(G{300, 0, 1, 129, 0, 17, 640}, 1), 264, 136, DType::f16,
+       Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_align1", contiguous(G{63, 64, 65, 127, 128, 129}, 1), 200, 128,
+       DType::bf16, Accum::f32, 1, 0, 0},
+      {"edge_rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 8), 200, 128,
+       DType::f16, Accum::f16, 1.5, 0, 0},
+      {"edge_masked160_alpha", masked(G{7, 129, 0, 2, 160}, 160), 520, 72, DType::bf16, Accum::f32,
+       -0.75, 0, 0},
+      {"edge_skewed64_align1_capped3", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32,
+       1, 0, 3},
+      {"edge_skewed64_align1_capped1_f16", contiguous(skewed(64), 1), 256, 384, DType::f16,
+       Accum::f32, 1, 0, 1},
+      {"edge_skewed64_align1_grid", contiguous(skewed(64), 1), 384, 256, DType::bf16, Accum::f32, 1,
+       0, 0},
+  };
+  c.insert(c.end(), edge.begin(), edge.end());
+  return c;
 }
 
 class GroupedTmaKernel : public ::testing::TestWithParam<KernelCase> {};
@@ -488,7 +542,9 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
 // What a TMA-store variant (hgemm's _tma, fp8gemm's _tma and _n192_tma) refuses beside its
 // kernel's own refusals, each naming the flag that fixes it, and a launch with beta != 0 throws
 // rather than ignoring beta. p: the variant's problem of 128 x 128 on contiguous({5, 0, 7}, 128).
-void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
+// any_grouping (hgemm's _tma): align 8 and max_m 160 taken, not refused.
+void expect_tma_store_refusals(const char* kernel, const GemmProblem& p,
+                               bool any_grouping = false) {
   const KernelInfo& k = require_kernel(kernel);
   const DeviceCaps caps = current_device_caps();
   const Grouping g = contiguous({5, 0, 7}, 128);
@@ -498,9 +554,14 @@ void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
   }
   EXPECT_EQ(why_unsupported(k, p, caps, &g), "");
   const Grouping align8 = contiguous({5, 0, 7}, 8);
-  EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
   const Grouping max_m_160 = masked({5, 0, 7}, 160);
-  EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
+  if (any_grouping) {
+    EXPECT_EQ(why_unsupported(k, p, caps, &align8), "");
+    EXPECT_EQ(why_unsupported(k, p, caps, &max_m_160), "");
+  } else {
+    EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
+    EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
+  }
   GemmProblem q = p;
   q.beta = 0.5;
   EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
@@ -516,8 +577,36 @@ void expect_tma_store_refusals(const char* kernel, const GemmProblem& p) {
 
 TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
   GEMMBENCH_REQUIRE_GPU();
-  expect_tma_store_refusals(kTmaKernel, problem_of({"", contiguous({5, 0, 7}, 128), 128, 128,
-                                                    DType::bf16, Accum::f32, 1, 0, 0}));
+  expect_tma_store_refusals(
+      kTmaKernel,
+      problem_of({"", contiguous({5, 0, 7}, 128), 128, 128, DType::bf16, Accum::f32, 1, 0, 0}),
+      true);
+}
+
+// No store reaches past a group where the groups are not whole tiles: masked at max_m 160, run
+// again with the odd groups emptied (expect_second_run_keeps_valid_rows); contiguous at align 8,
+// the padding rows between the groups untouched.
+TEST(GroupedTmaKernelStores, NoStoreReachesPastItsGroupAtAnyAlign) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  const KernelCase m{"masked160",
+                     masked(G{100, 128, 65, 127, 1, 64}, 160),
+                     264,
+                     256,
+                     DType::bf16,
+                     Accum::f32,
+                     1,
+                     0,
+                     0};
+  run_case(kTmaKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), m.grouping, p, d, 0);
+  });
+  // bf16 (the padding check reads bf16 NaNs), 217 padding rows.
+  const KernelCase a{"align8", contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
+                     1};
+  run_case(kTmaKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_padding_untouched(p, d, a.grouping);
+  });
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
@@ -937,9 +1026,10 @@ void expect_tma_launch_refused(const char* kernel, const GemmProblem& p, const G
 
 // The dispatchers keep their grouped choice per grouping, each M_g included. Two routings of one
 // layer at align 1 have the same G and stored rows: whole 128-row groups (the TMA-store variants
-// run them) and a group of 300 rows (the register-epilogue kernels: a 128-row tile of it reaches
-// the next group's rows). Run one after the other in one process, the second must get its own
-// choice, verified per group; the variants also refuse a launch on it themselves. A choice keyed
+// run them) and a group of 300 rows (fp8gemm's register-epilogue kernel: a 128-row tile of it
+// reaches the next group's rows; hgemm's _tma, which stores a group's last rows from the fragment
+// since 2026-11-30). Run one after the other in one process, the second must get its own choice,
+// verified per group; fp8gemm's variants also refuse a launch on it themselves. A choice keyed
 // on the counts alone gave the second the first's kernel, whose stores wrote over the next
 // group's rows (docs/grouped.md, "The cached choice").
 TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
@@ -960,7 +1050,9 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
     return c.kernel ? c.kernel->name : "none: " + c.why;
   };
   EXPECT_EQ(chosen(hgemm, problem_of(hw), whole), kTmaKernel);
-  EXPECT_EQ(chosen(hgemm, problem_of(hs), skew), kKernel);
+  // hgemm's _tma takes both since 2026-11-30 (a group's last rows from the fragment): on the skew
+  // after the pairs (rows filling half their tiles), verified per group below.
+  EXPECT_EQ(chosen(hgemm, problem_of(hs), skew), kTmaKernel);
   EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fw), whole), kFp8N192TmaKernel);
   EXPECT_EQ(chosen(fp8gemm, fp8_problem_of(fs), skew), kFp8Kernel);
   const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
@@ -968,7 +1060,6 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   run_case("hgemm", hs, nothing);
   run_fp8_case("fp8gemm", fw, nothing);
   run_fp8_case("fp8gemm", fs, nothing);
-  expect_tma_launch_refused(kTmaKernel, problem_of(hs), skew);
   expect_tma_launch_refused(kFp8TmaKernel, fp8_problem_of(fs), skew);
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
 }
@@ -1003,8 +1094,9 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
 
 // hgemm's pair rule: a contiguous grouping whose groups fill the pairs' tiles (at most 1/16 of them
 // idle) and that the TMA-store variant refuses (align 1, groups not of whole tiles) runs the pair,
-// through hgemm's launch on tables of 256-row tiles, verified per group; more idle tiles keep the
-// register kernel, a masked grouping the kernels before the rule.
+// through hgemm's launch on tables of 256-row tiles, verified per group; more idle tiles run the
+// TMA-store variant after it (rows filling half their tiles), a masked grouping the kernels before
+// the rule.
 TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   GEMMBENCH_REQUIRE_GPU();
   const DeviceCaps caps = current_device_caps();
@@ -1023,7 +1115,7 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   };
   EXPECT_EQ(chosen(hf), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(chosen(ff), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
-  EXPECT_EQ(chosen(hs), std::string(kKernel) + " grouped-persistent-sm90");
+  EXPECT_EQ(chosen(hs), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
   EXPECT_NE(chosen(hm), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hf), filled, caps), 256);
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), small, caps), 128);
@@ -1032,6 +1124,31 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   run_case("hgemm", ff, nothing);
   run_case("hgemm", hs, nothing);
   run_case("hgemm", hm, nothing);
+}
+
+// hgemm's global pair rule: a contiguous grouping of large experts (N * K >= 8 Mi) where 1/4 of
+// the global pair's units lie in one group, and that the TMA-store variant refuses, runs
+// hgemm_grouped_sm90_pairg through hgemm's launch (the register kernel's 128-row tables),
+// verified per group; where every unit straddles two groups the TMA-store variant runs after it.
+TEST(GroupedDispatch, UnitsThatShareLargeWeightsRunTheGlobalPair) {
+  GEMMBENCH_REQUIRE_GPU();
+  const DeviceCaps caps = current_device_caps();
+  if (caps.sm != 90) GTEST_SKIP() << "the grouped Hopper kernels run on sm_90 only";
+  const Grouping shared = contiguous({250, 250, 100}, 1);    // 5 tiles, 3 units, 2 shared
+  const Grouping straddle = contiguous({100, 250, 250}, 1);  // 5 tiles, 3 units, none shared
+  const KernelCase hs{"shared", shared, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelCase ht{"straddle", straddle, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
+  const KernelInfo& hgemm = require_kernel("hgemm");
+  const auto chosen = [&](const KernelCase& kc) {
+    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
+    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+  };
+  EXPECT_EQ(chosen(hs), std::string(kPairGKernel) + " grouped-global-pair-sm90");
+  EXPECT_EQ(chosen(ht), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
+  EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), shared, caps), 128);
+  const auto nothing = [](const GemmProblem&, const GroupedOperands&) {};
+  run_case("hgemm", hs, nothing);
+  run_case("hgemm", ht, nothing);
 }
 
 }  // namespace

@@ -218,3 +218,64 @@ TEST(GroupedLaunch, ALaunchWithoutItsTableOrWithUnalignedOperandsThrows) {
   args.b = operand;
   EXPECT_EQ(message(), "a_kernel: TMA needs 16-byte aligned A and B");
 }
+
+// The global pairing's walk (grouped_unit, hgemm_grouped_sm90_pairg): each unit's two ranks take
+// global row tiles 2u and 2u + 1, so every (group, row tile, column tile) is one rank's exactly
+// once; a unit is shared where both tiles lie in one group, and only the last unit of an odd tile
+// count leaves rank 1 without rows; both ranks of a unit take the same column tile.
+TEST(GroupedSchedule, TheGlobalPairingCoversEveryTileOnceAndIdlesOnlyTheLastRank) {
+  for (const Grouping& g : {contiguous({300, 0, 1, 129, 0, 17, 640}), contiguous({128, 128, 128}),
+                            contiguous({1, 1, 1, 1, 1}), contiguous({3827, 7, 0, 34, 256, 1}),
+                            contiguous({0, 0, 5}), contiguous({256})}) {
+    for (const int64_t n : {int64_t(136), int64_t(4096)}) {
+      const std::vector<int> prefix = group_tile_prefix(g, 128);
+      const GroupedWalk w{prefix.data(), int(g.groups()), int((n + 255) / 256)};
+      SCOPED_TRACE(testing::Message()
+                   << g.groups() << " groups, " << prefix.back() << " tiles, N " << n);
+      ASSERT_EQ(grouped_units_total(w), (prefix.back() + 1) / 2 * w.tiles_n);
+      std::map<std::tuple<int, int, int>, int> seen;
+      int idle = 0, across = 0;
+      for (int t = 0; t < grouped_units_total(w); ++t) {
+        const GroupedUnit u = grouped_unit(w, t);
+        ASSERT_GE(u.slot[0].group, 0) << "rank 0 always has rows, unit " << t;
+        EXPECT_LT(int64_t(u.n_tile) * 256, n);
+        for (int r = 0; r < 2; ++r) {
+          const GroupedUnitSlot s = u.slot[r];
+          if (s.group < 0) {
+            ++idle;
+            continue;
+          }
+          ASSERT_LT(s.group, g.groups());
+          EXPECT_GE(s.row_tile, 0);
+          EXPECT_LT(int64_t(s.row_tile) * 128, g.m[size_t(s.group)]) << "unit " << t;
+          ++seen[{s.group, s.row_tile, u.n_tile}];
+        }
+        if (u.slot[1].group >= 0) {
+          // Consecutive global tiles: the same group's next tile, or the next group's first.
+          if (u.slot[0].group == u.slot[1].group) {
+            EXPECT_EQ(u.slot[1].row_tile, u.slot[0].row_tile + 1);
+            EXPECT_TRUE(u.shared());
+          } else {
+            EXPECT_EQ(u.slot[1].row_tile, 0);
+            EXPECT_GT(u.slot[1].group, u.slot[0].group);
+            EXPECT_FALSE(u.shared());
+            ++across;
+          }
+        } else {
+          EXPECT_TRUE(u.shared()) << "rank 1 without rows shares rank 0's weight tile";
+        }
+      }
+      EXPECT_EQ(idle, prefix.back() % 2 * w.tiles_n) << "rank 1 idles in the last unit only";
+      EXPECT_LE(across, int(g.groups()) * w.tiles_n);
+      int64_t expected = 0;
+      for (size_t i = 0; i < g.m.size(); ++i) {
+        const int64_t row_tiles = (g.m[i] + 127) / 128;
+        expected += row_tiles * w.tiles_n;
+        for (int r = 0; r < row_tiles; ++r)
+          for (int c = 0; c < w.tiles_n; ++c)
+            EXPECT_EQ((seen[{int(i), r, c}]), 1) << "group " << i << " tile " << r << " col " << c;
+      }
+      EXPECT_EQ(int64_t(seen.size()), expected);
+    }
+  }
+}

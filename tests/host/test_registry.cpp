@@ -243,9 +243,12 @@ TEST(Registry, TheGroupedHopperKernelDeclaresItsLayouts) {
 // naming the flag that fixes it: groups not padded to 128 rows (they would let a group's last
 // tile write the next group's rows), beta != 0, N % 8 != 0. The layouts it takes (align 128 and
 // 256, max_m 256) go on to the driver's answer, the same as the kernel's same case. problem(g, n):
-// the kernel's problem of grouping g with N = n.
+// the kernel's problem of grouping g with N = n. any_grouping: a variant that stores a group's
+// last rows from the fragment (hgemm's _tma since 2026-11-30) refuses no grouping: every one goes
+// on to the kernel's answer.
 template <class Problem>
-void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Problem&& problem) {
+void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Problem&& problem,
+                                 bool any_grouping = false) {
   EXPECT_EQ(k.family, base.family);
   EXPECT_EQ(k.rung, base.rung);
   EXPECT_EQ(k.dtypes, base.dtypes);
@@ -259,32 +262,48 @@ void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Pr
   EXPECT_EQ(why_unsupported(k, p, h100), kGroupedKernelDenseReason);
   Grouping align1 = g;
   align1.align = 1;
-  EXPECT_EQ(why_unsupported(k, p, h100, &align1),
-            "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
-            "128): align 1 would let the last tile of a group of 100 rows write the next group's "
-            "rows");
-  Grouping align64 = g;
-  align64.align = 64;
-  EXPECT_NE(why_unsupported(k, p, h100, &align64).find("--group-align 128"), std::string::npos);
-  // Groups of whole tiles need no padding: align 1 and 64 with groups of 0, 128 and 384 rows go on
-  // to the driver's answer, as align 128 does; one group of 192 rows at align 64 does not.
-  Grouping whole = g;
-  whole.m = {128, 0, 384};
-  for (int64_t align : {1, 64}) {
-    whole.align = align;
-    const GemmProblem q = problem(whole, 256);
-    EXPECT_EQ(why_unsupported(k, q, h100, &whole), why_unsupported(base, q, h100, &whole))
-        << "align " << align;
+  if (any_grouping) {
+    Grouping align64 = g, masked160 = g, whole192 = g;
+    align64.align = 64;
+    masked160.layout = GroupLayout::masked;
+    masked160.max_m = 160;
+    whole192.m = {128, 192};
+    whole192.align = 64;
+    for (const Grouping* any : {&align1, &align64, &masked160, &whole192}) {
+      const GemmProblem q = problem(*any, 256);
+      EXPECT_EQ(why_unsupported(k, q, h100, any), why_unsupported(base, q, h100, any))
+          << any->stored_rows() << " stored rows";
+    }
+  } else {
+    EXPECT_EQ(why_unsupported(k, p, h100, &align1),
+              "TMA stores of whole 128-row tiles need each group padded to 128 rows (--group-align "
+              "128): align 1 would let the last tile of a group of 100 rows write the next group's "
+              "rows");
+    Grouping align64 = g;
+    align64.align = 64;
+    EXPECT_NE(why_unsupported(k, p, h100, &align64).find("--group-align 128"), std::string::npos);
+    // Groups of whole tiles need no padding: align 1 and 64 with groups of 0, 128 and 384 rows go
+    // on to the driver's answer, as align 128 does; one group of 192 rows at align 64 does not.
+    Grouping whole = g;
+    whole.m = {128, 0, 384};
+    for (int64_t align : {1, 64}) {
+      whole.align = align;
+      const GemmProblem q = problem(whole, 256);
+      EXPECT_EQ(why_unsupported(k, q, h100, &whole), why_unsupported(base, q, h100, &whole))
+          << "align " << align;
+    }
+    whole.m = {128, 192};
+    EXPECT_NE(why_unsupported(k, problem(whole, 256), h100, &whole).find("a group of 192 rows"),
+              std::string::npos);
+    Grouping masked160 = g;
+    masked160.layout = GroupLayout::masked;
+    masked160.max_m = 160;
+    EXPECT_EQ(why_unsupported(k, p, h100, &masked160),
+              "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
+              "max_m 160 would let a group's last tile write the next group's rows");
   }
-  whole.m = {128, 192};
-  EXPECT_NE(why_unsupported(k, problem(whole, 256), h100, &whole).find("a group of 192 rows"),
-            std::string::npos);
   Grouping masked = g;
   masked.layout = GroupLayout::masked;
-  masked.max_m = 160;
-  EXPECT_EQ(why_unsupported(k, p, h100, &masked),
-            "TMA stores of whole 128-row tiles need max_m a multiple of 128 (--group-max-m 128): "
-            "max_m 160 would let a group's last tile write the next group's rows");
   GemmProblem beta = p;
   beta.beta = 0.5;
   EXPECT_EQ(
@@ -306,9 +325,10 @@ void expect_tma_variant_refusals(const KernelInfo& base, const KernelInfo& k, Pr
 }
 
 // hgemm_grouped_sm90's TMA-store variant sits beside it on the same rung with the same types,
-// layouts and tiles; the kernel's own refusals come first, word for word (K, bf16 with f16
-// accumulation), and f16 with f16 accumulation goes on to the driver's answer.
-TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
+// layouts and tiles, and takes any grouping (a group's last rows stored from the fragment); the
+// kernel's own refusals come first, word for word (K, bf16 with f16 accumulation), and f16 with
+// f16 accumulation goes on to the driver's answer.
+TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatTmaStoresCannotDo) {
   const KernelInfo* base = KernelRegistry::instance().find("hgemm_grouped_sm90");
   const KernelInfo* k = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
   ASSERT_NE(base, nullptr);
@@ -316,7 +336,7 @@ TEST(Registry, TheGroupedHopperTmaVariantRefusesWhatWholeBoxStoresCannotDo) {
   const auto problem = [](const Grouping& g, int64_t n) {
     return GemmProblem{g.total_m(), n, 512, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
   };
-  expect_tma_variant_refusals(*base, *k, problem);
+  expect_tma_variant_refusals(*base, *k, problem, true);
   DeviceCaps h100 = h100_caps();
   Grouping g = padded_groups();
   const GemmProblem p = problem(g, 256);
@@ -445,7 +465,7 @@ TEST(Registry, TheGroupedFp8TmaVariantsRefuseWhatWholeBoxStoresCannotDo) {
 // kernel, which alone is tried where padding is most of the rows (the variants store whole boxes of
 // it). On a host without the sm_90a image each tried candidate's reason is in the choice's, and
 // only those; on a GPU host the first variant runs what it takes and the kernel the rest (align 1,
-// beta, mostly padding).
+// beta, mostly padding; hgemm's _tma runs align 1 too, after the pairs).
 TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroupsOwn) {
   DeviceCaps h100 = h100_caps();
   Grouping own;  // 768 rows stored, all of them the groups' own
@@ -515,7 +535,10 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       const std::string why_k = why_unsupported(*k, p, h100, w.g);
       const std::string why_t = why_unsupported(*t, p, h100, w.g);
       const std::string why_w = w192 ? why_unsupported(*w192, p, h100, w.g) : "not built";
-      EXPECT_EQ(why_t.empty(), w.tma_takes && why_k.empty()) << why_t;
+      // hgemm's _tma takes any grouping with beta 0 (a group's last rows from the fragment):
+      // first where the old whole-tile check passes (tma_takes), after the pairs elsewhere.
+      const bool any_takes = w.tma_takes || (!fp8 && w.beta == 0.0);
+      EXPECT_EQ(why_t.empty(), any_takes && why_k.empty()) << why_t;
       if (fp8) EXPECT_EQ(why_w.empty(), why_t.empty()) << why_w << " | " << why_t;
       const std::string why_f = fit ? why_unsupported(*fit, p, h100, w.g) : "not built";
       if (tries_fit && why_f.empty()) {  // a GPU host with the sm_90a image
@@ -529,7 +552,7 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
       } else if (w.tries_tma && why_t.empty()) {
         ASSERT_NE(c.kernel, nullptr) << c.why;
         EXPECT_EQ(c.kernel->name, tma);
-        EXPECT_EQ(c.rule, "grouped-tma-store-sm90");
+        EXPECT_EQ(c.rule, w.tma_takes ? "grouped-tma-store-sm90" : "grouped-tma-store-edge-sm90");
       } else if (why_k.empty()) {
         ASSERT_NE(c.kernel, nullptr) << c.why;
         EXPECT_EQ(c.kernel->name, kernel);
@@ -604,6 +627,70 @@ TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
           << c.why;
       EXPECT_NE(c.why.find("hgemm_grouped_sm90: "), std::string::npos) << c.why;
       EXPECT_EQ(grouped_launch_tile_rows(*h, p, w.g, h100), 128) << "no choice: hgemm's own";
+    }
+  }
+}
+
+// hgemm tries the pair on the global pairing of 128-row tiles (hgemm_grouped_sm90_pairg) on a
+// contiguous grouping of large experts (N * K >= 8 Mi) where at least 1/4 of the units (the
+// walk's tiles 2u, 2u + 1) lie in one group, after the TMA-store variant and before the pair and
+// the register kernel; its tables are the register kernel's (128 rows).
+TEST(Registry, HgemmTriesTheGlobalPairWhereUnitsShareLargeWeights) {
+  const KernelInfo* h = KernelRegistry::instance().find("hgemm");
+  const KernelInfo* pairg = KernelRegistry::instance().find("hgemm_grouped_sm90_pairg");
+  const KernelInfo* tma = KernelRegistry::instance().find("hgemm_grouped_sm90_tma");
+  const KernelInfo* reg = KernelRegistry::instance().find("hgemm_grouped_sm90");
+  ASSERT_NE(h, nullptr);
+  ASSERT_NE(pairg, nullptr);
+  ASSERT_NE(tma, nullptr);
+  ASSERT_NE(reg, nullptr);
+  EXPECT_EQ(pairg->group_tile_rows, 128);
+  const DeviceCaps h100 = h100_caps();
+  const auto contiguous = [](std::vector<int64_t> m) {
+    Grouping g;
+    g.m = std::move(m);
+    g.align = 1;
+    return g;
+  };
+  struct Want {
+    Grouping g;
+    int64_t n, k;
+    bool tries_pairg;
+  };
+  Grouping masked = contiguous({512, 512});
+  masked.layout = GroupLayout::masked;
+  masked.max_m = 512;
+  const std::vector<Want> wants = {
+      {contiguous({250, 250, 100}), 4096, 7168, true},            // 5 tiles, 3 units, 2 shared
+      {contiguous({250, 250, 100}), 4096, 2040, false},           // N * K under 8 Mi
+      {contiguous({256, 256, 128, 128, 128}), 2048, 4096, true},  // N * K 8 Mi; 2 of 4 share
+      {contiguous({256, 128, 128, 128, 128, 128, 128, 128}), 4096, 7168, false},  // 1 of 5
+      {contiguous({256, 128, 128, 128, 128, 128}), 4096, 7168, true},  // 1 of 4: the line
+      {contiguous({128, 256, 256}), 4096, 7168, false},       // every unit straddles: odd starts
+      {contiguous({128, 128, 128, 128}), 4096, 7168, false},  // one tile a group
+      {masked, 4096, 7168, false},                            // masked: not measured
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(testing::Message() << w.g.m.size() << " groups, " << w.g.total_m() << " rows, N "
+                                    << w.n << ", K " << w.k << ", " << to_string(w.g.layout));
+    const GemmProblem p{w.g.total_m(), w.n, w.k, Layout::tn, DType::bf16, Accum::f32, 1.0, 0.0};
+    const DispatchChoice c = h->choose_grouped(p, w.g, h100);
+    const std::string why_pairg = why_unsupported(*pairg, p, h100, &w.g);
+    const std::string why_tma = why_unsupported(*tma, p, h100, &w.g);
+    if (why_unsupported(*reg, p, h100, &w.g).empty()) {  // a GPU host with the sm_90a image
+      ASSERT_NE(c.kernel, nullptr) << c.why;
+      if (w.tries_pairg && why_pairg.empty() && !why_tma.empty()) {
+        EXPECT_EQ(c.kernel->name, "hgemm_grouped_sm90_pairg");
+        EXPECT_EQ(c.rule, "grouped-global-pair-sm90");
+      } else {
+        EXPECT_NE(c.kernel->name, "hgemm_grouped_sm90_pairg");
+      }
+      EXPECT_EQ(grouped_launch_tile_rows(*h, p, w.g, h100), c.kernel->group_tile_rows);
+    } else {
+      EXPECT_EQ(c.kernel, nullptr);
+      EXPECT_EQ(c.why.find("hgemm_grouped_sm90_pairg: ") != std::string::npos, w.tries_pairg)
+          << c.why;
+      EXPECT_NE(c.why.find("hgemm_grouped_sm90: "), std::string::npos) << c.why;
     }
   }
 }

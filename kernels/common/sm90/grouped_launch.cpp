@@ -70,7 +70,8 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
   return {};
 }
 
-CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box) {
+CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box,
+                                     bool whole_tiles) {
   const GemmProblem& p = args.problem;
   if (reinterpret_cast<uintptr_t>(args.c) % 16 != 0 || p.n % 8 != 0)
     throw std::invalid_argument(std::string(kernel) +
@@ -78,8 +79,10 @@ CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, i
   // The grouping's own check again, at every launch (O(G) on the host): a launch that reaches this
   // kernel on a grouping it refuses (a caller's stale choice) would store whole tiles over the next
   // group's rows, a wrong answer and a race; it is refused instead.
-  if (std::string why = sm90_grouped_tile_store_unsupported(p, *args.grouped->grouping,
-                                                            args.grouped->tile_rows, kernel);
+  if (std::string why = whole_tiles
+                            ? sm90_grouped_tile_store_unsupported(p, *args.grouped->grouping,
+                                                                  args.grouped->tile_rows, kernel)
+                            : std::string();
       !why.empty())
     throw std::invalid_argument(std::string(kernel) + ": " + why);
   return make_c_store_map(args.c, DType::bf16, int(p.n), int(args.grouped->grouping->stored_rows()),

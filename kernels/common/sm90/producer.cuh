@@ -57,10 +57,10 @@ struct Sm90Producer {
   // ran 36.0 us at 72x4096x14336 against 25.0 at 104-128 tokens, the time falling as the second
   // tile filled (80: 31.8, 88: 30.3, 96: 27.9; H200, sustained, bench_results/h200/
   // 2026-11-30_fp8_wmc_m_sweep_4096x14336.json.gz; under ncu the consumers' long-scoreboard
-  // stalls per issue 2.82 at 72 tokens, 1.18 at 128: gpu_logs/2026-11-30_seventh_session_calls.txt,
-  // call 2). With the tail box it ran 24.5 us at 72 tokens and `fp8gemm` on Llama 3's layers
-  // 1.11-1.48x faster at 72 tokens, 1.01-1.15x at 96; hgemm_decode_sm90_wmc 1.18-1.47x at 72
-  // (2026-11-30_a_tail_box_ab_*). The tail box loads only
+  // stalls per issue 2.82 at 72 tokens, 1.18 at 128:
+  // gpu_logs/2026-11-30_seventh_session_calls.txt.gz, call 2). With the tail box it ran 24.5 us at
+  // 72 tokens and `fp8gemm` on Llama 3's layers 1.11-1.48x faster at 72 tokens, 1.01-1.15x at 96;
+  // hgemm_decode_sm90_wmc 1.18-1.47x at 72 (2026-11-30_a_tail_box_ab_*). The tail box loads only
   // rows inside A; the slice's smem rows past it keep what they held (a stale stage's rows, or
   // never written) and feed only outputs past M, which are not stored: an output C(m, n) reads
   // row m of A alone, and no reduction (stream-K, the in-cluster split) mixes outputs.
@@ -186,9 +186,12 @@ struct Sm90Producer {
   // grouped pair, two token tiles of one group on one weight tile) this CTA loads its slice of A
   // (A_SLICE_ROWS from a_row + cta_rank * A_SLICE_ROWS) and multicasts it to both, and its own B;
   // load_b = false (a CTA whose token rows all lie past its group) loads no B, and the stage's
-  // full barrier then expects A's bytes alone.
+  // full barrier then expects A's bytes alone. share_a = false (the global pairing's unit across
+  // two groups, hgemm_grouped_sm90_pairg): this CTA loads all of its own A, slice by slice, and
+  // multicasts nothing; its full barrier expects the same bytes.
   __device__ __forceinline__ void load_tile(const Sm90Ring<Cfg::STAGES>& ring, int a_row, int b_row,
-                                            int kb_count, bool load_b = true) const {
+                                            int kb_count, bool load_b = true,
+                                            bool share_a = true) const {
     static_assert(A_K_MAJOR && B_K_MAJOR && !CLUSTER_M,
                   "load_tile places K-major boxes, A multicast over a cluster along N");
     const uint32_t tx = load_b ? Cfg::TX_BYTES : Cfg::A_STAGE_BYTES;
@@ -199,11 +202,18 @@ struct Sm90Producer {
       sm90::mbarrier_wait_parity(ring.empty(stage), ring.phase ^ 1);  // lap 0 passes at once
       sm90::mbarrier_arrive_expect_tx(ring.full(stage), tx);
       const uint32_t a_dst = s_a + stage * Cfg::A_STAGE_BYTES + rank * Cfg::A_SLICE_BYTES;
-      if constexpr (CLUSTER > 1)
-        sm90::tma_load_2d_multicast(a_dst, tmap_a, ring.full(stage), uint16_t((1u << CLUSTER) - 1),
-                                    kb * BK, a_slice);
-      else
+      if constexpr (CLUSTER > 1) {
+        if (share_a) {
+          sm90::tma_load_2d_multicast(a_dst, tmap_a, ring.full(stage),
+                                      uint16_t((1u << CLUSTER) - 1), kb * BK, a_slice);
+        } else {
+          for (int r = 0; r < CLUSTER; ++r)
+            sm90::tma_load_2d(s_a + stage * Cfg::A_STAGE_BYTES + r * Cfg::A_SLICE_BYTES, tmap_a,
+                              ring.full(stage), kb * BK, a_row + r * Cfg::A_SLICE_ROWS);
+        }
+      } else {
         sm90::tma_load_2d(a_dst, tmap_a, ring.full(stage), kb * BK, a_slice);
+      }
       if (load_b)
         sm90::tma_load_2d(s_b + stage * Cfg::B_STAGE_BYTES, tmap_b, ring.full(stage), kb * BK,
                           b_row);
