@@ -568,6 +568,20 @@ TEST(Registry, GroupedDispatchTriesTheTmaStoreVariantWhereRowsAreMostlyTheGroups
   }
 }
 
+// The pair rules' groupings: contiguous at align 1, and two masked groups of 512 rows.
+Grouping align1_groups(std::vector<int64_t> m) {
+  Grouping g;
+  g.m = std::move(m);
+  g.align = 1;
+  return g;
+}
+Grouping masked_512x2() {
+  Grouping g = align1_groups({512, 512});
+  g.layout = GroupLayout::masked;
+  g.max_m = 512;
+  return g;
+}
+
 // hgemm tries the 2-CTA pair (hgemm_grouped_sm90_pair, 256-row walk tiles) on a contiguous
 // grouping where at most 1/16 of the pairs' 128-row tiles would hold none of their group's rows,
 // after the TMA-store variant and before the register kernel; the launch tables then count the
@@ -583,19 +597,12 @@ TEST(Registry, HgemmTriesTheClusterPairWhereGroupsFillItsPairs) {
   ASSERT_NE(reg, nullptr);
   EXPECT_EQ(pair->group_tile_rows, 256);
   const DeviceCaps h100 = h100_caps();
-  const auto contiguous = [](std::vector<int64_t> m) {
-    Grouping g;
-    g.m = std::move(m);
-    g.align = 1;
-    return g;
-  };
+  const auto contiguous = align1_groups;
   struct Want {
     Grouping g;
     bool tries_pair;
   };
-  Grouping masked = contiguous({512, 512});
-  masked.layout = GroupLayout::masked;
-  masked.max_m = 512;
+  const Grouping masked = masked_512x2();
   const std::vector<Want> wants = {
       {contiguous({512, 0, 1030, 256}), true},    // 15 tiles in 8 pairs: 1 of 16 idle, the line
       {contiguous({170, 1500, 1024}), true},      // 22 tiles in 11 pairs: none idle
@@ -646,20 +653,13 @@ TEST(Registry, HgemmTriesTheGlobalPairWhereUnitsShareLargeWeights) {
   ASSERT_NE(reg, nullptr);
   EXPECT_EQ(pairg->group_tile_rows, 128);
   const DeviceCaps h100 = h100_caps();
-  const auto contiguous = [](std::vector<int64_t> m) {
-    Grouping g;
-    g.m = std::move(m);
-    g.align = 1;
-    return g;
-  };
+  const auto contiguous = align1_groups;
   struct Want {
     Grouping g;
     int64_t n, k;
     bool tries_pairg;
   };
-  Grouping masked = contiguous({512, 512});
-  masked.layout = GroupLayout::masked;
-  masked.max_m = 512;
+  const Grouping masked = masked_512x2();
   const std::vector<Want> wants = {
       {contiguous({250, 250, 100}), 4096, 7168, true},            // 5 tiles, 3 units, 2 shared
       {contiguous({250, 250, 100}), 4096, 2040, false},           // N * K under 8 Mi
