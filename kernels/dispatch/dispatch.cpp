@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include "common/sm90/grouped_launch.hpp"
+#include "core/grouping.hpp"
 #include "core/cuda_check.hpp"
 #include "dispatch/rules.hpp"
 #include "core/registry.hpp"
@@ -158,8 +159,7 @@ bool grouped_whole_tiles(const GemmProblem& p, const Grouping& g) {
   return sm90_grouped_tile_store_unsupported(p, g, kGroupTileRows, "hgemm_grouped_sm90").empty();
 }
 bool grouped_tiles_half_full(const Grouping& g) {
-  int64_t tiles = 0;
-  for (const int64_t m : g.m) tiles += (m + kGroupTileRows - 1) / kGroupTileRows;
+  const int64_t tiles = group_tile_prefix(g, kGroupTileRows).back();
   return 2 * g.total_m() >= tiles * kGroupTileRows;
 }
 
@@ -190,11 +190,8 @@ bool grouped_rows_at_most(const Grouping& g, int64_t rows) {
 // kernels before it.
 constexpr int64_t kPairTileRows = 256;
 bool grouped_pairs_filled(const Grouping& g) {
-  int64_t tiles = 0, pairs = 0;
-  for (const int64_t m : g.m) {
-    tiles += (m + kGroupTileRows - 1) / kGroupTileRows;
-    pairs += (m + kPairTileRows - 1) / kPairTileRows;
-  }
+  const int64_t tiles = group_tile_prefix(g, kGroupTileRows).back();
+  const int64_t pairs = group_tile_prefix(g, kPairTileRows).back();
   return pairs > 0 && 16 * (2 * pairs - tiles) <= 2 * pairs;
 }
 
@@ -213,14 +210,11 @@ bool grouped_pairs_filled(const Grouping& g) {
 constexpr int64_t kGlobalPairMinWeights = int64_t(1) << 23;
 bool grouped_units_share(const GemmProblem& p, const Grouping& g) {
   if (p.n * p.k < kGlobalPairMinWeights) return false;
-  int64_t tiles = 0, shared = 0;
-  for (const int64_t m : g.m) {
-    const int64_t t = (m + kGroupTileRows - 1) / kGroupTileRows;
-    // The group's tiles are [tiles, tiles + t); a unit starts on an even tile.
-    shared += std::max<int64_t>(0, t - (tiles & 1)) / 2;
-    tiles += t;
-  }
-  const int64_t units = (tiles + 1) / 2;
+  const std::vector<int> prefix = group_tile_prefix(g, kGroupTileRows);
+  int64_t shared = 0;
+  for (size_t i = 0; i + 1 < prefix.size(); ++i)  // group i's tiles: [prefix[i], prefix[i + 1])
+    shared += std::max(0, prefix[i + 1] - prefix[i] - (prefix[i] & 1)) / 2;  // units start even
+  const int64_t units = (prefix.back() + 1) / 2;
   return units > 0 && 4 * shared >= units;
 }
 

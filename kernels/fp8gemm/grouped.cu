@@ -424,61 +424,51 @@ std::string supports_grouped_n192_tma(const GemmProblem& p, const Grouping& g,
   return supports_tma_store<GroupedN192Cfg>(p, g, caps, fp8gemm_grouped_sm90_n192_tma_kernel);
 }
 
+// What the grouped FP8 kernels below share: the family, the rung, the types, both group layouts,
+// the 128-row tiles.
+KernelInfo fp8_grouped_info(const char* name, const char* summary, LaunchFn launch,
+                            GroupedSupportsFn supports) {
+  return KernelInfo{
+      .name = name,
+      .family = "fp8gemm",
+      .rung = 3,
+      .summary = summary,
+      .dtypes = {DType::e4m3},
+      .accums = {Accum::f32},
+      .layouts = {Layout::tn},
+      .min_sm = 90,
+      .launch = launch,
+      .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
+      .supports_grouped = supports,
+      .group_tile_rows = kTileRows,
+  };
+}
+
 }  // namespace
 
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "grouped (MoE experts) FP8 block128 Hopper kernel, rung F3's orientation and "
-               "promotion, persistent over all groups' tiles; 128x128x128 (rows x N), 6 stages, "
-               "register epilogue masked to each group's rows",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
+    "fp8gemm_grouped_sm90",
+    "grouped (MoE experts) FP8 block128 Hopper kernel, rung F3's orientation and "
+    "promotion, persistent over all groups' tiles; 128x128x128 (rows x N), 6 stages, "
+    "register epilogue masked to each group's rows",
+    launch_grouped, supports_grouped));
 
 // fp8gemm runs it on groupings whose stored rows are mostly the groups' own (the grouped rule,
 // kernels/dispatch/dispatch.cpp); the register kernel above takes the rest.
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90_tma",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
-               "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
-               "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_tma,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_tma,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
+    "fp8gemm_grouped_sm90_tma",
+    "fp8gemm_grouped_sm90 with a TMA-store epilogue: each tile staged in swizzled "
+    "shared-memory boxes and stored by TMA while the next tile's mainloop runs; groups "
+    "of whole 128-row tiles (by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    launch_grouped_tma, supports_grouped_tma));
 
 // The 192-column tile, made for Mixtral's large groups (DeepGEMM runs BLOCK_N 160 there); fp8gemm
 // tries it first on contiguous groupings whose rows are mostly their own (docs/grouped.md).
-GEMMBENCH_REGISTER_KERNEL(KernelInfo{
-    .name = "fp8gemm_grouped_sm90_n192_tma",
-    .family = "fp8gemm",
-    .rung = 3,
-    .summary = "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
-               "across two blocks of B's scales), 4 stages; groups of whole 128-row tiles "
-               "(by align, max_m or their sizes), N % 8 == 0, beta == 0",
-    .dtypes = {DType::e4m3},
-    .accums = {Accum::f32},
-    .layouts = {Layout::tn},
-    .min_sm = 90,
-    .launch = launch_grouped_n192_tma,
-    .group_layouts = {GroupLayout::contiguous, GroupLayout::masked},
-    .supports_grouped = supports_grouped_n192_tma,
-    .group_tile_rows = kTileRows,
-});
+GEMMBENCH_REGISTER_KERNEL(fp8_grouped_info(
+    "fp8gemm_grouped_sm90_n192_tma",
+    "fp8gemm_grouped_sm90_tma on 128x192x128 tiles (rows x N, wgmma m64n192k32, a tile "
+    "across two blocks of B's scales), 4 stages; groups of whole 128-row tiles "
+    "(by align, max_m or their sizes), N % 8 == 0, beta == 0",
+    launch_grouped_n192_tma, supports_grouped_n192_tma));
 
 }  // namespace gemmbench

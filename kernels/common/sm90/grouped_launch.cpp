@@ -44,12 +44,14 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
 }
 
 std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
-                                                int tile_rows, const char* register_kernel) {
+                                                int tile_rows, const char* register_kernel,
+                                                bool whole_tiles) {
   if (p.beta != 0)
     return std::string("beta != 0 is not built: the TMA-store epilogue never reads C (") +
            register_kernel + " takes it)";
   if (p.n % 8 != 0)
     return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
+  if (!whole_tiles) return {};
   const std::string rows = std::to_string(tile_rows);
   // Contiguous: every group's stored rows whole tiles, so that no tile reaches the next group's
   // rows. Any align that is a multiple of the tile gives that; so does any align where each
@@ -79,10 +81,8 @@ CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, i
   // The grouping's own check again, at every launch (O(G) on the host): a launch that reaches this
   // kernel on a grouping it refuses (a caller's stale choice) would store whole tiles over the next
   // group's rows, a wrong answer and a race; it is refused instead.
-  if (std::string why = whole_tiles
-                            ? sm90_grouped_tile_store_unsupported(p, *args.grouped->grouping,
-                                                                  args.grouped->tile_rows, kernel)
-                            : std::string();
+  if (std::string why = sm90_grouped_tile_store_unsupported(
+          p, *args.grouped->grouping, args.grouped->tile_rows, kernel, whole_tiles);
       !why.empty())
     throw std::invalid_argument(std::string(kernel) + ": " + why);
   return make_c_store_map(args.c, DType::bf16, int(p.n), int(args.grouped->grouping->stored_rows()),

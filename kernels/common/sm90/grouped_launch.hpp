@@ -48,9 +48,11 @@ Sm90GroupedLaunch sm90_grouped_launch(const GemmArgs& args, const char* kernel, 
 // masked: max_m a multiple of tile_rows), so that a tile's rows past M_g
 // are the group's padding and never another group's rows, and N % 8 == 0 (16-byte row strides of
 // C); else the one-line reason, naming the flag that fixes it or (beta) `register_kernel`, the
-// register-epilogue kernel that takes the case.
+// register-epilogue kernel that takes the case. whole_tiles false (a kernel that stores by TMA only
+// the boxes inside their group, hgemm_grouped_sm90_tma): beta and N alone, any grouping.
 std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grouping& g,
-                                                int tile_rows, const char* register_kernel);
+                                                int tile_rows, const char* register_kernel,
+                                                bool whole_tiles = true);
 
 // C [stored_rows, N] bf16 row-major, as make_c_store_map's column-major (N, stored_rows): boxes of
 // (box columns of N, box rows), read from 128B-swizzled staging boxes of box rows x 128 bytes;

@@ -669,11 +669,10 @@ std::string supports_grouped(const GemmProblem& p, const Grouping& g, const Devi
 // == 0 (16-byte row strides of C). Any grouping: no box reaches past its group's rows.
 std::string supports_grouped_tma(const GemmProblem& p, const Grouping& g, const DeviceCaps& caps) {
   if (std::string why = hgemm_grouped_unsupported(p, g, caps); !why.empty()) return why;
-  if (p.beta != 0)
-    return "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
-           "takes it)";
-  if (p.n % 8 != 0)
-    return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
+  if (std::string why =
+          sm90_grouped_tile_store_unsupported(p, g, kTileRows, "hgemm_grouped_sm90", false);
+      !why.empty())
+    return why;
   return sm90a_image_unsupported(grouped_kernel_for<true>(p), size_t(grouped_smem_bytes(true)),
                                  caps);
 }
