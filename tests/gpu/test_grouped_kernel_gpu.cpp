@@ -291,11 +291,29 @@ TEST_P(GroupedPairKernel, MatchesThePerGroupReference) {
 INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairKernel, ::testing::ValuesIn(pair_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// hgemm_grouped_sm90_pairg, the pair on the global pairing of 128-row tiles: the pair's cases
-// (units across two groups wherever a group's tiles end on an even index, a last unit with rank 1
-// idle on odd tile counts), its padding untouched (the pair's test, below), and a launch on a
-// 256-row table refused.
+// hgemm_grouped_sm90_pairg, the pair on the global pairing of 128-row tiles with _tma's epilogue:
+// the pair's cases that TMA stores take (beta 0, N % 8 == 0: units across two groups wherever a
+// group's tiles end on an even index, a last unit with rank 1 idle on odd tile counts) and groups
+// ending inside a consumer's 64 rows at align 1 and 8 and masked max_m 160, its padding untouched
+// (the pair's test, below), stores past a group, beta and N refused, and a launch on a 256-row
+// table refused.
 constexpr const char* kPairGKernel = "hgemm_grouped_sm90_pairg";
+
+std::vector<KernelCase> pairg_cases() {
+  using G = std::vector<int64_t>;
+  std::vector<KernelCase> v;
+  for (const KernelCase& c : pair_cases())
+    if (c.beta == 0 && c.n % 8 == 0) v.push_back(c);
+  v.push_back({"pairg_rows_beside_64_128_align1", contiguous(G{63, 64, 65, 127, 128, 129}, 1), 200,
+               128, DType::bf16, Accum::f32, 1, 0, 0});
+  v.push_back({"pairg_rows_beside_64_128_f16acc", contiguous(G{63, 64, 65, 127, 128, 129}, 8), 200,
+               128, DType::f16, Accum::f16, 1.5, 0, 0});
+  v.push_back({"pairg_masked160_alpha", masked(G{7, 129, 0, 2, 160}, 160), 520, 72, DType::bf16,
+               Accum::f32, -0.75, 0, 0});
+  v.push_back({"pairg_skewed64_capped2_f16", contiguous(skewed(64), 1), 256, 384, DType::f16,
+               Accum::f32, 1, 0, 2});
+  return v;
+}
 
 class GroupedPairGKernel : public ::testing::TestWithParam<KernelCase> {};
 
@@ -304,7 +322,7 @@ TEST_P(GroupedPairGKernel, MatchesThePerGroupReference) {
   run_case(kPairGKernel, GetParam(), [](const GemmProblem&, const GroupedOperands&) {});
 }
 
-INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairGKernel, ::testing::ValuesIn(pair_cases()),
+INSTANTIATE_TEST_SUITE_P(Groupings, GroupedPairGKernel, ::testing::ValuesIn(pairg_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
@@ -320,6 +338,15 @@ TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
   const GroupedLaunchTables tiles256(g, 256, nullptr);
   args.grouped = &tiles256.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 256-row tiles";
+  GemmProblem q = p;
+  q.beta = 0.5;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
+  q = p;
+  q.n = 100;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+  GemmArgs beta_args{p};
+  beta_args.beta = 0.5f;
+  EXPECT_THROW(k.launch(beta_args, nullptr), std::invalid_argument) << "beta != 0";
 }
 
 // Its refusals are the register kernel's (a dense problem, K not a multiple of 8, bf16 with f16
@@ -537,6 +564,31 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
       expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), c.grouping, p, d, c.max_ctas);
     });
   }
+}
+
+// No store of the global pair reaches past a group: masked at max_m 160, run again with the odd
+// groups emptied (expect_second_run_keeps_valid_rows), and contiguous at align 8 (217 padding
+// rows between the groups untouched; bf16: the check reads bf16 NaNs).
+TEST(GroupedPairGKernelStores, NoStoreReachesPastItsGroup) {
+  GEMMBENCH_REQUIRE_GPU();
+  using G = std::vector<int64_t>;
+  const KernelCase m{"masked160",
+                     masked(G{100, 128, 65, 127, 1, 64}, 160),
+                     264,
+                     256,
+                     DType::bf16,
+                     Accum::f32,
+                     1,
+                     0,
+                     0};
+  run_case(kPairGKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_second_run_keeps_valid_rows(require_kernel(kPairGKernel), m.grouping, p, d, 0);
+  });
+  const KernelCase a{"align8", contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
+                     2};
+  run_case(kPairGKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_padding_untouched(p, d, a.grouping);
+  });
 }
 
 // What a TMA-store variant (hgemm's _tma, fp8gemm's _tma and _n192_tma) refuses beside its

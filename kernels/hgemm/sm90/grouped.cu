@@ -198,9 +198,10 @@ __device__ __forceinline__ void grouped_body(const CUtensorMap& tmap_w, const CU
                                              float beta) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, STAGES = Cfg::STAGES, CLUSTER = Cfg::CLUSTER;
   using Acc = Sm90Acc<F16_ACCUM, BM>;
-  static_assert(!Cfg::PARTIAL && !Cfg::CLUSTER_M && (CLUSTER == 1 || (CLUSTER == 2 && !TMA_STORE)),
-                "whole consumer warpgroups; one CTA a tile, or the pair (register epilogue): two "
-                "token tiles of a group on one weight tile, multicast");
+  static_assert(
+      !Cfg::PARTIAL && !Cfg::CLUSTER_M && (CLUSTER == 1 || (CLUSTER == 2 && (!TMA_STORE || UNITS))),
+      "whole consumer warpgroups; one CTA a tile, or the pair (register epilogue; the "
+      "global pair either): two token tiles on one weight tile, multicast");
   // The walk's row tile: BN rows, or the pair's 2 * BN, rank r taking the r-th BN of them; the
   // global pairing (UNITS) walks BN-row tiles two at a time (grouped_unit).
   static_assert(!UNITS || CLUSTER == 2, "the global pairing is a pair's walk");
@@ -358,17 +359,20 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1) hgemm_grouped_sm90_kernel(
 #endif
 }
 
-// _pairg: the pair's cluster on the global pairing of row tiles (grouped_unit, UNITS).
+// _pairg: the pair's cluster on the global pairing of row tiles (grouped_unit, UNITS), with _tma's
+// epilogue (each CTA's own TMA stores of the rows inside its group, a group's last rows from the
+// fragment; beta == 0).
 template <class T, bool F16_ACCUM, class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, 1)
     hgemm_grouped_sm90_pairg_kernel(const __grid_constant__ CUtensorMap tmap_w,
-                                    const __grid_constant__ CUtensorMap tmap_x, T* __restrict__ c,
+                                    const __grid_constant__ CUtensorMap tmap_x,
+                                    const __grid_constant__ CUtensorMap tmap_c, T* __restrict__ c,
                                     const GroupedWalk walk, const int64_t* __restrict__ first_row,
-                                    const int* __restrict__ rows, int N, int k_blocks, float alpha,
-                                    float beta) {
+                                    const int* __restrict__ rows, int N, int k_blocks,
+                                    float alpha) {
 #if GEMMBENCH_SM90A
-  grouped_body<T, F16_ACCUM, Cfg, false, true>(tmap_w, tmap_x, nullptr, c, walk, first_row, rows, N,
-                                               k_blocks, alpha, beta);
+  grouped_body<T, F16_ACCUM, Cfg, true, true>(tmap_w, tmap_x, &tmap_c, c, walk, first_row, rows, N,
+                                              k_blocks, alpha, 0.f);
 #else
   __trap();
 #endif
@@ -694,8 +698,10 @@ constexpr auto pair_kernel_ptr() {
     return &hgemm_grouped_sm90_kernel<T, F16_ACCUM, PairCfg>;
 }
 
-cudaLaunchConfig_t pair_launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
-  return cluster_launch_config(ctas, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(false),
+// The global pair stages its stores (_tma's boxes); the pair does not.
+cudaLaunchConfig_t pair_launch_config(int ctas, bool global, cudaStream_t stream,
+                                      cudaLaunchAttribute& attr) {
+  return cluster_launch_config(ctas, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(global),
                                stream, attr);
 }
 
@@ -707,9 +713,9 @@ int pair_resident_ctas() {
   return count.get([](int) {
     const auto kernel = pair_kernel_ptr<T, F16_ACCUM, GLOBAL>();
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    grouped_smem_bytes(false)));
+                                    grouped_smem_bytes(GLOBAL)));
     const int clusters =
-        max_active_clusters(kernel, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(false));
+        max_active_clusters(kernel, PairCfg::CLUSTER, PairCfg::THREADS, grouped_smem_bytes(GLOBAL));
     if (clusters < 1)
       throw std::runtime_error(std::string(pair_name<GLOBAL>()) +
                                ": no 2-CTA cluster fits an SM pair");
@@ -730,14 +736,25 @@ void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
   // CTA fewer, and never less than one pair.
   const int ctas = std::max(PairCfg::CLUSTER, l.ctas / PairCfg::CLUSTER * PairCfg::CLUSTER);
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = pair_launch_config(ctas, stream, attr);
-  CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM, GLOBAL>(), l.weights, l.rows,
-                                static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
-                                k_blocks, args.alpha, args.beta));
+  const cudaLaunchConfig_t cfg = pair_launch_config(ctas, GLOBAL, stream, attr);
+  if constexpr (GLOBAL) {
+    const CUtensorMap map_c =
+        sm90_grouped_c_store_map(args, pair_name<GLOBAL>(), PairCfg::EPI_BOX, false);
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM, GLOBAL>(), l.weights, l.rows,
+                                  map_c, static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows,
+                                  int(p.n), k_blocks, args.alpha));
+  } else {
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, pair_kernel_ptr<T, F16_ACCUM, GLOBAL>(), l.weights, l.rows,
+                                  static_cast<T*>(args.c), l.walk, gl.first_row, gl.rows, int(p.n),
+                                  k_blocks, args.alpha, args.beta));
+  }
 }
 
 template <bool GLOBAL>
 void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
+  if constexpr (GLOBAL)
+    if (args.beta != 0.f)
+      throw std::invalid_argument(std::string(kPairGName) + ": beta != 0 (C is never read)");
   by_grouped_type(args.problem, pair_name<GLOBAL>(), [&](auto t) {
     using G = decltype(t);
     run_grouped_pair<typename G::type, G::f16_accum, GLOBAL>(args, stream);
@@ -750,13 +767,18 @@ std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const
           hgemm_grouped_unsupported(p, g, caps, kTileN, GLOBAL ? kTileRows : kPairRows);
       !why.empty())
     return why;
+  if (GLOBAL && p.beta != 0)
+    return "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
+           "takes it)";
+  if (GLOBAL && p.n % 8 != 0)
+    return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
   const void* kernel =
       p.dtype == DType::bf16
           ? reinterpret_cast<const void*>(pair_kernel_ptr<__nv_bfloat16, false, GLOBAL>())
       : p.accum == Accum::f16
           ? reinterpret_cast<const void*>(pair_kernel_ptr<__half, true, GLOBAL>())
           : reinterpret_cast<const void*>(pair_kernel_ptr<__half, false, GLOBAL>());
-  return sm90a_image_unsupported(kernel, size_t(grouped_smem_bytes(false)), caps);
+  return sm90a_image_unsupported(kernel, size_t(grouped_smem_bytes(GLOBAL)), caps);
 }
 
 // _fit's launch: the same walk and maps as the register kernel's, in 128 x 128 tiles.
@@ -860,6 +882,8 @@ GEMMBENCH_REGISTER_KERNEL(
 // 2026-11-30_moe_pairg_*.json.gz): over the register kernel 1.082x / 1.021x on DeepSeek-V3 and
 // 1.114x / 1.031x on Mixtral at zipf:1.2 (ahead of the pair on all six layers), 0.967-0.986x on
 // Qwen3's small experts, 0.928x / 0.989x on DeepSeek-V3 balanced (no unit shares its weights).
+// Branch exp-pairg-tma (prepared, not measured): _tma's epilogue in place of the register one
+// (scripts/dev/moe_pairg_tma_ab.json on this build and main's).
 // hgemm takes it where the experts hold 8 Mi weights or more and 1/4 of the units share
 // (rule grouped-global-pair-sm90, kernels/dispatch/dispatch.cpp).
 GEMMBENCH_REGISTER_KERNEL(grouped_info(
