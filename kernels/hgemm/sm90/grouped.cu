@@ -767,11 +767,11 @@ std::string supports_grouped_pair(const GemmProblem& p, const Grouping& g, const
           hgemm_grouped_unsupported(p, g, caps, kTileN, GLOBAL ? kTileRows : kPairRows);
       !why.empty())
     return why;
-  if (GLOBAL && p.beta != 0)
-    return "beta != 0 is not built: the TMA-store epilogue never reads C (hgemm_grouped_sm90 "
-           "takes it)";
-  if (GLOBAL && p.n % 8 != 0)
-    return "N must be a multiple of 8: TMA stores of C need 16-byte aligned row strides";
+  if (GLOBAL)  // _tma's epilogue: beta == 0, N % 8 == 0, any grouping
+    if (std::string why =
+            sm90_grouped_tile_store_unsupported(p, g, kTileRows, "hgemm_grouped_sm90", false);
+        !why.empty())
+      return why;
   const void* kernel =
       p.dtype == DType::bf16
           ? reinterpret_cast<const void*>(pair_kernel_ptr<__nv_bfloat16, false, GLOBAL>())
