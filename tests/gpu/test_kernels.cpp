@@ -55,8 +55,10 @@ const std::vector<Shape3> kShapes = {
 // of N tiles (a cluster's padding tile) and 4 k-blocks (one box as wide as scale_a's rows); a
 // third M tile of 8 rows (M % 8 == 0: the TMA-store epilogue where beta is 0) with 8 k-blocks over
 // 3 stages (a stage's column of the box moves lap by lap); M past a tile, whose second consumer's
-// rows are all past M, with 16 k-blocks (every column of a box read); and 28 k-blocks of a
-// 130-row tile.
+// rows are all past M, with 16 k-blocks (every column of a box read); 28 k-blocks of a
+// 130-row tile; and 65-127 tokens, where the FP8 decode path's second token tile is partly
+// filled (72: its 8 rows a tail box; 96: a second tile of 32 rows; 100: of 36) and a 256-row
+// tile's second 128-row slice lies wholly past M.
 const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         {129, 257, 1040},
                                         {37, 1000, 400},
@@ -71,7 +73,10 @@ const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         {200, 264, 512},
                                         {520, 136, 1024},
                                         {300, 520, 2048},
-                                        {130, 264, 3584}};
+                                        {130, 264, 3584},
+                                        {72, 1000, 1040},
+                                        {96, 264, 656},
+                                        {100, 520, 2064}};
 
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;
