@@ -882,8 +882,11 @@ GEMMBENCH_REGISTER_KERNEL(
 // 2026-11-30_moe_pairg_*.json.gz): over the register kernel 1.082x / 1.021x on DeepSeek-V3 and
 // 1.114x / 1.031x on Mixtral at zipf:1.2 (ahead of the pair on all six layers), 0.967-0.986x on
 // Qwen3's small experts, 0.928x / 0.989x on DeepSeek-V3 balanced (no unit shares its weights).
-// Branch exp-pairg-tma (prepared, not measured): _tma's epilogue in place of the register one
-// (scripts/dev/moe_pairg_tma_ab.json on this build and main's).
+// Its epilogue is _tma's (the rows inside the group by TMA under the next tile's mainloop, a
+// group's last rows from the fragment; beta == 0 and N % 8 == 0, else the register epilogue):
+// against the register epilogue 1.011-1.040x on seven of eight DeepSeek-V3 and Mixtral layers at
+// 4096 tokens, zipf:1.2 and random, 0.995x on the eighth (eleventh session, one board,
+// 2026-11-30_moe_pairg_tma_ab_{branch,main}.json.gz, scripts/dev/moe_pairg_tma_ab.json).
 // hgemm takes it where the experts hold 8 Mi weights or more and 1/4 of the units share
 // (rule grouped-global-pair-sm90, kernels/dispatch/dispatch.cpp).
 GEMMBENCH_REGISTER_KERNEL(grouped_info(
