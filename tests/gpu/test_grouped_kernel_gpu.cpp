@@ -566,11 +566,11 @@ TEST(GroupedTmaKernelStores, NoStoreReachesAnotherGroupsRows) {
   }
 }
 
-// No store of the global pair reaches past a group: masked at max_m 160, run again with the odd
-// groups emptied (expect_second_run_keeps_valid_rows), and contiguous at align 8 (217 padding
-// rows between the groups untouched; bf16: the check reads bf16 NaNs).
-TEST(GroupedPairGKernelStores, NoStoreReachesPastItsGroup) {
-  GEMMBENCH_REQUIRE_GPU();
+// No store of a kernel whose epilogue stores by TMA reaches past a group: masked at max_m 160, run
+// again with the odd groups emptied (expect_second_run_keeps_valid_rows), and contiguous at align
+// 8, the 217 padding rows between the groups untouched (bf16: the check reads bf16 NaNs), on
+// align8_ctas CTAs.
+void expect_no_store_past_group(const char* kernel, int align8_ctas) {
   using G = std::vector<int64_t>;
   const KernelCase m{"masked160",
                      masked(G{100, 128, 65, 127, 1, 64}, 160),
@@ -581,14 +581,20 @@ TEST(GroupedPairGKernelStores, NoStoreReachesPastItsGroup) {
                      1,
                      0,
                      0};
-  run_case(kPairGKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
-    expect_second_run_keeps_valid_rows(require_kernel(kPairGKernel), m.grouping, p, d, 0);
+  run_case(kernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
+    expect_second_run_keeps_valid_rows(require_kernel(kernel), m.grouping, p, d, 0);
   });
-  const KernelCase a{"align8", contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
-                     2};
-  run_case(kPairGKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
+  const KernelCase a{"align8",   contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
+                     align8_ctas};
+  run_case(kernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
     expect_padding_untouched(p, d, a.grouping);
   });
+}
+
+// The global pair (its TMA-store epilogue), the padding walked by one cluster of two CTAs.
+TEST(GroupedPairGKernelStores, NoStoreReachesPastItsGroup) {
+  GEMMBENCH_REQUIRE_GPU();
+  expect_no_store_past_group(kPairGKernel, 2);
 }
 
 // What a TMA-store variant (hgemm's _tma, fp8gemm's _tma and _n192_tma) refuses beside its
@@ -635,30 +641,10 @@ TEST(GroupedTmaKernelSupport, RefusalsAndBadLaunchesNameTheirReason) {
       true);
 }
 
-// No store reaches past a group where the groups are not whole tiles: masked at max_m 160, run
-// again with the odd groups emptied (expect_second_run_keeps_valid_rows); contiguous at align 8,
-// the padding rows between the groups untouched.
+// No store of _tma reaches past a group where the groups are not whole tiles.
 TEST(GroupedTmaKernelStores, NoStoreReachesPastItsGroupAtAnyAlign) {
   GEMMBENCH_REQUIRE_GPU();
-  using G = std::vector<int64_t>;
-  const KernelCase m{"masked160",
-                     masked(G{100, 128, 65, 127, 1, 64}, 160),
-                     264,
-                     256,
-                     DType::bf16,
-                     Accum::f32,
-                     1,
-                     0,
-                     0};
-  run_case(kTmaKernel, m, [&](const GemmProblem& p, const GroupedOperands& d) {
-    expect_second_run_keeps_valid_rows(require_kernel(kTmaKernel), m.grouping, p, d, 0);
-  });
-  // bf16 (the padding check reads bf16 NaNs), 217 padding rows.
-  const KernelCase a{"align8", contiguous(skewed(64), 8), 264, 256, DType::bf16, Accum::f32, 1, 0,
-                     1};
-  run_case(kTmaKernel, a, [&](const GemmProblem& p, const GroupedOperands& d) {
-    expect_padding_untouched(p, d, a.grouping);
-  });
+  expect_no_store_past_group(kTmaKernel, 1);
 }
 
 // ---- fp8gemm_grouped_sm90: e4m3 x e4m3, block128 scales, bf16 C ----
