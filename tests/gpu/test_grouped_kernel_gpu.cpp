@@ -1102,6 +1102,13 @@ TEST(GroupedDispatch, TheChoiceFollowsEachGroupsRows) {
   expect_tma_launch_refused(kFp8N192TmaKernel, fp8_problem_of(fs), skew);
 }
 
+// What hgemm chooses for a grouped case: "kernel rule", or "none: why".
+std::string hgemm_choice(const KernelCase& kc, const DeviceCaps& caps) {
+  const DispatchChoice c =
+      require_kernel("hgemm").choose_grouped(problem_of(kc), kc.grouping, caps);
+  return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
+}
+
 // hgemm's fitted-tile rule: a grouping whose groups have 32 rows or fewer runs _fit_trim,
 // contiguous or masked, verified per group; one group of 33 rows keeps the register kernel.
 TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
@@ -1117,10 +1124,7 @@ TEST(GroupedDispatch, GroupsOf32RowsOrFewerRunTheFittedTile) {
   const KernelCase ho{"one_more", one_more, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelCase hm{"masked", masked, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelInfo& hgemm = require_kernel("hgemm");
-  const auto chosen = [&](const KernelCase& kc) {
-    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
-    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
-  };
+  const auto chosen = [&](const KernelCase& kc) { return hgemm_choice(kc, caps); };
   EXPECT_EQ(chosen(hs), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
   EXPECT_EQ(chosen(ho), std::string(kKernel) + " grouped-persistent-sm90");
   EXPECT_EQ(chosen(hm), std::string(kFitTrimKernel) + " grouped-fitted-tile-sm90");
@@ -1147,10 +1151,7 @@ TEST(GroupedDispatch, GroupsThatFillThePairsRunThePair) {
   const KernelCase hm{"masked", filled_masked, 264, 136, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelCase ff{"filled_f16", filled, 136, 264, DType::f16, Accum::f16, 1, 0, 0};
   const KernelInfo& hgemm = require_kernel("hgemm");
-  const auto chosen = [&](const KernelCase& kc) {
-    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
-    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
-  };
+  const auto chosen = [&](const KernelCase& kc) { return hgemm_choice(kc, caps); };
   EXPECT_EQ(chosen(hf), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(chosen(ff), std::string(kPairKernel) + " grouped-cluster-pair-sm90");
   EXPECT_EQ(chosen(hs), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
@@ -1177,10 +1178,7 @@ TEST(GroupedDispatch, UnitsThatShareLargeWeightsRunTheGlobalPair) {
   const KernelCase hs{"shared", shared, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelCase ht{"straddle", straddle, 1024, 8192, DType::bf16, Accum::f32, 1, 0, 0};
   const KernelInfo& hgemm = require_kernel("hgemm");
-  const auto chosen = [&](const KernelCase& kc) {
-    const DispatchChoice c = hgemm.choose_grouped(problem_of(kc), kc.grouping, caps);
-    return c.kernel ? c.kernel->name + " " + c.rule : "none: " + c.why;
-  };
+  const auto chosen = [&](const KernelCase& kc) { return hgemm_choice(kc, caps); };
   EXPECT_EQ(chosen(hs), std::string(kPairGKernel) + " grouped-global-pair-sm90");
   EXPECT_EQ(chosen(ht), std::string(kTmaKernel) + " grouped-tma-store-edge-sm90");
   EXPECT_EQ(grouped_launch_tile_rows(hgemm, problem_of(hs), shared, caps), 128);
