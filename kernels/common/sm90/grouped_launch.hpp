@@ -60,7 +60,7 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
 // `kernel`, where C is not 16-byte aligned or N % 8 != 0, or where the grouping fails
 // sm90_grouped_tile_store_unsupported (checked at every launch, not only in supports()), unless
 // whole_tiles is false: a kernel that stores by TMA only the boxes that lie in their group
-// (hgemm_grouped_sm90_tma_edge) takes any grouping.
+// (hgemm_grouped_sm90_tma, hgemm_grouped_sm90_pairg) takes any grouping.
 CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box,
                                      bool whole_tiles = true);
 

@@ -883,7 +883,8 @@ GEMMBENCH_REGISTER_KERNEL(
 // 1.114x / 1.031x on Mixtral at zipf:1.2 (ahead of the pair on all six layers), 0.967-0.986x on
 // Qwen3's small experts, 0.928x / 0.989x on DeepSeek-V3 balanced (no unit shares its weights).
 // Its epilogue is _tma's (the rows inside the group by TMA under the next tile's mainloop, a
-// group's last rows from the fragment; beta == 0 and N % 8 == 0, else the register epilogue):
+// group's last rows from the fragment; it refuses beta != 0 and N % 8 != 0, which hgemm's next
+// candidates take):
 // against the register epilogue 1.011-1.040x on seven of eight DeepSeek-V3 and Mixtral layers at
 // 4096 tokens, zipf:1.2 and random, 0.995x on the eighth (eleventh session, one board,
 // 2026-11-30_moe_pairg_tma_ab_{branch,main}.json.gz, scripts/dev/moe_pairg_tma_ab.json).
