@@ -316,23 +316,25 @@ EOF2
       # ncu-l2:<tag>:<gemmbench args>; where one launch's L2 traffic comes from (per source unit:
       # the SMs' own requests against the other L2 partition's, through the fabric), for every
       # GEMM kernel the run makes, cuBLAS's included. The metric names available are logged too.
+      # NCU_SKIP / NCU_COUNT (default 4 / 4): the launches skipped, then profiled (a per-group
+      # loop launches one kernel a group: count them all).
       rest=${step#ncu-l2:}
       tag=${rest%%:*}
       args=${rest#*:}
       ncu --query-metrics --chip gh100 2>&1 | grep -E '^lts__t_(sectors|requests)_src' >"$logs/ncu_l2_metric_names.txt"
       timeout 300 ncu --clock-control none --kernel-name "regex:${NCU_KERNEL_REGEX:-gemm|nvjet|xmma}" \
-        --launch-skip 4 --launch-count 4 \
+        --launch-skip "${NCU_SKIP:-4}" --launch-count "${NCU_COUNT:-4}" \
         --metrics "regex:^lts__t_sectors_src(unit|node)_[a-z]+\.sum$",lts__t_sectors.sum,lts__t_bytes.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second \
         "$bin" $args --warmup 2 --min-samples 4 --min-time 0 --no-verify --quiet >"$logs/ncu_l2_$tag.txt" 2>&1
       rc=$?
       if [ $rc -ne 0 ]; then  # a metric this ncu does not know: the source breakdown alone
         timeout 300 ncu --clock-control none --kernel-name "regex:${NCU_KERNEL_REGEX:-gemm|nvjet|xmma}" \
-          --launch-skip 4 --launch-count 4 --metrics "regex:^lts__t_sectors_src(unit|node)_[a-z]+\.sum$",lts__t_bytes.sum \
+          --launch-skip "${NCU_SKIP:-4}" --launch-count "${NCU_COUNT:-4}" --metrics "regex:^lts__t_sectors_src(unit|node)_[a-z]+\.sum$",lts__t_bytes.sum \
           "$bin" $args --warmup 2 --min-samples 4 --min-time 0 --no-verify --quiet >>"$logs/ncu_l2_$tag.txt" 2>&1
         rc="$rc, retry with fewer metrics: $?"
       fi
       note "ncu-l2 $tag: rc=$rc (env: ${GEMMBENCH_ENV_NOTE:-none})"
-      grep -E '^  [A-Za-z_].*\(|lts__|dram__bytes|gpu__time|cycles_elapsed' "$logs/ncu_l2_$tag.txt" | head -60 | tee -a "$summary"
+      grep -E '^  [A-Za-z_].*\(|lts__|dram__bytes|gpu__time|cycles_elapsed' "$logs/ncu_l2_$tag.txt" | head -"${NCU_LINES:-60}" | tee -a "$summary"
       ;;
     sass)
       # Resource usage (registers, shared memory, stack/spills) and the instructions the kernels
