@@ -69,9 +69,7 @@ done
 # A stopped lane leaves its logs untarred: take them all here.
 mapfile -t logdirs < <(cd "$root/gpu_out" && ls -d logs_* 2>/dev/null)
 tar -C "$root/gpu_out" -czf "$OUT/all_logs.tar.gz" "${logdirs[@]}"
-(cd "$OUT" && find . -type f ! -name all_logs.tar.gz ! -name boards.txt ! -name '*_session.txt' -print0 |
-  tar --null -czf reports.tar.gz -T - --remove-files)
-find "$OUT" -type d -empty -delete
+scripts/dev/pack_reports.sh "$OUT"
 echo "==== boards"
 cat "$OUT/boards.txt"
 for d in build lane0 lane1; do
