@@ -148,4 +148,13 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
     "weight tile to both, every tile whole"));
 
+// fp8gemm_decode_sm90_wmc40: _wmc with token tiles of 40 at 65-80 tokens (wgmma n40), on 16
+// stages at the 64-row shared tile: cuBLASLt's tile at 72x4096x14336, where it runs 20.0 us to
+// _wmc's 22.5 on 64-token tiles under Nsight Compute (docs/fp8.md, "State (2026-11-30, twelfth
+// session)"). No rule runs it; not yet run on a GPU.
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles40>(
+    "fp8gemm_decode_sm90_wmc40",
+    "fp8gemm_decode_sm90_wmc with token tiles of 40 at 65-80 tokens (wgmma n40, 16 stages on the "
+    "64-row shared tile)"));
+
 }  // namespace gemmbench

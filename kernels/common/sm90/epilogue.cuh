@@ -202,7 +202,8 @@ __device__ __forceinline__ void store_packed_box(const uint32_t (&packed)[P],
 // for h in {0,1} and chunk j < BM/8, C(m, n) at n = n0 + 8h,
 // m = m0 + 8j + 2q + {0,1}. For each quad of chunks 4J..4J+3
 // the quad transpose leaves lane q with chunk 4J + q whole: 8
-// consecutive m, one 16-byte store. n_row: this thread's
+// consecutive m, one 16-byte store; chunks past the last whole
+// quad (BM = 40) are stored pair by pair. n_row: this thread's
 // GEMM-N row for h = 0 (n0 + 16 * warp + g); m_tile0: the
 // tile's first m.
 template <class T, bool F16_ACCUM, int BM, class AccReg, int ACC_REGS>
@@ -246,6 +247,34 @@ __device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REG
       }
       quad_transpose(out, q);
       if (valid > 0) store_chunk(col + m, valid, vec, out);
+    }
+    // A last part quad (BM % 32 == 8 .. 24: the FP8 decode path's 40-token tile): each chunk
+    // stored pair by pair from the fragment, m = m0 + 8j + 2q + {0,1}, 4 bytes where both lie
+    // inside M and C is aligned (vec: every column start 16-byte aligned, m even), else 2.
+#pragma unroll
+    for (int j = BM / 32 * 4; j < BM / 8; ++j) {
+      const int m = m_tile0 + 8 * j + 2 * q;
+      const int valid = row_ok ? min(M - m, 2) : 0;
+      float2 v;
+      if constexpr (F16_ACCUM)
+        v = unpack2<__half>(acc[2 * j + h]);
+      else
+        v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      v.x *= alpha, v.y *= alpha;
+      const bool pair = valid == 2 && vec;
+      if (beta != 0.f && valid > 0) {
+        const uint32_t o = pair ? *reinterpret_cast<const uint32_t*>(col + m)
+                                : uint32_t(col[m]) | (valid > 1 ? uint32_t(col[m + 1]) << 16 : 0u);
+        const float2 of = unpack2<T>(o);
+        v.x += beta * of.x, v.y += beta * of.y;
+      }
+      const uint32_t out = pack2<T>(v.x, v.y);
+      if (pair) {
+        *reinterpret_cast<uint32_t*>(col + m) = out;
+      } else {
+        if (valid > 0) col[m] = uint16_t(out);
+        if (valid > 1) col[m + 1] = uint16_t(out >> 16);
+      }
     }
   }
 }

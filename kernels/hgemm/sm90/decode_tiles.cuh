@@ -66,7 +66,10 @@ using TilesWithDecodeTail =
 // whole 64-row consumers, as the 128- and 192-row ones). The 16-bit path was not measured so.
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-template <bool NARROW>
+// FIT40 (fp8gemm_decode_sm90_wmc40): at 65-80 tokens token tiles of 40, the pair covering 80, on
+// rings as deep as the smaller stage allows (16 stages of 13 KB on the 64-row shared tile),
+// where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200).
+template <bool NARROW, bool FIT40 = false>
 struct WeightShareTilesT {
   using First = N64Tile32;
   template <int BM, int S64, int S96, int S128, int S160, int S192, class F>
@@ -93,11 +96,14 @@ struct WeightShareTilesT {
       else
         return f(WeightShare<32, 64, 16>{});
     }
+    if constexpr (FIT40)
+      if (p.m <= 80) return shared<40, 16, 10, 10, 7, 7>(p, sms, f);
     return shared<64, 12, 8, 8, 6, 6>(p, sms, f);
   }
 };
 using WeightShareTiles = WeightShareTilesT<false>;
 using Fp8WeightShareTiles = WeightShareTilesT<true>;
+using Fp8WeightShareTiles40 = WeightShareTilesT<true, true>;
 
 }  // namespace
 }  // namespace gemmbench
