@@ -197,6 +197,19 @@ __device__ __forceinline__ void store_packed_box(const uint32_t (&packed)[P],
                                     bar_id);
 }
 
+// The fragment's pair (chunk j, h) in f32, times alpha: C(m0 + 8j + 2q + {0,1}, n).
+template <bool F16_ACCUM, class AccReg, int ACC_REGS>
+__device__ __forceinline__ float2 scaled_pair(const AccReg (&acc)[ACC_REGS], int j, int h,
+                                              float alpha) {
+  float2 v;
+  if constexpr (F16_ACCUM)
+    v = unpack2<__half>(acc[2 * j + h]);
+  else
+    v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+  v.x *= alpha, v.y *= alpha;
+  return v;
+}
+
 // Register epilogue: C = alpha * acc + beta * C straight from
 // the fragment (any M, beta, C). Thread (warp, g, q) holds,
 // for h in {0,1} and chunk j < BM/8, C(m, n) at n = n0 + 8h,
@@ -232,13 +245,7 @@ __device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REG
                         // (8) along m after the transpose
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int j = 4 * J + i;  // chunk of the fragment
-        float2 v;
-        if constexpr (F16_ACCUM)
-          v = unpack2<__half>(acc[2 * j + h]);
-        else
-          v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-        v.x *= alpha, v.y *= alpha;
+        float2 v = scaled_pair<F16_ACCUM>(acc, 4 * J + i, h, alpha);  // chunk 4J + i
         if (beta != 0.f) {
           const float2 o = unpack2<T>(c_old[i]);
           v.x += beta * o.x, v.y += beta * o.y;
@@ -255,12 +262,7 @@ __device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REG
     for (int j = BM / 32 * 4; j < BM / 8; ++j) {
       const int m = m_tile0 + 8 * j + 2 * q;
       const int valid = row_ok ? min(M - m, 2) : 0;
-      float2 v;
-      if constexpr (F16_ACCUM)
-        v = unpack2<__half>(acc[2 * j + h]);
-      else
-        v = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-      v.x *= alpha, v.y *= alpha;
+      float2 v = scaled_pair<F16_ACCUM>(acc, j, h, alpha);
       const bool pair = valid == 2 && vec;
       if (beta != 0.f && valid > 0) {
         const uint32_t o = pair ? *reinterpret_cast<const uint32_t*>(col + m)
