@@ -315,6 +315,19 @@ std::vector<KernelCase> pairg_cases() {
   return v;
 }
 
+// What the TMA-store epilogue itself refuses, on any kernel that has it (_pairg, the _tma
+// variants), each with its reason: beta != 0 (C is never read) and N % 8 != 0 (C's rows are not
+// 16-byte aligned for TMA).
+void expect_tma_epilogue_refusals(const KernelInfo& k, const GemmProblem& p, const DeviceCaps& caps,
+                                  const Grouping& g) {
+  GemmProblem q = p;
+  q.beta = 0.5;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
+  q = p;
+  q.n = 100;
+  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+}
+
 class GroupedPairGKernel : public ::testing::TestWithParam<KernelCase> {};
 
 TEST_P(GroupedPairGKernel, MatchesThePerGroupReference) {
@@ -338,12 +351,7 @@ TEST(GroupedPairGKernelSupport, ItsTablesAreTheRegisterKernels) {
   const GroupedLaunchTables tiles256(g, 256, nullptr);
   args.grouped = &tiles256.launch;
   EXPECT_THROW(k.launch(args, nullptr), std::invalid_argument) << "a table of 256-row tiles";
-  GemmProblem q = p;
-  q.beta = 0.5;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
-  q = p;
-  q.n = 100;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+  expect_tma_epilogue_refusals(k, p, caps, g);
   GemmArgs beta_args{p};
   beta_args.beta = 0.5f;
   EXPECT_THROW(k.launch(beta_args, nullptr), std::invalid_argument) << "beta != 0";
@@ -620,12 +628,7 @@ void expect_tma_store_refusals(const char* kernel, const GemmProblem& p,
     EXPECT_NE(why_unsupported(k, p, caps, &align8).find("--group-align 128"), std::string::npos);
     EXPECT_NE(why_unsupported(k, p, caps, &max_m_160).find("--group-max-m 128"), std::string::npos);
   }
-  GemmProblem q = p;
-  q.beta = 0.5;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("beta != 0"), std::string::npos);
-  q = p;
-  q.n = 100;
-  EXPECT_NE(why_unsupported(k, q, caps, &g).find("multiple of 8"), std::string::npos);
+  expect_tma_epilogue_refusals(k, p, caps, g);
   GemmArgs args{p};
   const float scale = 1.f;
   if (is_fp8(p.dtype)) args.scale_a = args.scale_b = &scale;
