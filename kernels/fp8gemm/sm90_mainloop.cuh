@@ -234,7 +234,7 @@ struct F2Mainloop {
   // (issue_next) and never polls. Measured (H200, each alone at steady state, DeepGEMM's six
   // shapes at M 4096, block128): _m256c2ts 1.036x its time without the poll (1.015-1.064x),
   // _m256c2 1.005x, _n192 1.003x, the non-polling _pipe 1.000x
-  // (bench_results/h200/2026-11-29_fp8_poll_ab_compare.txt).
+  // (bench_results/h200/2026-11-29_fp8_poll_ab_compare.txt.gz).
   bool polled = false;
   __device__ __forceinline__ void poll_next() {
     polled = sm90::mbarrier_test_wait_parity(ring.full(ring.stage), ring.phase);

@@ -164,7 +164,7 @@ struct Sm90Producer {
     // whole cluster meeting at a closing barrier. With the store wait at the consumers' end (reads
     // only), this took 1.6-1.7 us off hgemm_decode_sm90_wmc at 128x4096x4096 and 128x4096x7168,
     // the tail alone 0.8-1.6 us (event time of one cold launch, medians of three rounds, H200:
-    // bench_results/h200/reference/2026-11-27_sm90_tail_ab.txt).
+    // bench_results/h200/reference/2026-11-27_sm90_tail_ab.txt.gz).
     if constexpr (CLUSTER > 1) drain(ring);
   }
 
