@@ -530,7 +530,15 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{64, 28672, 4096, ScaleMode::row, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         // Rule F40: at 65-80 tokens, where rule F's clusters fit, its kernel on token tiles
+         // of 40; past 80, and where they do not fit, as before.
+         Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc40"},
+         Pick{72, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc40"},
+         Pick{80, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmc40"},
+         Pick{64, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{81, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{72, 28672, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
+         Pick{72, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
          Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 128 CTAs
          Pick{128, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 108, 67.5 Mi
@@ -556,6 +564,9 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     EXPECT_EQ(picks().at(1).kernel, "fp8gemm_sm90_persistent_t_m64") << "the e5m2 pairs";
     t.fast_accum = true;
     EXPECT_NE(pick(), "fp8gemm_decode_sm90_wmc");
+    t.m = 72;
+    EXPECT_NE(pick(), "fp8gemm_decode_sm90_wmc40");
+    t.m = 64;
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64")
         << "rule F is the H200's";
