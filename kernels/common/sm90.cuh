@@ -409,6 +409,18 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
   "{"                                                                                        \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19" \
   "}"
+#define GB_WGMMA_REGS_24                                                                       \
+  "{"                                                                                          \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, "                                                                                      \
+  "%21, %22, %23"                                                                              \
+  "}"
+#define GB_WGMMA_REGS_28                                                                       \
+  "{"                                                                                          \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, "                                                                                      \
+  "%21, %22, %23, %24, %25, %26, %27"                                                          \
+  "}"
 #define GB_WGMMA_F16(d, i) GB_WGMMA_F8(d, i), GB_WGMMA_F8(d, i + 8)
 #define GB_WGMMA_R16(d, i) GB_WGMMA_R8(d, i), GB_WGMMA_R8(d, i + 8)
 
@@ -546,8 +558,8 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
 // needs f32 accuracy adds D into f32 registers every few instructions (scale_d = 0 starts a new
 // partial). Fragment as wgmma_m64k16_f32 with N = 128.
 // One wgmma of FP8 kind KIND (".e4m3.e4m3", ".e4m3.e5m2", ".e5m2.e4m3": A's format, then B's),
-// f32 accumulate, N = 16 to 192 (d[N / 2]); d, desc_a, desc_b and scale_d are the caller's. N = 40:
-// the FP8 decode path's token tile fitted to 65-80 tokens (two tiles of 40 on a pair).
+// f32 accumulate, N = 16 to 192 (d[N / 2]); d, desc_a, desc_b and scale_d are the caller's. N = 40,
+// 48, 56: the FP8 decode path's token tiles fitted to 65-112 tokens (two tiles on a pair).
 #define GB_WGMMA_FP8_N16(KIND)                                              \
   asm volatile(                                                             \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                          \
@@ -568,6 +580,20 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
       "wgmma.mma_async.sync.aligned.m64n40k32.f32" KIND " " GB_WGMMA_REGS_20   \
       ", %20, %21, p, 1, 1;\n}\n"                                              \
       : GB_WGMMA_F16(d, 0), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]) \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GB_WGMMA_FP8_N48(KIND)                                               \
+  asm volatile(                                                              \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"                           \
+      "wgmma.mma_async.sync.aligned.m64n48k32.f32" KIND " " GB_WGMMA_REGS_24 \
+      ", %24, %25, p, 1, 1;\n}\n"                                            \
+      : GB_WGMMA_F16(d, 0), GB_WGMMA_F8(d, 16)                               \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GB_WGMMA_FP8_N56(KIND)                                                                     \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %30, 0;\n"                                                 \
+      "wgmma.mma_async.sync.aligned.m64n56k32.f32" KIND " " GB_WGMMA_REGS_28                       \
+      ", %28, %29, p, 1, 1;\n}\n"                                                                  \
+      : GB_WGMMA_F16(d, 0), GB_WGMMA_F8(d, 16), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]) \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 #define GB_WGMMA_FP8_N64(KIND)                                               \
   asm volatile(                                                              \
@@ -591,16 +617,17 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
       : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)          \
       : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 // The kind of a pair of formats (A, B the wgmma's operands' types; PTX ISA, wgmma.mma_async
-// .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 16, 32, 40, 64, 128 or
-// 192: one wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has no instance
-// (nothing runs it: core/types.hpp, fp8_pair_unsupported).
+// .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 16, 32, 40, 48, 56, 64,
+// 128 or 192: one wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has no
+// instance (nothing runs it: core/types.hpp, fp8_pair_unsupported).
 template <DType A, DType B, int N>
 __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t desc_a,
                                                      uint64_t desc_b, int scale_d) {
   static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
                 "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
-  static_assert(N == 16 || N == 32 || N == 40 || N == 64 || N == 128 || N == 192,
-                "wgmma m64n{16,32,40,64,128,192}k32");
+  static_assert(
+      N == 16 || N == 32 || N == 40 || N == 48 || N == 56 || N == 64 || N == 128 || N == 192,
+      "wgmma m64n{16,32,40,48,56,64,128,192}k32");
 #define GB_WGMMA_FP8(KIND)         \
   if constexpr (N == 16) {         \
     GB_WGMMA_FP8_N16(KIND);        \
@@ -608,6 +635,10 @@ __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t
     GB_WGMMA_FP8_N32(KIND);        \
   } else if constexpr (N == 40) {  \
     GB_WGMMA_FP8_N40(KIND);        \
+  } else if constexpr (N == 48) {  \
+    GB_WGMMA_FP8_N48(KIND);        \
+  } else if constexpr (N == 56) {  \
+    GB_WGMMA_FP8_N56(KIND);        \
   } else if constexpr (N == 64) {  \
     GB_WGMMA_FP8_N64(KIND);        \
   } else if constexpr (N == 128) { \
@@ -627,12 +658,17 @@ __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t
 #undef GB_WGMMA_FP8_N16
 #undef GB_WGMMA_FP8_N32
 #undef GB_WGMMA_FP8_N40
+#undef GB_WGMMA_FP8_N48
+#undef GB_WGMMA_FP8_N56
 #undef GB_WGMMA_FP8_N64
 #undef GB_WGMMA_FP8_N128
 #undef GB_WGMMA_FP8_N192
 
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16
+#undef GB_WGMMA_REGS_20
+#undef GB_WGMMA_REGS_24
+#undef GB_WGMMA_REGS_28
 #undef GB_WGMMA_F16
 #undef GB_WGMMA_R16
 #undef GB_WGMMA_REGS_32

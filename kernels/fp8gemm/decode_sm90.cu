@@ -151,10 +151,19 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
 // fp8gemm_decode_sm90_wmc40: _wmc with token tiles of 40 at 65-80 tokens (wgmma n40), on 16
 // stages at the 64-row shared tile: cuBLASLt's tile at 72x4096x14336, where it runs 20.0 us to
 // _wmc's 22.5 on 64-token tiles under Nsight Compute (docs/fp8.md, "State (2026-11-30, twelfth
-// session)"). No rule runs it; not yet run on a GPU.
+// session)"). Rule F40 runs it: 1.004-1.109x _wmc's speed at 65-80 tokens on the layers rule F
+// takes (H200, two boards; kernels/dispatch/rules.cpp).
 GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles40>(
     "fp8gemm_decode_sm90_wmc40",
     "fp8gemm_decode_sm90_wmc with token tiles of 40 at 65-80 tokens (wgmma n40, 16 stages on the "
     "64-row shared tile)"));
+
+// fp8gemm_decode_sm90_wmcfit: _wmc40 with the token tile fitted past 80 tokens too, 48 at 81-96
+// and 56 at 97-112 (wgmma n48, n56), where _wmc runs 64 and its second tile is a quarter to a half
+// empty. Not yet run on a GPU; no rule runs it.
+GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTilesFit>(
+    "fp8gemm_decode_sm90_wmcfit",
+    "fp8gemm_decode_sm90_wmc40 with token tiles of 48 at 81-96 tokens and 56 at 97-112 (wgmma n48, "
+    "n56)"));
 
 }  // namespace gemmbench

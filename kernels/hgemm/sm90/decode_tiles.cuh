@@ -66,10 +66,12 @@ using TilesWithDecodeTail =
 // whole 64-row consumers, as the 128- and 192-row ones). The 16-bit path was not measured so.
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-// FIT40 (fp8gemm_decode_sm90_wmc40): at 65-80 tokens token tiles of 40, the pair covering 80, on
-// rings as deep as the smaller stage allows (16 stages of 13 KB on the 64-row shared tile),
-// where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200).
-template <bool NARROW, bool FIT40 = false>
+// FIT_UP_TO (FP8 only): token tiles fitted to the tokens past 64, the pair covering them, on rings
+// as deep as the smaller stage allows (each ring at most the 208 KB of the 40-token tile's 16
+// stages of 13 KB on the 64-row shared tile). 40 (fp8gemm_decode_sm90_wmc40): tiles of 40 at 65-80
+// tokens, where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200). 56
+// (fp8gemm_decode_sm90_wmcfit): also 48 at 81-96 and 56 at 97-112. 0: 64 from 65 tokens on.
+template <bool NARROW, int FIT_UP_TO = 0>
 struct WeightShareTilesT {
   using First = N64Tile32;
   template <int BM, int S64, int S96, int S128, int S160, int S192, class F>
@@ -96,14 +98,19 @@ struct WeightShareTilesT {
       else
         return f(WeightShare<32, 64, 16>{});
     }
-    if constexpr (FIT40)
+    if constexpr (FIT_UP_TO >= 40)
       if (p.m <= 80) return shared<40, 16, 10, 10, 7, 7>(p, sms, f);
+    if constexpr (FIT_UP_TO >= 48)
+      if (p.m <= 96) return shared<48, 14, 9, 9, 6, 6>(p, sms, f);
+    if constexpr (FIT_UP_TO >= 56)
+      if (p.m <= 112) return shared<56, 13, 9, 9, 6, 6>(p, sms, f);
     return shared<64, 12, 8, 8, 6, 6>(p, sms, f);
   }
 };
 using WeightShareTiles = WeightShareTilesT<false>;
 using Fp8WeightShareTiles = WeightShareTilesT<true>;
-using Fp8WeightShareTiles40 = WeightShareTilesT<true, true>;
+using Fp8WeightShareTiles40 = WeightShareTilesT<true, 40>;
+using Fp8WeightShareTilesFit = WeightShareTilesT<true, 56>;
 
 }  // namespace
 }  // namespace gemmbench
