@@ -357,14 +357,14 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 // per-tensor e5m2 pairs there F3 on 64-row tiles; at 2-8 tokens F5 per-tensor with weights over
 // 64 Mi), F3 on 64-row tiles at 17-64 (on the H200
 // per-tensor at 17-32 F5; per-tensor and per-row at 33-128, F5's weight-sharing clusters where
-// they fit one wave, on token tiles of 40 at 65-80), F3 on the stream-K schedule where a row of
-// tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row tiles on 2-CTA
-// clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on 128x192 tiles
-// where they fill it as well, else (block128 or per-row at M >= 4096) the 256-row tiles where they
-// fill it, else F3 with its promotion pipelined; F3 itself with fast accumulation (no promotion:
-// both variants measured without it). F2 and F1 run where F3's image or shape check refuses (they
-// share its constraints, so only on a build that lacks it). The e5m2 pairs take the same rules: F4
-// and F3's variants run them, F2 does not (it falls through to F1).
+// they fit one wave, on token tiles fitted to the tokens at 65-112), F3 on the stream-K schedule
+// where a row of tiles leaves most SMs idle; block128 at M >= 4096 and K >= 4096, F3 on 256-row
+// tiles on 2-CTA clusters where those fill the grid about as well as 128x128 ones; elsewhere F3 on
+// 128x192 tiles where they fill it as well, else (block128 or per-row at M >= 4096) the 256-row
+// tiles where they fill it, else F3 with its promotion pipelined; F3 itself with fast accumulation
+// (no promotion: both variants measured without it). F2 and F1 run where F3's image or shape check
+// refuses (they share its constraints, so only on a build that lacks it). The e5m2 pairs take the
+// same rules: F4 and F3's variants run them, F2 does not (it falls through to F1).
 constexpr Rule kFp8[] = {
     {"fp8-hopper-decode-9-to-16-tokens",
      [](const Case& c) {
@@ -420,23 +420,29 @@ constexpr Rule kFp8[] = {
      "seven of eight layers (0.988x at 32x10240x8192); block128 not (behind _m64 on three of "
      "DeepSeek-V3's four large layers); 17-31 tokens not measured",
      "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz"},
-    {"fp8-hopper-decode-shared-weights-40-token-tiles",
+    {"fp8-hopper-decode-shared-weights-fitted-token-tiles",
      [](const Case& c) {
-       return c.fast_hbm && c.m >= 65 && c.m <= 80 && !c.p.fast_accum &&
+       return c.fast_hbm && c.m >= 65 && c.m <= 112 && !c.p.fast_accum &&
               (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::row) &&
               fp8_weight_share_fits(c);
      },
-     "fp8gemm_decode_sm90_wmc40",
-     "H200, 65 <= M <= 80, per-tensor or per-row, no fast accumulation, where rule F's clusters "
-     "fit: rule F's kernel with token tiles of 40 (the pair covers 80 tokens; wgmma n40, 16 stages "
-     "on the 64-row shared tile), e4m3 x e4m3 (the e5m2 pairs fall through)",
-     "rule F40: Llama 3 8B and 70B, H200 sustained, two boards, beside _wmc in one binary: "
-     "1.004-1.109x _wmc's speed on the six layers rule F takes at 65, 72, 77 and 80 tokens "
-     "per-tensor and 72 per-row (geomean 1.034-1.062 a token count and board); at 72 tokens "
-     "per-tensor 0.992-0.995x cuBLASLt geomean against _wmc's 0.949-0.954x (4096x14336 "
-     "0.949-0.950x against 0.866-0.867x); per-row at 65, 77 and 80 tokens and held-out layers "
-     "not measured",
-     "h200/2026-11-30_fp8_wmc40_ab_board0.json.gz, h200/2026-11-30_fp8_wmc40_ab_board1.json.gz"},
+     "fp8gemm_decode_sm90_wmcfit",
+     "H200, 65 <= M <= 112, per-tensor or per-row, no fast accumulation, where rule F's clusters "
+     "fit: rule F's kernel with the token tile fitted to the tokens (the pair covers them: 40 at "
+     "65-80, 48 at 81-96, 56 at 97-112; 16, 14 and 13 stages on the 64-row shared tile), e4m3 x "
+     "e4m3 (the e5m2 pairs fall through)",
+     "rule F40: Llama 3 8B and 70B, H200 sustained, beside _wmc in one binary, on the six layers "
+     "rule F takes: the 40-token tile (two boards) 1.004-1.109x _wmc's speed at 65, 72, 77 and 80 "
+     "tokens per-tensor and 72 per-row (geomean 1.034-1.062 a token count and board; at 72 "
+     "per-tensor 0.992-0.995x cuBLASLt against _wmc's 0.949-0.954x, 4096x14336 0.949-0.950x "
+     "against 0.866-0.867x); 48 (one board) 1.003-1.048x at 88 and 96 and 96 per-row; 56 (one "
+     "board) 0.994-1.033x at 104 and 112 (geomean 1.018, 1.013). Through fp8gemm on the five "
+     "held-out layers rule F takes (Qwen2.5-14B, Mistral-Small-24B) at 72 tokens: 0.980-1.006x "
+     "cuBLASLt per-tensor against _wmc's 0.900-0.963x; in a burst on Llama 3 at 72, 1.002x "
+     "cuBLASLt geomean",
+     "h200/2026-11-30_fp8_wmc40_ab_board0.json.gz, h200/2026-11-30_fp8_wmc40_ab_board1.json.gz, "
+     "h200/2026-12-01_fp8_wmcfit_ab_board0.json.gz, h200/2026-12-01_fp8_wmc40_confirm.json.gz, "
+     "h200/2026-12-01_fp8_wmc40_burst72.json.gz"},
     {"fp8-hopper-decode-shared-weights",
      [](const Case& c) {
        return c.fast_hbm && c.m > 32 && c.m <= 128 && !c.p.fast_accum &&

@@ -148,22 +148,16 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
     "fp8gemm_decode_sm90_n64 with the tokens in two M tiles of a 2-CTA cluster that multicasts the "
     "weight tile to both, every tile whole"));
 
-// fp8gemm_decode_sm90_wmc40: _wmc with token tiles of 40 at 65-80 tokens (wgmma n40), on 16
-// stages at the 64-row shared tile: cuBLASLt's tile at 72x4096x14336, where it runs 20.0 us to
-// _wmc's 22.5 on 64-token tiles under Nsight Compute (docs/fp8.md, "State (2026-11-30, twelfth
-// session)"). Rule F40 runs it: 1.004-1.109x _wmc's speed at 65-80 tokens on the layers rule F
-// takes (H200, two boards; kernels/dispatch/rules.cpp).
-GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles40>(
-    "fp8gemm_decode_sm90_wmc40",
-    "fp8gemm_decode_sm90_wmc with token tiles of 40 at 65-80 tokens (wgmma n40, 16 stages on the "
-    "64-row shared tile)"));
-
-// fp8gemm_decode_sm90_wmcfit: _wmc40 with the token tile fitted past 80 tokens too, 48 at 81-96
-// and 56 at 97-112 (wgmma n48, n56), where _wmc runs 64 and its second tile is a quarter to a half
-// empty. Not yet run on a GPU; no rule runs it.
+// fp8gemm_decode_sm90_wmcfit: _wmc with the token tile fitted to the tokens past 64, the pair
+// covering them: 40 at 65-80 (wgmma n40; cuBLASLt's tile at 72x4096x14336, where it ran 20.0 us to
+// _wmc's 22.5 on 64-token tiles under Nsight Compute), 48 at 81-96 and 56 at 97-112, where _wmc's
+// second 64-token tile is a quarter to a half empty. Rule F40 runs it (kernels/dispatch/rules.cpp:
+// 1.004-1.109x _wmc's speed at 65-96 tokens on the layers rule F takes, H200; docs/fp8.md, "State
+// (2026-11-30, thirteenth session)"). Measured first as fp8gemm_decode_sm90_wmc40, the same
+// kernels at 65-80 tokens.
 GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTilesFit>(
     "fp8gemm_decode_sm90_wmcfit",
-    "fp8gemm_decode_sm90_wmc40 with token tiles of 48 at 81-96 tokens and 56 at 97-112 (wgmma n48, "
-    "n56)"));
+    "fp8gemm_decode_sm90_wmc with the token tile fitted to the tokens past 64: 40 at 65-80, 48 at "
+    "81-96, 56 at 97-112 (wgmma n40, n48, n56)"));
 
 }  // namespace gemmbench

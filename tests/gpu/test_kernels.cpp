@@ -77,7 +77,7 @@ const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         {72, 1000, 1040},
                                         {96, 264, 656},
                                         {100, 520, 2064},
-                                        // _wmc40's second 40-token tile ending inside its last
+                                        // _wmcfit's second 40-token tile ending inside its last
                                         // 8-token chunk (the pair-by-pair stores, C unaligned)
                                         {77, 1000, 1040},
                                         // _wmcfit's 48-token tiles, the second ending inside
@@ -317,8 +317,7 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
         n == "fp8gemm_sm90_persistent_t_m256c2ts" || n == "fp8gemm_decode_sm90" ||
         n == "fp8gemm_decode_sm90_n64" || n == "fp8gemm_decode_sm90_n64_cs" ||
-        n == "fp8gemm_decode_sm90_wmc" || n == "fp8gemm_decode_sm90_wmc40" ||
-        n == "fp8gemm_decode_sm90_wmcfit";
+        n == "fp8gemm_decode_sm90_wmc" || n == "fp8gemm_decode_sm90_wmcfit";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

@@ -530,16 +530,18 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{64, 28672, 4096, ScaleMode::row, "fp8gemm_sm90_persistent_t_m64"},
-         // Rule F40: at 65-80 tokens, where rule F's clusters fit, its kernel on token tiles
-         // of 40; past 80, and where they do not fit, as before.
-         Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc40"},
-         Pick{72, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc40"},
-         Pick{80, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmc40"},
+         // Rule F40: at 65-112 tokens, where rule F's clusters fit, its kernel on token tiles
+         // fitted to the tokens; past 112, and where they do not fit, as before.
+         Pick{65, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{72, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{80, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{96, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{112, 4096, 14336, ScaleMode::row, "fp8gemm_decode_sm90_wmcfit"},
          Pick{64, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-         Pick{81, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{113, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{72, 28672, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
          Pick{72, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
-         Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
          Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 128 CTAs
          Pick{128, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 108, 67.5 Mi
          Pick{128, 5120, 32768, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_sk"},  // 160 Mi
@@ -565,7 +567,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.fast_accum = true;
     EXPECT_NE(pick(), "fp8gemm_decode_sm90_wmc");
     t.m = 72;
-    EXPECT_NE(pick(), "fp8gemm_decode_sm90_wmc40");
+    EXPECT_NE(pick(), "fp8gemm_decode_sm90_wmcfit");
     t.m = 64;
     t.fast_accum = false;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64")

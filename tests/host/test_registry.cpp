@@ -836,7 +836,7 @@ TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
   h200.sm = 90;
   for (const char* name :
        {"fp8gemm_decode_sm90", "fp8gemm_decode_sm90_n64", "fp8gemm_decode_sm90_n64_cs",
-        "fp8gemm_decode_sm90_wmc", "fp8gemm_decode_sm90_wmc40", "fp8gemm_decode_sm90_wmcfit"}) {
+        "fp8gemm_decode_sm90_wmc", "fp8gemm_decode_sm90_wmcfit"}) {
     SCOPED_TRACE(name);
     const KernelInfo* k = KernelRegistry::instance().find(name);
     ASSERT_NE(k, nullptr);

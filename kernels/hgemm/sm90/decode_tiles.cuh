@@ -68,9 +68,9 @@ template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
 // FIT_UP_TO (FP8 only): token tiles fitted to the tokens past 64, the pair covering them, on rings
 // as deep as the smaller stage allows (each ring at most the 208 KB of the 40-token tile's 16
-// stages of 13 KB on the 64-row shared tile). 40 (fp8gemm_decode_sm90_wmc40): tiles of 40 at 65-80
-// tokens, where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200). 56
-// (fp8gemm_decode_sm90_wmcfit): also 48 at 81-96 and 56 at 97-112. 0: 64 from 65 tokens on.
+// stages of 13 KB on the 64-row shared tile). 56 (fp8gemm_decode_sm90_wmcfit): tiles of 40 at
+// 65-80 tokens, where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200), 48 at
+// 81-96 and 56 at 97-112. 0: 64 from 65 tokens on.
 template <bool NARROW, int FIT_UP_TO = 0>
 struct WeightShareTilesT {
   using First = N64Tile32;
@@ -109,7 +109,6 @@ struct WeightShareTilesT {
 };
 using WeightShareTiles = WeightShareTilesT<false>;
 using Fp8WeightShareTiles = WeightShareTilesT<true>;
-using Fp8WeightShareTiles40 = WeightShareTilesT<true, 40>;
 using Fp8WeightShareTilesFit = WeightShareTilesT<true, 56>;
 
 }  // namespace
