@@ -432,16 +432,18 @@ constexpr Rule kFp8[] = {
      "65-80, 48 at 81-96, 56 at 97-112; 16, 14 and 13 stages on the 64-row shared tile), e4m3 x "
      "e4m3 (the e5m2 pairs fall through)",
      "rule F40: Llama 3 8B and 70B, H200 sustained, beside _wmc in one binary, on the six layers "
-     "rule F takes: the 40-token tile (two boards) 1.004-1.109x _wmc's speed at 65, 72, 77 and 80 "
+     "rule F takes, two boards: the 40-token tile 1.004-1.109x _wmc's speed at 65, 72, 77 and 80 "
      "tokens per-tensor and 72 per-row (geomean 1.034-1.062 a token count and board; at 72 "
      "per-tensor 0.992-0.995x cuBLASLt against _wmc's 0.949-0.954x, 4096x14336 0.949-0.950x "
-     "against 0.866-0.867x); 48 (one board) 1.003-1.048x at 88 and 96 and 96 per-row; 56 (one "
-     "board) 0.994-1.033x at 104 and 112 (geomean 1.018, 1.013). Through fp8gemm on the five "
-     "held-out layers rule F takes (Qwen2.5-14B, Mistral-Small-24B) at 72 tokens: 0.980-1.006x "
-     "cuBLASLt per-tensor against _wmc's 0.900-0.963x; in a burst on Llama 3 at 72, 1.002x "
-     "cuBLASLt geomean",
+     "against 0.866-0.867x); 48 1.003-1.049x at 88 and 96 (1.010-1.048x at 96 per-row, one "
+     "board); 56 0.994-1.037x at 104 and 112 (geomean 1.011-1.018; 0.994-0.999x on 8192x8192 "
+     "and 10240x8192 at 104-112). Through fp8gemm on the held-out layers rule F takes "
+     "(Qwen2.5-14B, Mistral-Small-24B) per-tensor, against _wmc: 0.980-1.006x cuBLASLt against "
+     "0.900-0.963x at 72 tokens, 0.991-1.078x against 0.938-1.035x at 96, 0.995-1.012x against "
+     "0.972-0.992x at 104; in a burst on Llama 3 at 72, 1.002x cuBLASLt geomean",
      "h200/2026-11-30_fp8_wmc40_ab_board0.json.gz, h200/2026-11-30_fp8_wmc40_ab_board1.json.gz, "
-     "h200/2026-12-01_fp8_wmcfit_ab_board0.json.gz, h200/2026-12-01_fp8_wmc40_confirm.json.gz, "
+     "h200/2026-12-01_fp8_wmcfit_ab_board0.json.gz, h200/2026-12-01_fp8_wmcfit_ab_board1.json.gz, "
+     "h200/2026-12-01_fp8_wmc40_confirm.json.gz, h200/2026-12-01_fp8_wmcfit_confirm.json.gz, "
      "h200/2026-12-01_fp8_wmc40_burst72.json.gz"},
     {"fp8-hopper-decode-shared-weights",
      [](const Case& c) {
