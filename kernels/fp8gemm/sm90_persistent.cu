@@ -89,15 +89,19 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stages, 3 stages (a fourth does not fit beside the staging boxes and the slots: 233 of 227 KB;
 // F3Cfg). DeepGEMM runs 3 at this tile for the same reason (its 1 KB scale slots beside 68 KB of C
 // staging).
-template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
+// kF3DeepRing (_m64d) on the narrow tiles: 64x64 on 12 stages (193 KB) and 64x32 on 16 (193 KB);
+// 64x128 keeps its 8 (a ninth stage does not fit beside its staging boxes).
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
+          bool DR = f3_deep_ring(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
-        std::conditional_t<B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8>,
-                           std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8>,
-                                              std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8>,
-                                                                 F3Cfg<128, 128, 6>>>>>>;
+        std::conditional_t<
+            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8>,
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, DR ? 12 : 8>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, DR ? 16 : 8>,
+                                                  F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -704,7 +708,9 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 }
 
 // _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
-// narrower width where 128 rows would split each tile many ways or K is short).
+// narrower width where 128 rows would split each tile many ways or K is short). FLAGS: kF3DeepRing
+// (_m64d) or none.
+template <int FLAGS = 0>
 void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
@@ -716,9 +722,9 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
       ctas = std::min(ctas, kSkMaxCtas);
       switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
         case 32:
-          return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
+          return run<S, kFast, 1, true, true, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
         case 64:
-          return run<S, kFast, 1, true, true, kF3Narrow64, TA, TB>(a, stream);
+          return run<S, kFast, 1, true, true, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
         default:
           if (!m64_pipelined_promotion(int(a.problem.k)))
             return run<S, kFast, 1, true, true, kF3NarrowPlain, TA, TB>(a, stream);
@@ -831,7 +837,18 @@ GEMMBENCH_REGISTER_KERNEL(
                   "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
                   "_sk); no rows past M at "
                   "M 64",
-                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+                  supports<1, true, true, kF3Narrow>, launch_m64<>, kF3Types));
+
+// Issue 50's experiment (prepared 2026-12-01, not yet run on a GPU; no rule runs it): _m64 with its
+// 64x32 and 64x64 tiles on rings 16 and 12 stages deep. At DeepGEMM's own 64x32 tiling and 8
+// stages _m64 spends 364 ns a k-block to DeepGEMM's 246 (128x2112x7168), its consumers waiting on
+// the stage's TMA (docs/fp8.md); its pipelined promotion holds a stage longer than DeepGEMM's loop,
+// so fewer of the 8 are in flight, and 8 stages of 12 KB fill 96 of the 227 KB.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64d", 3,
+                  "fp8gemm_sm90_persistent_t_m64 with its 64x32 and 64x64 tiles on rings 16 and 12 "
+                  "stages deep (8 at 64x128)",
+                  supports<1, true, true, kF3Narrow>, launch_m64<kF3DeepRing>, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
