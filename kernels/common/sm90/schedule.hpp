@@ -123,6 +123,17 @@ GB_HD int shared_weight_rows(long long n, int ctas, bool whole_scale_blocks = fa
   return 0;
 }
 
+// The weight-sharing decode tiles' token tile past 64 tokens (fp8gemm_decode_sm90_wmcfit): the
+// pair's two tiles cover the tokens in the fewest rows of 8 (wgmma's N), 40 at 65-80, 48 at 81-96,
+// 56 at 97-112, none wider than fit_up_to (0: no fitting), else 64. Rule F40 (dispatch/rules.cpp)
+// has the figures.
+GB_HD int fitted_token_tile(long long m, int fit_up_to) {
+  const int tiles[] = {40, 48, 56};
+  for (int t : tiles)
+    if (t <= fit_up_to && m <= 2 * t) return t;
+  return 64;
+}
+
 // FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32.
 // fill_tile_n: the width whose tiles take the fewest columns per CTA over the grid's waves
 // (waves x rows), the widest among equals. DeepGEMM picks BLOCK_N that way at M 64-128 (16 to

@@ -98,12 +98,18 @@ struct WeightShareTilesT {
       else
         return f(WeightShare<32, 64, 16>{});
     }
-    if constexpr (FIT_UP_TO >= 40)
-      if (p.m <= 80) return shared<40, 16, 10, 10, 7, 7>(p, sms, f);
-    if constexpr (FIT_UP_TO >= 48)
-      if (p.m <= 96) return shared<48, 14, 9, 9, 6, 6>(p, sms, f);
-    if constexpr (FIT_UP_TO >= 56)
-      if (p.m <= 112) return shared<56, 13, 9, 9, 6, 6>(p, sms, f);
+    if constexpr (FIT_UP_TO > 0) {
+      switch (fitted_token_tile(p.m, FIT_UP_TO)) {
+        case 40:
+          return shared<40, 16, 10, 10, 7, 7>(p, sms, f);
+        case 48:
+          return shared<48, 14, 9, 9, 6, 6>(p, sms, f);
+        case 56:
+          return shared<56, 13, 9, 9, 6, 6>(p, sms, f);
+        default:
+          break;
+      }
+    }
     return shared<64, 12, 8, 8, 6, 6>(p, sms, f);
   }
 };
