@@ -462,6 +462,16 @@ if rows:
               "".join(f" {r[c]:{len(c) - 3}.1f}" for c in cols))
 EOF
       ;;
+    cluster-occupancy)
+      # How many clusters of 1-16 CTAs (1x1 to 16x1, 2x2, 4x2) of 384 threads stay resident at
+      # 100-225 KB of shared memory (scripts/dev/reference/cluster_occupancy.cu); no gemmbench
+      # build needed. One JSON line each, in $OUT and the summary.
+      nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a \
+        "$root/scripts/dev/reference/cluster_occupancy.cu" -o "$logs/cluster_occupancy" >"$logs/cluster_occupancy_build.txt" 2>&1 &&
+        "$logs/cluster_occupancy" >"$out/cluster_occupancy.jsonl" 2>&1
+      note "cluster-occupancy: rc=$?"
+      tee -a "$summary" <"$out/cluster_occupancy.jsonl"
+      ;;
     sigterm:*)
       # sigterm:<seconds>:<gemmbench args>; a run stopped by coreutils timeout (SIGTERM to the
       # command, then to its process group): the report must close with every finished row.
