@@ -81,7 +81,8 @@ const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         // 8-token chunk (the pair-by-pair stores, C unaligned)
                                         {77, 1000, 1040},
                                         // _wmcfit's 48-token tiles, the second ending inside
-                                        // its fifth chunk (100x520x2064 ends the 56-token one's)
+                                        // its fifth chunk (100x520x2064 ends the 56-token one's,
+                                        // 37x1000x400 the 24-token one's)
                                         {85, 520, 1040}};
 
 bool few_shapes() {

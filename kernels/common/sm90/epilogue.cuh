@@ -255,7 +255,7 @@ __device__ __forceinline__ void store_tile_registers(const AccReg (&acc)[ACC_REG
       quad_transpose(out, q);
       if (valid > 0) store_chunk(col + m, valid, vec, out);
     }
-    // A last part quad (BM % 32 == 8 .. 24: the FP8 decode path's 40-token tile): each chunk
+    // A last part quad (BM % 32 == 8 .. 24: the FP8 decode path's fitted token tiles): each chunk
     // stored pair by pair from the fragment, m = m0 + 8j + 2q + {0,1}, 4 bytes where both lie
     // inside M and C is aligned (vec: every column start 16-byte aligned, m even), else 2.
 #pragma unroll

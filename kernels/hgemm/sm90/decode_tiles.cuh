@@ -66,11 +66,12 @@ using TilesWithDecodeTail =
 // whole 64-row consumers, as the 128- and 192-row ones). The 16-bit path was not measured so.
 template <int BM, int BN, int STAGES>
 using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, true>;
-// FIT_UP_TO (FP8 only): token tiles fitted to the tokens past 64, the pair covering them, on rings
-// as deep as the smaller stage allows (each ring at most the 208 KB of the 40-token tile's 16
-// stages of 13 KB on the 64-row shared tile). 56 (fp8gemm_decode_sm90_wmcfit): tiles of 40 at
-// 65-80 tokens, where cuBLASLt runs nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200), 48 at
-// 81-96 and 56 at 97-112. 0: 64 from 65 tokens on.
+// FIT_UP_TO (FP8 only): token tiles fitted to the tokens, the pair covering them
+// (fitted_token_tile, common/sm90/schedule.hpp), on rings as deep as the smaller stage allows (each
+// ring at most the 208 KB of the 40-token tile's 16 stages of 13 KB on the 64-row shared tile). 56
+// (fp8gemm_decode_sm90_wmcfit): 40 at 65-80 tokens, where cuBLASLt runs
+// nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200), 48 at 81-96, 56 at 97-112, and 24 at
+// 33-48 (18 stages of 11 KB on the 64-row tile). 0 (_wmc): 32 at 33-64, 64 from 65 tokens on.
 template <bool NARROW, int FIT_UP_TO = 0>
 struct WeightShareTilesT {
   using First = N64Tile32;
@@ -93,10 +94,14 @@ struct WeightShareTilesT {
   static auto with(const GemmProblem& p, int sms, F&& f) {
     if (p.m <= 32) return f(N64Tile32{});
     if (p.m <= 64) {
-      if constexpr (NARROW)
+      if constexpr (NARROW) {
+        if constexpr (FIT_UP_TO >= 24)
+          if (fitted_token_tile(p.m, FIT_UP_TO) == 24)
+            return shared<24, 18, 10, 10, 7, 7>(p, sms, f);
         return shared<32, 16, 10, 10, 7, 7>(p, sms, f);
-      else
+      } else {
         return f(WeightShare<32, 64, 16>{});
+      }
     }
     if constexpr (FIT_UP_TO > 0) {
       switch (fitted_token_tile(p.m, FIT_UP_TO)) {
