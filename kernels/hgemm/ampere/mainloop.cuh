@@ -150,9 +150,10 @@ struct AmpereKernel {
   // 0.606-0.610x in the same six runs (+4-5%), ahead of three other orders (row pairs outer
   // 0.623x, B blocks outer 0.616-0.617x, rows outer in plain order 0.601-0.604x) and of columns
   // outer with the rows in plain order (0.631x); f16 rows outer 0.743-0.746x against columns
-  // outer 0.740-0.741x in four of them. Nsight Compute (2026-11-24_ncu_f32_copy_interference.txt.gz,
-  // section 7): the f32 tensor pipe active 87.3% instead of 83.2%, MIO-throttle stalls per issued
-  // instruction 0.12 instead of 0.61. Why the order moves them is not established here.
+  // outer 0.740-0.741x in four of them. Nsight Compute
+  // (2026-11-24_ncu_f32_copy_interference.txt.gz, section 7): the f32 tensor pipe active 87.3%
+  // instead of 83.2%, MIO-throttle stalls per issued instruction 0.12 instead of 0.61. Why the
+  // order moves them is not established here.
   static constexpr bool COLS_OUTER = sizeof(AccT) == 4;
 
   // Epilogue staging: the fewest passes (over each warp's n8 tiles) whose (BM, BN/PASSES)
