@@ -431,7 +431,8 @@ constexpr Rule kFp8[] = {
      "fit: rule F's kernel with the token tile fitted to the tokens (the pair covers them: 40 at "
      "65-80, 48 at 81-96, 56 at 97-112; 16, 14 and 13 stages on the 64-row shared tile), e4m3 x "
      "e4m3 (the e5m2 pairs fall through)",
-     "rule F40: Llama 3 8B and 70B, H200 sustained, beside _wmc in one binary, on the six layers "
+     "rule F40: Llama 3 8B and 70B, H200 sustained (each alone at steady state; the A/Bs not "
+     "checked interleaved), beside _wmc in one binary, on the six layers "
      "rule F takes, two boards: the 40-token tile 1.004-1.109x _wmc's speed at 65, 72, 77 and 80 "
      "tokens per-tensor and 72 per-row (geomean 1.034-1.062 a token count and board; at 72 "
      "per-tensor 0.992-0.995x cuBLASLt against _wmc's 0.949-0.954x, 4096x14336 0.949-0.950x "
