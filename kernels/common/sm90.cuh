@@ -561,69 +561,40 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
 // One wgmma of FP8 kind KIND (".e4m3.e4m3", ".e4m3.e5m2", ".e5m2.e4m3": A's format, then B's),
 // f32 accumulate, N = 16 to 192 (d[N / 2]); d, desc_a, desc_b and scale_d are the caller's. N = 24,
 // 40, 48, 56: the FP8 decode path's token tiles fitted to 33-48 and 65-112 tokens (two on a pair).
-#define GB_WGMMA_FP8_N16(KIND)                                              \
-  asm volatile(                                                             \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                          \
-      "wgmma.mma_async.sync.aligned.m64n16k32.f32" KIND " " GB_WGMMA_REGS_8 \
-      ", %8, %9, p, 1, 1;\n}\n"                                             \
-      : GB_WGMMA_F8(d, 0)                                                   \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N24(KIND)                                               \
-  asm volatile(                                                              \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %14, 0;\n"                           \
-      "wgmma.mma_async.sync.aligned.m64n24k32.f32" KIND " " GB_WGMMA_REGS_12 \
-      ", %12, %13, p, 1, 1;\n}\n"                                            \
-      : GB_WGMMA_F8(d, 0), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])  \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N32(KIND)                                               \
-  asm volatile(                                                              \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                           \
-      "wgmma.mma_async.sync.aligned.m64n32k32.f32" KIND " " GB_WGMMA_REGS_16 \
-      ", %16, %17, p, 1, 1;\n}\n"                                            \
-      : GB_WGMMA_F16(d, 0)                                                   \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N40(KIND)                                                 \
-  asm volatile(                                                                \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"                             \
-      "wgmma.mma_async.sync.aligned.m64n40k32.f32" KIND " " GB_WGMMA_REGS_20   \
-      ", %20, %21, p, 1, 1;\n}\n"                                              \
-      : GB_WGMMA_F16(d, 0), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]) \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N48(KIND)                                               \
-  asm volatile(                                                              \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"                           \
-      "wgmma.mma_async.sync.aligned.m64n48k32.f32" KIND " " GB_WGMMA_REGS_24 \
-      ", %24, %25, p, 1, 1;\n}\n"                                            \
-      : GB_WGMMA_F16(d, 0), GB_WGMMA_F8(d, 16)                               \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N56(KIND)                                                                     \
-  asm volatile(                                                                                    \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %30, 0;\n"                                                 \
-      "wgmma.mma_async.sync.aligned.m64n56k32.f32" KIND " " GB_WGMMA_REGS_28                       \
-      ", %28, %29, p, 1, 1;\n}\n"                                                                  \
-      : GB_WGMMA_F16(d, 0), GB_WGMMA_F8(d, 16), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]) \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N64(KIND)                                               \
-  asm volatile(                                                              \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                           \
-      "wgmma.mma_async.sync.aligned.m64n64k32.f32" KIND " " GB_WGMMA_REGS_32 \
-      ", %32, %33, p, 1, 1;\n}\n"                                            \
-      : GB_WGMMA_F32(d, 0)                                                   \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N128(KIND)                                               \
-  asm volatile(                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                            \
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32" KIND " " GB_WGMMA_REGS_64 \
-      ", %64, %65, p, 1, 1;\n}\n"                                             \
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32)                               \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define GB_WGMMA_FP8_N192(KIND)                                               \
-  asm volatile(                                                               \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                            \
-      "wgmma.mma_async.sync.aligned.m64n192k32.f32" KIND " " GB_WGMMA_REGS_96 \
-      ", %96, %97, p, 1, 1;\n}\n"                                             \
-      : GB_WGMMA_F32(d, 0), GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64)          \
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+// One instruction m64nNk32 (N its text) into REGS, A's and B's descriptors the operands %IA and
+// %IB, scale_d's predicate %IP (the operands after the N / 2 accumulators), the accumulators the
+// rest.
+#define GB_WGMMA_FP8_ASM(KIND, N, REGS, IA, IB, IP, ...)                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" IP                                         \
+               ", 0;\n"                                                                        \
+               "wgmma.mma_async.sync.aligned.m64n" N "k32.f32" KIND " " REGS ", %" IA ", %" IB \
+               ", p, 1, 1;\n}\n"                                                               \
+               : __VA_ARGS__                                                                   \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GB_WGMMA_FP8_N16(KIND) \
+  GB_WGMMA_FP8_ASM(KIND, "16", GB_WGMMA_REGS_8, "8", "9", "10", GB_WGMMA_F8(d, 0))
+#define GB_WGMMA_FP8_N24(KIND)                                                                    \
+  GB_WGMMA_FP8_ASM(KIND, "24", GB_WGMMA_REGS_12, "12", "13", "14", GB_WGMMA_F8(d, 0), "+f"(d[8]), \
+                   "+f"(d[9]), "+f"(d[10]), "+f"(d[11]))
+#define GB_WGMMA_FP8_N32(KIND) \
+  GB_WGMMA_FP8_ASM(KIND, "32", GB_WGMMA_REGS_16, "16", "17", "18", GB_WGMMA_F16(d, 0))
+#define GB_WGMMA_FP8_N40(KIND)                                                         \
+  GB_WGMMA_FP8_ASM(KIND, "40", GB_WGMMA_REGS_20, "20", "21", "22", GB_WGMMA_F16(d, 0), \
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]))
+#define GB_WGMMA_FP8_N48(KIND)                                                         \
+  GB_WGMMA_FP8_ASM(KIND, "48", GB_WGMMA_REGS_24, "24", "25", "26", GB_WGMMA_F16(d, 0), \
+                   GB_WGMMA_F8(d, 16))
+#define GB_WGMMA_FP8_N56(KIND)                                                         \
+  GB_WGMMA_FP8_ASM(KIND, "56", GB_WGMMA_REGS_28, "28", "29", "30", GB_WGMMA_F16(d, 0), \
+                   GB_WGMMA_F8(d, 16), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]))
+#define GB_WGMMA_FP8_N64(KIND) \
+  GB_WGMMA_FP8_ASM(KIND, "64", GB_WGMMA_REGS_32, "32", "33", "34", GB_WGMMA_F32(d, 0))
+#define GB_WGMMA_FP8_N128(KIND)                                                         \
+  GB_WGMMA_FP8_ASM(KIND, "128", GB_WGMMA_REGS_64, "64", "65", "66", GB_WGMMA_F32(d, 0), \
+                   GB_WGMMA_F32(d, 32))
+#define GB_WGMMA_FP8_N192(KIND)                                                         \
+  GB_WGMMA_FP8_ASM(KIND, "192", GB_WGMMA_REGS_96, "96", "97", "98", GB_WGMMA_F32(d, 0), \
+                   GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64))
 // The kind of a pair of formats (A, B the wgmma's operands' types; PTX ISA, wgmma.mma_async
 // .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 16, 24, 32, 40, 48, 56,
 // 64, 128 or 192: one wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has no
@@ -665,6 +636,7 @@ __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t
   }
 #undef GB_WGMMA_FP8
 }
+#undef GB_WGMMA_FP8_ASM
 #undef GB_WGMMA_FP8_N16
 #undef GB_WGMMA_FP8_N24
 #undef GB_WGMMA_FP8_N32

@@ -216,7 +216,7 @@ __device__ __forceinline__ float2 scaled_pair(const AccReg (&acc)[ACC_REGS], int
 // m = m0 + 8j + 2q + {0,1}. For each quad of chunks 4J..4J+3
 // the quad transpose leaves lane q with chunk 4J + q whole: 8
 // consecutive m, one 16-byte store; chunks past the last whole
-// quad (BM = 40) are stored pair by pair. n_row: this thread's
+// quad (BM = 24, 40, 48, 56) are stored pair by pair. n_row: this thread's
 // GEMM-N row for h = 0 (n0 + 16 * warp + g); m_tile0: the
 // tile's first m.
 template <class T, bool F16_ACCUM, int BM, class AccReg, int ACC_REGS>
