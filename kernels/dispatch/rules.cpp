@@ -422,14 +422,16 @@ constexpr Rule kFp8[] = {
      "h200/2026-11-30_fp8_decode_sm90_tensor.json.gz"},
     {"fp8-hopper-decode-shared-weights-fitted-token-tiles",
      [](const Case& c) {
-       return c.fast_hbm && c.m >= 65 && c.m <= 112 && !c.p.fast_accum &&
+       return c.fast_hbm && ((c.m >= 33 && c.m <= 48) || (c.m >= 65 && c.m <= 112)) &&
+              !c.p.fast_accum &&
               (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::row) &&
               fp8_weight_share_fits(c);
      },
      "fp8gemm_decode_sm90_wmcfit",
-     "H200, 65 <= M <= 112, per-tensor or per-row, no fast accumulation, where rule F's clusters "
-     "fit: rule F's kernel with the token tile fitted to the tokens (the pair covers them: 40 at "
-     "65-80, 48 at 81-96, 56 at 97-112; 16, 14 and 13 stages on the 64-row shared tile), e4m3 x "
+     "H200, 33 <= M <= 48 or 65 <= M <= 112, per-tensor or per-row, no fast accumulation, where "
+     "rule F's clusters fit: rule F's kernel with the token tile fitted to the tokens (the pair "
+     "covers them: 24 at 33-48, 40 at 65-80, 48 at 81-96, 56 at 97-112; 18, 16, 14 and 13 stages "
+     "on the 64-row shared tile; at 49-64 and 113-128 the fit is rule F's own 32 and 64), e4m3 x "
      "e4m3 (the e5m2 pairs fall through)",
      "rule F40: Llama 3 8B and 70B, H200 sustained (each alone at steady state; the A/Bs not "
      "checked interleaved), beside _wmc in one binary, on the six layers "
@@ -441,11 +443,13 @@ constexpr Rule kFp8[] = {
      "and 10240x8192 at 104-112). Through fp8gemm on the held-out layers rule F takes "
      "(Qwen2.5-14B, Mistral-Small-24B) per-tensor, against _wmc: 0.980-1.006x cuBLASLt against "
      "0.900-0.963x at 72 tokens, 0.991-1.078x against 0.938-1.035x at 96, 0.995-1.012x against "
-     "0.972-0.992x at 104; in a burst on Llama 3 at 72, 1.002x cuBLASLt geomean",
+     "0.972-0.992x at 104; in a burst on Llama 3 at 72, 1.002x cuBLASLt geomean. The 24-token "
+     "tile at 40 and 48 tokens, per-tensor and per-row, same method, one board: 0.999-1.047x "
+     "_wmc's speed on the six layers (geomean 1.014-1.015; 1.027-1.029 at 4096x14336)",
      "h200/2026-11-30_fp8_wmc40_ab_board0.json.gz, h200/2026-11-30_fp8_wmc40_ab_board1.json.gz, "
      "h200/2026-12-01_fp8_wmcfit_ab_board0.json.gz, h200/2026-12-01_fp8_wmcfit_ab_board1.json.gz, "
      "h200/2026-12-01_fp8_wmc40_confirm.json.gz, h200/2026-12-01_fp8_wmcfit_confirm.json.gz, "
-     "h200/2026-12-01_fp8_wmc40_burst72.json.gz"},
+     "h200/2026-12-01_fp8_wmc40_burst72.json.gz, h200/2026-12-01_fp8_wmcfit_33_48_ab.json.gz"},
     {"fp8-hopper-decode-shared-weights",
      [](const Case& c) {
        return c.fast_hbm && c.m > 32 && c.m <= 128 && !c.p.fast_accum &&

@@ -519,13 +519,18 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     // 90% of the SMs or with weights below 128 Mi: F5 with the multicast weight tile. Elsewhere,
     // and block128: as before (the 64-row tiles, stream-K, _pipe).
     expect_picks(
-        {Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-         Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+        {Pick{49, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 4096, 14336, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
          Pick{64, 66 * 64 + 1, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{64, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{64, 5120, 32768, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // 108 CTAs, 160 Mi
-         Pick{33, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
-         Pick{48, 66 * 192, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{56, 8192, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         Pick{64, 66 * 192, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
+         // Rule F40 at 33-48 tokens: the 24-token tile where rule F's clusters fit.
+         Pick{33, 4096, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{48, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{40, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmcfit"},
+         Pick{48, 66 * 192, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
          Pick{48, 66 * 192 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
          Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
