@@ -37,9 +37,7 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment): A's block scales of
 // a k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
-// f3_base(V) and means the same tile with or without it. kF3DeepRing, a flag or'ed onto the
-// narrow tiles (_m64d, issue 50's experiment): the 64x32 and 64x64 tiles' rings twice and one and
-// a half times as deep (16 and 12 stages, where 8 use 96 and 128 of the 227 KB).
+// f3_base(V) and means the same tile with or without it.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -49,17 +47,13 @@ enum F3Variant : int {
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
-  kF3TmaScales = 16,
-  kF3DeepRing = 32
+  kF3TmaScales = 16
 };
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales | kF3DeepRing);
+  return v & ~int(kF3TmaScales);
 }
 constexpr bool f3_tma_scales(int v) {
   return (v & int(kF3TmaScales)) != 0;
-}
-constexpr bool f3_deep_ring(int v) {
-  return (v & int(kF3DeepRing)) != 0;
 }
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the

@@ -89,18 +89,17 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // stages, 3 stages (a fourth does not fit beside the staging boxes and the slots: 233 of 227 KB;
 // F3Cfg). DeepGEMM runs 3 at this tile for the same reason (its 1 KB scale slots beside 68 KB of C
 // staging).
-// kF3DeepRing (_m64d) on the narrow tiles: 64x64 on 12 stages (193 KB) and 64x32 on 16 (193 KB);
-// 64x128 keeps its 8 (a ninth stage does not fit beside its staging boxes).
-template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
-          bool DR = f3_deep_ring(V)>
+// The narrow tiles on CLUSTER 2 (_m64c2): each CTA loads 32 of the 64 rows of A and multicasts
+// them to both.
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
         std::conditional_t<
-            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8>,
-            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, DR ? 12 : 8>,
-                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, DR ? 16 : 8>,
+            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER>,
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER>,
                                                   F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
@@ -360,8 +359,10 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
   constexpr int STAGES = Cfg::STAGES;
   // kBlock: the block scales go through the consumers' scale slots (F2's orientation only).
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
-  static_assert(!MROWS || CLUSTER == 1 || f3_base(V) == kF3Tall,
-                "rung F3 runs clusters at 256 rows only");
+  static_assert(!MROWS || CLUSTER == 1 || f3_base(V) == kF3Tall ||
+                    (!SK && (f3_base(V) == kF3Narrow || f3_base(V) == kF3NarrowPlain ||
+                             f3_base(V) == kF3Narrow64 || f3_base(V) == kF3Narrow32)),
+                "rung F3 runs clusters at 256 rows, and the 64-row tiles without stream-K");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
   static_assert(!(kFast && S == ScaleMode::block128), "block scales are applied at promotion");
@@ -708,9 +709,7 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 }
 
 // _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
-// narrower width where 128 rows would split each tile many ways or K is short). FLAGS: kF3DeepRing
-// (_m64d) or none.
-template <int FLAGS = 0>
+// narrower width where 128 rows would split each tile many ways or K is short).
 void launch_m64(const GemmArgs& a, cudaStream_t stream) {
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
@@ -722,13 +721,39 @@ void launch_m64(const GemmArgs& a, cudaStream_t stream) {
       ctas = std::min(ctas, kSkMaxCtas);
       switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
         case 32:
-          return run<S, kFast, 1, true, true, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
+          return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
         case 64:
-          return run<S, kFast, 1, true, true, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
+          return run<S, kFast, 1, true, true, kF3Narrow64, TA, TB>(a, stream);
         default:
           if (!m64_pipelined_promotion(int(a.problem.k)))
             return run<S, kFast, 1, true, true, kF3NarrowPlain, TA, TB>(a, stream);
           return run<S, kFast, 1, true, true, kF3Narrow, TA, TB>(a, stream);
+      }
+    });
+  });
+}
+
+// _m64c2 (issue 50's experiment): the 64-row tile on 2-CTA clusters along N, each CTA loading 32
+// of the tile's rows of A and multicasting them to both, and no stream-K (a cluster's two CTAs
+// walk the same k-blocks); the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule,
+// over the grid's CTAs).
+void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
+  by_pair<true>(a.problem, [&](auto ta, auto tb) {
+    by_scheme(a.problem, [&](auto s, auto fast) {
+      constexpr ScaleMode S = decltype(s)::value;
+      constexpr bool kFast = decltype(fast)::value;
+      constexpr DType TA = decltype(ta)::value, TB = decltype(tb)::value;
+      int ctas = 2 * resident_clusters<S, kFast, 2, true, false, kF3Narrow, TA, TB>();
+      if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(2, a.test_max_ctas));
+      switch (fill_tile_n(int(a.problem.m), int(a.problem.n), 64, ctas)) {
+        case 32:
+          return run<S, kFast, 2, true, false, kF3Narrow32, TA, TB>(a, stream);
+        case 64:
+          return run<S, kFast, 2, true, false, kF3Narrow64, TA, TB>(a, stream);
+        default:
+          if (!m64_pipelined_promotion(int(a.problem.k)))
+            return run<S, kFast, 2, true, false, kF3NarrowPlain, TA, TB>(a, stream);
+          return run<S, kFast, 2, true, false, kF3Narrow, TA, TB>(a, stream);
       }
     });
   });
@@ -837,18 +862,20 @@ GEMMBENCH_REGISTER_KERNEL(
                   "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
                   "_sk); no rows past M at "
                   "M 64",
-                  supports<1, true, true, kF3Narrow>, launch_m64<>, kF3Types));
+                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
 
-// Issue 50's experiment (prepared 2026-12-01, not yet run on a GPU; no rule runs it): _m64 with its
-// 64x32 and 64x64 tiles on rings 16 and 12 stages deep. At DeepGEMM's own 64x32 tiling and 8
-// stages _m64 spends 364 ns a k-block to DeepGEMM's 246 (128x2112x7168), its consumers waiting on
-// the stage's TMA (docs/fp8.md); its pipelined promotion holds a stage longer than DeepGEMM's loop,
-// so fewer of the 8 are in flight, and 8 stages of 12 KB fill 96 of the 227 KB.
+// Issue 50's experiment (prepared 2026-12-01, fourteenth session; no rule runs it): _m64's tile on
+// 2-CTA clusters sharing A. At DeepGEMM's own 64x32 tiling, grid and 8 stages _m64 takes 17.4 us
+// at 64x4096x7168 to DeepGEMM's 12.2 under Nsight Compute, its consumers stalled on the stages'
+// loads (long scoreboard 4.4 per issue against 1.3) with the same DRAM bytes; rings twice as deep
+// (_m64d) bought nothing (0.997-1.000x). Multicasting A halves the L2 reads of the operand all the
+// tile's CTAs read (A is 64 x K; B's rows are each CTA's own).
 GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64d", 3,
-                  "fp8gemm_sm90_persistent_t_m64 with its 64x32 and 64x64 tiles on rings 16 and 12 "
-                  "stages deep (8 at 64x128)",
-                  supports<1, true, true, kF3Narrow>, launch_m64<kF3DeepRing>, kF3Types));
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
+                  "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
+                  "share its rows of A (each CTA loads 32 and multicasts them), the width that "
+                  "fills the waves, no stream-K",
+                  supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
