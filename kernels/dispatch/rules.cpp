@@ -323,6 +323,18 @@ double fp8_fill(const Case& c, int bn) {
 // gate_up, 28672 x 4096), where 16 tokens stream faster through F3's 64-row tiles than through F4.
 constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 
+// fp8gemm_sm90_persistent_t_m64c2's grid at this case: 64-row tiles by the width that fills the
+// waves (fill_tile_n over the SMs, as its launch picks), on 2-CTA clusters sharing A. Rule M3
+// takes the cases where those tiles fill at least three quarters of the SMs and at most one wave
+// (two token tiles: each weight tile is read twice) or three (one token tile).
+bool fp8_shared_a_narrow_fits(const Case& c) {
+  if (c.m <= 32 || c.m > 128) return false;
+  const int64_t width = fill_tile_n(int(c.m), int(c.n), 64, int(c.sms));
+  const int64_t tiles_m = ceil_div64(c.m, 64), tiles = tiles_m * ceil_div64(c.n, width);
+  if (4 * tiles < 3 * c.sms) return false;
+  return tiles_m == 1 ? tiles <= 3 * c.sms : tiles <= c.sms && c.n * c.k <= (int64_t(32) << 20);
+}
+
 // Rule D's line: weight matrices of 32 Mi elements or more (Llama 3 8B's 4096 x 14336 and up,
 // DeepSeek-V3's 24576 x 1536), where 9-16 tokens stream faster through the 16-bit decode rung's
 // kernel on e4m3 (F5) than through F4 or F3's 64-row tiles.
@@ -423,8 +435,7 @@ constexpr Rule kFp8[] = {
     {"fp8-hopper-decode-shared-weights-fitted-token-tiles",
      [](const Case& c) {
        return c.fast_hbm && ((c.m >= 33 && c.m <= 48) || (c.m >= 65 && c.m <= 112)) &&
-              !c.p.fast_accum &&
-              (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::row) &&
+              !c.p.fast_accum && (c.p.scale == ScaleMode::tensor || c.p.scale == ScaleMode::row) &&
               fp8_weight_share_fits(c);
      },
      "fp8gemm_decode_sm90_wmcfit",
@@ -522,6 +533,27 @@ constexpr Rule kFp8[] = {
      "x18432 only",
      "h100/2026-11-27_fp8_decode_ds_new.json.gz, h100/2026-11-27_fp8_decode_ll_new.json.gz, "
      "h100/2026-11-27_fp8_decode_sk_ds.json.gz"},
+    {"fp8-64-row-tiles-block128-shared-a",
+     [](const Case& c) {
+       return c.fast_hbm && !c.p.fast_accum && c.p.scale == ScaleMode::block128 &&
+              fp8_shared_a_narrow_fits(c);
+     },
+     "fp8gemm_sm90_persistent_t_m64c2",
+     "H200, 33 <= M <= 128, block128, no fast accumulation, where 64-row tiles at the width that "
+     "fills the waves (fill_tile_n) take 3/4 of the SMs or more and at most three waves (M <= 64) "
+     "or one (M > 64, N x K <= 32 Mi): rung F3's 64-row tile on 2-CTA clusters sharing A by "
+     "multicast, no stream-K",
+     "rule M3: DeepGEMM's six dense shapes at M 64 and 128 and DeepSeek-V3's eight layers at 64 "
+     "tokens, block128, H200 sustained, one board, beside fp8gemm's picks before it (_m64, _sk, "
+     "_pipe) in one binary: 1.017-1.205x their speed on the 14 cases it takes (64x4096x7168 "
+     "1.093-1.104x, 128x2112x7168 1.205x, 128x4096x7168 1.155x); 0.701-0.944x on the ones it "
+     "leaves (66 tiles at x2112x7168 with 64 tokens, 1152 at x36864x7168, 128 tokens past one "
+     "wave or over 32 Mi weights) and at 32 tokens 0.701-1.068x (a cluster's second 32 rows all "
+     "past M, a box of zeros; 1.003-1.068x at x7168x2048 and x32768x512 only). DeepGEMM's time "
+     "over the better of the two: 0.890x at M 64, 0.931x at M 128 (was 0.845x, 0.870x). 33-63 "
+     "and 65-127 tokens, per-tensor and per-row not measured; not checked on held-out layers "
+     "or interleaved",
+     "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "

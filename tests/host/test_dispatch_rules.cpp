@@ -545,7 +545,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{64, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{113, 4096, 14336, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},
          Pick{72, 28672, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_pipe"},
-         Pick{72, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
+         Pick{72, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{96, 10240, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
          Pick{128, 8192, 28672, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 128 CTAs
          Pick{128, 5120, 13824, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},       // 108, 67.5 Mi
@@ -557,16 +557,28 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{64, 4096, 4096, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
          Pick{128, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmc"},
          Pick{128, 57344, 8192, ScaleMode::row, "fp8gemm_sm90_persistent_t_pipe"},
-         Pick{64, 4096, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
+         Pick{64, 4096, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{128, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          // Rule M2: block128 at 65-128 tokens on at most 20 weight tiles of 128 rows, K >= 4096:
          // F3's 64-row tiles before the stream-K split.
-         Pick{128, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
+         Pick{128, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{65, 1536, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
          Pick{96, 20 * 128, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},
          Pick{96, 20 * 128 + 1, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
-         Pick{128, 2112, 4095, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"},
-         Pick{129, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"}});
+         Pick{128, 2112, 4095, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{129, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"},
+         // Rule M3: block128 at 33-128 tokens where the 64-row tiles on clusters sharing A fill
+         // 3/4 of the SMs and at most three waves (one token tile) or one (two, N x K <= 32 Mi).
+         Pick{64, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{64, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{33, 32768, 512, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{128, 7168, 2048, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{64, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
+         Pick{64, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
+         Pick{32, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 32 rows
+         Pick{64, 4096, 7168, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // block128 only
+         Pick{128, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},      // 112 Mi
+         Pick{128, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_n192"}});  // 384
     t.m = 64, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(picks().at(1).kernel, "fp8gemm_sm90_persistent_t_m64") << "the e5m2 pairs";
     t.fast_accum = true;
@@ -580,9 +592,12 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.m = 128, t.n = 2112, t.k = 7168, t.scale = ScaleMode::block128;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_sk")
         << "rule M2 is the H200's";
-    // 33 tokens block128, and 32 tokens block128 or on the H100: the 64-row tiles.
+    // 33 tokens block128: rule M3's clusters (128 tiles of 64x64); on the H100, and at 32 tokens
+    // (a cluster's second 32 rows all past M), the 64-row tiles of rule M.
     t.m = 33, t.n = 8192, t.k = 8192, t.scale = ScaleMode::block128;
-    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64c2");
+    EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64")
+        << "rule M3 is the H200's";
     t.m = 32, t.scale = ScaleMode::block128;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
     t.scale = ScaleMode::tensor;
