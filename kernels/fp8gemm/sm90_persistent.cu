@@ -45,6 +45,8 @@
 // cuBLASLt there (2026-11-29_fp8_m64_plain_short_k.json.gz); at DeepGEMM's own 64x32 tiling
 // it takes 1.39x its time,
 // and without any promotion it still trails (2026-11-29_fp8_m64_{fill_ab,decompose}.json.gz).
+// 2026-12-01: _m64c2 (the tile on 2-CTA clusters sharing A, rule M3): DeepGEMM's time over the
+// kernels fp8gemm picks 0.890x at M 64 and 0.931x at M 128 (2026-12-01_fp8_m64c2_ab_dg.json.gz).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -864,12 +866,13 @@ GEMMBENCH_REGISTER_KERNEL(
                   "M 64",
                   supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
 
-// Issue 50's experiment (prepared 2026-12-01, fourteenth session; no rule runs it): _m64's tile on
-// 2-CTA clusters sharing A. At DeepGEMM's own 64x32 tiling, grid and 8 stages _m64 takes 17.4 us
-// at 64x4096x7168 to DeepGEMM's 12.2 under Nsight Compute, its consumers stalled on the stages'
-// loads (long scoreboard 4.4 per issue against 1.3) with the same DRAM bytes; rings twice as deep
-// (_m64d) bought nothing (0.997-1.000x). Multicasting A halves the L2 reads of the operand all the
-// tile's CTAs read (A is 64 x K; B's rows are each CTA's own).
+// Rule M3's kernel (issue 50, 2026-12-01): _m64's tile on 2-CTA clusters sharing A. _m64 reads
+// all of A's 64 rows in every CTA (at 64x4096x7168 on 64x32 tiles, 8 KB of A to 4 KB of B a
+// k-block); rings twice as deep (_m64d, deleted) bought nothing (0.997-1.000x). With A multicast,
+// _m64's time over this one's 1.037 at M 64 and 1.248 at M 128 on DeepGEMM's six shapes, block128
+// (H200 sustained, bench_results/h200/2026-12-01_fp8_m64c2_ab_{dg,ds}.json.gz); behind where its
+// tiles leave SMs idle or run many waves (rule M3's line, dispatch/rules.cpp), and at 32 tokens,
+// where the second CTA's 32 rows of A all lie past M.
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
