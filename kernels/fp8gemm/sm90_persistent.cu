@@ -710,52 +710,32 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// _m64: the 64-row tile on the stream-K schedule, with 128, 64 or 32 rows of B (m64_tile_n: a
-// narrower width where 128 rows would split each tile many ways or K is short).
-void launch_m64(const GemmArgs& a, cudaStream_t stream) {
+// The 64-row tiles. _m64 (CLUSTER 1): on the stream-K schedule, with 128, 64 or 32 rows of B
+// (m64_tile_n: a narrower width where 128 rows would split each tile many ways or K is short).
+// _m64c2 (CLUSTER 2, rule M3): on 2-CTA clusters along N, each CTA loading 32 of the tile's rows
+// of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
+// at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs).
+template <int CLUSTER>
+void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
+  constexpr bool SK = CLUSTER == 1;
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
       constexpr ScaleMode S = decltype(s)::value;
       constexpr bool kFast = decltype(fast)::value;
       constexpr DType TA = decltype(ta)::value, TB = decltype(tb)::value;
-      int ctas = resident_clusters<S, kFast, 1, true, true, kF3Narrow, TA, TB>();
-      if (a.test_max_ctas > 0) ctas = std::min(ctas, a.test_max_ctas);
-      ctas = std::min(ctas, kSkMaxCtas);
-      switch (m64_tile_n(int(a.problem.m), int(a.problem.n), int(a.problem.k), ctas)) {
+      const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
+      int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
+      if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
+      if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
+      switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
         case 32:
-          return run<S, kFast, 1, true, true, kF3Narrow32, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow32, TA, TB>(a, stream);
         case 64:
-          return run<S, kFast, 1, true, true, kF3Narrow64, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow64, TA, TB>(a, stream);
         default:
-          if (!m64_pipelined_promotion(int(a.problem.k)))
-            return run<S, kFast, 1, true, true, kF3NarrowPlain, TA, TB>(a, stream);
-          return run<S, kFast, 1, true, true, kF3Narrow, TA, TB>(a, stream);
-      }
-    });
-  });
-}
-
-// _m64c2 (issue 50's experiment): the 64-row tile on 2-CTA clusters along N, each CTA loading 32
-// of the tile's rows of A and multicasting them to both, and no stream-K (a cluster's two CTAs
-// walk the same k-blocks); the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule,
-// over the grid's CTAs).
-void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
-  by_pair<true>(a.problem, [&](auto ta, auto tb) {
-    by_scheme(a.problem, [&](auto s, auto fast) {
-      constexpr ScaleMode S = decltype(s)::value;
-      constexpr bool kFast = decltype(fast)::value;
-      constexpr DType TA = decltype(ta)::value, TB = decltype(tb)::value;
-      int ctas = 2 * resident_clusters<S, kFast, 2, true, false, kF3Narrow, TA, TB>();
-      if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(2, a.test_max_ctas));
-      switch (fill_tile_n(int(a.problem.m), int(a.problem.n), 64, ctas)) {
-        case 32:
-          return run<S, kFast, 2, true, false, kF3Narrow32, TA, TB>(a, stream);
-        case 64:
-          return run<S, kFast, 2, true, false, kF3Narrow64, TA, TB>(a, stream);
-        default:
-          if (!m64_pipelined_promotion(int(a.problem.k)))
-            return run<S, kFast, 2, true, false, kF3NarrowPlain, TA, TB>(a, stream);
-          return run<S, kFast, 2, true, false, kF3Narrow, TA, TB>(a, stream);
+          if (!m64_pipelined_promotion(k))
+            return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>(a, stream);
       }
     });
   });
@@ -864,7 +844,7 @@ GEMMBENCH_REGISTER_KERNEL(
                   "each tile many ways, or K is short), 8 stages, on the stream-K schedule (as "
                   "_sk); no rows past M at "
                   "M 64",
-                  supports<1, true, true, kF3Narrow>, launch_m64, kF3Types));
+                  supports<1, true, true, kF3Narrow>, launch_narrow<1>, kF3Types));
 
 // Rule M3's kernel (issue 50, 2026-12-01): _m64's tile on 2-CTA clusters sharing A. _m64 reads
 // all of A's 64 rows in every CTA (at 64x4096x7168 on 64x32 tiles, 8 KB of A to 4 KB of B a
@@ -878,7 +858,7 @@ GEMMBENCH_REGISTER_KERNEL(
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
                   "share its rows of A (each CTA loads 32 and multicasts them), the width that "
                   "fills the waves, no stream-K",
-                  supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
+                  supports<2, true, false, kF3Narrow>, launch_narrow<2>, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
