@@ -546,7 +546,7 @@ constexpr Rule kFp8[] = {
      "rule M3: DeepGEMM's six dense shapes at M 64 and 128 and DeepSeek-V3's eight layers at 64 "
      "tokens, block128, H200 sustained, one board, beside fp8gemm's picks before it (_m64, _sk, "
      "_pipe) in one binary: 1.017-1.205x their speed on the 14 cases it takes (64x4096x7168 "
-     "1.093-1.104x, 128x2112x7168 1.205x, 128x4096x7168 1.155x); 0.701-0.944x on the ones it "
+     "1.093-1.104x, 128x2112x7168 1.205x, 128x4096x7168 1.155x); 0.822-0.942x on the ones it "
      "leaves (66 tiles at x2112x7168 with 64 tokens, 1152 at x36864x7168, 128 tokens past one "
      "wave or over 32 Mi weights) and at 32 tokens 0.701-1.068x (a cluster's second 32 rows all "
      "past M, a box of zeros; 1.003-1.068x at x7168x2048 and x32768x512 only). DeepGEMM's time "
