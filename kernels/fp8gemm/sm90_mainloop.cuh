@@ -37,7 +37,8 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment): A's block scales of
 // a k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
-// f3_base(V) and means the same tile with or without it.
+// f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
+// narrow tiles on clusters (_m64c2z, issue 50's experiment): Sm90Producer's SKIP_PAST_M.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -47,10 +48,14 @@ enum F3Variant : int {
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
-  kF3TmaScales = 16
+  kF3TmaScales = 16,
+  kF3SkipPastM = 32
 };
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales);
+  return v & ~int(kF3TmaScales | kF3SkipPastM);
+}
+constexpr bool f3_skip_past_m(int v) {
+  return (v & int(kF3SkipPastM)) != 0;
 }
 constexpr bool f3_tma_scales(int v) {
   return (v & int(kF3TmaScales)) != 0;

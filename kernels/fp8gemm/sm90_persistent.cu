@@ -427,7 +427,7 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
     // Both operands K-major, A's tile multicast over the cluster (CLUSTER 2: each CTA loads its
     // 64-row slice), 128 e4m3 of K a k-block; the multicast producer's tail included.
     sm90::setmaxnreg_dec<kProducerRegs>();
-    using Producer = Sm90Producer<Cfg, true, true, false, kBK>;
+    using Producer = Sm90Producer<Cfg, true, true, false, kBK, f3_skip_past_m(V)>;
     if constexpr (kTs) {  // and A's scales, a box of 4 k-blocks with every fourth (F3Cfg)
       if (wg_thread == 0)
         Producer{&map_a, &map_b, s_a, s_b, prm.m, prm.n, rank, &map_a_tail}.run(
@@ -715,7 +715,8 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // _m64c2 (CLUSTER 2, rule M3): on 2-CTA clusters along N, each CTA loading 32 of the tile's rows
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs).
-template <int CLUSTER>
+// FLAGS: kF3SkipPastM (_m64c2z) or none.
+template <int CLUSTER, int FLAGS = 0>
 void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   constexpr bool SK = CLUSTER == 1;
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
@@ -729,13 +730,13 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
       if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
       switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
         case 32:
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow32, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
         case 64:
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow64, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
         default:
           if (!m64_pipelined_promotion(k))
-            return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain, TA, TB>(a, stream);
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>(a, stream);
+            return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain | FLAGS, TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow | FLAGS, TA, TB>(a, stream);
       }
     });
   });
@@ -859,6 +860,19 @@ GEMMBENCH_REGISTER_KERNEL(
                   "share its rows of A (each CTA loads 32 and multicasts them), the width that "
                   "fills the waves, no stream-K",
                   supports<2, true, false, kF3Narrow>, launch_narrow<2>, kF3Types));
+
+// Issue 50's experiment (prepared 2026-12-01, fourteenth session; not yet run on a GPU, no rule
+// runs it): _m64c2 with the slices of A that lie wholly past M not loaded (Sm90Producer's
+// SKIP_PAST_M). At 32 tokens _m64c2's second CTA loads a 32-row box of zeros each k-block:
+// 32x4096x7168 took 20.7 us against 17.3 at 64 tokens (2026-12-01_fp8_m64c2_ab_ds.json.gz); the
+// same box comes with the second token tile at 65-96 tokens, inside rule M3's range. A/B:
+// scripts/dev/m64c2z_ab.json.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2z", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2 with the slices of A wholly past M not loaded "
+                  "(a cluster's second 32 rows at up to 32 tokens, or the second token tile's "
+                  "at 65-96)",
+                  supports<2, true, false, kF3Narrow>, launch_narrow<2, kF3SkipPastM>, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

@@ -34,7 +34,13 @@ struct Sm90NoStageLoads {
 // CSPLIT: the in-cluster split, whose timeline probe stamps point 6 elsewhere (cs_reduce).
 // BK: the elements of K in a k-block, the TMA boxes' K coordinate step (Cfg::BK, 64 16-bit
 // elements; the FP8 kernels' 128-byte rows hold 128).
-template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT, int BK = Cfg::BK>
+// SKIP_PAST_M (fp8gemm_sm90_persistent_t_m64c2z, issue 50's experiment): a K-major A slice that
+// starts at or past M (a cluster's second 32 rows at 32 tokens and fewer, or of the second token
+// tile at 65-96) is not loaded and not counted in the stage's bytes: its smem rows keep what they
+// held and feed only outputs past M, as the tail box's rows do (tmap_a_tail, below). Without it
+// such a slice loads a whole box from A's last row, all zeros but that row, every k-block.
+template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT, int BK = Cfg::BK,
+          bool SKIP_PAST_M = false>
 struct Sm90Producer {
   static constexpr int BM = Cfg::BM, BN = Cfg::BN, CLUSTER = Cfg::CLUSTER;
   static constexpr bool CLUSTER_M = Cfg::CLUSTER_M;
@@ -70,6 +76,9 @@ struct Sm90Producer {
   // ends inside it and a tail map is given.
   __device__ __forceinline__ int a_slice_rows(int start) const {
     if constexpr (A_K_MAJOR) {
+      if constexpr (SKIP_PAST_M) {
+        if (start >= M) return 0;
+      }
       if (tmap_a_tail != nullptr && start < M && M - start < Cfg::A_SLICE_ROWS) return M - start;
     }
     return Cfg::A_SLICE_ROWS;
@@ -134,7 +143,7 @@ struct Sm90Producer {
             sm90::tma_load_2d(dst, map, ring.full(stage), c0, c1);
         };
         if constexpr (A_K_MAJOR) {
-          load_a(a_dst, k0, a_row);
+          if (!SKIP_PAST_M || a_start < M) load_a(a_dst, k0, a_row);
         } else {  // 64-row M blocks; a block past M restarts at the last whole 64 inside it
 #pragma unroll
           for (int j = 0; j < Cfg::A_SLICE_ROWS / 64; ++j)
