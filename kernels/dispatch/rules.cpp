@@ -550,7 +550,8 @@ constexpr Rule kFp8[] = {
      "leaves (66 tiles at x2112x7168 with 64 tokens, 1152 at x36864x7168, 128 tokens past one "
      "wave or over 32 Mi weights) and at 32 tokens 0.701-1.068x (a cluster's second 32 rows all "
      "past M, a box of zeros; 1.003-1.068x at x7168x2048 and x32768x512 only). DeepGEMM's time "
-     "over the better of the two: 0.890x at M 64, 0.931x at M 128 (was 0.845x, 0.870x). 33-63 "
+     "(by its plugin, in the same harness) over the better of the two: 0.890x at M 64, 0.931x at "
+     "M 128 (was 0.845x, 0.870x). 33-63 "
      "and 65-127 tokens, per-tensor and per-row not measured; not checked on held-out layers "
      "or interleaved",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz"},
