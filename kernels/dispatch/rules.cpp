@@ -326,9 +326,10 @@ constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 // fp8gemm_sm90_persistent_t_m64c2's grid at this case: 64-row tiles by the width that fills the
 // waves (fill_tile_n over the SMs, as its launch picks), on 2-CTA clusters sharing A. Rule M3
 // takes the cases where those tiles fill at least three quarters of the SMs and at most one wave
-// (two token tiles: each weight tile is read twice) or three (one token tile).
+// (two token tiles: each weight tile is read twice) or three (one token tile). From 32 tokens:
+// below, rules the kernel was not measured against.
 bool fp8_shared_a_narrow_fits(const Case& c) {
-  if (c.m <= 32 || c.m > 128) return false;
+  if (c.m < 32 || c.m > 128) return false;
   const int64_t width = fill_tile_n(int(c.m), int(c.n), 64, int(c.sms));
   const int64_t tiles_m = ceil_div64(c.m, 64), tiles = tiles_m * ceil_div64(c.n, width);
   if (4 * tiles < 3 * c.sms) return false;
@@ -539,22 +540,27 @@ constexpr Rule kFp8[] = {
               fp8_shared_a_narrow_fits(c);
      },
      "fp8gemm_sm90_persistent_t_m64c2",
-     "H200, 33 <= M <= 128, block128, no fast accumulation, where 64-row tiles at the width that "
+     "H200, 32 <= M <= 128, block128, no fast accumulation, where 64-row tiles at the width that "
      "fills the waves (fill_tile_n) take 3/4 of the SMs or more and at most three waves (M <= 64) "
      "or one (M > 64, N x K <= 32 Mi): rung F3's 64-row tile on 2-CTA clusters sharing A by "
-     "multicast, no stream-K",
+     "multicast (slices of A wholly past M not loaded), no stream-K",
      "rule M3: DeepGEMM's six dense shapes at M 64 and 128 and DeepSeek-V3's eight layers at 64 "
      "tokens, block128, H200 sustained, one board, beside fp8gemm's picks before it (_m64, _sk, "
      "_pipe) in one binary: 1.017-1.205x their speed on the 14 cases it takes (64x4096x7168 "
      "1.093-1.104x, 128x2112x7168 1.205x, 128x4096x7168 1.155x); 0.822-0.942x on the ones it "
      "leaves (66 tiles at x2112x7168 with 64 tokens, 1152 at x36864x7168, 128 tokens past one "
-     "wave or over 32 Mi weights) and at 32 tokens 0.701-1.068x (a cluster's second 32 rows all "
-     "past M, a box of zeros; 1.003-1.068x at x7168x2048 and x32768x512 only). DeepGEMM's time "
-     "(by its plugin, in the same harness) over the better of the two: 0.890x at M 64, 0.931x at "
-     "M 128 (was 0.845x, 0.870x). 33-63 "
-     "and 65-127 tokens, per-tensor and per-row not measured; not checked on held-out layers "
-     "or interleaved",
-     "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz"},
+     "wave or over 32 Mi weights). DeepGEMM's time (by its plugin, in the same harness) over the "
+     "better of the two: 0.890x at M 64, 0.931x at M 128 (was 0.845x, 0.870x). With the slices "
+     "of A wholly past M not loaded (measured as _m64c2z, one board): 1.113x the kernel's speed "
+     "without at 32 tokens on DeepSeek-V3's eight layers, 1.024x at 72, 1.027x at 96; at 32 "
+     "tokens 1.028-1.130x fp8gemm's pick before (_m64) on the six layers the rule takes, "
+     "0.835-0.920x on the two it leaves (66 tiles at x2112x7168, 1152 at x36864x7168). Held out "
+     "(DeepSeek-V3 at 48 and 96 tokens, through fp8gemm, before the skip): 1.036-1.121x the pick "
+     "before (_m64) on the six layers it takes at 48, 1.039-1.161x the best of the four picks "
+     "before (_m64, _sk, _pipe, _n192) on three layers at 96. 33-47, 49-63 and 65-127 tokens otherwise, "
+     "per-tensor and per-row not measured; not checked interleaved",
+     "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
+     "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "

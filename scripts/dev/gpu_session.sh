@@ -50,10 +50,15 @@ for step in "${steps[@]}"; do
       # GEMMBENCH_CMAKE_ARGS: more configure arguments (e.g. -DGEMMBENCH_BUILD_TESTS=OFF with a
       # DEPS_DIR without GoogleTest, when the working tree and .deps would exceed what a call
       # carries).
+      # BUILD_TARGETS: only these targets (e.g. 'gemmbench test_kernels gemmbench_deepgemm', when
+      # a call needs no host tests: fewer seconds of the call's limit spent building).
+      targets=()
+      # shellcheck disable=SC2206  # the targets are words
+      [ -n "${BUILD_TARGETS:-}" ] && targets=(--target ${BUILD_TARGETS})
       # shellcheck disable=SC2086  # the arguments are words
       cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" ${GEMMBENCH_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 \
-        && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
-      note "build: rc=$? ($(( $(date +%s) - t0 )) s), reports record git ${GEMMBENCH_GIT_COMMIT:-unset (CMake then asks git, and the .git copied to a GPU host may be stale: pass the literal hash)}"
+        && cmake --build "$build" -j "$(nproc)" ${targets[@]+"${targets[@]}"} >"$logs/build.log" 2>&1
+      note "build${BUILD_TARGETS:+ [$BUILD_TARGETS]}: rc=$? ($(( $(date +%s) - t0 )) s), reports record git ${GEMMBENCH_GIT_COMMIT:-unset (CMake then asks git, and the .git copied to a GPU host may be stale: pass the literal hash)}"
       ;;
     build-overlay:*)
       # build-overlay:<dir>[:<targets>]; this tree with the files under <dir> laid over it

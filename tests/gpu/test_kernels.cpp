@@ -316,7 +316,7 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
         n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
-        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m64c2z" ||
+        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m64c2k" ||
         n == "fp8gemm_sm90_persistent_t_m256c2ts" || n == "fp8gemm_decode_sm90" ||
         n == "fp8gemm_decode_sm90_n64" || n == "fp8gemm_decode_sm90_n64_cs" ||
         n == "fp8gemm_decode_sm90_wmc" || n == "fp8gemm_decode_sm90_wmcfit";

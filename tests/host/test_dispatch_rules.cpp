@@ -567,7 +567,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{96, 20 * 128 + 1, 4096, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},
          Pick{128, 2112, 4095, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{129, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_pipe"},
-         // Rule M3: block128 at 33-128 tokens where the 64-row tiles on clusters sharing A fill
+         // Rule M3: block128 at 32-128 tokens where the 64-row tiles on clusters sharing A fill
          // 3/4 of the SMs and at most three waves (one token tile) or one (two, N x K <= 32 Mi).
          Pick{64, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{64, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
@@ -575,7 +575,10 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{128, 7168, 2048, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{64, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
          Pick{64, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
-         Pick{32, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 32 rows
+         Pick{32, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
+         Pick{32, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
+         Pick{32, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
+         Pick{31, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // from 32
          Pick{64, 4096, 7168, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // block128 only
          Pick{128, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},      // 112 Mi
          Pick{128, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_n192"}});  // 384
@@ -592,14 +595,17 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
     t.m = 128, t.n = 2112, t.k = 7168, t.scale = ScaleMode::block128;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_sk")
         << "rule M2 is the H200's";
-    // 33 tokens block128: rule M3's clusters (128 tiles of 64x64); on the H100, and at 32 tokens
-    // (a cluster's second 32 rows all past M), the 64-row tiles of rule M.
+    // 33 tokens block128: rule M3's clusters (128 tiles of 64x64); on the H100, and below 32
+    // tokens (not measured there), the 64-row tiles of rule M.
     t.m = 33, t.n = 8192, t.k = 8192, t.scale = ScaleMode::block128;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64c2");
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64")
         << "rule M3 is the H200's";
     t.m = 32, t.scale = ScaleMode::block128;
+    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64c2");
+    t.m = 31;
     EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    t.m = 32;
     t.scale = ScaleMode::tensor;
     EXPECT_EQ(first(fp8gemm_candidates(t, kH100)), "fp8gemm_sm90_persistent_t_m64");
   }
