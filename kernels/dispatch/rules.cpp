@@ -557,10 +557,12 @@ constexpr Rule kFp8[] = {
      "0.835-0.920x on the two it leaves (66 tiles at x2112x7168, 1152 at x36864x7168). Held out "
      "(DeepSeek-V3 at 48 and 96 tokens, through fp8gemm, before the skip): 1.036-1.121x the pick "
      "before (_m64) on the six layers it takes at 48, 1.039-1.161x the best of the four picks "
-     "before (_m64, _sk, _pipe, _n192) on three layers at 96. 33-47, 49-63 and 65-127 tokens otherwise, "
-     "per-tensor and per-row not measured; not checked interleaved",
+     "before (_m64, _sk, _pipe, _n192) on three layers at 96. DeepGEMM's time over fp8gemm's "
+     "with the rule, DeepGEMM's six shapes: 0.886x at M 64, 0.932x at M 128. 33-47, 49-63 and "
+     "65-127 tokens otherwise, per-tensor and per-row not measured; not checked interleaved",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
-     "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz"},
+     "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz, "
+     "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "

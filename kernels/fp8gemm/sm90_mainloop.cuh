@@ -39,12 +39,6 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
 // narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M.
-// kF3Narrow64K and kF3Narrow32K (_m64c2k, issue 50's experiment): the 64 x 64 and 64 x 32 tiles
-// with the consumers splitting K instead of N: each takes every other k-block of the CTA's walk
-// against the whole B tile (wgmma m64n64k32, m64n32k32: A's rows read from shared memory once a
-// k-block, not once per consumer), and at the tile's end the two hand each other the half of
-// their sums the other stores (F3Cfg's fold buffer), so that each stores the columns a split-N
-// consumer would.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -54,8 +48,6 @@ enum F3Variant : int {
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
-  kF3Narrow64K = 8,
-  kF3Narrow32K = 9,
   kF3TmaScales = 16,
   kF3SkipPastM = 32
 };
@@ -75,10 +67,7 @@ constexpr bool f3_tma_scales(int v) {
 // 48 KB of boxes; 256 x 128: 4 stages of 48 KB beside 32 KB of boxes; 64 x 128 (SPLIT_N: both
 // consumers on the 64 rows of A, each on 64 rows of B, one box each): 8 stages of 24 KB beside
 // 16 KB of boxes; 64 x 64 and 64 x 32 (each consumer on 32 or 16 rows of B): 8 stages of 16 or
-// 12 KB and no boxes (the fragment is stored straight to C). KSPLIT (kF3Narrow64K, 32K): both
-// consumers on the whole tile, alternate k-blocks; no boxes, and a fold buffer of two tiles'
-// halves (FOLD_BYTES: by tile parity, so that a consumer's next hand-over never overwrites one
-// its peer has yet to read).
+// 12 KB and no boxes (the fragment is stored straight to C).
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
@@ -96,17 +85,14 @@ constexpr bool f3_tma_scales(int v) {
 // read of box g (k-block 4g + 3): no barrier of its own. (Until 2026-11-29 each stage carried its
 // own box of the tile's whole 256 rows, not multicast: 256 sectors of 32 bytes a CTA a k-block,
 // 22% more L2 reads than DeepGEMM at 4096x7168x16384 for the same tiles; docs/fp8.md.)
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false,
-          bool KSPLIT_ = false>
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
   static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
-  // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow), or K's k-blocks.
-  static constexpr bool KSPLIT = KSPLIT_;
-  static constexpr bool SPLIT_N = BM == WG_N && !KSPLIT;
+  // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow).
+  static constexpr bool SPLIT_N = BM == WG_N;
   static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
-  static constexpr int HALVES =
-      SPLIT_N || KSPLIT ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
+  static constexpr int HALVES = SPLIT_N ? 1 : BM / CONSUMERS / WG_N;  // 64-row halves a consumer
   static constexpr bool CLUSTER_M = false;
   static constexpr int A_SLICE_ROWS = BM / CLUSTER, B_SLICE_ROWS = BN;
   static constexpr uint32_t ROW_BYTES = kBK;
@@ -130,13 +116,10 @@ struct F3Cfg {
   // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts (the scale
   // box's bytes are armed beside them with every fourth k-block: Sm90Producer's tx_bytes).
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
-  static constexpr int EPI_BOX = 64,
-                       EPI_BUFS = KSPLIT ? 0 : NW / EPI_BOX;  // a consumer's boxes (0: none)
+  static constexpr int EPI_BOX = 64, EPI_BUFS = NW / EPI_BOX;  // a consumer's boxes (0: none)
   static constexpr uint32_t EPI_BUF_BYTES = EPI_BOX * EPI_BOX * 2;
-  // KSPLIT: (2 tile parities, CONSUMERS, NW / 4 floats, 128 threads) f32, where the boxes go.
-  static constexpr int FOLD_BYTES = KSPLIT ? 2 * CONSUMERS * (NW / 4) * 128 * 4 : 0;
   static constexpr int SMEM_BYTES = STAGES * int(STAGE_BYTES) +
-                                    CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) + FOLD_BYTES +
+                                    CONSUMERS * EPI_BUFS * int(EPI_BUF_BYTES) +
                                     SA_SLOTS * int(SA_SLOT_BYTES + SB_SLOT_BYTES) + 1024;
   static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
@@ -149,8 +132,6 @@ struct F3Cfg {
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
-  static_assert(!KSPLIT || (BM == 64 && (BN == 64 || BN == 32) && !TMA_SCALES),
-                "the consumers split K on the 64-row tiles of 64 or 32 rows of B");
   static_assert(!TMA_SCALES || BM <= 256, "a TMA box has at most 256 rows: the tile's rows");
 };
 // A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers
@@ -173,11 +154,6 @@ constexpr int f3_nw() {
 template <class Cfg, bool MROWS>
 constexpr bool f3_split_n() {
   if constexpr (MROWS) return Cfg::SPLIT_N;
-  return false;
-}
-template <class Cfg, bool MROWS>
-constexpr bool f3_ksplit() {
-  if constexpr (MROWS) return Cfg::KSPLIT;
   return false;
 }
 
@@ -234,12 +210,6 @@ struct F2Mainloop {
   static constexpr int NW = f3_nw<Cfg, MROWS>();
   static constexpr int NACC = NW / 2;
   static constexpr bool kSplitN = f3_split_n<Cfg, MROWS>();  // kF3Narrow: 64 of 128 B rows
-  // kF3Narrow64K, 32K: every other k-block of the CTA's walk (run_pipelined<2>), counted over
-  // its tiles (kseq: this consumer takes the walk's k-blocks of its own parity); kpos, the
-  // tile's k-block the ring stands at.
-  static constexpr bool kKSplit = f3_ksplit<Cfg, MROWS>();
-  uint32_t kseq = 0;
-  int kpos = 0;
   static constexpr bool kTmaScales = MROWS && f3_tma_scales(V);
 
   // Every warp arrives on the stage's empty barrier of each CTA that loaded into it (lane r: CTA
@@ -283,8 +253,7 @@ struct F2Mainloop {
   __device__ __forceinline__ void issue_wgmmas(float (&d)[NACC], int stage, bool first, int h) {
     // wgmma's A: 64 rows of one operand tile, this consumer's; its B: the other tile, 128 rows.
     // kSplitN: A's 64 rows for both consumers, each its own 64 rows of B.
-    constexpr int kOwnRows =
-        kSplitN || kKSplit ? 0 : MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
+    constexpr int kOwnRows = kSplitN ? 0 : MROWS ? Cfg::BM / Cfg::CONSUMERS : Cfg::WG_N;
     const uint32_t own =
         (MROWS ? s_a + stage * Cfg::A_STAGE_BYTES : s_b + stage * Cfg::B_STAGE_BYTES) +
         (consumer * kOwnRows + h * Cfg::WG_N) * Cfg::ROW_BYTES;
@@ -491,7 +460,7 @@ struct F2Mainloop {
   // from the time kb + 1 is issued, a k-block and a half before their multiply: one k-block
   // ahead, the promotion's FMUL waited on those loads (long scoreboard, ncu's source view of
   // 64x2112x7168, bench_results/h200/gpu_logs/2026-11-29_fp8_narrow_pipe_calls.txt.gz).
-  static constexpr bool kRawAhead = kSplitN || kKSplit;
+  static constexpr bool kRawAhead = kSplitN;
   struct Pending {  // a k-block in flight: its stage and its scales (raw or as factors)
     int stage = 0;
     Scales s;
@@ -499,20 +468,12 @@ struct F2Mainloop {
   };
   __device__ __forceinline__ void issue_next(float (&d)[NACC], int kb, Pending& p) {
     if constexpr (!kRawAhead) p.f = block_factors(kb);
-    if constexpr (kKSplit) seek(kb);  // past the peer's k-block
     p.stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);  // never polled (poll_next)
     issue(d, ring.stage, true);
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();
-    if constexpr (kKSplit) ++kpos;
-  }
-  // kKSplit: the ring moved on to the tile's k-block kb, past stages the peer consumer takes
-  // (neither waited on nor released here: the peer's warps release them alone, as the empty
-  // barriers' counts say).
-  __device__ __forceinline__ void seek(int kb) {
-    for (; kpos < kb; ++kpos) ring.advance();
   }
   // The k-block in `cur` has completed: its stage is released and it is added; with kRawAhead
   // the scales of k-block `ahead` take its place in p.
@@ -535,39 +496,28 @@ struct F2Mainloop {
   // Two k-blocks per trip so that each partial is a fixed register array; the trip count, not a
   // branch around each issue, decides how many are issued (a wgmma behind a branch ptxas cannot
   // prove uniform is serialized: C7518).
-  // STEP 2 (kKSplit): this consumer's k-blocks of the tile are first, first + 2, ... (n of them,
-  // none where the tile's only k-block is the peer's); the ring ends past the tile's last.
-  template <int STEP = 1>
-  __device__ __forceinline__ void run_pipelined(float (&acc)[NACC], int kb_count, int first = 0) {
-    static_assert(MROWS && (NW == 128 || kSplitN || kKSplit),
+  __device__ __forceinline__ void run_pipelined(float (&acc)[NACC], int kb_count) {
+    static_assert(MROWS && (NW == 128 || kSplitN),
                   "the pipelined promotion is rung F3's at 128 rows of B, or a narrow tile's");
-    static_assert(STEP == 1 || (STEP == 2 && kKSplit), "every other k-block: the K split's");
     float p0[NACC], p1[NACC];
 #pragma unroll
     for (int i = 0; i < NACC; ++i) acc[i] = 0.f;
-    const int n = STEP == 1 ? kb_count : (kb_count - first + 1) / 2;
-    const auto kbi = [&](int i) { return first + STEP * i; };
-    if (STEP > 1 && n == 0) {
-      if constexpr (kKSplit) seek(kb_count), kseq += uint32_t(kb_count), kpos = 0;
-      return;
-    }
     Pending a, b;  // the k-blocks in p0 and p1
-    if constexpr (kRawAhead)
-      a.s = scales_ahead(kbi(0), kb_count), b.s = scales_ahead(kbi(1), kb_count);
-    issue_next(p0, kbi(0), a);
-    int i = 0;
-    for (; i + 2 < n; i += 2) {
-      issue_next(p1, kbi(i + 1), b);
-      const Scales n0 = scales_ahead(kbi(i + 2), kb_count);
+    if constexpr (kRawAhead) a.s = scales_ahead(0, kb_count), b.s = scales_ahead(1, kb_count);
+    issue_next(p0, 0, a);
+    int kb = 0;
+    for (; kb + 2 < kb_count; kb += 2) {
+      issue_next(p1, kb + 1, b);
+      const Scales n0 = scales_ahead(kb + 2, kb_count);
       sm90::wgmma_wait_group<1>();
       retire(acc, p0, a, n0);
-      issue_next(p0, kbi(i + 2), a);
-      const Scales n1 = scales_ahead(kbi(i + 3), kb_count);
+      issue_next(p0, kb + 2, a);
+      const Scales n1 = scales_ahead(kb + 3, kb_count);
       sm90::wgmma_wait_group<1>();
       retire(acc, p1, b, n1);
     }
-    if (i + 1 < n) {  // two left
-      issue_next(p1, kbi(i + 1), b);
+    if (kb + 1 < kb_count) {  // two left
+      issue_next(p1, kb + 1, b);
       sm90::wgmma_wait_group<1>();
       retire(acc, p0, a, a.s);
       sm90::wgmma_wait_group<0>();
@@ -576,7 +526,6 @@ struct F2Mainloop {
       sm90::wgmma_wait_group<0>();
       retire(acc, p0, a, a.s);
     }
-    if constexpr (kKSplit) seek(kb_count), kseq += uint32_t(kb_count), kpos = 0;
   }
 
   // V == kF3Tall: each k-block's two halves in turn through one partial, each added into its own
@@ -671,11 +620,6 @@ struct F2Mainloop {
 
   template <int BOXES, class Between>
   __device__ __forceinline__ void run(float (&acc)[NACC], int kb_count, Between&& between) {
-    if constexpr (kKSplit) {  // fast accumulation too: each consumer's sums are partial
-      static_assert(BOXES == 0, "rung F3 stores each tile at once");
-      run_pipelined<2>(acc, kb_count, int((uint32_t(consumer) + kseq) & 1u));
-      return;
-    }
     // Fast accumulation has no promotion to overlap.
     if constexpr ((f3_base(V) == kF3Pipe || (kSplitN && f3_base(V) != kF3NarrowPlain)) && !kFast) {
       static_assert(BOXES == 0, "rung F3 stores each tile at once");

@@ -100,14 +100,9 @@ using F3CfgOf = std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
         std::conditional_t<
             B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER>,
-            std::conditional_t<
-                B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER>,
-                std::conditional_t<
-                    B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER>,
-                    std::conditional_t<
-                        B == kF3Narrow64K, F3Cfg<64, 64, 8, CLUSTER, false, true>,
-                        std::conditional_t<B == kF3Narrow32K, F3Cfg<64, 32, 8, CLUSTER, false, true>,
-                                           F3Cfg<128, 128, 6>>>>>>>>;
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER>,
+                                                  F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -169,32 +164,6 @@ __device__ __forceinline__ void f3_store_tma(const float (&acc)[NACC], const CUt
   }
 }
 
-// KSPLIT (kF3Narrow64K, 32K): the two consumers' sums of one tile, each over its own k-blocks,
-// made into the sums of the half of the tile's columns each stores (consumer c: the fragment's
-// blocks j of [c NJ/2, (c + 1) NJ/2), acc[HALF c .. HALF c + HALF - 1], into acc[0 .. HALF - 1]).
-// Each hands the peer its sums of the peer's half through the fold buffer: thread t's value i at
-// (parity, c, i, t), consecutive threads consecutive words (no bank conflict); one named barrier
-// of both warpgroups orders the stores before the reads. A hand-over's buffer half (parity) is
-// written again two tiles later, after the consumer has passed the next tile's barrier, which
-// its peer reaches only once it has read this one.
-constexpr int kFoldBarrier = 5;  // 1 + consumer: the epilogue's; 3 + consumer: F2's scale slots
-template <int NACC>
-__device__ __forceinline__ void ksplit_fold(float (&acc)[NACC], uint32_t s_fold, int consumer,
-                                            int wg_thread, uint32_t parity) {
-  constexpr int HALF = NACC / 2;
-  constexpr uint32_t kRow = 128 * 4;  // one value of every thread of a warpgroup
-  const uint32_t base = s_fold + parity * 2 * HALF * kRow + uint32_t(wg_thread) * 4;
-  const uint32_t mine = base + uint32_t(consumer) * HALF * kRow;
-  const uint32_t theirs = base + uint32_t(1 - consumer) * HALF * kRow;
-#pragma unroll
-  for (int i = 0; i < HALF; ++i)
-    sm90::st_shared_f32(mine + uint32_t(i) * kRow, consumer ? acc[i] : acc[HALF + i]);
-  sm90::named_barrier_sync(kFoldBarrier, 256);
-#pragma unroll
-  for (int i = 0; i < HALF; ++i)
-    acc[i] = (consumer ? acc[HALF + i] : acc[i]) + sm90::ld_shared_f32(theirs + uint32_t(i) * kRow);
-}
-
 // SK (variant _sk): stream-K items. A partial item (k-blocks short of the tile's end) publishes
 // its sums to the workspace (common/sm90/stream_k.cuh) before any scale is applied and stores
 // nothing; the finishing item adds the partials of the lower CTAs that hold the tile's first
@@ -213,10 +182,7 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const int g = lane / 4, q = lane % 4;
   const int M = prm.m, N = prm.n, kbs = sched.k_blocks;
   using Mainloop = F2Mainloop<S, kFast, Cfg, true, V, TA, TB>;
-  // KSPLIT: each consumer stores half the tile's columns, as a split-N consumer (ksplit_fold).
-  constexpr bool kKSplit = Cfg::KSPLIT;
-  constexpr int NW_OUT = kKSplit ? Mainloop::NW / 2 : Mainloop::NW;  // the columns it stores
-  constexpr int NJ = NW_OUT / 8, NACC = Mainloop::NACC;  // the stored 8-column blocks
+  constexpr int NJ = Mainloop::NW / 8, NACC = Mainloop::NACC;  // the fragment's 8-column blocks
   constexpr int HALVES = Cfg::HALVES;
   static_assert(!SK || (Cfg::BN <= 128 && HALVES == 1),
                 "the stream-K workspace holds 128 x 128 tiles");
@@ -232,18 +198,16 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
   float acc[HALVES][NACC];
-  uint32_t fold_parity = 0;  // KSPLIT: the fold buffer's half this tile's hand-over uses
   Sm90Work w;
   while (work_iter.next(w)) {
     const auto [m_tile, n_tile] = sm90_cta_tile<Cfg::CLUSTER, false>(w, rank);
     const int m0 = m_tile * Cfg::BM, n0 = n_tile * Cfg::BN;
-    // This consumer's first row of B (kF3Narrow: its half of the B tile; KSPLIT: the half it
-    // stores).
-    const int n0c = n0 + (Cfg::SPLIT_N || kKSplit ? consumer * NW_OUT : 0);
-    // Half hf's first row of A (kF3Narrow, KSPLIT: the tile's, both consumers), and this
-    // thread's two rows in it.
+    // This consumer's first row of B (kF3Narrow: its half of the B tile).
+    const int n0c = n0 + (Cfg::SPLIT_N ? consumer * Mainloop::NW : 0);
+    // Half hf's first row of A (kF3Narrow: the tile's, both consumers), and this thread's two
+    // rows in it.
     const auto m_wg = [&](int hf) {
-      return m0 + (Cfg::SPLIT_N || kKSplit ? 0 : (consumer * HALVES + hf) * Cfg::WG_N);
+      return m0 + (Cfg::SPLIT_N ? 0 : (consumer * HALVES + hf) * Cfg::WG_N);
     };
     const auto row = [&](int hf, int h) { return m_wg(hf) + 16 * warp + g + 8 * h; };
     // Row scales: this thread's 2 rows a half (m of A, times alpha) and 2 NJ columns (n of B),
@@ -292,7 +256,6 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
       mainloop.run_tall(acc, w.kb_end - w.kb_begin);
     else
       mainloop.template run<0>(acc[0], w.kb_end - w.kb_begin, [](auto) {});
-    if constexpr (kKSplit) ksplit_fold(acc[0], s_epi_own, consumer, wg_thread, fold_parity ^= 1u);
     if constexpr (S == ScaleMode::row && f3_base(V) != kF3) load_row_scales();
     if constexpr (SK) {
       const int slot = int(blockIdx.x) * Cfg::CONSUMERS + consumer;
@@ -400,8 +363,7 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
   static_assert(!MROWS || CLUSTER == 1 || f3_base(V) == kF3Tall ||
                     (!SK && (f3_base(V) == kF3Narrow || f3_base(V) == kF3NarrowPlain ||
-                             f3_base(V) == kF3Narrow64 || f3_base(V) == kF3Narrow32 ||
-                             f3_base(V) == kF3Narrow64K || f3_base(V) == kF3Narrow32K)),
+                             f3_base(V) == kF3Narrow64 || f3_base(V) == kF3Narrow32)),
                 "rung F3 runs clusters at 256 rows, and the 64-row tiles without stream-K");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
@@ -435,10 +397,8 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
     for (int s = 0; s < STAGES; ++s) {
       // full: the TMA thread's expect_tx.
       sm90::mbarrier_init(ptx::smem_u32(&full_bar[s]), 1);
-      // empty: every consumer warp of every CTA the stage's A slices were multicast to (the
-      // K split: the stage's owner's).
-      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]),
-                          (f3_ksplit<Cfg, MROWS>() ? 1 : Cfg::CONSUMERS) * 4 * CLUSTER);
+      // empty: every consumer warp of every CTA the stage's A slices were multicast to.
+      sm90::mbarrier_init(ptx::smem_u32(&empty_bar[s]), Cfg::CONSUMERS * 4 * CLUSTER);
     }
     sm90::fence_barrier_init();
     sm90::tma_prefetch_descriptor(&map_a);
@@ -755,9 +715,8 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // _m64c2 (CLUSTER 2, rule M3): on 2-CTA clusters along N, each CTA loading 32 of the tile's rows
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs),
-// with the slices of A wholly past M not loaded (kF3SkipPastM). KSPLIT (_m64c2k): the widths 64
-// and 32 with the consumers splitting K (kF3Narrow64K, 32K).
-template <int CLUSTER, int FLAGS = 0, bool KSPLIT = false>
+// with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none.
+template <int CLUSTER, int FLAGS = 0>
 void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   constexpr bool SK = CLUSTER == 1;
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
@@ -771,11 +730,9 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
       if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
       switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
         case 32:
-          return run<S, kFast, CLUSTER, true, SK, (KSPLIT ? kF3Narrow32K : kF3Narrow32) | FLAGS,
-                     TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
         case 64:
-          return run<S, kFast, CLUSTER, true, SK, (KSPLIT ? kF3Narrow64K : kF3Narrow64) | FLAGS,
-                     TA, TB>(a, stream);
+          return run<S, kFast, CLUSTER, true, SK, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
         default:
           if (!m64_pipelined_promotion(k))
             return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain | FLAGS, TA, TB>(a, stream);
@@ -902,27 +859,16 @@ GEMMBENCH_REGISTER_KERNEL(
 // Its time over the skipping kernel's, DeepSeek-V3's eight layers, block128, one board: 1.113 at
 // 32 tokens (0.997-1.237), 1.024 at 72, 1.027 at 96, no layer below 0.996
 // (bench_results/h200/2026-12-01_fp8_m64c2z_ab.json.gz).
+// Not kept: the consumers splitting K instead of N at the widths 64 and 32 (_m64c2k, each on
+// every other k-block against the whole width, wgmma m64n64k32 or m64n32k32, sums added at the
+// tile's end; commit 54c27ff): 0.990 at M 64 and 1.007 at M 128 on DeepGEMM's six shapes,
+// 0.935-1.048 a shape (bench_results/h200/2026-12-01_fp8_m64c2k_ab_{dg,ds}.json.gz).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
                   "share its rows of A (each CTA loads 32 and multicasts them; slices wholly "
                   "past M not loaded), the width that fills the waves, no stream-K",
                   supports<2, true, false, kF3Narrow>, launch_narrow<2, kF3SkipPastM>, kF3Types));
-
-// Issue 50's experiment (prepared 2026-12-01, fifteenth session; no rule runs it): _m64c2 with
-// the consumers splitting K rather than N at its widths of 64 and 32 (kF3Narrow64K, 32K). Nsight
-// Compute at 64x4096x7168 (bench_results/h200/gpu_logs/2026-12-01_fifteenth_session_calls.txt.gz):
-// _m64c2 runs 64x32 tiles as two consumers on 16 columns each (wgmma m64n16k32, A's 8 KB read
-// from shared memory by both) where DeepGEMM runs one warpgroup on m64n32k32. Here each consumer
-// takes every other k-block against all 32 (or 64) columns, and the two add their sums at the
-// tile's end. A/B: scripts/dev/reference/deepgemm_plugin/m64c2k_ab.json.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2k", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2 with its 64- and 32-column tiles split "
-                  "along K between the two consumers (every other k-block each, wgmma on the "
-                  "whole width; the sums added at the tile's end)",
-                  supports<2, true, false, kF3Narrow>, launch_narrow<2, kF3SkipPastM, true>,
-                  kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

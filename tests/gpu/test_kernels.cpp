@@ -316,10 +316,10 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
         n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
-        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m64c2k" ||
-        n == "fp8gemm_sm90_persistent_t_m256c2ts" || n == "fp8gemm_decode_sm90" ||
-        n == "fp8gemm_decode_sm90_n64" || n == "fp8gemm_decode_sm90_n64_cs" ||
-        n == "fp8gemm_decode_sm90_wmc" || n == "fp8gemm_decode_sm90_wmcfit";
+        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m256c2ts" ||
+        n == "fp8gemm_decode_sm90" || n == "fp8gemm_decode_sm90_n64" ||
+        n == "fp8gemm_decode_sm90_n64_cs" || n == "fp8gemm_decode_sm90_wmc" ||
+        n == "fp8gemm_decode_sm90_wmcfit";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

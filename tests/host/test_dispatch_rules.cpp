@@ -578,7 +578,7 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{32, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{32, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
          Pick{32, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
-         Pick{31, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // from 32
+         Pick{31, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // from 32
          Pick{64, 4096, 7168, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // block128 only
          Pick{128, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},      // 112 Mi
          Pick{128, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_n192"}});  // 384

@@ -797,11 +797,13 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
         "hgemm_tn_128x256x32_s4_spread", "hgemm_tn_256x256x32_s4_w64x128",
         "hgemm_decode_sm90_n64_mc", "hgemm_decode_sm90_n64_sp", "hgemm_tn_sm90_192x192_sk",
         "hgemm_tn_sm90_192x192_c2_sk", "hgemm_decode_sm90_n64_wmc",
-        "fp8gemm_sm90_persistent_t_m256", "fp8gemm_sm90_persistent_t_m64c2z"})
+        "fp8gemm_sm90_persistent_t_m256", "fp8gemm_sm90_persistent_t_m64c2z",
+        "fp8gemm_sm90_persistent_t_m64c2k"})
     EXPECT_EQ(reg.find(name), nullptr)
         << name
         << " was deleted (a duplicate or a loser, or renamed: _n64_wmc is _wmc; _t_m256 lost to "
-           "_t_m256c2, which runs its code on clusters; _t_m64c2z was folded into _t_m64c2)";
+           "_t_m256c2, which runs its code on clusters; _t_m64c2z was folded into _t_m64c2; "
+           "_t_m64c2k lost)";
   // Per rung, layout and kind: the same technique in another layout (hgemm_nn_sm90 beside
   // hgemm_tn_sm90) or for grouped problems (fp8gemm_grouped_sm90 beside rung F3's kernels) is
   // not a tile variant.
@@ -814,13 +816,10 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
     // sixth, _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel,
-    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel,
-    // and may hold one prepared experiment beside them: _m64c2k (_m64c2 with its consumers
-    // splitting K, awaiting its A/B: kept or deleted then).
+    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel.
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     size_t extra = 0;
-    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2",
-                          "fp8gemm_sm90_persistent_t_m64c2k"})
+    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2"})
       extra += f3 && std::find(names.begin(), names.end(), n) != names.end();
     EXPECT_LE(names.size(), 6u + extra) << "a rung registers its main kernel and a few variants";
   }

@@ -34,11 +34,12 @@ struct Sm90NoStageLoads {
 // CSPLIT: the in-cluster split, whose timeline probe stamps point 6 elsewhere (cs_reduce).
 // BK: the elements of K in a k-block, the TMA boxes' K coordinate step (Cfg::BK, 64 16-bit
 // elements; the FP8 kernels' 128-byte rows hold 128).
-// SKIP_PAST_M (fp8gemm_sm90_persistent_t_m64c2 and _m64c2k; measured as _m64c2z): a K-major A
+// SKIP_PAST_M (fp8gemm_sm90_persistent_t_m64c2; measured as _m64c2z, issue 50): a K-major A
 // slice that starts at or past M (a cluster's second 32 rows at 32 tokens and fewer, or of the
 // second token tile at 65-96) is not loaded and not counted in the stage's bytes: its smem rows
 // keep what they held and feed only outputs past M, as the tail box's rows do (tmap_a_tail,
-// below). Without it such a slice loads a whole box from A's last row, all zeros but that row, every k-block.
+// below). Without it such a slice loads a whole box from A's last row, all zeros but that row,
+// every k-block.
 template <class Cfg, bool A_K_MAJOR, bool B_K_MAJOR, bool CSPLIT, int BK = Cfg::BK,
           bool SKIP_PAST_M = false>
 struct Sm90Producer {
