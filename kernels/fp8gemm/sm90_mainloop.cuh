@@ -34,8 +34,9 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // the widths m64_tile_n picks where 128-row tiles would split many ways. kF3NarrowPlain: _m64's
 // 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
 // (m64_pipelined_promotion).
-// kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment): A's block scales of
-// a k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
+// kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment) and onto the narrow
+// tiles on clusters (_m64c2ts, prepared 2026-12-01): A's block scales of a k-block come by TMA
+// with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
 // narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M.
@@ -71,20 +72,22 @@ constexpr bool f3_tma_scales(int v) {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-// TMA_SCALES (_m256c2ts): A's block scales come by TMA, a box of (rows, SA_BOX_KB k-blocks) f32 of
-// the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the contiguous
-// dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's box at the
-// stage's own k-block faulted, TMA's 16-byte aligned start), so one box holds 4 k-blocks' scales:
-// it is loaded with every fourth k-block's stage (K % 512 == 0: every tile's walk is whole boxes)
-// into one of SA_SLOTS = 2 slots (after the epilogue's boxes), alternating, and counted on that
+// TMA_SCALES (_m256c2ts, _m64c2ts): A's block scales come by TMA, a box of (rows, SA_BOX_KB
+// k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the
+// contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's box
+// at the stage's own k-block faulted, TMA's 16-byte aligned start), so one box holds 4 k-blocks'
+// scales: it is loaded with every fourth k-block's stage (K % 512 == 0: every tile's walk is whole
+// boxes) into one of SA_SLOTS slots (after the epilogue's boxes) in turn, and counted on that
 // stage's full barrier; the consumers read k-block kb's column from the slot of its box. On a
 // cluster each CTA loads its own A slice's rows of the box and multicasts them, as A's rows: each
-// CTA's full barrier counts the whole box (both halves). A slot is refilled 8 k-blocks after it
-// was filled, once the producers have waited on the empty barrier of the stage of k-block
-// 4(g + 2), which every consumer warp of both CTAs released up to k-block 4g + 5, past the last
-// read of box g (k-block 4g + 3): no barrier of its own. (Until 2026-11-29 each stage carried its
-// own box of the tile's whole 256 rows, not multicast: 256 sectors of 32 bytes a CTA a k-block,
-// 22% more L2 reads than DeepGEMM at 4096x7168x16384 for the same tiles; docs/fp8.md.)
+// CTA's full barrier counts the whole box (both halves). A slot is refilled 4 SA_SLOTS k-blocks
+// after it was filled, with the stage of k-block 4(g + SA_SLOTS), whose load waits on the empty
+// barrier that every consumer warp of both CTAs released up to k-block 4(g + SA_SLOTS) - STAGES:
+// past the last read of box g (k-block 4g + 3) with 2 slots at 3 stages (4g + 5) and 3 at 8 (4g +
+// 4); no barrier of its own. (With 2 slots beside 8 stages the refill would wait only for 4g: a
+// race.) (Until 2026-11-29 each stage carried its own box of the tile's whole 256 rows, not
+// multicast: 256 sectors of 32 bytes a CTA a k-block, 22% more L2 reads than DeepGEMM at
+// 4096x7168x16384 for the same tiles; docs/fp8.md.)
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
 struct F3Cfg {
   static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
@@ -100,7 +103,11 @@ struct F3Cfg {
                             A_SLICE_BYTES = A_SLICE_ROWS * ROW_BYTES;
   static constexpr uint32_t B_STAGE_BYTES = BN * ROW_BYTES, B_SLICE_BYTES = B_STAGE_BYTES;
   static constexpr bool TMA_SCALES = TMA_SCALES_;
-  static constexpr int SA_BOX_KB = 4, SA_SLOTS = TMA_SCALES ? 2 : 0;
+  // Slots enough that box g's slot is refilled (with k-block 4(g + SA_SLOTS)'s stage, after the
+  // empty barrier of k-block 4(g + SA_SLOTS) - STAGES) only once its last k-block, 4g + 3, is
+  // released: 4 SA_SLOTS >= STAGES + 3. Two beside _m256c2ts's 3 stages, three beside the
+  // narrow tiles' 8.
+  static constexpr int SA_BOX_KB = 4, SA_SLOTS = TMA_SCALES ? (STAGES + 6) / 4 : 0;
   static constexpr uint32_t SA_ROW_BYTES = SA_BOX_KB * 4;
   static constexpr uint32_t SA_SLOT_BYTES = BM * SA_ROW_BYTES,  // a box of the tile's rows
       SA_SLICE_BYTES = A_SLICE_ROWS * SA_ROW_BYTES;             // a CTA's rows of it
@@ -110,9 +117,9 @@ struct F3Cfg {
   // a k-block, 2.9% of _m256c2ts's warp samples at 4096x7168x16384, docs/fp8.md).
   static constexpr uint32_t SB_BOX_BYTES = SA_ROW_BYTES, SB_SLOT_BYTES = TMA_SCALES ? 128 : 0;
   static_assert(SA_BOX_KB == 4, "a box from rowmajor_f32_box_col(kb) holds k-blocks 4i..4i+3");
-  static_assert(SA_SLOTS == 0 || STAGES >= 3,
-                "a slot is refilled 8 k-blocks after its box was loaded: the empty barrier of "
-                "the refilling stage covers the box's last k-block with 3 stages or more");
+  static_assert(SA_SLOTS == 0 || SA_BOX_KB * SA_SLOTS >= STAGES + 3,
+                "a slot is refilled 4 SA_SLOTS k-blocks after its box was loaded: the empty "
+                "barrier the refilling stage waits on must cover the box's last k-block");
   // STAGE_BYTES: the operands of a stage; TX_BYTES: what its full barrier counts (the scale
   // box's bytes are armed beside them with every fourth k-block: Sm90Producer's tx_bytes).
   static constexpr uint32_t STAGE_BYTES = A_STAGE_BYTES + B_STAGE_BYTES, TX_BYTES = STAGE_BYTES;
@@ -183,11 +190,11 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
-  // kTmaScales (_m256c2ts): A's two scale slots (slot i at s_sa + i * SA_SLOT_BYTES, F3Cfg) and
-  // the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows further,
-  // half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of k-block
-  // kb is K's); the k-blocks this consumer has walked, over all its tiles (sa_seq: box sa_seq / 4
-  // is in slot (sa_seq / 4) % 2, as the producer filled them).
+  // kTmaScales (_m256c2ts, _m64c2ts): A's scale slots (slot i at s_sa + i * SA_SLOT_BYTES,
+  // F3Cfg) and the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows
+  // further, half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of
+  // k-block kb is K's); the k-blocks this consumer has walked, over all its tiles (sa_seq: box
+  // sa_seq / 4 is in slot (sa_seq / 4) % SA_SLOTS, as the producer filled them).
   uint32_t s_sa = 0, sa_row = 0, sa_seq = 0;
   uint32_t s_sb = 0;  // kTmaScales: B's slots (slot i at s_sb + i * SB_SLOT_BYTES, F3Cfg)
   int sa_kb0 = 0;
@@ -302,7 +309,7 @@ struct F2Mainloop {
   };
   __device__ __forceinline__ Scales block_scales(int kb) const {
     Scales s;
-    if constexpr (MROWS && S == ScaleMode::block128)
+    if constexpr (MROWS && S == ScaleMode::block128 && !kTmaScales)  // else the stage's slots
       s.a0 = __ldg(sa0 + kb), s.a1 = __ldg(sa1 + kb), s.b = __ldg(sb + kb);
     return s;
   }
@@ -316,8 +323,10 @@ struct F2Mainloop {
   // conflict. Counts the k-block (sa_seq).
   __device__ __forceinline__ void tall_stage_scales(float (&a)[4], float& b, int kb) {
     if constexpr (kTmaScales) {
-      static_assert(Cfg::TMA_SCALES && Cfg::HALVES == 2 && S == ScaleMode::block128,
-                    "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts)");
+      static_assert(
+          Cfg::TMA_SCALES && (Cfg::HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128,
+          "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), or "
+          "the 64-row tile's (_m64c2ts: one half, both consumers on its rows)");
       const int k = sa_kb0 + kb;
       const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
       ++sa_seq;
@@ -325,7 +334,7 @@ struct F2Mainloop {
       const uint32_t col = s_sa + slot * Cfg::SA_SLOT_BYTES + sa_row + in_box;  // (BM, 4) f32
       b = sm90::ld_shared_f32(s_sb + slot * Cfg::SB_SLOT_BYTES + in_box);       // a broadcast
 #pragma unroll
-      for (int hf = 0; hf < 2; ++hf)
+      for (int hf = 0; hf < Cfg::HALVES; ++hf)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
           a[2 * hf + h] =
@@ -396,6 +405,7 @@ struct F2Mainloop {
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     wait_full();
     issue(part, stage, true);
+    if constexpr (kTmaScales) f = factors(stage_scales(kb));  // _m64c2ts's 128-row-of-B tile
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
@@ -471,9 +481,19 @@ struct F2Mainloop {
     p.stage = ring.stage;
     sm90::mbarrier_wait_parity(ring.full(ring.stage), ring.phase);  // never polled (poll_next)
     issue(d, ring.stage, true);
+    if constexpr (kTmaScales) p.s = stage_scales(kb);  // under the wgmmas, before the release
 #pragma unroll
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();
+  }
+  // kTmaScales on the 64-row tile (_m64c2ts): k-block kb's raw scales from the slots, this
+  // thread's two rows of A (the tile's, both consumers) and B's.
+  __device__ __forceinline__ Scales stage_scales(int kb) {
+    float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
+    tall_stage_scales(a, b, kb);
+    Scales s;
+    s.a0 = a[0], s.a1 = a[1], s.b = b;
+    return s;
   }
   // The k-block in `cur` has completed: its stage is released and it is added; with kRawAhead
   // the scales of k-block `ahead` take its place in p.

@@ -93,15 +93,17 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // staging).
 // The narrow tiles on CLUSTER 2 (_m64c2): each CTA loads 32 of the 64 rows of A and multicasts
 // them to both.
+// kF3TmaScales on the narrow tiles (_m64c2ts): the same rings with A's and B's scale slots
+// beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
 template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
         std::conditional_t<
-            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER>,
-            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER>,
-                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER>,
+            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS>,
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER, TS>,
                                                   F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
@@ -187,13 +189,16 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   static_assert(!SK || (Cfg::BN <= 128 && HALVES == 1),
                 "the stream-K workspace holds 128 x 128 tiles");
   static_assert(HALVES == 1 || f3_base(V) == kF3Tall, "two halves are kF3Tall's");
-  static_assert(!f3_tma_scales(V) || (Cfg::TMA_SCALES && HALVES == 2 && S == ScaleMode::block128),
+  static_assert(!f3_tma_scales(V) ||
+                    (Cfg::TMA_SCALES && (HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128),
                 "A's scales by TMA with the stages: kF3Tall's block128 promotion (run_tall)");
   Mainloop mainloop{ring, s_a, s_b, 0u, consumer, lane, q};
   if constexpr (Mainloop::kTmaScales) {  // this thread's first row of the tile, as row() says
     mainloop.s_sa = s_sa;
     mainloop.s_sb = s_sb;
-    mainloop.sa_row = uint32_t(consumer * HALVES * Cfg::WG_N + 16 * warp + g) * Cfg::SA_ROW_BYTES;
+    // (SPLIT_N: both consumers on the tile's 64 rows.)
+    const int first_row = Cfg::SPLIT_N ? 0 : consumer * HALVES * Cfg::WG_N;
+    mainloop.sa_row = uint32_t(first_row + 16 * warp + g) * Cfg::SA_ROW_BYTES;
   }
   const float tensor_scale =
       S == ScaleMode::tensor ? prm.alpha * prm.scale_a[0] * prm.scale_b[0] : prm.alpha;
@@ -308,14 +313,14 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
 }
 
-// _m256c2ts's loads beside A's and B's tiles (Sm90Producer::run's stage loads): with the stage of
-// every fourth k-block kb (K % 512 == 0: a tile's walk is whole boxes), the box of A's scales of
-// k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M: clamped, as A's, or zeros),
-// multicast to the cluster as A is, into slot `loaded` % 2; each CTA's full barrier counts the
-// whole box, its own rows and its peers' (tx_bytes). The slots' lifetime: F3Cfg.
-// With A's box, B's: the same 4 k-blocks of the tile's 128-row block of B (scale_b [NB, KB]
-// row-major, box (SA_BOX_KB, 1): 16 bytes), this CTA's own (its B tile is its own), into B's
-// slot of the same index; the padding N tile of a cluster (all past N) reads the last block's.
+// _m256c2ts's and _m64c2ts's loads beside A's and B's tiles (Sm90Producer::run's stage loads): with
+// the stage of every fourth k-block kb (K % 512 == 0: a tile's walk is whole boxes), the box of A's
+// scales of k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M: clamped, as A's, or
+// zeros), multicast to the cluster as A is, into slot `loaded` % SA_SLOTS; each CTA's full barrier
+// counts the whole box, its own rows and its peers' (tx_bytes). The slots' lifetime: F3Cfg. With
+// A's box, B's: the same 4 k-blocks of the tile's 128-row block of B (scale_b [NB, KB] row-major,
+// box (SA_BOX_KB, 1): 16 bytes), this CTA's own (its B tile is its own), into B's slot of the same
+// index; the padding N tile of a cluster (all past N) reads the last block's.
 template <class Cfg>
 struct TallScaleLoads {
   const CUtensorMap* map;     // scale_a [M, KB] row-major, box (SA_BOX_KB, A_SLICE_ROWS)
@@ -327,7 +332,14 @@ struct TallScaleLoads {
   int nb_last;    // B's last 128-row block
   uint32_t rank;  // in the cluster: which rows of the box this CTA loads
   uint32_t loaded = 0;
-  static_assert(Cfg::BN == int(kScaleBlock), "the tile's B rows are one block of B's scales");
+  static_assert(int(kScaleBlock) % Cfg::BN == 0,
+                "the tile's B rows lie in one block of B's scales (_m256c2ts: 128, _m64c2ts: 128, "
+                "64 or 32)");
+  // The block of B's scales under the CTA's tile n_tile (units of BN).
+  __device__ __forceinline__ static int b_block(int n_tile) {
+    if constexpr (Cfg::BN == int(kScaleBlock)) return n_tile;
+    return n_tile / (int(kScaleBlock) / Cfg::BN);
+  }
 
   __device__ __forceinline__ uint32_t tx_bytes(int kb) const {
     return kb % Cfg::SA_BOX_KB == 0 ? Cfg::SA_SLOT_BYTES + Cfg::SB_BOX_BYTES : 0u;
@@ -336,7 +348,7 @@ struct TallScaleLoads {
     if (kb % Cfg::SA_BOX_KB != 0) return;
     const uint32_t slot = loaded++ % Cfg::SA_SLOTS;
     sm90::tma_load_2d(s_sb + slot * Cfg::SB_SLOT_BYTES, map_sb, ring->full(stage),
-                      rowmajor_f32_box_col(kb), min(n_tile, nb_last));
+                      rowmajor_f32_box_col(kb), min(b_block(n_tile), nb_last));
     const uint32_t dst = s_sa + slot * Cfg::SA_SLOT_BYTES + rank * Cfg::SA_SLICE_BYTES;
     const int row = min(m_tile * Cfg::BM + int(rank) * Cfg::A_SLICE_ROWS, M - 1);
     if constexpr (Cfg::CLUSTER > 1)
@@ -716,62 +728,87 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs),
 // with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none.
+template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB>
+void run_narrow(const GemmArgs& a, cudaStream_t stream) {
+  constexpr bool SK = CLUSTER == 1;
+  const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
+  int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
+  if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
+  if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
+  switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
+    case 32:
+      return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
+    case 64:
+      return run<S, kFast, CLUSTER, true, SK, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
+    default:
+      if (!m64_pipelined_promotion(k))
+        return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain | FLAGS, TA, TB>(a, stream);
+      return run<S, kFast, CLUSTER, true, SK, kF3Narrow | FLAGS, TA, TB>(a, stream);
+  }
+}
 template <int CLUSTER, int FLAGS = 0>
 void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
-  constexpr bool SK = CLUSTER == 1;
   by_pair<true>(a.problem, [&](auto ta, auto tb) {
     by_scheme(a.problem, [&](auto s, auto fast) {
-      constexpr ScaleMode S = decltype(s)::value;
-      constexpr bool kFast = decltype(fast)::value;
-      constexpr DType TA = decltype(ta)::value, TB = decltype(tb)::value;
-      const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
-      int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
-      if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
-      if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
-      switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
-        case 32:
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
-        case 64:
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow64 | FLAGS, TA, TB>(a, stream);
-        default:
-          if (!m64_pipelined_promotion(k))
-            return run<S, kFast, CLUSTER, true, SK, kF3NarrowPlain | FLAGS, TA, TB>(a, stream);
-          return run<S, kFast, CLUSTER, true, SK, kF3Narrow | FLAGS, TA, TB>(a, stream);
-      }
+      run_narrow<decltype(s)::value, decltype(fast)::value, CLUSTER, FLAGS, decltype(ta)::value,
+                 decltype(tb)::value>(a, stream);
     });
   });
 }
 
-// _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage, e4m3 x
-// e4m3 with block128 scales only; what it refuses, _m256c2 runs.
-constexpr int kM256Ts = kF3Tall | kF3TmaScales;
-std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
+// The tiles with the block scales by TMA in the stages (kF3TmaScales: _m256c2ts, _m64c2ts), e4m3
+// x e4m3 with block128 scales only, K % 512 == 0 (F3Cfg's boxes); what one refuses, its base
+// kernel (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
+// supports() counts, on clusters of two along N; V: the variant whose image is queried.
+template <int BM, int BN, int V>
+std::string tma_scales_unsupported(const GemmProblem& p, const DeviceCaps& caps,
+                                   const std::string& base) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
-    return "e4m3 x e4m3 only (an A/B of _m256c2 on DeepGEMM's shapes); "
-           "fp8gemm_sm90_persistent_t_m256c2 runs the e5m2 pairs";
+    return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
+           " runs the e5m2 pairs";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.scale != ScaleMode::block128)
-    return "block128 scales only: A's block scales are what its stages carry; "
-           "fp8gemm_sm90_persistent_t_m256c2 runs the other scalings";
+    return "block128 scales only: A's block scales are what its stages carry; " + base +
+           " runs the other scalings";
   if (p.k % 512 != 0)
     return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
-           "(16-byte strides) and its boxes of 4 k-blocks stay inside them; "
-           "fp8gemm_sm90_persistent_t_m256c2 takes any K";
-  // Raster slots, as supports() counts them, of 256 x 128 tiles on clusters of two along N.
-  if ((p.m + 255) / 256 * 16 * ((p.n + 255) / 256 + 15) >= (int64_t(1) << 31))
+           "(16-byte strides) and its boxes of 4 k-blocks stay inside them; " +
+           base + " takes any K";
+  if ((p.m + BM - 1) / BM * 16 * ((p.n + 2 * BN - 1) / (2 * BN) + 15) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   constexpr ScaleMode S = ScaleMode::block128;
   constexpr DType E4 = DType::e4m3;
-  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, kM256Ts, E4, E4>(),
-                                 F2Cfg<S, 2, true, kM256Ts>::SMEM_BYTES, caps);
+  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, V, E4, E4>(),
+                                 F2Cfg<S, 2, true, V>::SMEM_BYTES, caps);
 }
-void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
-  // supports() sees no pointer: the map's base must be 16-byte aligned (the runner's are).
+// Their maps' bases (supports() sees no pointer; the runner's are aligned).
+void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
   if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0 ||
       reinterpret_cast<uintptr_t>(a.scale_b) % 16 != 0)
-    throw std::invalid_argument(
-        "fp8gemm_sm90_persistent_t_m256c2ts: scale_a and scale_b must be 16-byte aligned (TMA "
-        "maps' bases)");
+    throw std::invalid_argument(std::string(name) +
+                                ": scale_a and scale_b must be 16-byte aligned (TMA maps' bases)");
+}
+
+// _m64c2ts (issue 50's experiment, prepared 2026-12-01): _m64c2 with A's and B's block scales by
+// TMA in the stages (as _m256c2ts).
+constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
+std::string supports_m64c2ts(const GemmProblem& p, const DeviceCaps& caps) {
+  return tma_scales_unsupported<64, 32, kF3Narrow | kM64Ts>(p, caps,
+                                                            "fp8gemm_sm90_persistent_t_m64c2");
+}
+void launch_m64c2ts(const GemmArgs& a, cudaStream_t stream) {
+  check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m64c2ts");
+  constexpr DType E4 = DType::e4m3;
+  run_narrow<ScaleMode::block128, false, 2, kM64Ts, E4, E4>(a, stream);
+}
+
+// _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
+constexpr int kM256Ts = kF3Tall | kF3TmaScales;
+std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
+  return tma_scales_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
+}
+void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
+  check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m256c2ts");
   constexpr DType E4 = DType::e4m3;
   run<ScaleMode::block128, false, 2, true, false, kM256Ts, E4, E4>(a, stream);
 }
@@ -869,6 +906,20 @@ GEMMBENCH_REGISTER_KERNEL(
                   "share its rows of A (each CTA loads 32 and multicasts them; slices wholly "
                   "past M not loaded), the width that fills the waves, no stream-K",
                   supports<2, true, false, kF3Narrow>, launch_narrow<2, kF3SkipPastM>, kF3Types));
+
+// Issue 50's experiment (prepared 2026-12-01, fifteenth session; not yet run on a GPU, no rule
+// runs it): _m64c2 with A's block scales (the tile's 64 rows, each CTA's 32 multicast) and B's
+// by TMA with every fourth stage into three slots, read from shared memory (kF3TmaScales, as
+// _m256c2ts; F3Cfg). Nsight Compute at 64x4096x7168 (docs/fp8.md, fifteenth session): _m64c2's
+// largest single stall is the long scoreboard on a block scale loaded from global memory two
+// k-blocks earlier (8.6% of its warp samples), where DeepGEMM reads its scales from shared
+// memory. A/B: scripts/dev/reference/deepgemm_plugin/m64c2ts_ab.json, scripts/dev/m64c2ts_ab.json.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2ts", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2 with A's and B's block scales loaded by TMA "
+                  "(boxes of 4 k-blocks with every fourth stage, each CTA's rows of A's "
+                  "multicast) and read from shared memory: block128, K % 512 == 0, e4m3",
+                  supports_m64c2ts, launch_m64c2ts));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

@@ -816,10 +816,13 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
     // sixth, _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel,
-    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel.
+    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel,
+    // and may hold one prepared experiment beside them: _m64c2ts (_m64c2 with the block scales
+    // by TMA, awaiting its A/B: kept or deleted then).
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     size_t extra = 0;
-    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2"})
+    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2",
+                          "fp8gemm_sm90_persistent_t_m64c2ts"})
       extra += f3 && std::find(names.begin(), names.end(), n) != names.end();
     EXPECT_LE(names.size(), 6u + extra) << "a rung registers its main kernel and a few variants";
   }
@@ -884,12 +887,13 @@ TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
   }
 }
 
-// fp8gemm_sm90_persistent_t_m256c2ts (issue 50's experiment: A's block scales by TMA, through a
-// map of scale_a's rows) turns away what that map cannot take, each with its own reason naming
-// the kernel that runs it (_m256c2), before its image is queried: so a host without a GPU gets
-// the same answers.
-TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
-  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_sm90_persistent_t_m256c2ts");
+// fp8gemm_sm90_persistent_t_m256c2ts and _m64c2ts (issue 50's experiments: A's block scales by
+// TMA, through a map of scale_a's rows) turn away what that map cannot take, each with its own
+// reason naming the kernel that runs it (_m256c2, _m64c2), before the image is queried: so a
+// host without a GPU gets the same answers.
+static void expect_ts_refusals(const char* name, const char* base_name) {
+  SCOPED_TRACE(name);
+  const KernelInfo* k = KernelRegistry::instance().find(name);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->dtypes, std::vector<DType>{DType::e4m3}) << "e4m3 x e4m3 only";
   DeviceCaps h200;
@@ -898,7 +902,7 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   p.out = DType::bf16;
   p.scale = ScaleMode::block128;
   const auto why = [&] { return why_unsupported(*k, p, h200); };
-  const std::string instead = "fp8gemm_sm90_persistent_t_m256c2 ";
+  const std::string instead = std::string(base_name) + " ";
   // K 1536 (12 k-blocks, rows of 48 bytes) and 512 (one box as wide as the rows) pass the
   // kernel's own checks, at M 4096 and at an M not a multiple of 256: whatever is left is the
   // image query's (empty with a GPU and an sm_90a build).
@@ -934,8 +938,8 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   p.dtype = DType::e5m2;
   p.dtype_b = DType::e4m3;
   EXPECT_NE(why().find("dtype e5m2 not implemented"), std::string::npos) << why();
-  // _m256c2 itself takes what this one refuses (its image aside).
-  const KernelInfo* base = KernelRegistry::instance().find("fp8gemm_sm90_persistent_t_m256c2");
+  // The base kernel itself takes what this one refuses (its image aside).
+  const KernelInfo* base = KernelRegistry::instance().find(base_name);
   ASSERT_NE(base, nullptr);
   p.dtype = DType::e5m2;
   p.dtype_b = DType::e4m3;
@@ -945,6 +949,12 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   EXPECT_EQ(base_why.find("e4m3 x e4m3 only"), std::string::npos) << base_why;
   EXPECT_EQ(base_why.find("512"), std::string::npos) << base_why;
   EXPECT_EQ(base_why.find("scales only"), std::string::npos) << base_why;
+}
+TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
+  expect_ts_refusals("fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m256c2");
+}
+TEST(Registry, M64c2TsRefusesWhatItsScaleMapCannotTake) {
+  expect_ts_refusals("fp8gemm_sm90_persistent_t_m64c2ts", "fp8gemm_sm90_persistent_t_m64c2");
 }
 
 // A dispatcher's note of what it launched (note_dispatched): the first note since the last take
