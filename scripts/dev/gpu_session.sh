@@ -52,12 +52,12 @@ for step in "${steps[@]}"; do
       # carries).
       # BUILD_TARGETS: only these targets (e.g. 'gemmbench test_kernels gemmbench_deepgemm', when
       # a call needs no host tests: fewer seconds of the call's limit spent building).
-      targets=()
+      build_targets=()
       # shellcheck disable=SC2206  # the targets are words
-      [ -n "${BUILD_TARGETS:-}" ] && targets=(--target ${BUILD_TARGETS})
+      [ -n "${BUILD_TARGETS:-}" ] && build_targets=(--target ${BUILD_TARGETS})
       # shellcheck disable=SC2086  # the arguments are words
       cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" ${GEMMBENCH_CMAKE_ARGS:-} >"$logs/configure.log" 2>&1 \
-        && cmake --build "$build" -j "$(nproc)" ${targets[@]+"${targets[@]}"} >"$logs/build.log" 2>&1
+        && cmake --build "$build" -j "$(nproc)" ${build_targets[@]+"${build_targets[@]}"} >"$logs/build.log" 2>&1
       note "build${BUILD_TARGETS:+ [$BUILD_TARGETS]}: rc=$? ($(( $(date +%s) - t0 )) s), reports record git ${GEMMBENCH_GIT_COMMIT:-unset (CMake then asks git, and the .git copied to a GPU host may be stale: pass the literal hash)}"
       ;;
     build-overlay:*)
