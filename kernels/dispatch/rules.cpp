@@ -327,7 +327,7 @@ constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 // waves (fill_tile_n over the SMs, as its launch picks), on 2-CTA clusters sharing A. Rule M3
 // takes the cases where those tiles fill at least three quarters of the SMs and at most one wave
 // (two token tiles: each weight tile is read twice) or three (one token tile). From 32 tokens:
-// below, rules the kernel was not measured against.
+// below that it was not measured.
 bool fp8_shared_a_narrow_fits(const Case& c) {
   if (c.m < 32 || c.m > 128) return false;
   const int64_t width = fill_tile_n(int(c.m), int(c.n), 64, int(c.sms));

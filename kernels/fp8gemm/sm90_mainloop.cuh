@@ -321,7 +321,7 @@ struct F2Mainloop {
   // rowmajor_f32_box_col of kb's index in K (the producer's): kb's column is that index's offset
   // in it. A quad reads one row (a broadcast) and a warp's 8 rows 16 bytes apart: no bank
   // conflict. Counts the k-block (sa_seq).
-  __device__ __forceinline__ void tall_stage_scales(float (&a)[4], float& b, int kb) {
+  __device__ __forceinline__ void slot_scales(float (&a)[4], float& b, int kb) {
     if constexpr (kTmaScales) {
       static_assert(
           Cfg::TMA_SCALES && (Cfg::HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128,
@@ -490,7 +490,7 @@ struct F2Mainloop {
   // thread's two rows of A (the tile's, both consumers) and B's.
   __device__ __forceinline__ Scales stage_scales(int kb) {
     float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;
-    tall_stage_scales(a, b, kb);
+    slot_scales(a, b, kb);
     Scales s;
     s.a0 = a[0], s.a1 = a[1], s.b = b;
     return s;
@@ -587,7 +587,7 @@ struct F2Mainloop {
         if constexpr (S == ScaleMode::block128 && !kTmaScales) {
           ra[0] = __ldg(sa0 + kb), ra[1] = __ldg(sa1 + kb);
           ra[2] = __ldg(sa2 + kb), ra[3] = __ldg(sa3 + kb), rb = __ldg(sb + kb);
-        }  // kTmaScales: A's and B's come with kb's stage (tall_stage_scales)
+        }  // kTmaScales: A's and B's come with kb's stage (slot_scales)
       };
       read(0, a, b);
       for (int kb = 0; kb < kb_count; ++kb) {
@@ -599,7 +599,7 @@ struct F2Mainloop {
         for (int h = 0; h < 2; ++h) {
           issue(part, stage, true, h);
           if constexpr (kTmaScales)
-            if (h == 0) tall_stage_scales(a, b, kb);
+            if (h == 0) slot_scales(a, b, kb);
           sm90::wgmma_wait_group<0>();
 #pragma unroll
           for (int i = 0; i < NACC; ++i) sm90::fence_operand(part[i]);

@@ -337,7 +337,6 @@ struct TallScaleLoads {
                 "64 or 32)");
   // The block of B's scales under the CTA's tile n_tile (units of BN).
   __device__ __forceinline__ static int b_block(int n_tile) {
-    if constexpr (Cfg::BN == int(kScaleBlock)) return n_tile;
     return n_tile / (int(kScaleBlock) / Cfg::BN);
   }
 
