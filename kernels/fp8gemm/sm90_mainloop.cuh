@@ -39,7 +39,10 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
-// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M.
+// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M. kF3DeepRing, a flag or'ed onto
+// the narrow tiles on clusters (_m64c2d, _m64c2tsd: issue 50's experiment, prepared 2026-12-01,
+// sixteenth session): the 64x32 and 64x64 tiles' rings twice and one and a half times as deep (16
+// and 12 stages, where 8 use 96 and 128 of the 227 KB).
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -50,16 +53,20 @@ enum F3Variant : int {
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
   kF3TmaScales = 16,
-  kF3SkipPastM = 32
+  kF3SkipPastM = 32,
+  kF3DeepRing = 64
 };
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales | kF3SkipPastM);
+  return v & ~int(kF3TmaScales | kF3SkipPastM | kF3DeepRing);
 }
 constexpr bool f3_skip_past_m(int v) {
   return (v & int(kF3SkipPastM)) != 0;
 }
 constexpr bool f3_tma_scales(int v) {
   return (v & int(kF3TmaScales)) != 0;
+}
+constexpr bool f3_deep_ring(int v) {
+  return (v & int(kF3DeepRing)) != 0;
 }
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the

@@ -95,16 +95,21 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // them to both.
 // kF3TmaScales on the narrow tiles (_m64c2ts): the same rings with A's and B's scale slots
 // beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
-template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
+// kF3DeepRing on the narrow tiles (_m64c2d, _m64c2tsd): 64x64 on 12 stages (193 KB; 197 KB with
+// four scale slots) and 64x32 on 16 (193 KB; 199 KB with five); 64x128 keeps its 8 (a ninth does
+// not fit beside its staging boxes).
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
+          bool DR = f3_deep_ring(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
         std::conditional_t<
             B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS>,
-            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS>,
-                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER, TS>,
-                                                  F3Cfg<128, 128, 6>>>>>>;
+            std::conditional_t<
+                B == kF3Narrow64, F3Cfg<64, 64, DR ? 12 : 8, CLUSTER, TS>,
+                std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, DR ? 16 : 8, CLUSTER, TS>,
+                                   F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -755,21 +760,24 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// The tiles with the block scales by TMA in the stages (kF3TmaScales: _m256c2ts, _m64c2ts), e4m3
-// x e4m3 with block128 scales only, K % 512 == 0 (F3Cfg's boxes); what one refuses, its base
-// kernel (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
+// The experiments on rung F3's tiles (_m256c2ts, _m64c2ts, _m64c2d, _m64c2tsd): e4m3 x e4m3 with
+// block128 scales only (DeepGEMM's problem, where their A/Bs run); with the block scales by TMA in
+// the stages (kF3TmaScales) K % 512 == 0 too (F3Cfg's boxes). What one refuses, its base kernel
+// (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
 // supports() counts, on clusters of two along N; V: the variant whose image is queried.
 template <int BM, int BN, int V>
-std::string tma_scales_unsupported(const GemmProblem& p, const DeviceCaps& caps,
-                                   const std::string& base) {
+std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& caps,
+                                      const std::string& base) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
            " runs the e5m2 pairs";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.scale != ScaleMode::block128)
-    return "block128 scales only: A's block scales are what its stages carry; " + base +
-           " runs the other scalings";
-  if (p.k % 512 != 0)
+    return std::string("block128 scales only: ") +
+           (f3_tma_scales(V) ? "A's block scales are what its stages carry"
+                             : "an A/B at DeepGEMM's scaling") +
+           "; " + base + " runs the other scalings";
+  if (f3_tma_scales(V) && p.k % 512 != 0)
     return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
            "(16-byte strides) and its boxes of 4 k-blocks stay inside them; " +
            base + " takes any K";
@@ -792,8 +800,8 @@ void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
 // TMA in the stages (as _m256c2ts).
 constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
 std::string supports_m64c2ts(const GemmProblem& p, const DeviceCaps& caps) {
-  return tma_scales_unsupported<64, 32, kF3Narrow | kM64Ts>(p, caps,
-                                                            "fp8gemm_sm90_persistent_t_m64c2");
+  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64Ts>(p, caps,
+                                                               "fp8gemm_sm90_persistent_t_m64c2");
 }
 void launch_m64c2ts(const GemmArgs& a, cudaStream_t stream) {
   check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m64c2ts");
@@ -801,10 +809,31 @@ void launch_m64c2ts(const GemmArgs& a, cudaStream_t stream) {
   run_narrow<ScaleMode::block128, false, 2, kM64Ts, E4, E4>(a, stream);
 }
 
+// _m64c2d and _m64c2tsd (issue 50's experiment, prepared 2026-12-01, sixteenth session): _m64c2
+// and _m64c2ts with the 64x32 and 64x64 tiles on rings 16 and 12 stages deep (kF3DeepRing).
+constexpr int kM64D = kF3SkipPastM | kF3DeepRing, kM64TsD = kM64Ts | kF3DeepRing;
+std::string supports_m64c2d(const GemmProblem& p, const DeviceCaps& caps) {
+  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64D>(p, caps,
+                                                              "fp8gemm_sm90_persistent_t_m64c2");
+}
+void launch_m64c2d(const GemmArgs& a, cudaStream_t stream) {
+  constexpr DType E4 = DType::e4m3;
+  run_narrow<ScaleMode::block128, false, 2, kM64D, E4, E4>(a, stream);
+}
+std::string supports_m64c2tsd(const GemmProblem& p, const DeviceCaps& caps) {
+  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64TsD>(p, caps,
+                                                                "fp8gemm_sm90_persistent_t_m64c2");
+}
+void launch_m64c2tsd(const GemmArgs& a, cudaStream_t stream) {
+  check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m64c2tsd");
+  constexpr DType E4 = DType::e4m3;
+  run_narrow<ScaleMode::block128, false, 2, kM64TsD, E4, E4>(a, stream);
+}
+
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
 constexpr int kM256Ts = kF3Tall | kF3TmaScales;
 std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
-  return tma_scales_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
+  return f3_experiment_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
 }
 void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
   check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m256c2ts");
@@ -919,6 +948,23 @@ GEMMBENCH_REGISTER_KERNEL(
                   "(boxes of 4 k-blocks with every fourth stage, each CTA's rows of A's "
                   "multicast) and read from shared memory: block128, K % 512 == 0, e4m3",
                   supports_m64c2ts, launch_m64c2ts));
+
+// Issue 50's experiment (prepared 2026-12-01, sixteenth session; no rule runs them): _m64c2 and
+// _m64c2ts with the 64x32 and 64x64 tiles on rings 16 and 12 stages deep (kF3DeepRing). _m64's
+// deeper rings (_m64d, deleted 2026-12-01) changed only two of DeepGEMM's shapes (its stream-K
+// runs 64x128 tiles elsewhere) and neither at 128 CTAs of 64x32 tiles; on that tiling _m64c2 spends
+// about 190 ns a k-block beyond its fixed time to DeepGEMM's 150 (64x4096x7168: 17.3 us against
+// 14.2; docs/fp8.md, sixteenth session). A/B: scripts/dev/reference/deepgemm_plugin/m64c2d_ab.json.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2d", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2 with its 64x32 and 64x64 tiles on rings 16 "
+                  "and 12 stages deep (8 at 64x128): block128, e4m3",
+                  supports_m64c2d, launch_m64c2d));
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2tsd", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2ts with its 64x32 and 64x64 tiles on rings 16 "
+                  "and 12 stages deep (8 at 64x128): block128, K % 512 == 0, e4m3",
+                  supports_m64c2tsd, launch_m64c2tsd));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
