@@ -543,7 +543,8 @@ constexpr Rule kFp8[] = {
      "H200, 32 <= M <= 128, block128, no fast accumulation, where 64-row tiles at the width that "
      "fills the waves (fill_tile_n) take 3/4 of the SMs or more and at most three waves (M <= 64) "
      "or one (M > 64, N x K <= 32 Mi): rung F3's 64-row tile on 2-CTA clusters sharing A by "
-     "multicast (slices of A wholly past M not loaded), no stream-K",
+     "multicast (slices of A wholly past M not loaded), no stream-K; e4m3 x e4m3 with K % 512 == "
+     "0: the block scales by TMA with the stages",
      "rule M3: DeepGEMM's six dense shapes at M 64 and 128 and DeepSeek-V3's eight layers at 64 "
      "tokens, block128, H200 sustained, one board, beside fp8gemm's picks before it (_m64, _sk, "
      "_pipe) in one binary: 1.017-1.205x their speed on the 14 cases it takes (64x4096x7168 "
@@ -559,10 +560,16 @@ constexpr Rule kFp8[] = {
      "before (_m64) on the six layers it takes at 48, 1.039-1.161x the best of the four picks "
      "before (_m64, _sk, _pipe, _n192) on three layers at 96. DeepGEMM's time over fp8gemm's "
      "with the rule, DeepGEMM's six shapes: 0.886x at M 64, 0.932x at M 128. 33-47, 49-63 and "
-     "65-127 tokens otherwise, per-tensor and per-row not measured; not checked interleaved",
+     "65-127 tokens otherwise, per-tensor and per-row not measured. Interleaved (burst), held out: "
+     "1.041x _m64's speed at 48 tokens (0.988-1.123), 1.283x at 96. The block scales by TMA "
+     "(measured as _m64c2ts, one board each, on the cases the rule takes): 1.008-1.019x the LDG "
+     "kernel's speed on DeepSeek-V3 at 32, 64 and 96 tokens, 1.016-1.026x on DeepGEMM's shapes at "
+     "M 64 and 128 in two calls (0.982-1.064 a case)",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
      "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz, "
-     "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz"},
+     "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_rule_burst.json.gz, "
+     "h200/2026-12-01_fp8_m64c2ts_ab.json.gz, h200/2026-12-01_fp8_m64c2ts_ab_dg.json.gz, "
+     "h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "

@@ -35,14 +35,11 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // 128-row-of-B tile with the promotion a k-block at a time (F3's loop), where K is short
 // (m64_pipelined_promotion).
 // kF3TmaScales, a flag or'ed onto kF3Tall (_m256c2ts, issue 50's experiment) and onto the narrow
-// tiles on clusters (_m64c2ts, prepared 2026-12-01): A's block scales of a k-block come by TMA
-// with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
+// tiles on clusters (_m64c2 where the scale maps take it, launch_m64c2): A's block scales of a
+// k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
-// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M. kF3DeepRing, a flag or'ed onto
-// the narrow tiles on clusters (_m64c2d, _m64c2tsd: issue 50's experiment, prepared 2026-12-01,
-// sixteenth session): the 64x32 and 64x64 tiles' rings twice and one and a half times as deep (16
-// and 12 stages, where 8 use 96 and 128 of the 227 KB).
+// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -53,20 +50,16 @@ enum F3Variant : int {
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
   kF3TmaScales = 16,
-  kF3SkipPastM = 32,
-  kF3DeepRing = 64
+  kF3SkipPastM = 32
 };
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales | kF3SkipPastM | kF3DeepRing);
+  return v & ~int(kF3TmaScales | kF3SkipPastM);
 }
 constexpr bool f3_skip_past_m(int v) {
   return (v & int(kF3SkipPastM)) != 0;
 }
 constexpr bool f3_tma_scales(int v) {
   return (v & int(kF3TmaScales)) != 0;
-}
-constexpr bool f3_deep_ring(int v) {
-  return (v & int(kF3DeepRing)) != 0;
 }
 // Rung F3's configuration, the tile turned around: A's BM rows (BM / 2 per consumer warpgroup, in
 // 64-row halves: wgmma's M) by BN rows of B (wgmma's N), whole k-blocks of 128 bytes; the
@@ -79,13 +72,13 @@ constexpr bool f3_deep_ring(int v) {
 // CLUSTER CTAs neighbours along N share the A tile: each loads BM / CLUSTER of its rows and
 // multicasts them to all (the A traffic from L2 divided by CLUSTER), and the stage's full barrier
 // counts the whole tile's bytes.
-// TMA_SCALES (_m256c2ts, _m64c2ts): A's block scales come by TMA, a box of (rows, SA_BOX_KB
-// k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box along the
-// contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col: _m64ts's box
-// at the stage's own k-block faulted, TMA's 16-byte aligned start), so one box holds 4 k-blocks'
-// scales: it is loaded with every fourth k-block's stage (K % 512 == 0: every tile's walk is whole
-// boxes) into one of SA_SLOTS slots (after the epilogue's boxes) in turn, and counted on that
-// stage's full barrier; the consumers read k-block kb's column from the slot of its box. On a
+// TMA_SCALES (_m256c2ts, _m64c2's TMA path): A's block scales come by TMA, a box of (rows,
+// SA_BOX_KB k-blocks) f32 of the row-major scale_a ([M, KB]), 16 bytes a row: TMA's narrowest box
+// along the contiguous dimension. It starts on a multiple of 4 k-blocks (rowmajor_f32_box_col:
+// _m64ts's box at the stage's own k-block faulted, TMA's 16-byte aligned start), so one box holds 4
+// k-blocks' scales: it is loaded with every fourth k-block's stage (K % 512 == 0: every tile's walk
+// is whole boxes) into one of SA_SLOTS slots (after the epilogue's boxes) in turn, and counted on
+// that stage's full barrier; the consumers read k-block kb's column from the slot of its box. On a
 // cluster each CTA loads its own A slice's rows of the box and multicasts them, as A's rows: each
 // CTA's full barrier counts the whole box (both halves). A slot is refilled 4 SA_SLOTS k-blocks
 // after it was filled, with the stage of k-block 4(g + SA_SLOTS), whose load waits on the empty
@@ -197,7 +190,7 @@ struct F2Mainloop {
   // the thread's columns j = 8..15 are in sb's block when the tile starts on a block (mid_lo).
   const float* sb_hi = nullptr;
   bool mid_lo = true;
-  // kTmaScales (_m256c2ts, _m64c2ts): A's scale slots (slot i at s_sa + i * SA_SLOT_BYTES,
+  // kTmaScales (_m256c2ts, _m64c2's TMA path): A's scale slots (slot i at s_sa + i * SA_SLOT_BYTES,
   // F3Cfg) and the offset in a slot of this thread's first row (half 0, h = 0; h = 1 is 8 rows
   // further, half 1 64); the tile's first k-block in K (sa_kb0, set per tile: a slot's column of
   // k-block kb is K's); the k-blocks this consumer has walked, over all its tiles (sa_seq: box
@@ -333,7 +326,7 @@ struct F2Mainloop {
       static_assert(
           Cfg::TMA_SCALES && (Cfg::HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128,
           "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), or "
-          "the 64-row tile's (_m64c2ts: one half, both consumers on its rows)");
+          "the 64-row tile's (_m64c2: one half, both consumers on its rows)");
       const int k = sa_kb0 + kb;
       const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
       ++sa_seq;
@@ -412,7 +405,7 @@ struct F2Mainloop {
     if constexpr (kSlot) ahead = f2_scale(min(kb + 1, kb_count - 1));
     wait_full();
     issue(part, stage, true);
-    if constexpr (kTmaScales) f = factors(stage_scales(kb));  // _m64c2ts's 128-row-of-B tile
+    if constexpr (kTmaScales) f = factors(stage_scales(kb));  // _m64c2's 128-row-of-B tile
     float4 sa[8];  // the block scales of this thread's columns m = 8j + 2q + e, (j, e) in pairs
     if constexpr (kSlot) {
       // By shared-window address: an ld.shared, never a generic load.
@@ -493,7 +486,7 @@ struct F2Mainloop {
     for (int i = 0; i < NACC; ++i) sm90::fence_operand(d[i]);
     ring.advance();
   }
-  // kTmaScales on the 64-row tile (_m64c2ts): k-block kb's raw scales from the slots, this
+  // kTmaScales on the 64-row tile (_m64c2's TMA path): k-block kb's raw scales from the slots, this
   // thread's two rows of A (the tile's, both consumers) and B's.
   __device__ __forceinline__ Scales stage_scales(int kb) {
     float a[4] = {1.f, 1.f, 1.f, 1.f}, b = 1.f;

@@ -93,23 +93,18 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // staging).
 // The narrow tiles on CLUSTER 2 (_m64c2): each CTA loads 32 of the 64 rows of A and multicasts
 // them to both.
-// kF3TmaScales on the narrow tiles (_m64c2ts): the same rings with A's and B's scale slots
-// beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
-// kF3DeepRing on the narrow tiles (_m64c2d, _m64c2tsd): 64x64 on 12 stages (193 KB; 197 KB with
-// four scale slots) and 64x32 on 16 (193 KB; 199 KB with five); 64x128 keeps its 8 (a ninth does
-// not fit beside its staging boxes).
-template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
-          bool DR = f3_deep_ring(V)>
+// kF3TmaScales on the narrow tiles (_m64c2 where the scale maps take it): the same rings with A's
+// and B's scale slots beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
         std::conditional_t<
             B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS>,
-            std::conditional_t<
-                B == kF3Narrow64, F3Cfg<64, 64, DR ? 12 : 8, CLUSTER, TS>,
-                std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, DR ? 16 : 8, CLUSTER, TS>,
-                                   F3Cfg<128, 128, 6>>>>>>;
+            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS>,
+                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER, TS>,
+                                                  F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -318,14 +313,14 @@ __device__ __forceinline__ void f3_consumer(const Ring& ring, WorkIter& work_ite
   if (wg_thread == 0) sm90::bulk_wait_group_read<0>();  // the CTA outlives the stores' reads
 }
 
-// _m256c2ts's and _m64c2ts's loads beside A's and B's tiles (Sm90Producer::run's stage loads): with
-// the stage of every fourth k-block kb (K % 512 == 0: a tile's walk is whole boxes), the box of A's
-// scales of k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M: clamped, as A's, or
-// zeros), multicast to the cluster as A is, into slot `loaded` % SA_SLOTS; each CTA's full barrier
-// counts the whole box, its own rows and its peers' (tx_bytes). The slots' lifetime: F3Cfg. With
-// A's box, B's: the same 4 k-blocks of the tile's 128-row block of B (scale_b [NB, KB] row-major,
-// box (SA_BOX_KB, 1): 16 bytes), this CTA's own (its B tile is its own), into B's slot of the same
-// index; the padding N tile of a cluster (all past N) reads the last block's.
+// _m256c2ts's and _m64c2's (kF3TmaScales) loads beside A's and B's tiles (Sm90Producer::run's stage
+// loads): with the stage of every fourth k-block kb (K % 512 == 0: a tile's walk is whole boxes),
+// the box of A's scales of k-blocks kb .. kb + 3 for this CTA's A slice's rows (rows past M:
+// clamped, as A's, or zeros), multicast to the cluster as A is, into slot `loaded` % SA_SLOTS; each
+// CTA's full barrier counts the whole box, its own rows and its peers' (tx_bytes). The slots'
+// lifetime: F3Cfg. With A's box, B's: the same 4 k-blocks of the tile's 128-row block of B (scale_b
+// [NB, KB] row-major, box (SA_BOX_KB, 1): 16 bytes), this CTA's own (its B tile is its own), into
+// B's slot of the same index; the padding N tile of a cluster (all past N) reads the last block's.
 template <class Cfg>
 struct TallScaleLoads {
   const CUtensorMap* map;     // scale_a [M, KB] row-major, box (SA_BOX_KB, A_SLICE_ROWS)
@@ -338,7 +333,7 @@ struct TallScaleLoads {
   uint32_t rank;  // in the cluster: which rows of the box this CTA loads
   uint32_t loaded = 0;
   static_assert(int(kScaleBlock) % Cfg::BN == 0,
-                "the tile's B rows lie in one block of B's scales (_m256c2ts: 128, _m64c2ts: 128, "
+                "the tile's B rows lie in one block of B's scales (_m256c2ts: 128, _m64c2: 128, "
                 "64 or 32)");
   // The block of B's scales under the CTA's tile n_tile (units of BN).
   __device__ __forceinline__ static int b_block(int n_tile) {
@@ -760,24 +755,21 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// The experiments on rung F3's tiles (_m256c2ts, _m64c2ts, _m64c2d, _m64c2tsd): e4m3 x e4m3 with
-// block128 scales only (DeepGEMM's problem, where their A/Bs run); with the block scales by TMA in
-// the stages (kF3TmaScales) K % 512 == 0 too (F3Cfg's boxes). What one refuses, its base kernel
-// (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
+// The tiles with the block scales by TMA in the stages (kF3TmaScales: _m256c2ts, _m64c2's path),
+// e4m3 x e4m3 with block128 scales only, K % 512 == 0 (F3Cfg's boxes); what one refuses, its base
+// kernel (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
 // supports() counts, on clusters of two along N; V: the variant whose image is queried.
 template <int BM, int BN, int V>
-std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& caps,
-                                      const std::string& base) {
+std::string tma_scales_unsupported(const GemmProblem& p, const DeviceCaps& caps,
+                                   const std::string& base) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
            " runs the e5m2 pairs";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.scale != ScaleMode::block128)
-    return std::string("block128 scales only: ") +
-           (f3_tma_scales(V) ? "A's block scales are what its stages carry"
-                             : "an A/B at DeepGEMM's scaling") +
-           "; " + base + " runs the other scalings";
-  if (f3_tma_scales(V) && p.k % 512 != 0)
+    return "block128 scales only: A's block scales are what its stages carry; " + base +
+           " runs the other scalings";
+  if (p.k % 512 != 0)
     return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
            "(16-byte strides) and its boxes of 4 k-blocks stay inside them; " +
            base + " takes any K";
@@ -796,44 +788,29 @@ void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
                                 ": scale_a and scale_b must be 16-byte aligned (TMA maps' bases)");
 }
 
-// _m64c2ts (issue 50's experiment, prepared 2026-12-01): _m64c2 with A's and B's block scales by
-// TMA in the stages (as _m256c2ts).
+// _m64c2 (rule M3): the 64-row tiles on 2-CTA clusters, slices of A wholly past M not loaded;
+// where the scale maps can take it (e4m3 x e4m3, block128 without fast accumulation, K % 512 ==
+// 0, both scale arrays 16-byte aligned: as tma_scales_unsupported asks) A's and B's block scales
+// come by TMA with every fourth stage and are read from shared memory (kF3TmaScales, as
+// _m256c2ts), elsewhere from global memory by the consumers.
 constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
-std::string supports_m64c2ts(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64Ts>(p, caps,
-                                                               "fp8gemm_sm90_persistent_t_m64c2");
+bool m64c2_tma_scales(const GemmArgs& a) {
+  const GemmProblem& p = a.problem;
+  return p.dtype == DType::e4m3 && p.b_type() == DType::e4m3 && p.scale == ScaleMode::block128 &&
+         !p.fast_accum && p.k % 512 == 0 && reinterpret_cast<uintptr_t>(a.scale_a) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(a.scale_b) % 16 == 0;
 }
-void launch_m64c2ts(const GemmArgs& a, cudaStream_t stream) {
-  check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m64c2ts");
+void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   constexpr DType E4 = DType::e4m3;
-  run_narrow<ScaleMode::block128, false, 2, kM64Ts, E4, E4>(a, stream);
-}
-
-// _m64c2d and _m64c2tsd (issue 50's experiment, prepared 2026-12-01, sixteenth session): _m64c2
-// and _m64c2ts with the 64x32 and 64x64 tiles on rings 16 and 12 stages deep (kF3DeepRing).
-constexpr int kM64D = kF3SkipPastM | kF3DeepRing, kM64TsD = kM64Ts | kF3DeepRing;
-std::string supports_m64c2d(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64D>(p, caps,
-                                                              "fp8gemm_sm90_persistent_t_m64c2");
-}
-void launch_m64c2d(const GemmArgs& a, cudaStream_t stream) {
-  constexpr DType E4 = DType::e4m3;
-  run_narrow<ScaleMode::block128, false, 2, kM64D, E4, E4>(a, stream);
-}
-std::string supports_m64c2tsd(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64TsD>(p, caps,
-                                                                "fp8gemm_sm90_persistent_t_m64c2");
-}
-void launch_m64c2tsd(const GemmArgs& a, cudaStream_t stream) {
-  check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m64c2tsd");
-  constexpr DType E4 = DType::e4m3;
-  run_narrow<ScaleMode::block128, false, 2, kM64TsD, E4, E4>(a, stream);
+  if (m64c2_tma_scales(a))
+    return run_narrow<ScaleMode::block128, false, 2, kM64Ts, E4, E4>(a, stream);
+  launch_narrow<2, kF3SkipPastM>(a, stream);
 }
 
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
 constexpr int kM256Ts = kF3Tall | kF3TmaScales;
 std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
+  return tma_scales_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
 }
 void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
   check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m256c2ts");
@@ -928,43 +905,25 @@ GEMMBENCH_REGISTER_KERNEL(
 // every other k-block against the whole width, wgmma m64n64k32 or m64n32k32, sums added at the
 // tile's end; commit 54c27ff): 0.990 at M 64 and 1.007 at M 128 on DeepGEMM's six shapes,
 // 0.935-1.048 a shape (bench_results/h200/2026-12-01_fp8_m64c2k_ab_{dg,ds}.json.gz).
+// The block scales by TMA in the stages where the maps take them (launch_m64c2; measured as
+// _m64c2ts, 2026-12-01, sixteenth session, and folded in): Nsight Compute had shown the largest
+// single stall of _m64c2 on a block scale loaded from global memory (8.6% of its warp samples at
+// 64x4096x7168). The LDG kernel's time over the TMA one's on the cases rule M3 takes, one board
+// each: DeepSeek-V3 at 32, 64 and 96 tokens 1.008, 1.019, 1.014 (0.982-1.048 a layer); DeepGEMM's
+// shapes at M 64 1.016 and 1.019 in two calls (0.983-1.064), at M 128 1.023 and 1.026 (0.996-1.047)
+// (bench_results/h200/2026-12-01_fp8_m64c2ts_ab{,_dg}.json.gz, _m64c2d_ab_dg.json.gz).
+// Not kept: the 64x32 and 64x64 tiles on rings of 16 and 12 stages (_m64c2d, _m64c2tsd; 8
+// before; commit f05ec13): _m64c2's time over _m64c2d's 0.987 at M 64 (0.967-1.003) and 0.999 at
+// M 128 on DeepGEMM's six shapes; _m64c2ts's over _m64c2tsd's 0.992 and 1.006
+// (bench_results/h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz). At 128 CTAs of 64x32 tiles, as
+// with _m64's 66 (_m64d), the ring's depth is not what holds the k-block back.
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
                   "share its rows of A (each CTA loads 32 and multicasts them; slices wholly "
-                  "past M not loaded), the width that fills the waves, no stream-K",
-                  supports<2, true, false, kF3Narrow>, launch_narrow<2, kF3SkipPastM>, kF3Types));
-
-// Issue 50's experiment (prepared 2026-12-01, fifteenth session; not yet run on a GPU, no rule
-// runs it): _m64c2 with A's block scales (the tile's 64 rows, each CTA's 32 multicast) and B's
-// by TMA with every fourth stage into three slots, read from shared memory (kF3TmaScales, as
-// _m256c2ts; F3Cfg). Nsight Compute at 64x4096x7168 (docs/fp8.md, fifteenth session): _m64c2's
-// largest single stall is the long scoreboard on a block scale loaded from global memory two
-// k-blocks earlier (8.6% of its warp samples), where DeepGEMM reads its scales from shared
-// memory. A/B: scripts/dev/reference/deepgemm_plugin/m64c2ts_ab.json, scripts/dev/m64c2ts_ab.json.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2ts", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2 with A's and B's block scales loaded by TMA "
-                  "(boxes of 4 k-blocks with every fourth stage, each CTA's rows of A's "
-                  "multicast) and read from shared memory: block128, K % 512 == 0, e4m3",
-                  supports_m64c2ts, launch_m64c2ts));
-
-// Issue 50's experiment (prepared 2026-12-01, sixteenth session; no rule runs them): _m64c2 and
-// _m64c2ts with the 64x32 and 64x64 tiles on rings 16 and 12 stages deep (kF3DeepRing). _m64's
-// deeper rings (_m64d, deleted 2026-12-01) changed only two of DeepGEMM's shapes (its stream-K
-// runs 64x128 tiles elsewhere) and neither at 128 CTAs of 64x32 tiles; on that tiling _m64c2 spends
-// about 190 ns a k-block beyond its fixed time to DeepGEMM's 150 (64x4096x7168: 17.3 us against
-// 14.2; docs/fp8.md, sixteenth session). A/B: scripts/dev/reference/deepgemm_plugin/m64c2d_ab.json.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2d", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2 with its 64x32 and 64x64 tiles on rings 16 "
-                  "and 12 stages deep (8 at 64x128): block128, e4m3",
-                  supports_m64c2d, launch_m64c2d));
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2tsd", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2ts with its 64x32 and 64x64 tiles on rings 16 "
-                  "and 12 stages deep (8 at 64x128): block128, K % 512 == 0, e4m3",
-                  supports_m64c2tsd, launch_m64c2tsd));
+                  "past M not loaded), the width that fills the waves, no stream-K; e4m3 x e4m3 "
+                  "block128 with K % 512 == 0: the block scales by TMA with the stages",
+                  supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).
