@@ -564,12 +564,14 @@ constexpr Rule kFp8[] = {
      "1.041x _m64's speed at 48 tokens (0.988-1.123), 1.283x at 96. The block scales by TMA "
      "(measured as _m64c2ts, one board each, on the cases the rule takes): 1.008-1.019x the LDG "
      "kernel's speed on DeepSeek-V3 at 32, 64 and 96 tokens, 1.016-1.026x on DeepGEMM's shapes at "
-     "M 64 and 128 in two calls (0.982-1.064 a case)",
+     "M 64 and 128 in two calls (0.982-1.064 a case). With them, DeepGEMM's time over fp8gemm's: "
+     "0.903x at M 64, 0.943x at M 128 (sustained); 0.880x at M 64 in a burst",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
      "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz, "
      "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_rule_burst.json.gz, "
      "h200/2026-12-01_fp8_m64c2ts_ab.json.gz, h200/2026-12-01_fp8_m64c2ts_ab_dg.json.gz, "
-     "h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz"},
+     "h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_fold_dense.json.gz, "
+     "h200/2026-12-01_fp8_m64c2_fold_dense_burst_partial.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "
