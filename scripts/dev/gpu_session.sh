@@ -467,6 +467,20 @@ if rows:
               "".join(f" {r[c]:{len(c) - 3}.1f}" for c in cols))
 EOF
       ;;
+    wgmma-chain|wgmma-chain:*)
+      # wgmma-chain[:<k_blocks>]; how long four dependent wgmma m64nNk32 (e4m3, shared-memory
+      # operands) take a warpgroup a k-block, one or two warpgroups a CTA on every SM, pipelined
+      # as the narrow tiles' consumers or waited each k-block as DeepGEMM's
+      # (scripts/dev/wgmma_chain.cu): is the narrow tile's k-block the chain's latency?
+      mkdir -p "$build"
+      (cd "$root" && nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+        -I core/include -I kernels scripts/dev/wgmma_chain.cu core/cuda_check.cpp -lcublas \
+        -o "$build/wgmma_chain") >"$logs/wgmma_chain_build.log" 2>&1
+      note "wgmma_chain build: rc=$? ($(grep -c 'are serialized' "$logs/wgmma_chain_build.log") serialization advisories)"
+      kbs=${step#wgmma-chain}
+      kbs=${kbs#:}
+      timeout 120 "$build/wgmma_chain" ${kbs:+"$kbs"} 2>&1 | tee "$logs/wgmma_chain.txt" | tee -a "$summary"
+      ;;
     cluster-occupancy)
       # How many clusters of 1-16 CTAs (1x1 to 16x1, 2x2, 4x2) of 384 threads stay resident at
       # 100-225 KB of shared memory (scripts/dev/reference/cluster_occupancy.cu); no gemmbench
