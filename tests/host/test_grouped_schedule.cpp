@@ -219,6 +219,39 @@ TEST(GroupedLaunch, ALaunchWithoutItsTableOrWithUnalignedOperandsThrows) {
   EXPECT_EQ(message(), "a_kernel: TMA needs 16-byte aligned A and B");
 }
 
+// Every grouped kernel that stores C by TMA takes its C map from sm90_grouped_c_store_map, which
+// refuses the launch's beta != 0 (the epilogue never reads C) and an unaligned C before any driver
+// call, naming the kernel: one check for the three kernels (hgemm_grouped_sm90_tma, _pairg,
+// fp8gemm_grouped_sm90's TMA stores).
+TEST(GroupedLaunch, TheCStoreMapRefusesBetaAndAnUnalignedC) {
+  GemmProblem p;
+  p.n = 256;
+  p.k = 256;
+  const Grouping g = contiguous({128, 256});
+  const std::vector<int> prefix = group_tile_prefix(g, 128);
+  GroupedLaunch gl;
+  gl.grouping = &g;
+  gl.tile_prefix = prefix.data();
+  gl.tile_rows = 128;
+  GemmArgs args{p};
+  args.grouped = &gl;
+  alignas(16) static unsigned char c[64] = {};
+  args.c = c;
+  const auto message = [&] {
+    try {
+      sm90_grouped_c_store_map(args, "a_kernel", 64, false);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no throw");
+  };
+  args.beta = 0.5f;
+  EXPECT_EQ(message(), "a_kernel: beta != 0 (C is never read)");
+  args.beta = 0.f;
+  args.c = c + 8;
+  EXPECT_EQ(message(), "a_kernel: TMA stores need a 16-byte aligned C and N % 8 == 0");
+}
+
 // The global pairing's walk (grouped_unit, hgemm_grouped_sm90_pairg): each unit's two ranks take
 // global row tiles 2u and 2u + 1, so every (group, row tile, column tile) is one rank's exactly
 // once; a unit is shared where both tiles lie in one group, and only the last unit of an odd tile

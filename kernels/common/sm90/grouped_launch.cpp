@@ -75,6 +75,8 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
 CUtensorMap sm90_grouped_c_store_map(const GemmArgs& args, const char* kernel, int box,
                                      bool whole_tiles) {
   const GemmProblem& p = args.problem;
+  if (args.beta != 0.f)  // the launch's own beta (the grouping's check below reads the problem's)
+    throw std::invalid_argument(std::string(kernel) + ": beta != 0 (C is never read)");
   if (reinterpret_cast<uintptr_t>(args.c) % 16 != 0 || p.n % 8 != 0)
     throw std::invalid_argument(std::string(kernel) +
                                 ": TMA stores need a 16-byte aligned C and N % 8 == 0");

@@ -57,7 +57,9 @@ std::string sm90_grouped_tile_store_unsupported(const GemmProblem& p, const Grou
 // C [stored_rows, N] bf16 row-major, as make_c_store_map's column-major (N, stored_rows): boxes of
 // (box columns of N, box rows), read from 128B-swizzled staging boxes of box rows x 128 bytes;
 // stores past N or past the stored rows are clipped. Throws std::invalid_argument, naming
-// `kernel`, where C is not 16-byte aligned or N % 8 != 0, or where the grouping fails
+// `kernel`, where beta != 0 (a TMA-store epilogue never reads C: every kernel that stores by TMA
+// takes its map here, before its launch), C is not 16-byte aligned or N % 8 != 0, or where the
+// grouping fails
 // sm90_grouped_tile_store_unsupported (checked at every launch, not only in supports()), unless
 // whole_tiles is false: a kernel that stores by TMA only the boxes that lie in their group
 // (hgemm_grouped_sm90_tma, hgemm_grouped_sm90_pairg) takes any grouping.

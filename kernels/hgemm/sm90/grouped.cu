@@ -633,11 +633,7 @@ void by_grouped_type(const GemmProblem& p, const char* kernel, F&& f) {
 
 template <bool TMA_STORE>
 void launch_grouped(const GemmArgs& args, cudaStream_t stream) {
-  const GemmProblem& p = args.problem;
-  if constexpr (TMA_STORE)
-    if (args.beta != 0.f)
-      throw std::invalid_argument("hgemm_grouped_sm90_tma: beta != 0 (C is never read)");
-  by_grouped_type(p, grouped_name(TMA_STORE), [&](auto t) {
+  by_grouped_type(args.problem, grouped_name(TMA_STORE), [&](auto t) {
     using G = decltype(t);
     run_grouped<typename G::type, G::f16_accum, TMA_STORE>(args, stream);
   });
@@ -752,9 +748,6 @@ void run_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
 
 template <bool GLOBAL>
 void launch_grouped_pair(const GemmArgs& args, cudaStream_t stream) {
-  if constexpr (GLOBAL)
-    if (args.beta != 0.f)
-      throw std::invalid_argument(std::string(kPairGName) + ": beta != 0 (C is never read)");
   by_grouped_type(args.problem, pair_name<GLOBAL>(), [&](auto t) {
     using G = decltype(t);
     run_grouped_pair<typename G::type, G::f16_accum, GLOBAL>(args, stream);
