@@ -39,7 +39,9 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // k-block come by TMA with its stage (F3Cfg's TMA_SCALES) instead of from global memory in the
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
-// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M.
+// narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M. kF3OneConsumer, a flag or'ed
+// onto the narrow tiles (_m64c2w1, issue 50's experiment, prepared 2026-12-01): F3Cfg's one
+// consumer warpgroup on the tile's 64 rows of A and all its rows of B.
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -50,10 +52,14 @@ enum F3Variant : int {
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
   kF3TmaScales = 16,
-  kF3SkipPastM = 32
+  kF3SkipPastM = 32,
+  kF3OneConsumer = 64
 };
 constexpr int f3_base(int v) {
-  return v & ~int(kF3TmaScales | kF3SkipPastM);
+  return v & ~int(kF3TmaScales | kF3SkipPastM | kF3OneConsumer);
+}
+constexpr bool f3_one_consumer(int v) {
+  return (v & int(kF3OneConsumer)) != 0;
 }
 constexpr bool f3_skip_past_m(int v) {
   return (v & int(kF3SkipPastM)) != 0;
@@ -88,10 +94,15 @@ constexpr bool f3_tma_scales(int v) {
 // race.) (Until 2026-11-29 each stage carried its own box of the tile's whole 256 rows, not
 // multicast: 256 sectors of 32 bytes a CTA a k-block, 22% more L2 reads than DeepGEMM at
 // 4096x7168x16384 for the same tiles; docs/fp8.md.)
-template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false>
+// CONSUMERS_ (_m64c2w1, issue 50's experiment): one consumer warpgroup on the 64-row tiles, on
+// all of B's rows (wgmma m64n32k32 at 64x32, DeepGEMM's shape), two elsewhere.
+template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false,
+          int CONSUMERS_ = 2>
 struct F3Cfg {
-  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_, CONSUMERS = 2;
-  static constexpr int WG_N = 64;  // wgmma's M: rows of A per instruction
+  static constexpr int BM = BM_, BN = BN_, STAGES = STAGES_, CLUSTER = CLUSTER_,
+                       CONSUMERS = CONSUMERS_;
+  static constexpr int THREADS = 128 * (1 + CONSUMERS);  // the producer warpgroup and these
+  static constexpr int WG_N = 64;                        // wgmma's M: rows of A per instruction
   // A 64-row tile: the consumers share A's rows and split B's (kF3Narrow).
   static constexpr bool SPLIT_N = BM == WG_N;
   static constexpr int NW = SPLIT_N ? BN / CONSUMERS : BN;  // wgmma's N: B rows per consumer
@@ -139,6 +150,8 @@ struct F3Cfg {
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
+  static_assert(CONSUMERS == 2 || (CONSUMERS == 1 && BM == WG_N),
+                "one consumer warpgroup on the 64-row tiles only (a 64-row half each)");
   static_assert(!TMA_SCALES || BM <= 256, "a TMA box has at most 256 rows: the tile's rows");
 };
 // A scale slot: a k-block's 128 A row scales times B's block scale, in the order the consumers

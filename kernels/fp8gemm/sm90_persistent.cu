@@ -95,20 +95,21 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // them to both.
 // kF3TmaScales on the narrow tiles (_m64c2 where the scale maps take it): the same rings with A's
 // and B's scale slots beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
-template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V)>
+// kF3OneConsumer on the narrow tiles (_m64c2w1): the same rings, one consumer warpgroup.
+template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
+          int C = f3_one_consumer(V) ? 1 : 2>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
-        std::conditional_t<
-            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS>,
-            std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS>,
-                               std::conditional_t<B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER, TS>,
-                                                  F3Cfg<128, 128, 6>>>>>>;
+        std::conditional_t<B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS, C>,
+                           std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS, C>,
+                                              std::conditional_t<B == kF3Narrow32,
+                                                                 F3Cfg<64, 32, 8, CLUSTER, TS, C>,
+                                                                 F3Cfg<128, 128, 6>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
-constexpr int kThreads = 384;  // producer warpgroup, two consumer warpgroups
 
 struct F2Params {
   int m, n, k;
@@ -384,7 +385,8 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
   // The register split: rung 10's 40 / 232.
   constexpr int kProducerRegs = Cfg::PRODUCER_REGS;
   constexpr int kConsumerRegs = Cfg::CONSUMER_REGS;
-  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "the SM's 64K registers");
+  static_assert(128 * kProducerRegs + 128 * Cfg::CONSUMERS * kConsumerRegs <= 65536,
+                "the SM's 64K registers");
   // The barriers (and scale slots) are the static shared memory: supports() tells the sm_90a
   // image from the trap stub of the other passes by it.
   __shared__ alignas(8) uint64_t full_bar[STAGES], empty_bar[STAGES];
@@ -544,12 +546,13 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
 
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK = false, int V = 0,
           DType TA = DType::e4m3, DType TB = DType::e4m3>
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
-    const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
-    const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,128)
-    const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
-    const F2Params prm) {
+__global__ void __launch_bounds__(F2Cfg<S, CLUSTER, MROWS, V>::THREADS, 1)
+    fp8gemm_sm90_persistent_kernel(
+        const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,128)
+        const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
+        const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,128)
+        const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
+        const F2Params prm) {
 #if GEMMBENCH_SM90A
   static_assert(!f3_tma_scales(V), "_m256c2ts has its own entry point (its scale map)");
   persistent_body<S, kFast, CLUSTER, MROWS, SK, V, TA, TB>(map_a, map_a_tail, map_b, map_c, nullptr,
@@ -563,14 +566,15 @@ __global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_kernel(
 // as a fourth parameter. An entry point of its own, so that the other kernels keep their
 // parameters and their machine code.
 template <int CLUSTER, bool SK, int V, DType TA, DType TB>
-__global__ void __launch_bounds__(kThreads, 1) fp8gemm_sm90_persistent_ts_kernel(
-    const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,BM / CLUSTER)
-    const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
-    const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,BN)
-    const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
-    const __grid_constant__ CUtensorMap map_sa,      // scale_a (KB, M) f32, box (4,BM), unswizzled
-    const __grid_constant__ CUtensorMap map_sb,      // scale_b (KB, NB) f32, box (4,1), unswizzled
-    const F2Params prm) {
+__global__ void __launch_bounds__(F3CfgOf<V, CLUSTER>::THREADS, 1)
+    fp8gemm_sm90_persistent_ts_kernel(
+        const __grid_constant__ CUtensorMap map_a,       // (M,K), box (128,BM / CLUSTER)
+        const __grid_constant__ CUtensorMap map_a_tail,  // box (128, M % A_SLICE_ROWS), else map_a
+        const __grid_constant__ CUtensorMap map_b,       // (N,K), box (128,BN)
+        const __grid_constant__ CUtensorMap map_c,       // C, box (64,64) SW128
+        const __grid_constant__ CUtensorMap map_sa,  // scale_a (KB, M) f32, box (4,BM), unswizzled
+        const __grid_constant__ CUtensorMap map_sb,  // scale_b (KB, NB) f32, box (4,1), unswizzled
+        const F2Params prm) {
 #if GEMMBENCH_SM90A
   using Cfg = F3CfgOf<V, CLUSTER>;
   static_assert(f3_tma_scales(V) && Cfg::TMA_SCALES,
@@ -597,8 +601,8 @@ const void* kernel_ptr() {
 }
 template <ScaleMode S, int CLUSTER, bool MROWS, int V>
 cudaLaunchConfig_t launch_config(int ctas, cudaStream_t stream, cudaLaunchAttribute& attr) {
-  return cluster_launch_config(ctas, CLUSTER, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES,
-                               stream, attr);
+  using Cfg = F2Cfg<S, CLUSTER, MROWS, V>;
+  return cluster_launch_config(ctas, CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream, attr);
 }
 template <ScaleMode S, bool kFast, int CLUSTER, bool MROWS, bool SK, int V, DType TA, DType TB>
 int resident_clusters() {
@@ -608,10 +612,11 @@ int resident_clusters() {
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES));
     if constexpr (CLUSTER == 1) {
-      return resident_ctas(fn, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, dev);
+      return resident_ctas(fn, F2Cfg<S, CLUSTER, MROWS, V>::THREADS,
+                           F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES, dev);
     } else {
-      const int n =
-          max_active_clusters(fn, CLUSTER, kThreads, F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES);
+      const int n = max_active_clusters(fn, CLUSTER, F2Cfg<S, CLUSTER, MROWS, V>::THREADS,
+                                        F2Cfg<S, CLUSTER, MROWS, V>::SMEM_BYTES);
       if (n < 1) throw std::runtime_error("fp8gemm_sm90_persistent: no cluster fits the device");
       return n;
     }
@@ -807,6 +812,34 @@ void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   launch_narrow<2, kF3SkipPastM>(a, stream);
 }
 
+// _m64c2w1 (issue 50's experiment, prepared 2026-12-01, sixteenth session): _m64c2 with one
+// consumer warpgroup (kF3OneConsumer), e4m3 x e4m3 block128 only (DeepGEMM's problem, where its
+// A/B runs), the block scales by TMA where _m64c2 takes them so.
+constexpr int kM64W1 = kF3SkipPastM | kF3OneConsumer;
+std::string supports_m64c2w1(const GemmProblem& p, const DeviceCaps& caps) {
+  const std::string base = "fp8gemm_sm90_persistent_t_m64c2";
+  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
+    return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
+           " runs the e5m2 pairs";
+  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
+  if (p.scale != ScaleMode::block128)
+    return "block128 scales only (an A/B at DeepGEMM's scaling); " + base +
+           " runs the other scalings";
+  if ((p.m + 63) / 64 * 16 * ((p.n + 2 * 32 - 1) / (2 * 32) + 15) >= (int64_t(1) << 31))
+    return "too many tiles for the 32-bit persistent tile index";
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr DType E4 = DType::e4m3;
+  constexpr int V = kF3Narrow | kM64W1;
+  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, V, E4, E4>(),
+                                 F2Cfg<S, 2, true, V>::SMEM_BYTES, caps);
+}
+void launch_m64c2w1(const GemmArgs& a, cudaStream_t stream) {
+  constexpr DType E4 = DType::e4m3;
+  if (m64c2_tma_scales(a))
+    return run_narrow<ScaleMode::block128, false, 2, kM64Ts | kF3OneConsumer, E4, E4>(a, stream);
+  run_narrow<ScaleMode::block128, false, 2, kM64W1, E4, E4>(a, stream);
+}
+
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
 constexpr int kM256Ts = kF3Tall | kF3TmaScales;
 std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
@@ -924,6 +957,20 @@ GEMMBENCH_REGISTER_KERNEL(
                   "past M not loaded), the width that fills the waves, no stream-K; e4m3 x e4m3 "
                   "block128 with K % 512 == 0: the block scales by TMA with the stages",
                   supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
+
+// Issue 50's experiment (prepared 2026-12-01, sixteenth session; not yet run on a GPU, no rule
+// runs it): _m64c2 with one consumer warpgroup on the tile's 64 rows of A and all its rows of B
+// (wgmma m64n32k32 at 64x32, m64n64k32 and m64n128k32 at the wider widths), as DeepGEMM runs its
+// 64-row tiles, against two warpgroups on half the rows each. At 64x4096x7168 _m64c2 issues 708
+// warp instructions a k-block a CTA to DeepGEMM's 291 and spends about 187 ns a k-block to its
+// 145 (docs/fp8.md, sixteenth session); scripts/dev/wgmma_chain.cu asks first whether the
+// consumers' wgmma chain is what that k-block waits on. A/B:
+// scripts/dev/reference/deepgemm_plugin/m64c2w1_ab.json.
+GEMMBENCH_REGISTER_KERNEL(
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2w1", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2 with one consumer warpgroup on all the tile's "
+                  "rows of B (DeepGEMM's arrangement at 64 rows): block128, e4m3",
+                  supports_m64c2w1, launch_m64c2w1));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

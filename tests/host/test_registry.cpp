@@ -816,10 +816,13 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     // At most five variants, each one a rule of `hgemm` or a document relies on (the decode
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
     // sixth, _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel,
-    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel.
+    // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel,
+    // and may hold one prepared experiment beside them: _m64c2w1 (_m64c2 with one consumer
+    // warpgroup, awaiting its A/B: kept or deleted then).
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     size_t extra = 0;
-    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2"})
+    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2",
+                          "fp8gemm_sm90_persistent_t_m64c2w1"})
       extra += f3 && std::find(names.begin(), names.end(), n) != names.end();
     EXPECT_LE(names.size(), 6u + extra) << "a rung registers its main kernel and a few variants";
   }
@@ -949,6 +952,35 @@ static void expect_ts_refusals(const char* name, const char* base_name) {
 }
 TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   expect_ts_refusals("fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m256c2");
+}
+
+// fp8gemm_sm90_persistent_t_m64c2w1 (issue 50's experiment: _m64c2 with one consumer warpgroup)
+// takes DeepGEMM's problem only, and names _m64c2 for the rest; any K (its LDG loop where the
+// scale maps cannot take the TMA path).
+TEST(Registry, M64c2W1TakesDeepGemmsProblemOnly) {
+  const KernelInfo* k = KernelRegistry::instance().find("fp8gemm_sm90_persistent_t_m64c2w1");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->dtypes, std::vector<DType>{DType::e4m3}) << "e4m3 x e4m3 only";
+  DeviceCaps h200;
+  h200.sm = 90;
+  GemmProblem p{64, 4096, 7168, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  p.out = DType::bf16;
+  p.scale = ScaleMode::block128;
+  const auto why = [&] { return why_unsupported(*k, p, h200); };
+  const std::string base = "fp8gemm_sm90_persistent_t_m64c2 ";
+  for (int kk : {7168, 1040, 4112}) {  // K % 512 == 0 and not: no refusal of its own
+    p.k = kk;
+    EXPECT_EQ(why().find(base), std::string::npos) << "K " << kk << ": " << why();
+  }
+  for (ScaleMode other : {ScaleMode::tensor, ScaleMode::row}) {
+    p.scale = other;
+    EXPECT_NE(why().find("block128 scales only"), std::string::npos) << why();
+    EXPECT_NE(why().find(base + "runs the other scalings"), std::string::npos) << why();
+  }
+  p.scale = ScaleMode::block128;
+  p.dtype_b = DType::e5m2;
+  EXPECT_NE(why().find("e4m3 x e4m3 only"), std::string::npos) << why();
+  EXPECT_NE(why().find(base + "runs the e5m2 pairs"), std::string::npos) << why();
 }
 
 // A dispatcher's note of what it launched (note_dispatched): the first note since the last take
