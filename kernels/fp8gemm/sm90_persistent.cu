@@ -760,21 +760,24 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// The tiles with the block scales by TMA in the stages (kF3TmaScales: _m256c2ts, _m64c2's path),
-// e4m3 x e4m3 with block128 scales only, K % 512 == 0 (F3Cfg's boxes); what one refuses, its base
-// kernel (`base`, named in the reason) runs. BM and BN: the narrowest tile, for the raster slots
-// supports() counts, on clusters of two along N; V: the variant whose image is queried.
+// What rung F3's experiments take (_m256c2ts; _m64c2w1): e4m3 x e4m3 with block128 scales only
+// (DeepGEMM's problem, where their A/Bs run), and with the block scales by TMA in the stages
+// (kF3TmaScales) K % 512 == 0 (F3Cfg's boxes); what one refuses, its base kernel (`base`, named in
+// the reason) runs. BM and BN: the narrowest tile, for the raster slots supports() counts, on
+// clusters of two along N; V: the variant whose image is queried.
 template <int BM, int BN, int V>
-std::string tma_scales_unsupported(const GemmProblem& p, const DeviceCaps& caps,
-                                   const std::string& base) {
+std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& caps,
+                                      const std::string& base) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
     return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
            " runs the e5m2 pairs";
   if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
   if (p.scale != ScaleMode::block128)
-    return "block128 scales only: A's block scales are what its stages carry; " + base +
-           " runs the other scalings";
-  if (p.k % 512 != 0)
+    return std::string("block128 scales only: ") +
+           (f3_tma_scales(V) ? "A's block scales are what its stages carry"
+                             : "an A/B at DeepGEMM's scaling") +
+           "; " + base + " runs the other scalings";
+  if (f3_tma_scales(V) && p.k % 512 != 0)
     return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
            "(16-byte strides) and its boxes of 4 k-blocks stay inside them; " +
            base + " takes any K";
@@ -795,9 +798,9 @@ void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
 
 // _m64c2 (rule M3): the 64-row tiles on 2-CTA clusters, slices of A wholly past M not loaded;
 // where the scale maps can take it (e4m3 x e4m3, block128 without fast accumulation, K % 512 ==
-// 0, both scale arrays 16-byte aligned: as tma_scales_unsupported asks) A's and B's block scales
-// come by TMA with every fourth stage and are read from shared memory (kF3TmaScales, as
-// _m256c2ts), elsewhere from global memory by the consumers.
+// 0, both scale arrays 16-byte aligned: as _m256c2ts's f3_experiment_unsupported asks) A's and B's
+// block scales come by TMA with every fourth stage and are read from shared memory (kF3TmaScales,
+// as _m256c2ts), elsewhere from global memory by the consumers.
 constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
 bool m64c2_tma_scales(const GemmArgs& a) {
   const GemmProblem& p = a.problem;
@@ -817,21 +820,8 @@ void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
 // A/B runs), the block scales by TMA where _m64c2 takes them so.
 constexpr int kM64W1 = kF3SkipPastM | kF3OneConsumer;
 std::string supports_m64c2w1(const GemmProblem& p, const DeviceCaps& caps) {
-  const std::string base = "fp8gemm_sm90_persistent_t_m64c2";
-  if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
-    return "e4m3 x e4m3 only (an A/B of " + base + " on DeepGEMM's shapes); " + base +
-           " runs the e5m2 pairs";
-  if (std::string why = fp8_sm90_problem_unsupported(p, caps); !why.empty()) return why;
-  if (p.scale != ScaleMode::block128)
-    return "block128 scales only (an A/B at DeepGEMM's scaling); " + base +
-           " runs the other scalings";
-  if ((p.m + 63) / 64 * 16 * ((p.n + 2 * 32 - 1) / (2 * 32) + 15) >= (int64_t(1) << 31))
-    return "too many tiles for the 32-bit persistent tile index";
-  constexpr ScaleMode S = ScaleMode::block128;
-  constexpr DType E4 = DType::e4m3;
-  constexpr int V = kF3Narrow | kM64W1;
-  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, V, E4, E4>(),
-                                 F2Cfg<S, 2, true, V>::SMEM_BYTES, caps);
+  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64W1>(p, caps,
+                                                               "fp8gemm_sm90_persistent_t_m64c2");
 }
 void launch_m64c2w1(const GemmArgs& a, cudaStream_t stream) {
   constexpr DType E4 = DType::e4m3;
@@ -843,7 +833,7 @@ void launch_m64c2w1(const GemmArgs& a, cudaStream_t stream) {
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
 constexpr int kM256Ts = kF3Tall | kF3TmaScales;
 std::string supports_m256c2ts(const GemmProblem& p, const DeviceCaps& caps) {
-  return tma_scales_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
+  return f3_experiment_unsupported<256, 128, kM256Ts>(p, caps, "fp8gemm_sm90_persistent_t_m256c2");
 }
 void launch_m256c2ts(const GemmArgs& a, cudaStream_t stream) {
   check_scale_maps_aligned(a, "fp8gemm_sm90_persistent_t_m256c2ts");
