@@ -339,7 +339,7 @@ struct F2Mainloop {
       static_assert(
           Cfg::TMA_SCALES && (Cfg::HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128,
           "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), or "
-          "the 64-row tile's (_m64c2: one half, both consumers on its rows)");
+          "the 64-row tile's (_m64c2, _m64c2w1: one half, every consumer on its rows)");
       const int k = sa_kb0 + kb;
       const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
       ++sa_seq;

@@ -789,9 +789,12 @@ std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& ca
                                  F2Cfg<S, 2, true, V>::SMEM_BYTES, caps);
 }
 // Their maps' bases (supports() sees no pointer; the runner's are aligned).
+bool scale_maps_aligned(const GemmArgs& a) {
+  return reinterpret_cast<uintptr_t>(a.scale_a) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(a.scale_b) % 16 == 0;
+}
 void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
-  if (reinterpret_cast<uintptr_t>(a.scale_a) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(a.scale_b) % 16 != 0)
+  if (!scale_maps_aligned(a))
     throw std::invalid_argument(std::string(name) +
                                 ": scale_a and scale_b must be 16-byte aligned (TMA maps' bases)");
 }
@@ -805,8 +808,7 @@ constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
 bool m64c2_tma_scales(const GemmArgs& a) {
   const GemmProblem& p = a.problem;
   return p.dtype == DType::e4m3 && p.b_type() == DType::e4m3 && p.scale == ScaleMode::block128 &&
-         !p.fast_accum && p.k % 512 == 0 && reinterpret_cast<uintptr_t>(a.scale_a) % 16 == 0 &&
-         reinterpret_cast<uintptr_t>(a.scale_b) % 16 == 0;
+         !p.fast_accum && p.k % 512 == 0 && scale_maps_aligned(a);
 }
 void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   constexpr DType E4 = DType::e4m3;

@@ -161,6 +161,17 @@ TEST(GroupedSchedule, StridedCtasShareTheTilesEvenly) {
   EXPECT_LE(most - fewest, 1);
 }
 
+// The message of the std::invalid_argument f() throws, or "no throw".
+template <class F>
+std::string thrown(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no throw";
+}
+
 // What both grouped Hopper kernels check on the host before a launch (common/sm90/
 // grouped_launch.hpp): the 32-bit tensor-map rows and tile index, and a launch's arguments. No GPU
 // is needed: each refusal comes before any device call.
@@ -197,12 +208,7 @@ TEST(GroupedLaunch, ALaunchWithoutItsTableOrWithUnalignedOperandsThrows) {
   gl.grouping = &g;
   GemmArgs args{p};
   const auto message = [&] {
-    try {
-      sm90_grouped_launch(args, "a_kernel", 128, 128, 132);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no throw");
+    return thrown([&] { sm90_grouped_launch(args, "a_kernel", 128, 128, 132); });
   };
   EXPECT_EQ(message(), "a_kernel: needs GemmArgs::grouped with its tile table of 128-row tiles");
   args.grouped = &gl;
@@ -238,12 +244,7 @@ TEST(GroupedLaunch, TheCStoreMapRefusesBetaAndAnUnalignedC) {
   alignas(16) static unsigned char c[64] = {};
   args.c = c;
   const auto message = [&] {
-    try {
-      sm90_grouped_c_store_map(args, "a_kernel", 64, false);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no throw");
+    return thrown([&] { sm90_grouped_c_store_map(args, "a_kernel", 64, false); });
   };
   args.beta = 0.5f;
   EXPECT_EQ(message(), "a_kernel: beta != 0 (C is never read)");
