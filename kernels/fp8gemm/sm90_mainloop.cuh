@@ -40,8 +40,9 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // consumers. A flag rather than a variant of its own, so that every test of the variant reads
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
 // narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M. kF3OneConsumer, a flag or'ed
-// onto the narrow tiles (_m64c2w1, issue 50's experiment, prepared 2026-12-01): F3Cfg's one
-// consumer warpgroup on the tile's 64 rows of A and all its rows of B.
+// onto the narrow tiles (_m64c2's e4m3 x e4m3 block128): F3Cfg's one consumer warpgroup on the
+// tile's 64 rows of A and all its rows of B. kF3Narrow16 (_m64c2n16, issue 50's experiment):
+// the 64-row tile with 16 rows of B, one consumer only (wgmma m64n16k32).
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,
@@ -51,6 +52,7 @@ enum F3Variant : int {
   kF3Narrow64 = 5,
   kF3Narrow32 = 6,
   kF3NarrowPlain = 7,
+  kF3Narrow16 = 8,
   kF3TmaScales = 16,
   kF3SkipPastM = 32,
   kF3OneConsumer = 64
@@ -94,7 +96,7 @@ constexpr bool f3_tma_scales(int v) {
 // race.) (Until 2026-11-29 each stage carried its own box of the tile's whole 256 rows, not
 // multicast: 256 sectors of 32 bytes a CTA a k-block, 22% more L2 reads than DeepGEMM at
 // 4096x7168x16384 for the same tiles; docs/fp8.md.)
-// CONSUMERS_ (_m64c2w1, issue 50's experiment): one consumer warpgroup on the 64-row tiles, on
+// CONSUMERS_ (_m64c2 on e4m3 x e4m3 block128): one consumer warpgroup on the 64-row tiles, on
 // all of B's rows (wgmma m64n32k32 at 64x32, DeepGEMM's shape), two elsewhere.
 template <int BM_, int BN_, int STAGES_, int CLUSTER_ = 1, bool TMA_SCALES_ = false,
           int CONSUMERS_ = 2>
@@ -143,10 +145,11 @@ struct F3Cfg {
   static_assert(NW == 16 || NW == 32 || NW == 64 || NW == 128 || NW == 192,
                 "wgmma m64n{16,32,64,128,192}k32");
   static_assert(
-      (BM == 64 && (BN == 128 || BN == 64 || BN == 32)) ||
+      (BM == 64 && (BN == 128 || BN == 64 || BN == 32 || (BN == 16 && CONSUMERS == 1))) ||
           ((BM == 128 || BM == 256) && (BM == 128 || BN == 128)),
       "a consumer holds one or two 64-row halves; two only beside 128 rows of B (the "
-      "sums of both halves and one partial: 192 registers); 64 rows beside 128, 64 or 32 of B");
+      "sums of both halves and one partial: 192 registers); 64 rows beside 128, 64 or 32 of B, "
+      "or 16 with one consumer (wgmma's narrowest N)");
   static_assert(CLUSTER >= 1 && CLUSTER <= 2 && A_SLICE_BYTES % 1024 == 0,
                 "each CTA's slice of the shared A tile is whole 8-row swizzle atoms");
   static_assert(SMEM_BYTES <= 227 * 1024, "the SM's shared memory");
@@ -339,7 +342,7 @@ struct F2Mainloop {
       static_assert(
           Cfg::TMA_SCALES && (Cfg::HALVES == 2 || Cfg::SPLIT_N) && S == ScaleMode::block128,
           "A's scales by TMA: the 256-row tile's block128 promotion (_m256c2ts), or "
-          "the 64-row tile's (_m64c2, _m64c2w1: one half, every consumer on its rows)");
+          "the 64-row tile's (_m64c2: one half, every consumer on its rows)");
       const int k = sa_kb0 + kb;
       const uint32_t slot = (sa_seq / Cfg::SA_BOX_KB) % Cfg::SA_SLOTS;
       ++sa_seq;

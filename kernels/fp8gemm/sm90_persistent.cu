@@ -95,18 +95,22 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // them to both.
 // kF3TmaScales on the narrow tiles (_m64c2 where the scale maps take it): the same rings with A's
 // and B's scale slots beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
-// kF3OneConsumer on the narrow tiles (_m64c2w1): the same rings, one consumer warpgroup.
+// kF3OneConsumer on the narrow tiles (_m64c2's e4m3 block128): the same rings, one consumer
+// warpgroup. kF3Narrow16 (_m64c2n16, one consumer only): 64 x 16 tiles, 16 stages of 10 KB.
 template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
           int C = f3_one_consumer(V) ? 1 : 2>
 using F3CfgOf = std::conditional_t<
     B == kF3N192, F3Cfg<128, 192, 4>,
     std::conditional_t<
         B == kF3Tall, F3Cfg<256, 128, TS ? 3 : 4, CLUSTER, TS>,
-        std::conditional_t<B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS, C>,
-                           std::conditional_t<B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS, C>,
-                                              std::conditional_t<B == kF3Narrow32,
-                                                                 F3Cfg<64, 32, 8, CLUSTER, TS, C>,
-                                                                 F3Cfg<128, 128, 6>>>>>>;
+        std::conditional_t<
+            B == kF3Narrow || B == kF3NarrowPlain, F3Cfg<64, 128, 8, CLUSTER, TS, C>,
+            std::conditional_t<
+                B == kF3Narrow64, F3Cfg<64, 64, 8, CLUSTER, TS, C>,
+                std::conditional_t<
+                    B == kF3Narrow32, F3Cfg<64, 32, 8, CLUSTER, TS, C>,
+                    std::conditional_t<B == kF3Narrow16, F3Cfg<64, 16, 16, CLUSTER, TS, C>,
+                                       F3Cfg<128, 128, 6>>>>>>>;
 template <ScaleMode S, int CLUSTER, bool MROWS = false, int V = kF3>
 using F2Cfg = std::conditional_t<MROWS, F3CfgOf<V, CLUSTER>,
                                  Sm90Config<kBM, kBN, kStages<S, MROWS>, CLUSTER>>;
@@ -375,7 +379,8 @@ __device__ __forceinline__ void persistent_body(const CUtensorMap& map_a,
   constexpr bool kBlock = S == ScaleMode::block128 && !MROWS;
   static_assert(!MROWS || CLUSTER == 1 || f3_base(V) == kF3Tall ||
                     (!SK && (f3_base(V) == kF3Narrow || f3_base(V) == kF3NarrowPlain ||
-                             f3_base(V) == kF3Narrow64 || f3_base(V) == kF3Narrow32)),
+                             f3_base(V) == kF3Narrow64 || f3_base(V) == kF3Narrow32 ||
+                             f3_base(V) == kF3Narrow16)),
                 "rung F3 runs clusters at 256 rows, and the 64-row tiles without stream-K");
   static_assert(!SK || MROWS, "stream-K is rung F3's (variant _sk)");
   static_assert(MROWS || (TA == DType::e4m3 && TB == DType::e4m3), "F2 takes e4m3 x e4m3");
@@ -731,15 +736,23 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // _m64c2 (CLUSTER 2, rule M3): on 2-CTA clusters along N, each CTA loading 32 of the tile's rows
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs),
-// with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none.
-template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB>
+// with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none, with
+// kF3TmaScales and kF3OneConsumer. NARROWEST 16 (_m64c2n16, one consumer only): fill_tile_n may
+// pick tiles of 16 rows of B.
+template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB, int NARROWEST = 32>
 void run_narrow(const GemmArgs& a, cudaStream_t stream) {
   constexpr bool SK = CLUSTER == 1;
+  static_assert(NARROWEST == 32 || (NARROWEST == 16 && !SK && f3_one_consumer(FLAGS)),
+                "64 x 16 tiles on clusters with one consumer warpgroup (F3Cfg)");
   const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
   int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
   if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
   if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
-  switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas)) {
+  switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas, NARROWEST)) {
+    case 16:
+      if constexpr (NARROWEST == 16)
+        return run<S, kFast, CLUSTER, true, SK, kF3Narrow16 | FLAGS, TA, TB>(a, stream);
+      [[fallthrough]];  // (fill_tile_n picks 16 only at NARROWEST 16)
     case 32:
       return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
     case 64:
@@ -760,7 +773,7 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// What rung F3's experiments take (_m256c2ts; _m64c2w1): e4m3 x e4m3 with block128 scales only
+// What rung F3's experiments take (_m256c2ts; _m64c2n16): e4m3 x e4m3 with block128 scales only
 // (DeepGEMM's problem, where their A/Bs run), and with the block scales by TMA in the stages
 // (kF3TmaScales) K % 512 == 0 (F3Cfg's boxes); what one refuses, its base kernel (`base`, named in
 // the reason) runs. BM and BN: the narrowest tile, for the raster slots supports() counts, on
@@ -799,37 +812,41 @@ void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
                                 ": scale_a and scale_b must be 16-byte aligned (TMA maps' bases)");
 }
 
-// _m64c2 (rule M3): the 64-row tiles on 2-CTA clusters, slices of A wholly past M not loaded;
-// where the scale maps can take it (e4m3 x e4m3, block128 without fast accumulation, K % 512 ==
-// 0, both scale arrays 16-byte aligned: as _m256c2ts's f3_experiment_unsupported asks) A's and B's
-// block scales come by TMA with every fourth stage and are read from shared memory (kF3TmaScales,
-// as _m256c2ts), elsewhere from global memory by the consumers.
-constexpr int kM64Ts = kF3SkipPastM | kF3TmaScales;
-bool m64c2_tma_scales(const GemmArgs& a) {
-  const GemmProblem& p = a.problem;
+// _m64c2 (rule M3): the 64-row tiles on 2-CTA clusters, slices of A wholly past M not loaded.
+// On e4m3 x e4m3 with block128 scales and no fast accumulation (DeepGEMM's problem, rule M3's),
+// one consumer warpgroup on all of the tile's rows of B (kF3OneConsumer: wgmma m64n32k32 at
+// 64x32, DeepGEMM's arrangement), two on half of them each elsewhere (measured only there); and
+// of those, where the scale maps can take it (K % 512 == 0, both scale arrays 16-byte aligned: as
+// _m256c2ts's f3_experiment_unsupported asks) A's and B's block scales come by TMA with every
+// fourth stage and are read from shared memory (kF3TmaScales, as _m256c2ts), elsewhere from
+// global memory by the consumer.
+bool m64c2_one_consumer(const GemmProblem& p) {
   return p.dtype == DType::e4m3 && p.b_type() == DType::e4m3 && p.scale == ScaleMode::block128 &&
-         !p.fast_accum && p.k % 512 == 0 && scale_maps_aligned(a);
+         !p.fast_accum;
 }
+bool m64c2_tma_scales(const GemmArgs& a) {
+  return m64c2_one_consumer(a.problem) && a.problem.k % 512 == 0 && scale_maps_aligned(a);
+}
+// NARROWEST 16: _m64c2n16's widths (its supports() takes the one-consumer problems only).
+template <int NARROWEST = 32>
 void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   constexpr DType E4 = DType::e4m3;
+  constexpr ScaleMode S = ScaleMode::block128;
+  constexpr int kOne = kF3SkipPastM | kF3OneConsumer;
   if (m64c2_tma_scales(a))
-    return run_narrow<ScaleMode::block128, false, 2, kM64Ts, E4, E4>(a, stream);
+    return run_narrow<S, false, 2, kOne | kF3TmaScales, E4, E4, NARROWEST>(a, stream);
+  if (m64c2_one_consumer(a.problem))
+    return run_narrow<S, false, 2, kOne, E4, E4, NARROWEST>(a, stream);
   launch_narrow<2, kF3SkipPastM>(a, stream);
 }
 
-// _m64c2w1 (issue 50's experiment, prepared 2026-12-01, sixteenth session): _m64c2 with one
-// consumer warpgroup (kF3OneConsumer), e4m3 x e4m3 block128 only (DeepGEMM's problem, where its
-// A/B runs), the block scales by TMA where _m64c2 takes them so.
-constexpr int kM64W1 = kF3SkipPastM | kF3OneConsumer;
-std::string supports_m64c2w1(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 32, kF3Narrow | kM64W1>(p, caps,
-                                                               "fp8gemm_sm90_persistent_t_m64c2");
-}
-void launch_m64c2w1(const GemmArgs& a, cudaStream_t stream) {
-  constexpr DType E4 = DType::e4m3;
-  if (m64c2_tma_scales(a))
-    return run_narrow<ScaleMode::block128, false, 2, kM64Ts | kF3OneConsumer, E4, E4>(a, stream);
-  run_narrow<ScaleMode::block128, false, 2, kM64W1, E4, E4>(a, stream);
+// _m64c2n16 (issue 50's experiment, prepared 2026-12-02, seventeenth session): _m64c2 with 64 x
+// 16 tiles among the widths fill_tile_n picks (wgmma m64n16k32, one consumer warpgroup, 16
+// stages of 10 KB: as many bytes of B in flight a CTA as 8 stages of the 64 x 32 tile), e4m3 x
+// e4m3 block128 only (where _m64c2 runs one consumer).
+std::string supports_m64c2n16(const GemmProblem& p, const DeviceCaps& caps) {
+  return f3_experiment_unsupported<64, 16, kF3Narrow16 | kF3SkipPastM | kF3OneConsumer>(
+      p, caps, "fp8gemm_sm90_persistent_t_m64c2");
 }
 
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
@@ -942,27 +959,33 @@ GEMMBENCH_REGISTER_KERNEL(
 // M 128 on DeepGEMM's six shapes; _m64c2ts's over _m64c2tsd's 0.992 and 1.006
 // (bench_results/h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz). At 128 CTAs of 64x32 tiles, as
 // with _m64's 66 (_m64d), the ring's depth is not what holds the k-block back.
+// One consumer warpgroup on all of the tile's rows of B on e4m3 x e4m3 block128 (measured as
+// _m64c2w1, 2026-12-02, seventeenth session, and folded in): at 64x4096x7168 the two consumers
+// issued 708 warp instructions a k-block a CTA to DeepGEMM's 291. A CTA of one warpgroup
+// pipelining wgmma m64n32k32 runs four a k-block in 54 ns, two warpgroups of m64n16k32 in 90
+// (scripts/dev/wgmma_chain.cu). The two-consumer kernel's time over this one's, one board each:
+// DeepGEMM's six shapes 1.047 at M 64 (0.997-1.090) and 1.032 at M 128 (0.998-1.091);
+// DeepSeek-V3's eight layers 1.050, 1.050, 1.037 at 32, 64, 96 tokens (0.994-1.114 a layer)
+// (bench_results/h200/2026-12-02_fp8_m64c2w1_ab_{dg,ds}.json.gz).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
                   "share its rows of A (each CTA loads 32 and multicasts them; slices wholly "
                   "past M not loaded), the width that fills the waves, no stream-K; e4m3 x e4m3 "
-                  "block128 with K % 512 == 0: the block scales by TMA with the stages",
-                  supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
+                  "block128: one consumer warpgroup on all the tile's rows of B, and with K % "
+                  "512 == 0 the block scales by TMA with the stages",
+                  supports<2, true, false, kF3Narrow>, launch_m64c2<>, kF3Types));
 
-// Issue 50's experiment (prepared 2026-12-01, sixteenth session; not yet run on a GPU, no rule
-// runs it): _m64c2 with one consumer warpgroup on the tile's 64 rows of A and all its rows of B
-// (wgmma m64n32k32 at 64x32, m64n64k32 and m64n128k32 at the wider widths), as DeepGEMM runs its
-// 64-row tiles, against two warpgroups on half the rows each. At 64x4096x7168 _m64c2 issues 708
-// warp instructions a k-block a CTA to DeepGEMM's 291 and spends about 187 ns a k-block to its
-// 145 (docs/fp8.md, sixteenth session); scripts/dev/wgmma_chain.cu asks first whether the
-// consumers' wgmma chain is what that k-block waits on. A/B:
-// scripts/dev/reference/deepgemm_plugin/m64c2w1_ab.json.
+// Issue 50's experiment (prepared 2026-12-02, seventeenth session; no rule runs it): _m64c2 with
+// 64 x 16 tiles where they fill the waves better than 32 rows of B (fill_tile_n): 64x2112x7168
+// in 132 tiles, not 66 (DeepGEMM's own choice there; its time 0.83 of _m64c2's, the widest gap of
+// its six shapes at M 64: bench_results/h200/2026-12-02_fp8_m64c2w1_ab_dg.json.gz). A/B:
+// scripts/dev/reference/deepgemm_plugin/m64c2n16_ab.json.
 GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2w1", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2 with one consumer warpgroup on all the tile's "
-                  "rows of B (DeepGEMM's arrangement at 64 rows): block128, e4m3",
-                  supports_m64c2w1, launch_m64c2w1));
+    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2n16", 3,
+                  "fp8gemm_sm90_persistent_t_m64c2 with 64x16 tiles among its widths (wgmma "
+                  "m64n16k32, one consumer, 16 stages): block128, e4m3",
+                  supports_m64c2n16, launch_m64c2<16>));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

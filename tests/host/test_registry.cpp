@@ -817,12 +817,12 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
     // sixth, _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel,
     // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel,
-    // and may hold one prepared experiment beside them: _m64c2w1 (_m64c2 with one consumer
-    // warpgroup, awaiting its A/B: kept or deleted then).
+    // and may hold one prepared experiment beside them: _m64c2n16 (_m64c2 with 64 x 16 tiles
+    // among its widths, awaiting its A/B: kept or deleted then).
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     size_t extra = 0;
     for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2",
-                          "fp8gemm_sm90_persistent_t_m64c2w1"})
+                          "fp8gemm_sm90_persistent_t_m64c2n16"})
       extra += f3 && std::find(names.begin(), names.end(), n) != names.end();
     EXPECT_LE(names.size(), 6u + extra) << "a rung registers its main kernel and a few variants";
   }
@@ -891,7 +891,7 @@ TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
 // turns away what that map cannot take, each with its own reason naming the kernel that runs it
 // (_m256c2), before the image is queried: so a host without a GPU gets the same answers. (_m64c2
 // takes the same path where the map can take it, and its own LDG loop elsewhere: launch_m64c2.)
-// k512 false: a kernel with no scale map of its own (_m64c2w1), which takes any K.
+// k512 false: a kernel with no scale map of its own (_m64c2n16), which takes any K.
 static void expect_ts_refusals(const char* name, const char* base_name, bool k512 = true) {
   SCOPED_TRACE(name);
   const KernelInfo* k = KernelRegistry::instance().find(name);
@@ -959,11 +959,11 @@ TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   expect_ts_refusals("fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m256c2");
 }
 
-// fp8gemm_sm90_persistent_t_m64c2w1 (issue 50's experiment: _m64c2 with one consumer warpgroup)
-// takes DeepGEMM's problem only and names _m64c2 for the rest; any K (its LDG loop where the scale
-// maps cannot take the TMA path).
-TEST(Registry, M64c2W1TakesDeepGemmsProblemOnly) {
-  expect_ts_refusals("fp8gemm_sm90_persistent_t_m64c2w1", "fp8gemm_sm90_persistent_t_m64c2",
+// fp8gemm_sm90_persistent_t_m64c2n16 (issue 50's experiment: _m64c2 with 64 x 16 tiles among its
+// widths) takes DeepGEMM's problem only and names _m64c2 for the rest; any K (its LDG loop where
+// the scale maps cannot take the TMA path).
+TEST(Registry, M64c2N16TakesDeepGemmsProblemOnly) {
+  expect_ts_refusals("fp8gemm_sm90_persistent_t_m64c2n16", "fp8gemm_sm90_persistent_t_m64c2",
                      /*k512=*/false);
 }
 

@@ -543,6 +543,13 @@ TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
       const int w = fill_tile_n(64, n, 64, ctas);
       EXPECT_TRUE(w == 32 || w == 64 || w == 128) << n << " " << ctas;
     }
+  // Narrowest 16 (_m64c2n16's one consumer): 16 only where it takes fewer columns a CTA.
+  EXPECT_EQ(fill_tile_n(64, 2112, 64, 132, 16), 16) << "132 tiles of 16: one wave, half the rows";
+  EXPECT_EQ(fill_tile_n(64, 4096, 64, 132, 16), 32) << "256 tiles of 16: two waves, as 128 of 32";
+  EXPECT_EQ(fill_tile_n(128, 2112, 64, 132, 16), 32) << "two rows of 66 tiles of 32, one wave";
+  EXPECT_EQ(fill_tile_n(37, 1000, 64, 132, 16), 16) << "test_kernels' shape: 63 tiles of 16";
+  EXPECT_EQ(fill_tile_n(64, 7168, 64, 132, 16), 64)
+      << "448 tiles of 16: as many columns as 112 of 64";
 }
 
 // _m64's promotion: pipelined where it paid (12 k-blocks and up), a k-block at a time where it

@@ -138,16 +138,18 @@ GB_HD int fitted_token_tile(long long m, int fit_up_to) {
   return 64;
 }
 
-// FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32.
+// FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32
+// (or 16, narrowest 16: _m64c2n16's one consumer on wgmma m64n16k32).
 // fill_tile_n: the width whose tiles take the fewest columns per CTA over the grid's waves
 // (waves x rows), the widest among equals. DeepGEMM picks BLOCK_N that way at M 64-128 (16 to
 // 112, any multiple of 8; gen_instances.py prints its choice): 64x4096x7168 in 128 tiles of 32.
-GB_HD int fill_tile_n(int m, int n, int bm, int ctas) {
-  const int widths[] = {128, 64, 32};
+GB_HD int fill_tile_n(int m, int n, int bm, int ctas, int narrowest = 32) {
+  const int widths[] = {128, 64, 32, 16};
   const long long tiles_m = (m + bm - 1) / bm;
   int best = 128;
   long long best_cost = -1;
   for (int w : widths) {
+    if (w < narrowest) break;
     const long long tiles = tiles_m * ((n + w - 1) / w);
     const long long cost = (tiles + ctas - 1) / (ctas > 0 ? ctas : 1) * w;
     if (best_cost < 0 || cost < best_cost) best = w, best_cost = cost;
