@@ -324,13 +324,16 @@ double fp8_fill(const Case& c, int bn) {
 constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 
 // fp8gemm_sm90_persistent_t_m64c2's grid at this case: 64-row tiles by the width that fills the
-// waves (fill_tile_n over the SMs, as its launch picks), on 2-CTA clusters sharing A. Rule M3
+// waves (m64c2_tile_n over the SMs, as its launch picks: 16 rows of B in one wave with its one
+// consumer on e4m3 x e4m3 block128), on 2-CTA clusters sharing A. Rule M3
 // takes the cases where those tiles fill at least three quarters of the SMs and at most one wave
 // (two token tiles: each weight tile is read twice) or three (one token tile). From 32 tokens:
 // below that it was not measured.
 bool fp8_shared_a_narrow_fits(const Case& c) {
   if (c.m < 32 || c.m > 128) return false;
-  const int64_t width = fill_tile_n(int(c.m), int(c.n), 64, int(c.sms));
+  const bool one_consumer = c.p.dtype == DType::e4m3 && c.p.b_type() == DType::e4m3 &&
+                            c.p.scale == ScaleMode::block128 && !c.p.fast_accum;
+  const int64_t width = m64c2_tile_n(int(c.m), int(c.n), int(c.sms), one_consumer);
   const int64_t tiles_m = ceil_div64(c.m, 64), tiles = tiles_m * ceil_div64(c.n, width);
   if (4 * tiles < 3 * c.sms) return false;
   return tiles_m == 1 ? tiles <= 3 * c.sms : tiles <= c.sms && c.n * c.k <= (int64_t(32) << 20);

@@ -41,8 +41,8 @@ static_assert(kBK == int(kScaleBlock) && kBN == int(kScaleBlock),
 // f3_base(V) and means the same tile with or without it. kF3SkipPastM, a flag or'ed onto the
 // narrow tiles on clusters (_m64c2): Sm90Producer's SKIP_PAST_M. kF3OneConsumer, a flag or'ed
 // onto the narrow tiles (_m64c2's e4m3 x e4m3 block128): F3Cfg's one consumer warpgroup on the
-// tile's 64 rows of A and all its rows of B. kF3Narrow16 (_m64c2n16, issue 50's experiment):
-// the 64-row tile with 16 rows of B, one consumer only (wgmma m64n16k32).
+// tile's 64 rows of A and all its rows of B. kF3Narrow16 (_m64c2's one consumer only, where
+// m64c2_tile_n picks it): the 64-row tile with 16 rows of B (wgmma m64n16k32).
 enum F3Variant : int {
   kF3 = 0,
   kF3Pipe = 1,

@@ -96,7 +96,8 @@ constexpr int kStages = S == ScaleMode::block128 && !MROWS ? 5 : 6;
 // kF3TmaScales on the narrow tiles (_m64c2 where the scale maps take it): the same rings with A's
 // and B's scale slots beside them (three of each: F3Cfg's SA_SLOTS at 8 stages).
 // kF3OneConsumer on the narrow tiles (_m64c2's e4m3 block128): the same rings, one consumer
-// warpgroup. kF3Narrow16 (_m64c2n16, one consumer only): 64 x 16 tiles, 16 stages of 10 KB.
+// warpgroup. kF3Narrow16 (_m64c2's one consumer only): 64 x 16 tiles, 16 stages of 10 KB (as
+// many bytes of B in flight a CTA as 8 stages of the 64 x 32 tile).
 template <int V, int CLUSTER, int B = f3_base(V), bool TS = f3_tma_scales(V),
           int C = f3_one_consumer(V) ? 1 : 2>
 using F3CfgOf = std::conditional_t<
@@ -737,22 +738,22 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs),
 // with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none, with
-// kF3TmaScales and kF3OneConsumer. NARROWEST 16 (_m64c2n16, one consumer only): fill_tile_n may
-// pick tiles of 16 rows of B.
-template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB, int NARROWEST = 32>
+// kF3TmaScales and kF3OneConsumer; with one consumer 64 x 16 tiles where they make one wave
+// (m64c2_tile_n).
+template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB>
 void run_narrow(const GemmArgs& a, cudaStream_t stream) {
   constexpr bool SK = CLUSTER == 1;
-  static_assert(NARROWEST == 32 || (NARROWEST == 16 && !SK && f3_one_consumer(FLAGS)),
-                "64 x 16 tiles on clusters with one consumer warpgroup (F3Cfg)");
+  constexpr bool kOne = f3_one_consumer(FLAGS);
+  static_assert(!kOne || !SK, "one consumer warpgroup on _m64c2's clusters only");
   const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
   int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
   if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
   if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
-  switch (SK ? m64_tile_n(m, n, k, ctas) : fill_tile_n(m, n, 64, ctas, NARROWEST)) {
+  switch (SK ? m64_tile_n(m, n, k, ctas) : m64c2_tile_n(m, n, ctas, kOne)) {
     case 16:
-      if constexpr (NARROWEST == 16)
+      if constexpr (kOne)
         return run<S, kFast, CLUSTER, true, SK, kF3Narrow16 | FLAGS, TA, TB>(a, stream);
-      [[fallthrough]];  // (fill_tile_n picks 16 only at NARROWEST 16)
+      [[fallthrough]];  // (m64c2_tile_n picks 16 for one consumer only)
     case 32:
       return run<S, kFast, CLUSTER, true, SK, kF3Narrow32 | FLAGS, TA, TB>(a, stream);
     case 64:
@@ -773,7 +774,7 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// What rung F3's experiments take (_m256c2ts; _m64c2n16): e4m3 x e4m3 with block128 scales only
+// What rung F3's experiment takes (_m256c2ts): e4m3 x e4m3 with block128 scales only
 // (DeepGEMM's problem, where their A/Bs run), and with the block scales by TMA in the stages
 // (kF3TmaScales) K % 512 == 0 (F3Cfg's boxes); what one refuses, its base kernel (`base`, named in
 // the reason) runs. BM and BN: the narrowest tile, for the raster slots supports() counts, on
@@ -827,26 +828,13 @@ bool m64c2_one_consumer(const GemmProblem& p) {
 bool m64c2_tma_scales(const GemmArgs& a) {
   return m64c2_one_consumer(a.problem) && a.problem.k % 512 == 0 && scale_maps_aligned(a);
 }
-// NARROWEST 16: _m64c2n16's widths (its supports() takes the one-consumer problems only).
-template <int NARROWEST = 32>
 void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   constexpr DType E4 = DType::e4m3;
   constexpr ScaleMode S = ScaleMode::block128;
   constexpr int kOne = kF3SkipPastM | kF3OneConsumer;
-  if (m64c2_tma_scales(a))
-    return run_narrow<S, false, 2, kOne | kF3TmaScales, E4, E4, NARROWEST>(a, stream);
-  if (m64c2_one_consumer(a.problem))
-    return run_narrow<S, false, 2, kOne, E4, E4, NARROWEST>(a, stream);
+  if (m64c2_tma_scales(a)) return run_narrow<S, false, 2, kOne | kF3TmaScales, E4, E4>(a, stream);
+  if (m64c2_one_consumer(a.problem)) return run_narrow<S, false, 2, kOne, E4, E4>(a, stream);
   launch_narrow<2, kF3SkipPastM>(a, stream);
-}
-
-// _m64c2n16 (issue 50's experiment, prepared 2026-12-02, seventeenth session): _m64c2 with 64 x
-// 16 tiles among the widths fill_tile_n picks (wgmma m64n16k32, one consumer warpgroup, 16
-// stages of 10 KB: as many bytes of B in flight a CTA as 8 stages of the 64 x 32 tile), e4m3 x
-// e4m3 block128 only (where _m64c2 runs one consumer).
-std::string supports_m64c2n16(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 16, kF3Narrow16 | kF3SkipPastM | kF3OneConsumer>(
-      p, caps, "fp8gemm_sm90_persistent_t_m64c2");
 }
 
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
@@ -967,25 +955,21 @@ GEMMBENCH_REGISTER_KERNEL(
 // DeepGEMM's six shapes 1.047 at M 64 (0.997-1.090) and 1.032 at M 128 (0.998-1.091);
 // DeepSeek-V3's eight layers 1.050, 1.050, 1.037 at 32, 64, 96 tokens (0.994-1.114 a layer)
 // (bench_results/h200/2026-12-02_fp8_m64c2w1_ab_{dg,ds}.json.gz).
+// With it, 64 x 16 tiles where they make one wave at one row of tiles (m64c2_tile_n; measured as
+// _m64c2n16, 2026-12-02, and folded in): 64x2112x7168 in 132 tiles, DeepGEMM's own choice there,
+// 1.060x the speed of 66 tiles of 32; 1.061-1.068x at 32-64 tokens on N 1024-2112
+// (bench_results/h200/2026-12-02_fp8_m64c2n16_ab_{dg,ds}.json.gz). Where fill_tile_n's columns a
+// CTA would have picked 16 past one wave or on two rows of tiles, it lost (128x7168x16384 in 896
+// tiles: 0.336x).
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
                   "share its rows of A (each CTA loads 32 and multicasts them; slices wholly "
                   "past M not loaded), the width that fills the waves, no stream-K; e4m3 x e4m3 "
-                  "block128: one consumer warpgroup on all the tile's rows of B, and with K % "
-                  "512 == 0 the block scales by TMA with the stages",
-                  supports<2, true, false, kF3Narrow>, launch_m64c2<>, kF3Types));
-
-// Issue 50's experiment (prepared 2026-12-02, seventeenth session; no rule runs it): _m64c2 with
-// 64 x 16 tiles where they fill the waves better than 32 rows of B (fill_tile_n): 64x2112x7168
-// in 132 tiles, not 66 (DeepGEMM's own choice there; its time 0.83 of _m64c2's, the widest gap of
-// its six shapes at M 64: bench_results/h200/2026-12-02_fp8_m64c2w1_ab_dg.json.gz). A/B:
-// scripts/dev/reference/deepgemm_plugin/m64c2n16_ab.json.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2n16", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2 with 64x16 tiles among its widths (wgmma "
-                  "m64n16k32, one consumer, 16 stages): block128, e4m3",
-                  supports_m64c2n16, launch_m64c2<16>));
+                  "block128: one consumer warpgroup on all the tile's rows of B (64x16 tiles "
+                  "where they make one wave), and with K % 512 == 0 the block scales by TMA "
+                  "with the stages",
+                  supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

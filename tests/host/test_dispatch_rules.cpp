@@ -573,15 +573,20 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{64, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{33, 32768, 512, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
          Pick{128, 7168, 2048, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
-         Pick{64, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
-         Pick{64, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
+         Pick{64, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},  // 132 of 16
+         Pick{64, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 1152
          Pick{32, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},
-         Pick{32, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 66 tiles
-         Pick{32, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},  // 1152
-         Pick{31, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // from 32
+         Pick{32, 2112, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64c2"},  // 132 of 16
+         Pick{64, 1536, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},    // 96 of 16
+         Pick{32, 36864, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},   // 1152
+         Pick{31, 4096, 7168, ScaleMode::block128, "fp8gemm_sm90_persistent_t_m64"},    // from 32
          Pick{64, 4096, 7168, ScaleMode::tensor, "fp8gemm_decode_sm90_wmc"},  // block128 only
          Pick{128, 7168, 16384, ScaleMode::block128, "fp8gemm_sm90_persistent_t_sk"},      // 112 Mi
          Pick{128, 24576, 1536, ScaleMode::block128, "fp8gemm_sm90_persistent_t_n192"}});  // 384
+    // 64x16 tiles are _m64c2's one consumer's (e4m3 x e4m3): with e5m2 B, 66 tiles of 32.
+    t.m = 64, t.n = 2112, t.k = 7168, t.scale = ScaleMode::block128, t.dtype_b = DType::e5m2;
+    EXPECT_EQ(pick(), "fp8gemm_sm90_persistent_t_m64");
+    t.dtype_b = DType::e4m3;
     t.m = 64, t.n = 4096, t.k = 4096, t.scale = ScaleMode::tensor;
     EXPECT_EQ(picks().at(1).kernel, "fp8gemm_sm90_persistent_t_m64") << "the e5m2 pairs";
     t.fast_accum = true;

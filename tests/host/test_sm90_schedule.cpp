@@ -543,13 +543,27 @@ TEST(Sm90Schedule, FillTileNPicksTheWidthThatFillsTheWaves) {
       const int w = fill_tile_n(64, n, 64, ctas);
       EXPECT_TRUE(w == 32 || w == 64 || w == 128) << n << " " << ctas;
     }
-  // Narrowest 16 (_m64c2n16's one consumer): 16 only where it takes fewer columns a CTA.
-  EXPECT_EQ(fill_tile_n(64, 2112, 64, 132, 16), 16) << "132 tiles of 16: one wave, half the rows";
-  EXPECT_EQ(fill_tile_n(64, 4096, 64, 132, 16), 32) << "256 tiles of 16: two waves, as 128 of 32";
-  EXPECT_EQ(fill_tile_n(128, 2112, 64, 132, 16), 32) << "two rows of 66 tiles of 32, one wave";
-  EXPECT_EQ(fill_tile_n(37, 1000, 64, 132, 16), 16) << "test_kernels' shape: 63 tiles of 16";
-  EXPECT_EQ(fill_tile_n(64, 7168, 64, 132, 16), 64)
-      << "448 tiles of 16: as many columns as 112 of 64";
+}
+
+// _m64c2's width: 16 rows of B only with its one consumer, at one row of tiles, in one wave;
+// fill_tile_n's otherwise (which never picks 16).
+TEST(Sm90Schedule, M64c2TakesSixteenRowsOfBInOneWaveOnly) {
+  EXPECT_EQ(m64c2_tile_n(64, 2112, 132, true), 16) << "132 tiles of 16: one wave";
+  EXPECT_EQ(m64c2_tile_n(32, 1024, 132, true), 16) << "64 tiles of 16";
+  EXPECT_EQ(m64c2_tile_n(37, 1000, 132, true), 16) << "test_kernels' shape: 63 tiles of 16";
+  EXPECT_EQ(m64c2_tile_n(64, 2112, 132, false), 32) << "two consumers: 66 tiles of 32";
+  EXPECT_EQ(m64c2_tile_n(64, 2128, 132, true), 32) << "133 tiles of 16: past one wave";
+  EXPECT_EQ(m64c2_tile_n(128, 2112, 132, true), 32) << "two rows of tiles";
+  EXPECT_EQ(m64c2_tile_n(128, 7168, 132, true), 128)
+      << "not 896 tiles of 16 (fill_tile_n's columns a CTA favour them; 0.336x the speed)";
+  EXPECT_EQ(m64c2_tile_n(64, 4096, 132, true), fill_tile_n(64, 4096, 64, 132));
+  for (int n : {1, 33, 1000, 2112, 24576})
+    for (int ctas : {2, 6, 14, 132})
+      for (int m : {1, 64, 65, 128}) {
+        const int w = m64c2_tile_n(m, n, ctas, true);
+        EXPECT_TRUE(w == 16 ? m <= 64 && (n + 15) / 16 <= ctas : w == fill_tile_n(m, n, 64, ctas))
+            << m << "x" << n << " on " << ctas;
+      }
 }
 
 // _m64's promotion: pipelined where it paid (12 k-blocks and up), a k-block at a time where it

@@ -139,22 +139,32 @@ GB_HD int fitted_token_tile(long long m, int fit_up_to) {
 }
 
 // FP8's 64-row tile (fp8gemm_sm90_persistent_t_m64): the rows of B a tile takes, 128, 64 or 32
-// (or 16, narrowest 16: _m64c2n16's one consumer on wgmma m64n16k32).
+// (16: m64c2_tile_n's one-wave case).
 // fill_tile_n: the width whose tiles take the fewest columns per CTA over the grid's waves
 // (waves x rows), the widest among equals. DeepGEMM picks BLOCK_N that way at M 64-128 (16 to
 // 112, any multiple of 8; gen_instances.py prints its choice): 64x4096x7168 in 128 tiles of 32.
-GB_HD int fill_tile_n(int m, int n, int bm, int ctas, int narrowest = 32) {
-  const int widths[] = {128, 64, 32, 16};
+GB_HD int fill_tile_n(int m, int n, int bm, int ctas) {
+  const int widths[] = {128, 64, 32};
   const long long tiles_m = (m + bm - 1) / bm;
   int best = 128;
   long long best_cost = -1;
   for (int w : widths) {
-    if (w < narrowest) break;
     const long long tiles = tiles_m * ((n + w - 1) / w);
     const long long cost = (tiles + ctas - 1) / (ctas > 0 ? ctas : 1) * w;
     if (best_cost < 0 || cost < best_cost) best = w, best_cost = cost;
   }
   return best;
+}
+// m64c2_tile_n: what _m64c2 runs: fill_tile_n's width, or 16 rows of B where its one consumer
+// warpgroup runs (e4m3 x e4m3 block128: wgmma m64n16k32) on one row of tiles whose 64 x 16 tiles
+// make one wave. 64x2112x7168: 132 tiles of 16, not 66 of 32, 1.060x the speed on DeepGEMM's
+// shape and 1.061-1.068x at 32-64 tokens on N 1024-2112 (H200 sustained, one board; measured as
+// _m64c2n16, bench_results/h200/2026-12-02_fp8_m64c2n16_ab_{dg,ds}.json.gz). Not on two rows of
+// tiles nor past one wave: fill_tile_n's cost, columns a CTA, leaves out A's 64 rows that every
+// tile reads, and at 128x7168x16384 it picked 16 (7 waves of 896 tiles) for 0.336x the speed.
+GB_HD int m64c2_tile_n(int m, int n, int ctas, bool one_consumer) {
+  if (one_consumer && m <= 64 && (n + 15) / 16 <= ctas) return 16;
+  return fill_tile_n(m, n, 64, ctas);
 }
 // m64_tile_n: what _m64 runs. Narrower tiles filled the grid but each took about twice
 // DeepGEMM's time per k-block (64x4096x7168 in DeepGEMM's own 128 tiles of 32: 21.6 us against
