@@ -544,10 +544,11 @@ constexpr Rule kFp8[] = {
      },
      "fp8gemm_sm90_persistent_t_m64c2",
      "H200, 32 <= M <= 128, block128, no fast accumulation, where 64-row tiles at the width that "
-     "fills the waves (fill_tile_n) take 3/4 of the SMs or more and at most three waves (M <= 64) "
+     "fills the waves (m64c2_tile_n) take 3/4 of the SMs or more and at most three waves (M <= 64) "
      "or one (M > 64, N x K <= 32 Mi): rung F3's 64-row tile on 2-CTA clusters sharing A by "
-     "multicast (slices of A wholly past M not loaded), no stream-K; e4m3 x e4m3 with K % 512 == "
-     "0: the block scales by TMA with the stages",
+     "multicast (slices of A wholly past M not loaded), no stream-K; e4m3 x e4m3: one consumer "
+     "warpgroup on all the tile's rows of B, 64x16 tiles where they make one wave at M <= 64, "
+     "and with K % 512 == 0 the block scales by TMA with the stages",
      "rule M3: DeepGEMM's six dense shapes at M 64 and 128 and DeepSeek-V3's eight layers at 64 "
      "tokens, block128, H200 sustained, one board, beside fp8gemm's picks before it (_m64, _sk, "
      "_pipe) in one binary: 1.017-1.205x their speed on the 14 cases it takes (64x4096x7168 "
@@ -568,13 +569,24 @@ constexpr Rule kFp8[] = {
      "(measured as _m64c2ts, one board each, on the cases the rule takes): 1.008-1.019x the LDG "
      "kernel's speed on DeepSeek-V3 at 32, 64 and 96 tokens, 1.016-1.026x on DeepGEMM's shapes at "
      "M 64 and 128 in two calls (0.982-1.064 a case). With them, DeepGEMM's time over fp8gemm's: "
-     "0.903x at M 64, 0.943x at M 128 (sustained); 0.880x at M 64 in a burst",
+     "0.903x at M 64, 0.943x at M 128 (sustained); 0.880x at M 64 in a burst. One consumer "
+     "warpgroup on e4m3 (measured as _m64c2w1, one board each): 1.047x the two consumers' speed "
+     "at M 64 and 1.032x at M 128 on DeepGEMM's shapes, 1.037-1.050x on DeepSeek-V3 at 32-96 "
+     "tokens. With it, 64x16 tiles in one wave (measured as _m64c2n16): 1.060x at 64x2112x7168, "
+     "1.061-1.068x at 32-64 tokens on N 1024-2112; so the rule takes x2112x7168 at 32-64 tokens "
+     "(132 tiles): 1.036-1.040x the pick before (_m64) at 32, 48, 64 tokens. DeepGEMM's time "
+     "over fp8gemm's with both: 0.936x at M 64, 0.967x at M 128 (sustained); fp8gemm 1.211x and "
+     "1.078x cuBLASLt",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
      "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz, "
      "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_rule_burst.json.gz, "
      "h200/2026-12-01_fp8_m64c2ts_ab.json.gz, h200/2026-12-01_fp8_m64c2ts_ab_dg.json.gz, "
      "h200/2026-12-01_fp8_m64c2d_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_fold_dense.json.gz, "
-     "h200/2026-12-01_fp8_m64c2_fold_dense_burst_partial.json.gz"},
+     "h200/2026-12-01_fp8_m64c2_fold_dense_burst_partial.json.gz, "
+     "h200/2026-12-02_fp8_m64c2w1_ab_dg.json.gz, h200/2026-12-02_fp8_m64c2w1_ab_ds.json.gz, "
+     "h200/2026-12-02_fp8_m64c2n16_ab_dg.json.gz, h200/2026-12-02_fp8_m64c2n16_ab_ds.json.gz, "
+     "h200/2026-12-02_fp8_m64c2_x2112_rule.json.gz, "
+     "h200/2026-12-02_fp8_m64c2_fold_dense_m64_m128.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "
