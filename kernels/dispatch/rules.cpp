@@ -14,7 +14,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/sm90/schedule.hpp"  // shared_weight_rows
+#include "common/sm90/schedule.hpp"  // shared_weight_rows, m64c2_tile_n
+#include "fp8gemm/sm90_rules.hpp"    // m64c2_one_consumer
 
 namespace gemmbench {
 namespace {
@@ -331,9 +332,7 @@ constexpr int64_t kFp8LargeWeights = int64_t(64) << 20;
 // below that it was not measured.
 bool fp8_shared_a_narrow_fits(const Case& c) {
   if (c.m < 32 || c.m > 128) return false;
-  const bool one_consumer = c.p.dtype == DType::e4m3 && c.p.b_type() == DType::e4m3 &&
-                            c.p.scale == ScaleMode::block128 && !c.p.fast_accum;
-  const int64_t width = m64c2_tile_n(int(c.m), int(c.n), int(c.sms), one_consumer);
+  const int64_t width = m64c2_tile_n(int(c.m), int(c.n), int(c.sms), m64c2_one_consumer(c.p));
   const int64_t tiles_m = ceil_div64(c.m, 64), tiles = tiles_m * ceil_div64(c.n, width);
   if (4 * tiles < 3 * c.sms) return false;
   return tiles_m == 1 ? tiles <= 3 * c.sms : tiles <= c.sms && c.n * c.k <= (int64_t(32) << 20);

@@ -820,11 +820,7 @@ void check_scale_maps_aligned(const GemmArgs& a, const char* name) {
 // of those, where the scale maps can take it (K % 512 == 0, both scale arrays 16-byte aligned: as
 // _m256c2ts's f3_experiment_unsupported asks) A's and B's block scales come by TMA with every
 // fourth stage and are read from shared memory (kF3TmaScales, as _m256c2ts), elsewhere from
-// global memory by the consumer.
-bool m64c2_one_consumer(const GemmProblem& p) {
-  return p.dtype == DType::e4m3 && p.b_type() == DType::e4m3 && p.scale == ScaleMode::block128 &&
-         !p.fast_accum;
-}
+// global memory by the consumer (m64c2_one_consumer: fp8gemm/sm90_rules.hpp).
 bool m64c2_tma_scales(const GemmArgs& a) {
   return m64c2_one_consumer(a.problem) && a.problem.k % 512 == 0 && scale_maps_aligned(a);
 }

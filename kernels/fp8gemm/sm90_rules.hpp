@@ -32,6 +32,14 @@ inline std::string fp8_sm90_problem_unsupported(const GemmProblem& p, const Devi
   return {};
 }
 
+// Where fp8gemm_sm90_persistent_t_m64c2 runs one consumer warpgroup on all of its tile's rows of
+// B, and may take 64 x 16 tiles (m64c2_tile_n): e4m3 x e4m3 block128 (no fast accumulation),
+// DeepGEMM's problem, where it was measured; its launch and rule M3's grid both ask this.
+inline bool m64c2_one_consumer(const GemmProblem& p) {
+  return p.dtype == DType::e4m3 && p.b_type() == DType::e4m3 && p.scale == ScaleMode::block128 &&
+         !p.fast_accum;
+}
+
 // The registry entry of a Hopper FP8 rung: FP8 inputs of `dtypes` (e4m3 unless the rung runs
 // e5m2 too; supports() refuses the pairs it does not run), f32 accumulation, TN, sm_90.
 inline KernelInfo fp8_sm90_info(std::string name, int rung, std::string summary,
