@@ -736,10 +736,11 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // (m64_tile_n: a narrower width where 128 rows would split each tile many ways or K is short).
 // _m64c2 (CLUSTER 2, rule M3): on 2-CTA clusters along N, each CTA loading 32 of the tile's rows
 // of A and multicasting them to both, no stream-K (a cluster's two CTAs walk the same k-blocks),
-// at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs),
-// with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or none, with
-// kF3TmaScales and kF3OneConsumer; with one consumer 64 x 16 tiles where they make one wave
-// (m64c2_tile_n). SK: _m64's stream-K schedule, on single CTAs (_m64c1: single CTAs without it).
+// at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs;
+// m64c2_tile_n), with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or
+// none, with kF3TmaScales and kF3OneConsumer; with one consumer 64 x 16 tiles where they make one
+// wave (m64c2_tile_n). SK: _m64's stream-K schedule, on single CTAs (_m64c1: single CTAs without
+// it).
 template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB,
           bool SK = CLUSTER == 1>
 void run_narrow(const GemmArgs& a, cudaStream_t stream) {
@@ -747,7 +748,8 @@ void run_narrow(const GemmArgs& a, cudaStream_t stream) {
   static_assert(!SK || CLUSTER == 1, "stream-K on single CTAs (_m64)");
   static_assert(!kOne || !SK, "one consumer warpgroup without stream-K only");
   const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
-  int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow, TA, TB>();
+  // (Sized by the 64 x 128 tile's image of these FLAGS, which the default case launches.)
+  int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow | FLAGS, TA, TB>();
   if (a.test_max_ctas > 0) ctas = std::min(ctas, std::max(CLUSTER, a.test_max_ctas));
   if constexpr (SK) ctas = std::min(ctas, kSkMaxCtas);
   switch (SK ? m64_tile_n(m, n, k, ctas) : m64c2_tile_n(m, n, ctas, kOne)) {
