@@ -577,7 +577,9 @@ constexpr Rule kFp8[] = {
      "shape: 1.073x at 64 tokens, in a burst whose identical rows differed by 3-7%). DeepGEMM's "
      "time "
      "over fp8gemm's with both: 0.936x at M 64, 0.967x at M 128 (sustained); fp8gemm 1.211x and "
-     "1.078x cuBLASLt",
+     "1.078x cuBLASLt. Not kept: the same tiles on single CTAs, A not multicast, as DeepGEMM runs "
+     "them (measured as _m64c1, one board each): 1.001x the clustered kernel's speed at M 64 and "
+     "0.982x at M 128 on DeepGEMM's shapes, 0.996x / 1.005x / 0.975x at 32 / 64 / 96 tokens",
      "h200/2026-12-01_fp8_m64c2_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_ab_ds.json.gz, "
      "h200/2026-12-01_fp8_m64c2z_ab.json.gz, h200/2026-12-01_fp8_m64c2_rule_confirm.json.gz, "
      "h200/2026-12-01_fp8_m64c2k_ab_dg.json.gz, h200/2026-12-01_fp8_m64c2_rule_burst.json.gz, "
@@ -587,7 +589,8 @@ constexpr Rule kFp8[] = {
      "h200/2026-12-02_fp8_m64c2w1_ab_dg.json.gz, h200/2026-12-02_fp8_m64c2w1_ab_ds.json.gz, "
      "h200/2026-12-02_fp8_m64c2n16_ab_dg.json.gz, h200/2026-12-02_fp8_m64c2n16_ab_ds.json.gz, "
      "h200/2026-12-02_fp8_m64c2_x2112_rule.json.gz, h200/2026-12-02_fp8_m64c2n16_burst.json.gz, "
-     "h200/2026-12-02_fp8_m64c2_fold_dense_m64_m128.json.gz"},
+     "h200/2026-12-02_fp8_m64c2_fold_dense_m64_m128.json.gz, "
+     "h200/2026-12-02_fp8_m64c1_ab_dg.json.gz, h200/2026-12-02_fp8_m64c1_ab_ds.json.gz"},
     {"fp8-64-row-tiles", [](const Case& c) { return c.m > 16 && c.m <= 64 && !c.p.fast_accum; },
      "fp8gemm_sm90_persistent_t_m64",
      "17 <= M <= 64, no fast accumulation: rung F3 on 64-row tiles (the tokens' rows, none past "

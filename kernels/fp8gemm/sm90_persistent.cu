@@ -739,14 +739,12 @@ void launch(const GemmArgs& a, cudaStream_t stream) {
 // at the width that fills the waves (fill_tile_n, DeepGEMM's BLOCK_N rule, over the grid's CTAs;
 // m64c2_tile_n), with the slices of A wholly past M not loaded. FLAGS: kF3SkipPastM (_m64c2) or
 // none, with kF3TmaScales and kF3OneConsumer; with one consumer 64 x 16 tiles where they make one
-// wave (m64c2_tile_n). SK: _m64's stream-K schedule, on single CTAs (_m64c1: single CTAs without
-// it).
-template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB,
-          bool SK = CLUSTER == 1>
+// wave (m64c2_tile_n).
+template <ScaleMode S, bool kFast, int CLUSTER, int FLAGS, DType TA, DType TB>
 void run_narrow(const GemmArgs& a, cudaStream_t stream) {
+  constexpr bool SK = CLUSTER == 1;
   constexpr bool kOne = f3_one_consumer(FLAGS);
-  static_assert(!SK || CLUSTER == 1, "stream-K on single CTAs (_m64)");
-  static_assert(!kOne || !SK, "one consumer warpgroup without stream-K only");
+  static_assert(!kOne || !SK, "one consumer warpgroup on _m64c2's clusters only");
   const int m = int(a.problem.m), n = int(a.problem.n), k = int(a.problem.k);
   // (Sized by the 64 x 128 tile's image of these FLAGS, which the default case launches.)
   int ctas = CLUSTER * resident_clusters<S, kFast, CLUSTER, true, SK, kF3Narrow | FLAGS, TA, TB>();
@@ -777,12 +775,12 @@ void launch_narrow(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-// What rung F3's experiments take (_m256c2ts; _m64c1): e4m3 x e4m3 with block128 scales only
+// What rung F3's experiment takes (_m256c2ts): e4m3 x e4m3 with block128 scales only
 // (DeepGEMM's problem, where their A/Bs run), and with the block scales by TMA in the stages
 // (kF3TmaScales) K % 512 == 0 (F3Cfg's boxes); what one refuses, its base kernel (`base`, named in
 // the reason) runs. BM and BN: the narrowest tile, for the raster slots supports() counts, on
-// clusters of CLUSTER along N; V: the variant whose image is queried.
-template <int BM, int BN, int V, int CLUSTER = 2>
+// clusters of two along N; V: the variant whose image is queried.
+template <int BM, int BN, int V>
 std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& caps,
                                       const std::string& base) {
   if (p.dtype != DType::e4m3 || p.b_type() != DType::e4m3)
@@ -798,13 +796,12 @@ std::string f3_experiment_unsupported(const GemmProblem& p, const DeviceCaps& ca
     return "K must be a multiple of 512: scale_a's rows of K/128 floats are a TMA map's rows "
            "(16-byte strides) and its boxes of 4 k-blocks stay inside them; " +
            base + " takes any K";
-  if ((p.m + BM - 1) / BM * 16 * ((p.n + CLUSTER * BN - 1) / (CLUSTER * BN) + 15) >=
-      (int64_t(1) << 31))
+  if ((p.m + BM - 1) / BM * 16 * ((p.n + 2 * BN - 1) / (2 * BN) + 15) >= (int64_t(1) << 31))
     return "too many tiles for the 32-bit persistent tile index";
   constexpr ScaleMode S = ScaleMode::block128;
   constexpr DType E4 = DType::e4m3;
-  return sm90a_image_unsupported(kernel_ptr<S, false, CLUSTER, true, false, V, E4, E4>(),
-                                 F2Cfg<S, CLUSTER, true, V>::SMEM_BYTES, caps);
+  return sm90a_image_unsupported(kernel_ptr<S, false, 2, true, false, V, E4, E4>(),
+                                 F2Cfg<S, 2, true, V>::SMEM_BYTES, caps);
 }
 // Their maps' bases (supports() sees no pointer; the runner's are aligned).
 bool scale_maps_aligned(const GemmArgs& a) {
@@ -835,22 +832,6 @@ void launch_m64c2(const GemmArgs& a, cudaStream_t stream) {
   if (m64c2_tma_scales(a)) return run_narrow<S, false, 2, kOne | kF3TmaScales, E4, E4>(a, stream);
   if (m64c2_one_consumer(a.problem)) return run_narrow<S, false, 2, kOne, E4, E4>(a, stream);
   launch_narrow<2, kF3SkipPastM>(a, stream);
-}
-
-// _m64c1 (issue 50's experiment, prepared 2026-12-02, seventeenth session): _m64c2's one-consumer
-// tiles on single CTAs, A not multicast, no stream-K: DeepGEMM's arrangement below M 512 (its
-// get_best_configs multicasts only from M 512). e4m3 x e4m3 block128 only; the block scales by
-// TMA where _m64c2 takes them so.
-std::string supports_m64c1(const GemmProblem& p, const DeviceCaps& caps) {
-  return f3_experiment_unsupported<64, 16, kF3Narrow16 | kF3OneConsumer, 1>(
-      p, caps, "fp8gemm_sm90_persistent_t_m64c2");
-}
-void launch_m64c1(const GemmArgs& a, cudaStream_t stream) {
-  constexpr DType E4 = DType::e4m3;
-  constexpr ScaleMode S = ScaleMode::block128;
-  if (m64c2_tma_scales(a))
-    return run_narrow<S, false, 1, kF3OneConsumer | kF3TmaScales, E4, E4, false>(a, stream);
-  run_narrow<S, false, 1, kF3OneConsumer, E4, E4, false>(a, stream);
 }
 
 // _m256c2ts (issue 50's experiment): _m256c2 with A's block scales by TMA in each stage.
@@ -977,6 +958,12 @@ GEMMBENCH_REGISTER_KERNEL(
 // (bench_results/h200/2026-12-02_fp8_m64c2n16_ab_{dg,ds}.json.gz). Where fill_tile_n's columns a
 // CTA would have picked 16 past one wave or on two rows of tiles, it lost (128x7168x16384 in 896
 // tiles: 0.336x).
+// Not kept: the same one-consumer tiles on single CTAs, A not multicast and no cluster, as
+// DeepGEMM runs M below 512 (_m64c1, 2026-12-02, eighteenth session; commit ab09093): this
+// kernel's time over _m64c1's 1.001 at M 64 (0.948-1.027) and 0.982 at M 128 (0.954-1.008) on
+// DeepGEMM's six shapes; 0.996 / 1.005 / 0.975 at 32 / 64 / 96 tokens on DeepSeek-V3's eight
+// layers (bench_results/h200/2026-12-02_fp8_m64c1_ab_{dg,ds}.json.gz). The cluster's tie between
+// two CTAs' rings is not what holds the k-block back; the multicast still pays at M 96-128.
 GEMMBENCH_REGISTER_KERNEL(
     fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c2", 3,
                   "fp8gemm_sm90_persistent_t_m64's 64-row tile on 2-CTA clusters along N that "
@@ -986,17 +973,6 @@ GEMMBENCH_REGISTER_KERNEL(
                   "where they make one wave), and with K % 512 == 0 the block scales by TMA "
                   "with the stages",
                   supports<2, true, false, kF3Narrow>, launch_m64c2, kF3Types));
-
-// Issue 50's experiment (prepared 2026-12-02, seventeenth session; not yet run on a GPU, no rule
-// runs it): _m64c2 on single CTAs (no multicast of A, no cluster barrier between two CTAs'
-// consumers), as DeepGEMM runs M < 512. _m64c2's multicast was measured against _m64 (two
-// consumers, stream-K), never against its own tiles alone. A/B:
-// scripts/dev/reference/deepgemm_plugin/m64c1_ab.json, scripts/dev/m64c1_ab.json.
-GEMMBENCH_REGISTER_KERNEL(
-    fp8_sm90_info("fp8gemm_sm90_persistent_t_m64c1", 3,
-                  "fp8gemm_sm90_persistent_t_m64c2's one-consumer tiles on single CTAs (A not "
-                  "multicast), no stream-K: block128, e4m3",
-                  supports_m64c1, launch_m64c1));
 
 // Issue 50's step after _m256c2 (scripts/dev/reference/deepgemm_plugin/m256_ts_ab.json against
 // _m256c2 and DeepGEMM); with the poll ahead, rules R and R2's kernel (block128 at M >= 4096).

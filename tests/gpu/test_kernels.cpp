@@ -146,12 +146,9 @@ std::vector<Combo> kernel_combos() {
           for (DType b : k->dtypes) {
             if (!fp8_pair_unsupported(d, b).empty()) continue;
             for (ScaleMode sm : kFp8ScaleModes) {
-              // _m256c2ts takes block scales only (what its stages carry), _m64c1 too (its
-              // A/B's): their refusal of the others is a host test (test_registry), not a suite
-              // of skipped shapes here.
-              if ((k->name == "fp8gemm_sm90_persistent_t_m256c2ts" ||
-                   k->name == "fp8gemm_sm90_persistent_t_m64c1") &&
-                  sm != ScaleMode::block128)
+              // _m256c2ts takes block scales only (what its stages carry): its refusal of the
+              // others is a host test (test_registry), not a suite of skipped shapes here.
+              if (k->name == "fp8gemm_sm90_persistent_t_m256c2ts" && sm != ScaleMode::block128)
                 continue;
               out.push_back({k, l, d, a, sm, false, b});
               if (sm != ScaleMode::block128) out.push_back({k, l, d, a, sm, true, b});
@@ -319,10 +316,10 @@ std::vector<CappedCombo> capped_combos() {
         n == "fp8gemm_sm90_persistent_t" || n == "fp8gemm_sm90_persistent_t_sk" ||
         n == "fp8gemm_sm90_persistent_t_pipe" || n == "fp8gemm_sm90_persistent_t_n192" ||
         n == "fp8gemm_sm90_persistent_t_m256c2" || n == "fp8gemm_sm90_persistent_t_m64" ||
-        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m64c1" ||
-        n == "fp8gemm_sm90_persistent_t_m256c2ts" || n == "fp8gemm_decode_sm90" ||
-        n == "fp8gemm_decode_sm90_n64" || n == "fp8gemm_decode_sm90_n64_cs" ||
-        n == "fp8gemm_decode_sm90_wmc" || n == "fp8gemm_decode_sm90_wmcfit";
+        n == "fp8gemm_sm90_persistent_t_m64c2" || n == "fp8gemm_sm90_persistent_t_m256c2ts" ||
+        n == "fp8gemm_decode_sm90" || n == "fp8gemm_decode_sm90_n64" ||
+        n == "fp8gemm_decode_sm90_n64_cs" || n == "fp8gemm_decode_sm90_wmc" ||
+        n == "fp8gemm_decode_sm90_wmcfit";
     const bool ampere = n == "hgemm_tn" || n == "hgemm_nn" || n == "hgemm_nt" || n == "hgemm_tt";
     // sgemm_splitk takes the cap as the CTAs its split may fill: fewer splits (1 at cap 1);
     // sgemm_streamk as the CTAs of its walk.

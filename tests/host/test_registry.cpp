@@ -799,12 +799,12 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
         "hgemm_tn_sm90_192x192_c2_sk", "hgemm_decode_sm90_n64_wmc",
         "fp8gemm_sm90_persistent_t_m256", "fp8gemm_sm90_persistent_t_m64c2z",
         "fp8gemm_sm90_persistent_t_m64c2k", "fp8gemm_sm90_persistent_t_m64c2w1",
-        "fp8gemm_sm90_persistent_t_m64c2n16"})
+        "fp8gemm_sm90_persistent_t_m64c2n16", "fp8gemm_sm90_persistent_t_m64c1"})
     EXPECT_EQ(reg.find(name), nullptr)
         << name
         << " was deleted (a duplicate or a loser, or renamed: _n64_wmc is _wmc; _t_m256 lost to "
            "_t_m256c2, which runs its code on clusters; _t_m64c2z, _t_m64c2w1 and _t_m64c2n16 "
-           "were folded into _t_m64c2; _t_m64c2k lost)";
+           "were folded into _t_m64c2; _t_m64c2k and _t_m64c1 lost)";
   // Per rung, layout and kind: the same technique in another layout (hgemm_nn_sm90 beside
   // hgemm_tn_sm90) or for grouped problems (fp8gemm_grouped_sm90 beside rung F3's kernels) is
   // not a tile variant.
@@ -818,12 +818,11 @@ TEST(Registry, LadderRungsAndNoDeletedVariants) {
     // rung's: _n64, _n64_cs, _wmc, _n48 and the 128-token tile at any M). Rung F3 alone has a
     // sixth, _m256c2ts (A's block scales by TMA with the stages), rules R and R2's kernel,
     // and a seventh, _m64c2 (_m64's narrow tiles on 2-CTA clusters sharing A), rule M3's kernel,
-    // and may hold one prepared experiment beside them: _m64c1 (_m64c2's one-consumer tiles on
-    // single CTAs, awaiting its A/B: kept or deleted then).
+    // and may hold one prepared experiment beside them (awaiting its A/B: kept or deleted then;
+    // none now).
     const bool f3 = std::get<0>(rung) == "fp8gemm" && std::get<1>(rung) == 3 && std::get<3>(rung);
     size_t extra = 0;
-    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2",
-                          "fp8gemm_sm90_persistent_t_m64c1"})
+    for (const char* n : {"fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m64c2"})
       extra += f3 && std::find(names.begin(), names.end(), n) != names.end();
     EXPECT_LE(names.size(), 6u + extra) << "a rung registers its main kernel and a few variants";
   }
@@ -892,8 +891,7 @@ TEST(Registry, Fp8DecodeSm90RefusesWhatItCannotRun) {
 // turns away what that map cannot take, each with its own reason naming the kernel that runs it
 // (_m256c2), before the image is queried: so a host without a GPU gets the same answers. (_m64c2
 // takes the same path where the map can take it, and its own LDG loop elsewhere: launch_m64c2.)
-// k512 false: a kernel with no scale map of its own (_m64c1), which takes any K.
-static void expect_ts_refusals(const char* name, const char* base_name, bool k512 = true) {
+static void expect_ts_refusals(const char* name, const char* base_name) {
   SCOPED_TRACE(name);
   const KernelInfo* k = KernelRegistry::instance().find(name);
   ASSERT_NE(k, nullptr);
@@ -917,10 +915,6 @@ static void expect_ts_refusals(const char* name, const char* base_name, bool k51
   p.m = 4096;
   for (int k_bad : {1040, 1024 + 128, 7168 + 256, 256}) {  // 9, 9, 58 and 2 k-blocks
     p.k = k_bad;
-    if (!k512) {  // without a scale map of its own: any K
-      EXPECT_EQ(why().find(instead), std::string::npos) << "K " << k_bad << ": " << why();
-      continue;
-    }
     EXPECT_NE(why().find("multiple of 512"), std::string::npos) << "K " << k_bad << ": " << why();
     EXPECT_NE(why().find(instead + "takes any K"), std::string::npos) << why();
   }
@@ -958,14 +952,6 @@ static void expect_ts_refusals(const char* name, const char* base_name, bool k51
 }
 TEST(Registry, M256c2TsRefusesWhatItsScaleMapCannotTake) {
   expect_ts_refusals("fp8gemm_sm90_persistent_t_m256c2ts", "fp8gemm_sm90_persistent_t_m256c2");
-}
-
-// fp8gemm_sm90_persistent_t_m64c1 (issue 50's experiment: _m64c2's one-consumer tiles on single
-// CTAs) takes DeepGEMM's problem only and names _m64c2 for the rest; any K (its LDG loop where
-// the scale maps cannot take the TMA path).
-TEST(Registry, M64c1TakesDeepGemmsProblemOnly) {
-  expect_ts_refusals("fp8gemm_sm90_persistent_t_m64c1", "fp8gemm_sm90_persistent_t_m64c2",
-                     /*k512=*/false);
 }
 
 // A dispatcher's note of what it launched (note_dispatched): the first note since the last take
