@@ -404,6 +404,7 @@ __device__ __forceinline__ void fence_operand(uint32_t& r) {
   "{"                                                                    \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
   "}"
+#define GB_WGMMA_REGS_4 "{%0, %1, %2, %3}"
 #define GB_WGMMA_REGS_8 "{%0, %1, %2, %3, %4, %5, %6, %7}"
 #define GB_WGMMA_REGS_12 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}"
 #define GB_WGMMA_REGS_20                                                                     \
@@ -559,8 +560,9 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
 // needs f32 accuracy adds D into f32 registers every few instructions (scale_d = 0 starts a new
 // partial). Fragment as wgmma_m64k16_f32 with N = 128.
 // One wgmma of FP8 kind KIND (".e4m3.e4m3", ".e4m3.e5m2", ".e5m2.e4m3": A's format, then B's),
-// f32 accumulate, N = 16 to 192 (d[N / 2]); d, desc_a, desc_b and scale_d are the caller's. N = 24,
-// 40, 48, 56: the FP8 decode path's token tiles fitted to 33-48 and 65-112 tokens (two on a pair).
+// f32 accumulate, N = 8 to 192 (d[N / 2]); d, desc_a, desc_b and scale_d are the caller's. N = 8,
+// 16, 24, 40, 48, 56: the FP8 decode path's token tiles fitted to 9-48 and 65-112 tokens (two on a
+// pair).
 // One instruction m64nNk32 (N its text) into REGS, A's and B's descriptors the operands %IA and
 // %IB, scale_d's predicate %IP (the operands after the N / 2 accumulators), the accumulators the
 // rest.
@@ -571,6 +573,9 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
                ", p, 1, 1;\n}\n"                                                               \
                : __VA_ARGS__                                                                   \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define GB_WGMMA_FP8_N8(KIND)                                                                     \
+  GB_WGMMA_FP8_ASM(KIND, "8", GB_WGMMA_REGS_4, "4", "5", "6", "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), \
+                   "+f"(d[3]))
 #define GB_WGMMA_FP8_N16(KIND) \
   GB_WGMMA_FP8_ASM(KIND, "16", GB_WGMMA_REGS_8, "8", "9", "10", GB_WGMMA_F8(d, 0))
 #define GB_WGMMA_FP8_N24(KIND)                                                                    \
@@ -596,19 +601,21 @@ __device__ __forceinline__ void wgmma_m64k16_f16(uint32_t (&d)[N / 4], uint64_t 
   GB_WGMMA_FP8_ASM(KIND, "192", GB_WGMMA_REGS_96, "96", "97", "98", GB_WGMMA_F32(d, 0), \
                    GB_WGMMA_F32(d, 32), GB_WGMMA_F32(d, 64))
 // The kind of a pair of formats (A, B the wgmma's operands' types; PTX ISA, wgmma.mma_async
-// .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 16, 24, 32, 40, 48, 56,
-// 64, 128 or 192: one wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has no
-// instance (nothing runs it: core/types.hpp, fp8_pair_unsupported).
+// .f32.atype.btype), A's bytes in .atype's format and B's in .btype's, N = 8, 16, 24, 32, 40, 48,
+// 56, 64, 128 or 192: one wgmma m64nNk32, fragment as wgmma_m64k16_f32 with that N. e5m2 x e5m2 has
+// no instance (nothing runs it: core/types.hpp, fp8_pair_unsupported).
 template <DType A, DType B, int N>
 __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t desc_a,
                                                      uint64_t desc_b, int scale_d) {
   static_assert(is_fp8(A) && is_fp8(B) && !(A == DType::e5m2 && B == DType::e5m2),
                 "e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3");
-  static_assert(N == 16 || N == 24 || N == 32 || N == 40 || N == 48 || N == 56 || N == 64 ||
-                    N == 128 || N == 192,
-                "wgmma m64n{16,24,32,40,48,56,64,128,192}k32");
+  static_assert(N == 8 || N == 16 || N == 24 || N == 32 || N == 40 || N == 48 || N == 56 ||
+                    N == 64 || N == 128 || N == 192,
+                "wgmma m64n{8,16,24,32,40,48,56,64,128,192}k32");
 #define GB_WGMMA_FP8(KIND)         \
-  if constexpr (N == 16) {         \
+  if constexpr (N == 8) {          \
+    GB_WGMMA_FP8_N8(KIND);         \
+  } else if constexpr (N == 16) {  \
     GB_WGMMA_FP8_N16(KIND);        \
   } else if constexpr (N == 24) {  \
     GB_WGMMA_FP8_N24(KIND);        \
@@ -637,6 +644,7 @@ __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t
 #undef GB_WGMMA_FP8
 }
 #undef GB_WGMMA_FP8_ASM
+#undef GB_WGMMA_FP8_N8
 #undef GB_WGMMA_FP8_N16
 #undef GB_WGMMA_FP8_N24
 #undef GB_WGMMA_FP8_N32
@@ -647,6 +655,7 @@ __device__ __forceinline__ void wgmma_m64k32_fp8_f32(float (&d)[N / 2], uint64_t
 #undef GB_WGMMA_FP8_N128
 #undef GB_WGMMA_FP8_N192
 
+#undef GB_WGMMA_REGS_4
 #undef GB_WGMMA_REGS_8
 #undef GB_WGMMA_REGS_16
 #undef GB_WGMMA_REGS_12

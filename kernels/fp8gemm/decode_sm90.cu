@@ -152,14 +152,16 @@ GEMMBENCH_REGISTER_KERNEL(fp8_decode_info<Fp8WeightShareTiles>(
 // them (fitted_token_tile): 40 at 65-80 (wgmma n40; cuBLASLt's tile at 72x4096x14336, where it ran
 // 20.0 us to _wmc's 22.5 on 64-token tiles under Nsight Compute), 48 at 81-96 and 56 at 97-112,
 // where _wmc's second 64-token tile is a quarter to a half empty, and 24 at 33-48 (wgmma n24)
-// where _wmc's second 32-token tile is. Rule F40 runs it at 33-48 and 65-112
+// where _wmc's second 32-token tile is; 8 at 9-16 and 16 at 17-32 (wgmma n8, n16), where _wmc
+// runs _n64's one 32-token tile a weight tile and cuBLASLt a pair of 8-token tiles
+// (nvjet_sm90_qqtst_8x64_128x16_2x1 at 16x4096x4096). Rule F40 runs it at 33-48 and 65-112
 // (kernels/dispatch/rules.cpp: 1.004-1.109x _wmc's speed at 65-96 tokens and 0.999-1.047x at 40-48
 // on the layers rule F takes, H200; docs/fp8.md, "State (2026-12-01, thirteenth session)" and
 // "fourteenth session"). Measured first as fp8gemm_decode_sm90_wmc40, the same kernels at 65-80.
 GEMMBENCH_REGISTER_KERNEL(
     fp8_decode_info<Fp8WeightShareTilesFit>("fp8gemm_decode_sm90_wmcfit",
                                             "fp8gemm_decode_sm90_wmc with the token tile fitted to "
-                                            "the tokens: 24 at 33-48, 40 at 65-80, 48 "
-                                            "at 81-96, 56 at 97-112 (wgmma n24, n40, n48, n56)"));
+                                            "the tokens: 8 at 9-16, 16 at 17-32, 24 at 33-48, "
+                                            "40 at 65-80, 48 at 81-96, 56 at 97-112"));
 
 }  // namespace gemmbench

@@ -83,7 +83,14 @@ const std::vector<Shape3> kFp8Shapes = {{200, 384, 656},
                                         // _wmcfit's 48-token tiles, the second ending inside
                                         // its fifth chunk (100x520x2064 ends the 56-token one's,
                                         // 37x1000x400 the 24-token one's)
-                                        {85, 520, 1040}};
+                                        {85, 520, 1040},
+                                        // _wmcfit's 16-token tiles, the second ending inside its
+                                        // second chunk (13x264x400 ends the 8-token one's); 8-
+                                        // and 16-token tiles on 96-, 160- and 192-row weight
+                                        // tiles (shared_weight_rows at 132 SMs)
+                                        {30, 520, 2064},
+                                        {20, 6144, 272},
+                                        {10, 10240, 256}};
 
 bool few_shapes() {
   return std::getenv("GEMMBENCH_TEST_FEW") != nullptr;

@@ -425,18 +425,22 @@ TEST(Sm90Schedule, ClusterSplitRuleAtTheDecodeLayers) {
 }
 
 TEST(Sm90Schedule, FittedTokenTileCoversTheTokensOnThePair) {
-  // fp8gemm_decode_sm90_wmcfit (fit up to 56): two tiles of 24, 32, 40, 48, 56 or 64 tokens, the
-  // fewest that cover them; the boundaries on both sides.
-  const int expect[][2] = {{33, 24}, {48, 24}, {49, 32}, {64, 32},  {65, 40},  {72, 40}, {80, 40},
-                           {81, 48}, {96, 48}, {97, 56}, {112, 56}, {113, 64}, {128, 64}};
+  // fp8gemm_decode_sm90_wmcfit (fit up to 56): two tiles of 8, 16, 24, 32, 40, 48, 56 or 64
+  // tokens, the fewest that cover them; the boundaries on both sides.
+  const int expect[][2] = {{9, 8},   {16, 8},  {17, 16},  {32, 16},  {33, 24}, {48, 24},
+                           {49, 32}, {64, 32}, {65, 40},  {72, 40},  {80, 40}, {81, 48},
+                           {96, 48}, {97, 56}, {112, 56}, {113, 64}, {128, 64}};
   for (const auto& e : expect) EXPECT_EQ(fitted_token_tile(e[0], 56), e[1]) << e[0] << " tokens";
-  for (int m = 33; m <= 128; ++m) {
+  for (int m = 9; m <= 128; ++m) {
     const int t = fitted_token_tile(m, 56);
     EXPECT_GE(2 * t, m) << m << ": the pair covers the tokens";
     EXPECT_LT(2 * (t - 8), m) << m << ": no tile of 8 fewer would";
   }
-  // Unfitted (_wmc): 32 up to 64 tokens, 64 past them; fitted no wider than asked.
-  for (int m = 33; m <= 128; ++m)
+  // Unfitted (_wmc): 32 up to 64 tokens, 64 past them; fitted no wider than asked (fit up to 8:
+  // 8 at 9-16 tokens, then the unfitted widths).
+  EXPECT_EQ(fitted_token_tile(16, 8), 8);
+  EXPECT_EQ(fitted_token_tile(17, 8), 32);
+  for (int m = 1; m <= 128; ++m)
     EXPECT_EQ(fitted_token_tile(m, 0), m <= 64 ? 32 : 64) << m << " tokens";
   EXPECT_EQ(fitted_token_tile(80, 40), 40);
   EXPECT_EQ(fitted_token_tile(81, 40), 64);

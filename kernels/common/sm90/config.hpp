@@ -8,7 +8,7 @@ namespace gemmbench {
 
 template <int BM_, int BN_, int STAGES_, int CLUSTER_, bool CLUSTER_M_ = false>
 struct Sm90Config {
-  static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N (24-64: the decode tiles)
+  static constexpr int BM = BM_;  // GEMM M per CTA tile = wgmma N (8-64: the decode tiles)
   // GEMM N per CTA tile = 64 (wgmma M) per consumer warpgroup. A tile of a width between (16-56,
   // 96, 160 rows: the decode path's weight tile cut to fill the SMs) is PARTIAL: its last consumer
   // still reads 64 rows of the stage, the rows past BN never loaded and their outputs never stored.
@@ -61,10 +61,10 @@ struct Sm90Config {
   static constexpr int PRODUCER_REGS = CONSUMERS <= 2 ? 40 : 32;
   static constexpr int CONSUMER_REGS = CONSUMERS <= 2 ? 232 : 160;
 
-  static_assert(BM == 24 || BM == 32 || BM == 40 || BM == 48 || BM == 56 || BM == 64 || BM == 128 ||
-                    BM == 192 || BM == 256,
-                "BM is wgmma's N: one instruction covers 24 and 40-56 (the FP8 decode path's "
-                "token tiles fitted to 33-48 and 65-112 tokens), 32, 64, 128, 192 or 256 (the "
+  static_assert(BM == 8 || BM == 16 || BM == 24 || BM == 32 || BM == 40 || BM == 48 || BM == 56 ||
+                    BM == 64 || BM == 128 || BM == 192 || BM == 256,
+                "BM is wgmma's N: one instruction covers 8-24 and 40-56 (the FP8 decode path's "
+                "token tiles fitted to 9-48 and 65-112 tokens), 32, 64, 128, 192 or 256 (the "
                 "register epilogue transposes quads of 8-wide chunks and stores a last part quad "
                 "pair by pair)");
   static_assert(STAGES >= 2,

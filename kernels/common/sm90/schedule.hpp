@@ -123,14 +123,14 @@ GB_HD int shared_weight_rows(long long n, int ctas, bool whole_scale_blocks = fa
   return 0;
 }
 
-// The weight-sharing decode tiles' token tile at 33-128 tokens: the pair's two tiles cover the
-// tokens. Unfitted (fit_up_to 0: fp8gemm_decode_sm90_wmc) 32 up to 64 tokens and 64 past them;
-// fitted (fp8gemm_decode_sm90_wmcfit: 56) in the fewest rows of 8 among 24, 32, 40, 48, 56, 64
-// (wgmma's N), a fitted width (24, 40, 48, 56) only up to fit_up_to: 24 at 33-48, 40 at 65-80, 48
-// at 81-96, 56 at 97-112. Rule F40 (dispatch/rules.cpp) runs it at 33-48 and 65-112, with the
-// figures.
+// The weight-sharing decode tiles' token tile: the pair's two tiles cover the tokens. Unfitted
+// (fit_up_to 0: fp8gemm_decode_sm90_wmc, 33-128 tokens) 32 up to 64 tokens and 64 past them;
+// fitted (fp8gemm_decode_sm90_wmcfit: 56, 9-128 tokens) in the fewest rows of 8 among 8, 16, 24,
+// 32, 40, 48, 56, 64 (wgmma's N), a fitted width (8-24, 40-56) only up to fit_up_to: 8 at 9-16,
+// 16 at 17-32, 24 at 33-48, 40 at 65-80, 48 at 81-96, 56 at 97-112. Rule F40
+// (dispatch/rules.cpp) runs it at 33-48 and 65-112, with the figures.
 GB_HD int fitted_token_tile(long long m, int fit_up_to) {
-  const int tiles[] = {24, 32, 40, 48, 56, 64};
+  const int tiles[] = {8, 16, 24, 32, 40, 48, 56, 64};
   for (int t : tiles) {
     const bool fitted = t != 32 && t != 64;
     if ((!fitted || t <= fit_up_to) && m <= 2 * t) return t;

@@ -70,8 +70,11 @@ using WeightShare = Sm90Variant<BM, BN, STAGES, 2, false, Layout::tn, false, tru
 // (fitted_token_tile, common/sm90/schedule.hpp), on rings as deep as the smaller stage allows (each
 // ring at most the 208 KB of the 40-token tile's 16 stages of 13 KB on the 64-row shared tile). 56
 // (fp8gemm_decode_sm90_wmcfit): 40 at 65-80 tokens, where cuBLASLt runs
-// nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200), 48 at 81-96, 56 at 97-112, and 24 at
-// 33-48 (18 stages of 11 KB on the 64-row tile). 0 (_wmc): 32 at 33-64, 64 from 65 tokens on.
+// nvjet_sm90_qqtst_40x64_128x16_2x1 (72x4096x14336, H200), 48 at 81-96, 56 at 97-112, 24 at
+// 33-48 (18 stages of 11 KB on the 64-row tile), and 8 at 9-16 and 16 at 17-32 (23 stages of 9 KB
+// and 20 of 10 KB on the 64-row tile; a stage's B is whole 64-row consumers, so the 96- and
+// 160-row tiles' stages are the 128- and 192-row ones'). 0 (_wmc): 32 at 33-64, 64 from 65 tokens
+// on, _n64's tile at up to 32.
 template <bool NARROW, int FIT_UP_TO = 0>
 struct WeightShareTilesT {
   using First = N64Tile32;
@@ -92,6 +95,14 @@ struct WeightShareTilesT {
   }
   template <class F>
   static auto with(const GemmProblem& p, int sms, F&& f) {
+    if constexpr (FIT_UP_TO >= 16) {
+      // 9-32 tokens: two tiles of 8 or 16 (cuBLASLt's nvjet_sm90_qqtst_8x64_128x16_2x1 at
+      // 16x4096x4096, H200); at 1-8 one token tile holds them all, nothing to share.
+      if (p.m > 8 && p.m <= 32) {
+        if (fitted_token_tile(p.m, FIT_UP_TO) == 8) return shared<8, 23, 12, 12, 8, 8>(p, sms, f);
+        return shared<16, 20, 11, 11, 8, 8>(p, sms, f);
+      }
+    }
     if (p.m <= 32) return f(N64Tile32{});
     if (p.m <= 64) {
       if constexpr (NARROW) {
