@@ -416,6 +416,59 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
       }
 }
 
+constexpr const char* kRuleF8 = "fp8-hopper-decode-shared-weights-9-to-32-tokens";
+
+// Rule F8: on the H200 at 9-32 tokens per-tensor and 9-16 per-row and block128, without fast
+// accumulation, the weight-sharing pair on token tiles of 8 or 16 where its clusters fit one wave
+// (a shared tile of 64-192 rows: N <= 66 * 192; with block128 of 64, 128 or 192 rows, so 6144
+// rows take 128 where the other scalings take 96); outside that, the rules under it (the e5m2
+// pairs too: the kernel refuses them and the next candidate runs).
+TEST(DispatchRules, FP8RuleF8) {
+  GemmProblem t{16, 4096, 4096, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  t.out = DType::bf16;
+  struct Pick {
+    int64_t m, n, k;
+    ScaleMode scale;
+    bool f8;
+  };
+  const Pick table[] = {{9, 4096, 4096, ScaleMode::tensor, true},
+                        {16, 4096, 14336, ScaleMode::tensor, true},
+                        {17, 6144, 4096, ScaleMode::tensor, true},
+                        {32, 10240, 8192, ScaleMode::tensor, true},
+                        {24, 66 * 192, 4096, ScaleMode::tensor, true},
+                        {24, 66 * 192 + 1, 4096, ScaleMode::tensor, false},
+                        {16, 28672, 4096, ScaleMode::tensor, false},
+                        {16, 57344, 8192, ScaleMode::tensor, false},
+                        {8, 4096, 4096, ScaleMode::tensor, false},
+                        {33, 4096, 4096, ScaleMode::tensor, false},
+                        {16, 8192, 8192, ScaleMode::row, true},
+                        {17, 8192, 8192, ScaleMode::row, false},
+                        {16, 28672, 4096, ScaleMode::row, false},
+                        {16, 7168, 16384, ScaleMode::block128, true},
+                        {16, 66 * 192, 2048, ScaleMode::block128, true},
+                        {16, 66 * 192 + 1, 2048, ScaleMode::block128, false},
+                        {16, 24576, 1536, ScaleMode::block128, false},
+                        {17, 4096, 7168, ScaleMode::block128, false},
+                        {16, 6144, 2048, ScaleMode::block128, true}};
+  for (const Pick& e : table) {
+    t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
+    const auto c = fp8gemm_candidates(t, kH200);
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c[0].rule == kRuleF8, e.f8) << e.m << "x" << e.n << "x" << e.k;
+    if (e.f8) {
+      EXPECT_EQ(c[0].kernel, "fp8gemm_decode_sm90_wmcfit");
+      ASSERT_GE(c.size(), 2u);
+      EXPECT_NE(c[1].kernel, "fp8gemm_decode_sm90_wmcfit") << "the e5m2 pairs' next candidate";
+      t.fast_accum = true;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH200)), "fp8gemm_decode_sm90_wmcfit")
+          << "fast accumulation was not measured";
+      t.fast_accum = false;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode_sm90_wmcfit")
+          << "rule F8 is the H200's";
+    }
+  }
+}
+
 // fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
 // elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else (block128,
@@ -433,11 +486,19 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
   // Rules D and S: on the H200 at 9-16 tokens, weights of 32 Mi elements or more take F5
   // (per-tensor and block128), and per-tensor weights of 64 Mi or more fall back to the 64-row
   // tiles (rule S: the e5m2 pairs, which F5 refuses); fewer weights, 8 tokens, fast accumulation
-  // or the H100: F4.
+  // or the H100: F4. Rule F8 (the pair of 8- or 16-token tiles, FP8RuleF8 below) comes before
+  // them where its clusters fit; these picks are the candidates under it, which the e5m2 pairs and
+  // the layers it does not fit run.
   {
     GemmProblem t{16, 8192, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
     t.out = DType::bf16, t.scale = ScaleMode::tensor;
-    const auto picks = [&] { return fp8gemm_candidates(t, kH200); };
+    const auto picks = [&] {
+      std::vector<RuleCandidate> c = fp8gemm_candidates(t, kH200);
+      c.erase(std::remove_if(c.begin(), c.end(),
+                             [](const RuleCandidate& x) { return x.rule == kRuleF8; }),
+              c.end());
+      return c;
+    };
     const auto pick = [&] { return first(picks()); };
     EXPECT_EQ(pick(), "fp8gemm_decode_sm90");
     ASSERT_GE(picks().size(), 2u);
