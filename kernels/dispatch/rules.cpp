@@ -367,7 +367,7 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
          c.sm90.busy() >= 0.97 * fp8_fill(c, 128);
 }
 
-// fp8gemm (FP8, TN): on the H200 at 9-32 tokens (9-16 per-row and block128) first rule F's
+// fp8gemm (FP8, TN): on the H200 at 9-32 tokens (9-16 with block128) first rule F's
 // weight-sharing pair on token tiles of 8 or 16 where its clusters fit one wave; the decode path
 // at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
 // decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
@@ -386,23 +386,28 @@ constexpr Rule kFp8[] = {
     {"fp8-hopper-decode-shared-weights-9-to-32-tokens",
      [](const Case& c) {
        const bool b128 = c.p.scale == ScaleMode::block128;
-       const int64_t top = c.p.scale == ScaleMode::tensor ? 32 : 16;
+       const int64_t top = b128 ? 16 : 32;
        return c.fast_hbm && c.m > 8 && c.m <= top && !c.p.fast_accum &&
               c.p.scale != ScaleMode::none && shared_weight_rows(c.n, int(c.sms), b128) != 0;
      },
      "fp8gemm_decode_sm90_wmcfit",
-     "H200, 9 <= M <= 32 per-tensor, 9 <= M <= 16 per-row and block128, no fast accumulation, "
+     "H200, 9 <= M <= 32 per-tensor and per-row, 9 <= M <= 16 block128, no fast accumulation, "
      "where rule F's clusters fit one wave (a shared tile of 64-192 rows; 64, 128 or 192 with "
      "block128): rule F's kernel on two token tiles of 8 (9-16 tokens) or 16 (17-32), "
      "cuBLASLt's geometry at 16x4096x4096 (nvjet_sm90_qqtst_8x64_128x16_2x1), e4m3 x e4m3 (the "
      "e5m2 pairs fall through)",
-     "rule F8: Llama 3 8B and 70B per-tensor at 12, 16, 24, 32 tokens, per-row at 16, DeepSeek-V3 "
-     "block128 at 16, H200 sustained, one board, beside fp8gemm's picks in one binary (rules D, "
-     "D2, D3, E, S): on the layers whose clusters fit, 1.008-1.090x their speed per-tensor "
-     "(geomean 1.055 / 1.047 / 1.041 / 1.040 at 12 / 16 / 24 / 32), 1.014-1.115x per-row "
-     "(1.058), 1.023-1.055x block128 (1.036); where they do not fit (28672 and 57344 rows "
-     "per-tensor and per-row, 24576-36864 block128) 0.797-1.005x. Per-row and block128 at 17-32 "
-     "tokens not measured",
+     "rule F8: Llama 3 8B and 70B per-tensor at 12, 16, 24, 32 tokens, per-row at 16, 24, 32, "
+     "DeepSeek-V3 block128 at 16, 24, 32, H200 sustained, one board a run, beside fp8gemm's picks "
+     "in one binary (rules D, D2, D3, E, S, M, M3): on the layers whose clusters fit, "
+     "1.008-1.090x their speed per-tensor (geomean 1.055 / 1.047 / 1.041 / 1.040 at 12 / 16 / 24 "
+     "/ 32), per-row 1.014-1.115x at 16 (1.058) and 1.034-1.397x at 24-32 (1.170 / 1.167), "
+     "block128 1.023-1.055x at 16 (1.036) but 0.913-1.089x at 24 (0.996) and 0.876-0.900x at 32 "
+     "(rule M3's clusters); where they do not fit (28672 and 57344 rows per-tensor and per-row, "
+     "24576-36864 block128) 0.735-1.005x. Through fp8gemm with the rule, per-tensor: Llama 3 "
+     "0.993x / 0.980x / 0.999x cuBLASLt at 16 / 24 / 32 tokens (0.953x / 0.943x / 0.954x before, "
+     "another board), held-out Qwen2.5-14B and Mistral-Small-24B 1.036x / 1.030x the kernels the "
+     "rules before it ran at 16 / 24 (1.040x per-row at 16); in a burst on Llama 3 at 16, 0.997x "
+     "cuBLASLt",
      "h200/2026-12-02_fp8_wmcfit_9_32_ab.json.gz, "
      "h200/2026-12-02_fp8_wmcfit_16_row_b128_ab.json.gz"},
     {"fp8-hopper-decode-9-to-16-tokens",

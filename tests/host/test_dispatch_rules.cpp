@@ -418,7 +418,7 @@ TEST(DispatchRules, EveryCandidateIsRegisteredAndChainsEndInAnyShapeKernel) {
 
 constexpr const char* kRuleF8 = "fp8-hopper-decode-shared-weights-9-to-32-tokens";
 
-// Rule F8: on the H200 at 9-32 tokens per-tensor and 9-16 per-row and block128, without fast
+// Rule F8: on the H200 at 9-32 tokens per-tensor and per-row and 9-16 block128, without fast
 // accumulation, the weight-sharing pair on token tiles of 8 or 16 where its clusters fit one wave
 // (a shared tile of 64-192 rows: N <= 66 * 192; with block128 of 64, 128 or 192 rows, so 6144
 // rows take 128 where the other scalings take 96); outside that, the rules under it (the e5m2
@@ -442,7 +442,9 @@ TEST(DispatchRules, FP8RuleF8) {
                         {8, 4096, 4096, ScaleMode::tensor, false},
                         {33, 4096, 4096, ScaleMode::tensor, false},
                         {16, 8192, 8192, ScaleMode::row, true},
-                        {17, 8192, 8192, ScaleMode::row, false},
+                        {17, 8192, 8192, ScaleMode::row, true},
+                        {32, 4096, 14336, ScaleMode::row, true},
+                        {33, 8192, 8192, ScaleMode::row, false},
                         {16, 28672, 4096, ScaleMode::row, false},
                         {16, 7168, 16384, ScaleMode::block128, true},
                         {16, 66 * 192, 2048, ScaleMode::block128, true},
