@@ -409,7 +409,9 @@ constexpr Rule kFp8[] = {
      "rules before it ran at 16 / 24 (1.040x per-row at 16); in a burst on Llama 3 at 16, 0.997x "
      "cuBLASLt",
      "h200/2026-12-02_fp8_wmcfit_9_32_ab.json.gz, "
-     "h200/2026-12-02_fp8_wmcfit_16_row_b128_ab.json.gz"},
+     "h200/2026-12-02_fp8_wmcfit_16_row_b128_ab.json.gz, "
+     "h200/2026-12-02_fp8_wmcfit_24_32_row_b128_ab.json.gz, "
+     "h200/2026-12-02_fp8_f8_confirm.json.gz, h200/2026-12-02_fp8_f8_burst16.json.gz"},
     {"fp8-hopper-decode-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&
