@@ -368,7 +368,8 @@ bool fp8_tall_fills(const Case& c, ScaleMode scale = ScaleMode::block128) {
 }
 
 // fp8gemm (FP8, TN): on the H200 at 9-32 tokens (9-16 with block128) first rule F's
-// weight-sharing pair on token tiles of 8 or 16 where its clusters fit one wave; the decode path
+// weight-sharing pair on token tiles of 8 or 16 where its clusters fit one wave; per-tensor at
+// 1-32 tokens F5's 64-row tile where its walk is shorter than the 128-row tile's; the decode path
 // at 1-16 tokens (on the H200 at 9-16 tokens F5, the 16-bit
 // decode rung's kernel on e4m3: per-row, and per-tensor and block128 with large weights;
 // per-tensor e5m2 pairs there F3 on 64-row tiles; at 2-8 tokens F5 per-tensor with weights over
@@ -412,6 +413,24 @@ constexpr Rule kFp8[] = {
      "h200/2026-12-02_fp8_wmcfit_16_row_b128_ab.json.gz, "
      "h200/2026-12-02_fp8_wmcfit_24_32_row_b128_ab.json.gz, "
      "h200/2026-12-02_fp8_f8_confirm.json.gz, h200/2026-12-02_fp8_f8_burst16.json.gz"},
+    {"fp8-hopper-decode-per-tensor-64-row-walk",
+     [](const Case& c) {
+       return c.fast_hbm && c.m <= 32 && !c.p.fast_accum && c.p.scale == ScaleMode::tensor &&
+              c.n * c.k > kFp8LargeWeights &&
+              decode_n64_walk_shorter(int(c.m), int(c.n), int(c.k), int(c.sms));
+     },
+     "fp8gemm_decode_sm90_n64",
+     "H200, 1 <= M <= 32, per-tensor, no fast accumulation, N x K over 64 Mi weights, where F5's "
+     "64-row tile walked whole on the whole grid gives the busiest CTA fewer weight rows than its "
+     "128-row tile on whole waves (decode_n64_walk_shorter: 57344x8192, 448 rows a CTA against "
+     "512): rung F5 on 64-row weight tiles, e4m3 x e4m3 (the e5m2 pairs fall through)",
+     "rule D5: H200 sustained, one board, _n64 beside F5 in one binary at 8, 16 and 32 tokens "
+     "per-tensor: on the four layers where its walk is shorter (Llama 3 70B's gate_up 57344x8192; "
+     "held out, Qwen2.5-72B 59136x8192, Qwen2.5-32B 55296x5120, Gemma-2-27B 73728x4608, gate_up) "
+     "0.966-0.999x F5's time (geomean 0.990 / 0.982 / 0.980 at 8 / 16 / 32); where the two walks "
+     "are as long (28672x4096, 65536x5120) 1.004-1.059x; per-row at 16 tokens 0.979-1.010x and "
+     "block128 1.055-1.164x (not taken); 1-7, 9-15 and 17-31 tokens not measured",
+     "h200/2026-12-02_fp8_decode_n64_makespan_ab.json.gz"},
     {"fp8-hopper-decode-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && !c.p.fast_accum &&

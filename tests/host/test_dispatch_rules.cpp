@@ -471,6 +471,49 @@ TEST(DispatchRules, FP8RuleF8) {
   }
 }
 
+constexpr const char* kRuleD5 = "fp8-hopper-decode-per-tensor-64-row-walk";
+
+// Rule D5: on the H200 at 1-32 tokens, per-tensor, without fast accumulation, weights over 64 Mi,
+// F5's 64-row tile where its whole-tile walk is shorter than the 128-row tile's on whole waves
+// (decode_n64_walk_shorter); below rule F8, so the layers the pair fits keep the pair.
+TEST(DispatchRules, FP8RuleD5) {
+  GemmProblem t{16, 57344, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  t.out = DType::bf16;
+  struct Pick {
+    int64_t m, n, k;
+    ScaleMode scale;
+    bool d5;
+  };
+  const Pick table[] = {
+      {1, 57344, 8192, ScaleMode::tensor, true},     {8, 57344, 8192, ScaleMode::tensor, true},
+      {16, 57344, 8192, ScaleMode::tensor, true},    {32, 57344, 8192, ScaleMode::tensor, true},
+      {16, 59136, 8192, ScaleMode::tensor, true},    {24, 55296, 5120, ScaleMode::tensor, true},
+      {16, 73728, 4608, ScaleMode::tensor, true},    {33, 57344, 8192, ScaleMode::tensor, false},
+      {16, 28672, 4096, ScaleMode::tensor, false},   {16, 65536, 5120, ScaleMode::tensor, false},
+      {16, 10240, 8192, ScaleMode::tensor, false},   {16, 57344, 8192, ScaleMode::row, false},
+      {16, 57344, 8192, ScaleMode::block128, false}, {16, 24576, 1536, ScaleMode::block128, false}};
+  for (const Pick& e : table) {
+    t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
+    const auto c = fp8gemm_candidates(t, kH200);
+    ASSERT_FALSE(c.empty());
+    const bool has =
+        std::any_of(c.begin(), c.end(), [](const RuleCandidate& x) { return x.rule == kRuleD5; });
+    EXPECT_EQ(has, e.d5) << e.m << "x" << e.n << "x" << e.k;
+    if (e.d5) {
+      EXPECT_EQ(c[0].rule, kRuleD5);
+      EXPECT_EQ(c[0].kernel, "fp8gemm_decode_sm90_n64");
+      ASSERT_GE(c.size(), 2u);
+      EXPECT_EQ(c[1].kernel, "fp8gemm_decode_sm90") << "F5 under it, then the e5m2 pairs' rules";
+      t.fast_accum = true;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH200)), "fp8gemm_decode_sm90_n64")
+          << "fast accumulation was not measured";
+      t.fast_accum = false;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode_sm90_n64")
+          << "rule D5 is the H200's";
+    }
+  }
+}
+
 // fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
 // elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else (block128,

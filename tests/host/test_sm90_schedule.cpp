@@ -446,6 +446,40 @@ TEST(Sm90Schedule, FittedTokenTileCoversTheTokensOnThePair) {
   EXPECT_EQ(fitted_token_tile(81, 40), 64);
 }
 
+TEST(Sm90Schedule, DecodeN64WalkShorterWhereItsBusiestCtaHasFewerRows) {
+  // Rule D5's line: F5's 128-row tiles on whole waves against its 64-row tile walked whole on the
+  // whole grid, at up to 32 tokens on 132 CTAs; the rows of weights the busiest CTA streams.
+  const int g = 132;
+  EXPECT_TRUE(decode_n64_walk_shorter(16, 57344, 8192, g));   // 4 x 128 on 112 against 7 x 64
+  EXPECT_TRUE(decode_n64_walk_shorter(1, 57344, 8192, g));    // one token: the same walk
+  EXPECT_TRUE(decode_n64_walk_shorter(32, 59136, 8192, g));   // Qwen2.5-72B: 4 x 128 on 116
+  EXPECT_TRUE(decode_n64_walk_shorter(8, 55296, 5120, g));    // Qwen2.5-32B
+  EXPECT_TRUE(decode_n64_walk_shorter(16, 73728, 4608, g));   // Gemma-2-27B: 5 x 128 against 9 x 64
+  EXPECT_FALSE(decode_n64_walk_shorter(33, 57344, 8192, g));  // two token tiles: not this walk
+  EXPECT_FALSE(decode_n64_walk_shorter(16, 28672, 4096, g));  // 2 x 128 against 4 x 64: equal
+  EXPECT_FALSE(decode_n64_walk_shorter(16, 65536, 5120, g));  // 4 x 128 on 128, 8 x 64 on 128
+  // K past 64 k-blocks: the 64-row walk splits stream-K (and F5 too), no whole-tile walk to weigh.
+  EXPECT_FALSE(decode_n64_walk_shorter(16, 57344, 12288, g));
+  EXPECT_FALSE(decode_n64_walk_shorter(16, 36864, 7168, g));  // F5 splits its tail stream-K
+  // Fewer 128-row tiles than CTAs: F5 splits each tile's K over a cluster, not this walk.
+  EXPECT_FALSE(decode_n64_walk_shorter(16, 8192, 8192, g));
+  EXPECT_FALSE(decode_n64_walk_shorter(4, 10240, 8192, g));
+  // Every width of 64 rows from one to three waves of 128-row tiles: true exactly where the
+  // 64-row walk's rows are fewer, and only where both walks are whole.
+  for (int n = 64 * g; n <= 3 * 128 * g; n += 64) {
+    const Sm90Schedule f5 =
+        make_schedule(16, n, 4096, 32, 128, 128, 1, g, true, false, 2, kDecodeTailFit);
+    const Sm90Schedule n64 =
+        make_schedule(16, n, 4096, 32, 64, 128, 1, g, true, false, 2, kDecodeTailWhole);
+    const bool whole =
+        f5.tiles_total >= g && f5.dp_tiles == f5.tiles_total && n64.dp_tiles == n64.tiles_total;
+    const long long r5 = 128LL * ((f5.tiles_total + f5.clusters - 1) / f5.clusters);
+    const long long r64 = 64LL * ((n64.tiles_total + n64.clusters - 1) / n64.clusters);
+    EXPECT_EQ(decode_n64_walk_shorter(16, n, 4096, g), whole && r64 < r5) << n;
+    if (whole) EXPECT_LE(r64, r5) << n << ": the 64-row walk is never the longer";
+  }
+}
+
 TEST(Sm90Schedule, SharedWeightRowsFitOneWaveDoubled) {
   // hgemm_decode_sm90_wmc at 65-128 tokens: the fewest of 64, 96, 128, 160, 192 rows whose tiles,
   // two CTAs each, fit 132 SMs; 0 where none does.

@@ -279,6 +279,29 @@ GB_HD Sm90Schedule make_schedule(int m, int n, int k, int bm, int bn, int bk, in
   return s;
 }
 
+// Rule D5's line (kernels/dispatch/rules.cpp): at up to 32 tokens (one token tile of 32), F5's
+// 128-row weight tiles walked on whole waves (kDecodeTailFit) against its 64-row tile walked
+// whole on the whole grid (fp8gemm_decode_sm90_n64, kDecodeTailWhole), on `ctas` resident CTAs
+// (one an SM). True where F5 walks whole tiles (more tiles than CTAs, at most 64 k-blocks, whole
+// waves: fewer tiles are split over clusters instead) and the 64-row walk gives its busiest CTA
+// fewer weight rows: at 57344x8192, 448 tiles of 128 on 112 CTAs (512 rows each) against 896 of
+// 64 on 132 (at most 448). Where the rows are equal (28672x4096: 2 x 128 against 4 x 64) the
+// 128-row tile's two consumers stream faster (H200, 2026-12-02_fp8_decode_n64_makespan_ab).
+GB_HD bool decode_n64_walk_shorter(int m, int n, int k, int ctas) {
+  if (m < 1 || m > 32) return false;
+  const Sm90Schedule f5 =
+      make_schedule(m, n, k, 32, 128, 128, 1, ctas, true, false, 2, kDecodeTailFit);
+  if (!decode_walks_whole_tiles(f5.tiles_m, f5.tiles_total, f5.k_blocks, ctas) ||
+      f5.dp_tiles != f5.tiles_total)
+    return false;
+  // Twice F5's tiles (or one fewer), as many k-blocks: walked whole on the whole grid.
+  const Sm90Schedule n64 =
+      make_schedule(m, n, k, 32, 64, 128, 1, ctas, true, false, 2, kDecodeTailWhole);
+  const long long rows_f5 = 128LL * ceil_div(f5.tiles_total, f5.clusters);
+  const long long rows_n64 = 64LL * ceil_div(n64.tiles_total, n64.clusters);
+  return rows_n64 < rows_f5;
+}
+
 // Dense index d (0 .. tiles_total - 1) -> cluster tile, in raster order. Every raster row but
 // the last is full; in the last one only columns (x % 2^log_tile) < last_row_n are tiles.
 GB_HD TileCoord dense_cluster_tile(const Sm90Schedule& s, int d) {
