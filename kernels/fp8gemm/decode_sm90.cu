@@ -29,9 +29,12 @@
 // large weights, behind them at 64-128 tokens (a partial of BM / 2 registers promoted each
 // k-block; at up to 64 tokens since hidden under the next k-block's wgmmas). fp8gemm runs it on
 // the H200 by rules D, D2 and D3, _n64_cs by rule E (per-tensor, weights below 32 Mi, 9-32
-// tokens) and _wmc by rule F (per-tensor and per-row at 33-128 tokens where its clusters fit one
-// wave; kernels/dispatch/rules.cpp): with kDecodeTailFit, before the pipelined partials, fp8gemm
-// per-tensor 0.936 / 0.939 / 0.951x cuBLASLt at 16 / 24 / 32 tokens, block128 1.085x at 16
+// tokens), _wmc by rule F (per-tensor and per-row at 33-128 tokens where its clusters fit one
+// wave) and _n64 by rule D5 (per-tensor at 1-32 tokens where its whole-tile walk gives the busiest
+// CTA fewer weight rows than F5's whole waves: 0.966-0.999x F5's time at 57344x8192 and three
+// held-out layers, H200, 2026-12-02_fp8_decode_n64_makespan_ab; kernels/dispatch/rules.cpp):
+// with kDecodeTailFit, before the pipelined partials, fp8gemm per-tensor 0.936 / 0.939 / 0.951x
+// cuBLASLt at 16 / 24 / 32 tokens, block128 1.085x at 16
 // (2026-11-30_fp8_decode_rule_e.json.gz, _fp8_decode_tail_confirm_block128.json.gz).
 // The 16-bit kernels it shares code with ran unchanged: 1.000x main's time over 24 Llama 3 shapes
 // at 16, 128 and 4096 tokens, one board (2026-11-30_f5_16bit_ab_{branch,main}.json.gz).
