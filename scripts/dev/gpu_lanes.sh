@@ -20,6 +20,18 @@
 # all_logs.tar.gz: four or five files, under the eight a call brings back.
 set -u
 t_start=$(date +%s)
+# A step that names an unexpanded variable (a $OUT inside single quotes on the calling side)
+# fails only after the build: on 2026-12-02 a bench step's `--json $OUT/...` cost a whole call's
+# build. Refuse such steps before anything runs.
+for steps in "${BUILD_STEPS:-}" "${LANE0:-}" "${LANE1:-}"; do
+  case $steps in
+    *'$'*)
+      echo "gpu_lanes: a step names an unexpanded variable; expand it on the calling side:" >&2
+      grep -F '$' <<<"$steps" >&2
+      exit 2
+      ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 export OUT=${OUT:-$root/gpu_out/out}
