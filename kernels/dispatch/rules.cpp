@@ -541,6 +541,24 @@ constexpr Rule kFp8[] = {
      "h200/2026-11-30_fp8_decode_wmc_cand_65_128.json.gz, "
      "h200/2026-11-30_fp8_decode_wmc_cand_row.json.gz, "
      "h200/2026-11-30_fp8_decode_wmc_holdout_cand_65_128.json.gz"},
+    {"fp8-hopper-decode-per-tensor-33-to-64-tokens-large-weights",
+     [](const Case& c) {
+       return c.fast_hbm && c.m > 32 && c.m <= 64 && !c.p.fast_accum &&
+              c.p.scale == ScaleMode::tensor && c.n * c.k > kFp8LargeWeights;
+     },
+     "fp8gemm_decode_sm90",
+     "H200, 33 <= M <= 64, per-tensor, no fast accumulation, N x K over 64 Mi weights, where rule "
+     "F's clusters do not fit (the rules above take those): rung F5 (128-row weight tiles, the "
+     "tokens in one 64-row tile) before F3's 64-row tiles, e4m3 x e4m3 (the e5m2 pairs fall "
+     "through)",
+     "rule D6: H200 sustained, one board, beside _m64 (rule M's pick), _n64 and _wmc in one "
+     "binary, at 48 and 64 tokens on the six large gate_up layers no pair fits (Llama 3 70B "
+     "57344x8192 and 8B 28672x4096; held out, Qwen2.5-72B 59136x8192, Qwen2.5-32B 55296x5120, "
+     "Gemma-2-27B 73728x4608, Mistral-Small-24B 65536x5120): 1.001-1.039x _m64's speed on all "
+     "twelve cases (geomean 1.021 / 1.018 at 48 / 64; 0.956-0.984x cuBLASLt against "
+     "0.924-0.980x); _n64 0.947-1.022x F5's speed (geomean 0.993: not taken), _wmc 0.868-0.931x "
+     "cuBLASLt; 33-47 and 49-63 tokens not measured",
+     "h200/2026-12-02_fp8_decode_64_large_ab.json.gz"},
     {"fp8-64-row-tiles-per-tensor-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && c.p.scale == ScaleMode::tensor &&

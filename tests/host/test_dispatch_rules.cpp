@@ -514,6 +514,46 @@ TEST(DispatchRules, FP8RuleD5) {
   }
 }
 
+constexpr const char* kRuleD6 = "fp8-hopper-decode-per-tensor-33-to-64-tokens-large-weights";
+
+// Rule D6: on the H200 at 33-64 tokens, per-tensor, without fast accumulation, weights over 64 Mi
+// that rule F's clusters do not fit, F5 before rule M's 64-row tiles; below rule F, so the layers
+// the pair fits keep the pair, and the e5m2 pairs fall through to _m64.
+TEST(DispatchRules, FP8RuleD6) {
+  GemmProblem t{48, 57344, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+  t.out = DType::bf16;
+  struct Pick {
+    int64_t m, n, k;
+    ScaleMode scale;
+    bool d6;
+  };
+  const Pick table[] = {
+      {33, 57344, 8192, ScaleMode::tensor, true},    {48, 28672, 4096, ScaleMode::tensor, true},
+      {40, 59136, 8192, ScaleMode::tensor, true},    {56, 55296, 5120, ScaleMode::tensor, true},
+      {64, 73728, 4608, ScaleMode::tensor, true},    {64, 65536, 5120, ScaleMode::tensor, true},
+      {32, 57344, 8192, ScaleMode::tensor, false},   {65, 57344, 8192, ScaleMode::tensor, false},
+      {64, 14336, 4096, ScaleMode::tensor, false},   {64, 8192, 8192, ScaleMode::tensor, false},
+      {48, 10240, 8192, ScaleMode::tensor, false},   {64, 57344, 8192, ScaleMode::row, false},
+      {64, 57344, 8192, ScaleMode::block128, false}, {48, 28672, 4096, ScaleMode::row, false}};
+  for (const Pick& e : table) {
+    t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
+    const auto c = fp8gemm_candidates(t, kH200);
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c[0].rule == kRuleD6, e.d6) << e.m << "x" << e.n << "x" << e.k;
+    if (e.d6) {
+      EXPECT_EQ(c[0].kernel, "fp8gemm_decode_sm90");
+      ASSERT_GE(c.size(), 2u);
+      EXPECT_EQ(c[1].kernel, "fp8gemm_sm90_persistent_t_m64") << "rule M under it (e5m2 pairs)";
+      t.fast_accum = true;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH200)), "fp8gemm_decode_sm90")
+          << "fast accumulation was not measured";
+      t.fast_accum = false;
+      EXPECT_NE(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode_sm90")
+          << "rule D6 is the H200's";
+    }
+  }
+}
+
 // fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
 // the stream-K F3 where 65-128 tokens leave a row of fewer tiles than half the SMs with K >= 4096;
 // elsewhere F3 on 128x192 tiles where they fill the grid within 3% of 128x128 ones, else (block128,
@@ -638,8 +678,9 @@ TEST(DispatchRules, Fp8PicksDecodeThenStreamKThenF3) {
          Pick{40, 8192, 8192, ScaleMode::row, "fp8gemm_decode_sm90_wmcfit"},
          Pick{48, 66 * 192, 4096, ScaleMode::tensor, "fp8gemm_decode_sm90_wmcfit"},
          Pick{48, 66 * 192 + 1, 4096, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
-         Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_sm90_persistent_t_m64"},
+         // Rule D6: per-tensor over 64 Mi weights where the clusters do not fit: F5.
+         Pick{64, 27648, 5120, ScaleMode::tensor, "fp8gemm_decode_sm90"},
+         Pick{48, 57344, 8192, ScaleMode::tensor, "fp8gemm_decode_sm90"},
          Pick{64, 28672, 4096, ScaleMode::row, "fp8gemm_sm90_persistent_t_m64"},
          // Rule F40: at 65-112 tokens, where rule F's clusters fit, its kernel on token tiles
          // fitted to the tokens; past 112, and where they do not fit, as before.
