@@ -32,7 +32,9 @@
 // tokens), _wmc by rule F (per-tensor and per-row at 33-128 tokens where its clusters fit one
 // wave) and _n64 by rule D5 (per-tensor at 1-32 tokens where its whole-tile walk gives the busiest
 // CTA fewer weight rows than F5's whole waves: 0.966-0.999x F5's time at 57344x8192 and three
-// held-out layers, H200, 2026-12-02_fp8_decode_n64_makespan_ab; kernels/dispatch/rules.cpp):
+// held-out layers, H200, 2026-12-02_fp8_decode_n64_makespan_ab), and F5 itself by rule D6
+// (per-tensor at 33-64 tokens over 64 Mi weights no pair fits: 1.001-1.042x _m64's speed on
+// eight gate_up layers, 2026-12-02_fp8_decode_64_large_ab, _d6_rule_confirm; dispatch/rules.cpp):
 // with kDecodeTailFit, before the pipelined partials, fp8gemm per-tensor 0.936 / 0.939 / 0.951x
 // cuBLASLt at 16 / 24 / 32 tokens, block128 1.085x at 16
 // (2026-11-30_fp8_decode_rule_e.json.gz, _fp8_decode_tail_confirm_block128.json.gz).
