@@ -471,87 +471,86 @@ TEST(DispatchRules, FP8RuleF8) {
   }
 }
 
-constexpr const char* kRuleD5 = "fp8-hopper-decode-per-tensor-64-row-walk";
-
-// Rule D5: on the H200 at 1-32 tokens, per-tensor, without fast accumulation, weights over 64 Mi,
-// F5's 64-row tile where its whole-tile walk is shorter than the 128-row tile's on whole waves
-// (decode_n64_walk_shorter); below rule F8, so the layers the pair fits keep the pair.
-TEST(DispatchRules, FP8RuleD5) {
-  GemmProblem t{16, 57344, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
+// An FP8 rule of the H200's (D5, D6): for each case whether `rule` is fp8gemm's first candidate
+// (e4m3 x e4m3, bf16 out, no fast accumulation); where it is, its kernel and the kernel under it
+// (what the e5m2 pairs run), and that neither fast accumulation nor the H100 starts with that
+// kernel. With `nowhere_else`, a case the rule does not lead must not hold it at all.
+struct RuleCase {
+  int64_t m, n, k;
+  ScaleMode scale;
+  bool first;
+};
+void expect_h200_rule(const char* rule, const char* kernel, const char* under,
+                      std::initializer_list<RuleCase> table, bool nowhere_else) {
+  GemmProblem t{1, 1, 1, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
   t.out = DType::bf16;
-  struct Pick {
-    int64_t m, n, k;
-    ScaleMode scale;
-    bool d5;
-  };
-  const Pick table[] = {
-      {1, 57344, 8192, ScaleMode::tensor, true},     {8, 57344, 8192, ScaleMode::tensor, true},
-      {16, 57344, 8192, ScaleMode::tensor, true},    {32, 57344, 8192, ScaleMode::tensor, true},
-      {16, 59136, 8192, ScaleMode::tensor, true},    {24, 55296, 5120, ScaleMode::tensor, true},
-      {16, 73728, 4608, ScaleMode::tensor, true},    {33, 57344, 8192, ScaleMode::tensor, false},
-      {16, 28672, 4096, ScaleMode::tensor, false},   {16, 65536, 5120, ScaleMode::tensor, false},
-      {16, 10240, 8192, ScaleMode::tensor, false},   {16, 57344, 8192, ScaleMode::row, false},
-      {16, 57344, 8192, ScaleMode::block128, false}, {16, 24576, 1536, ScaleMode::block128, false}};
-  for (const Pick& e : table) {
+  for (const RuleCase& e : table) {
+    SCOPED_TRACE(testing::Message()
+                 << e.m << "x" << e.n << "x" << e.k << " " << to_string(e.scale));
     t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
     const auto c = fp8gemm_candidates(t, kH200);
     ASSERT_FALSE(c.empty());
-    const bool has =
-        std::any_of(c.begin(), c.end(), [](const RuleCandidate& x) { return x.rule == kRuleD5; });
-    EXPECT_EQ(has, e.d5) << e.m << "x" << e.n << "x" << e.k;
-    if (e.d5) {
-      EXPECT_EQ(c[0].rule, kRuleD5);
-      EXPECT_EQ(c[0].kernel, "fp8gemm_decode_sm90_n64");
-      ASSERT_GE(c.size(), 2u);
-      EXPECT_EQ(c[1].kernel, "fp8gemm_decode_sm90") << "F5 under it, then the e5m2 pairs' rules";
-      t.fast_accum = true;
-      EXPECT_NE(first(fp8gemm_candidates(t, kH200)), "fp8gemm_decode_sm90_n64")
-          << "fast accumulation was not measured";
-      t.fast_accum = false;
-      EXPECT_NE(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode_sm90_n64")
-          << "rule D5 is the H200's";
+    EXPECT_EQ(c[0].rule == rule, e.first);
+    if (!e.first) {
+      if (nowhere_else)
+        EXPECT_TRUE(std::none_of(c.begin(), c.end(),
+                                 [&](const RuleCandidate& x) { return x.rule == rule; }));
+      continue;
     }
+    EXPECT_EQ(c[0].kernel, kernel);
+    ASSERT_GE(c.size(), 2u);
+    EXPECT_EQ(c[1].kernel, under) << "the e5m2 pairs' pick";
+    t.fast_accum = true;
+    EXPECT_NE(first(fp8gemm_candidates(t, kH200)), kernel) << "fast accumulation not measured";
+    t.fast_accum = false;
+    EXPECT_NE(first(fp8gemm_candidates(t, kH100)), kernel) << "the rule is the H200's";
   }
 }
 
-constexpr const char* kRuleD6 = "fp8-hopper-decode-per-tensor-33-to-64-tokens-large-weights";
+// Rule D5: on the H200 at 1-32 tokens, per-tensor, without fast accumulation, weights over 64 Mi,
+// F5's 64-row tile where its whole-tile walk is shorter than the 128-row tile's on whole waves
+// (decode_n64_walk_shorter); below rule F8, so the layers the pair fits keep the pair. F5 under it.
+TEST(DispatchRules, FP8RuleD5) {
+  expect_h200_rule("fp8-hopper-decode-per-tensor-64-row-walk", "fp8gemm_decode_sm90_n64",
+                   "fp8gemm_decode_sm90",
+                   {{1, 57344, 8192, ScaleMode::tensor, true},
+                    {8, 57344, 8192, ScaleMode::tensor, true},
+                    {16, 57344, 8192, ScaleMode::tensor, true},
+                    {32, 57344, 8192, ScaleMode::tensor, true},
+                    {16, 59136, 8192, ScaleMode::tensor, true},
+                    {24, 55296, 5120, ScaleMode::tensor, true},
+                    {16, 73728, 4608, ScaleMode::tensor, true},
+                    {33, 57344, 8192, ScaleMode::tensor, false},
+                    {16, 28672, 4096, ScaleMode::tensor, false},
+                    {16, 65536, 5120, ScaleMode::tensor, false},
+                    {16, 10240, 8192, ScaleMode::tensor, false},
+                    {16, 57344, 8192, ScaleMode::row, false},
+                    {16, 57344, 8192, ScaleMode::block128, false},
+                    {16, 24576, 1536, ScaleMode::block128, false}},
+                   true);
+}
 
 // Rule D6: on the H200 at 33-64 tokens, per-tensor, without fast accumulation, weights over 64 Mi
-// that rule F's clusters do not fit, F5 before rule M's 64-row tiles; below rule F, so the layers
-// the pair fits keep the pair, and the e5m2 pairs fall through to _m64.
+// that rule F's clusters do not fit, F5 before rule M's 64-row tiles (under it); below rule F, so
+// the layers the pair fits keep the pair (48x10240x8192 holds D6 under rule F's pick).
 TEST(DispatchRules, FP8RuleD6) {
-  GemmProblem t{48, 57344, 8192, Layout::tn, DType::e4m3, Accum::f32, 1.0, 0.0};
-  t.out = DType::bf16;
-  struct Pick {
-    int64_t m, n, k;
-    ScaleMode scale;
-    bool d6;
-  };
-  const Pick table[] = {
-      {33, 57344, 8192, ScaleMode::tensor, true},    {48, 28672, 4096, ScaleMode::tensor, true},
-      {40, 59136, 8192, ScaleMode::tensor, true},    {56, 55296, 5120, ScaleMode::tensor, true},
-      {64, 73728, 4608, ScaleMode::tensor, true},    {64, 65536, 5120, ScaleMode::tensor, true},
-      {32, 57344, 8192, ScaleMode::tensor, false},   {65, 57344, 8192, ScaleMode::tensor, false},
-      {64, 14336, 4096, ScaleMode::tensor, false},   {64, 8192, 8192, ScaleMode::tensor, false},
-      {48, 10240, 8192, ScaleMode::tensor, false},   {64, 57344, 8192, ScaleMode::row, false},
-      {64, 57344, 8192, ScaleMode::block128, false}, {48, 28672, 4096, ScaleMode::row, false}};
-  for (const Pick& e : table) {
-    t.m = e.m, t.n = e.n, t.k = e.k, t.scale = e.scale, t.fast_accum = false;
-    const auto c = fp8gemm_candidates(t, kH200);
-    ASSERT_FALSE(c.empty());
-    EXPECT_EQ(c[0].rule == kRuleD6, e.d6) << e.m << "x" << e.n << "x" << e.k;
-    if (e.d6) {
-      EXPECT_EQ(c[0].kernel, "fp8gemm_decode_sm90");
-      ASSERT_GE(c.size(), 2u);
-      EXPECT_EQ(c[1].kernel, "fp8gemm_sm90_persistent_t_m64") << "rule M under it (e5m2 pairs)";
-      t.fast_accum = true;
-      EXPECT_NE(first(fp8gemm_candidates(t, kH200)), "fp8gemm_decode_sm90")
-          << "fast accumulation was not measured";
-      t.fast_accum = false;
-      EXPECT_NE(first(fp8gemm_candidates(t, kH100)), "fp8gemm_decode_sm90")
-          << "rule D6 is the H200's";
-    }
-  }
+  expect_h200_rule("fp8-hopper-decode-per-tensor-33-to-64-tokens-large-weights",
+                   "fp8gemm_decode_sm90", "fp8gemm_sm90_persistent_t_m64",
+                   {{33, 57344, 8192, ScaleMode::tensor, true},
+                    {48, 28672, 4096, ScaleMode::tensor, true},
+                    {40, 59136, 8192, ScaleMode::tensor, true},
+                    {56, 55296, 5120, ScaleMode::tensor, true},
+                    {64, 73728, 4608, ScaleMode::tensor, true},
+                    {64, 65536, 5120, ScaleMode::tensor, true},
+                    {32, 57344, 8192, ScaleMode::tensor, false},
+                    {65, 57344, 8192, ScaleMode::tensor, false},
+                    {64, 14336, 4096, ScaleMode::tensor, false},
+                    {64, 8192, 8192, ScaleMode::tensor, false},
+                    {48, 10240, 8192, ScaleMode::tensor, false},
+                    {64, 57344, 8192, ScaleMode::row, false},
+                    {64, 57344, 8192, ScaleMode::block128, false},
+                    {48, 28672, 4096, ScaleMode::row, false}},
+                   false);
 }
 
 // fp8gemm (rules T, M, V, W, R, P, U): the decode path at 1-16 tokens, the 64-row tiles at 17-64,
