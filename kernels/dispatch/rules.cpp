@@ -557,8 +557,12 @@ constexpr Rule kFp8[] = {
      "Gemma-2-27B 73728x4608, Mistral-Small-24B 65536x5120): 1.001-1.039x _m64's speed on all "
      "twelve cases (geomean 1.021 / 1.018 at 48 / 64; 0.956-0.984x cuBLASLt against "
      "0.924-0.980x); _n64 0.947-1.022x F5's speed (geomean 0.993: not taken), _wmc 0.868-0.931x "
-     "cuBLASLt; 33-47 and 49-63 tokens not measured",
-     "h200/2026-12-02_fp8_decode_64_large_ab.json.gz"},
+     "cuBLASLt. Through fp8gemm at 40 and 56 tokens on those six and two unseen layers (Qwen2.5-7B "
+     "37888x3584, Llama 3.1 405B 106496x16384), another board: 1.003-1.042x _m64's speed on all "
+     "sixteen; interleaved (burst) at 40 tokens, a third board: 1.019x (0.997-1.044)",
+     "h200/2026-12-02_fp8_decode_64_large_ab.json.gz, "
+     "h200/2026-12-02_fp8_decode_d6_rule_confirm.json.gz, "
+     "h200/2026-12-02_fp8_decode_d6_burst40.json.gz"},
     {"fp8-64-row-tiles-per-tensor-9-to-16-tokens",
      [](const Case& c) {
        return c.fast_hbm && c.m > 8 && c.m <= 16 && c.p.scale == ScaleMode::tensor &&
